@@ -1,0 +1,68 @@
+package io.weightstore.cli;
+
+import io.weightstore.format.SafetensorsFormatException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** The {@code weightstore} command: every user-facing verb is a subcommand of this one. */
+@Command(
+        name = "weightstore",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        description = "A distributed model-weight store for the JVM, and the loader that streams weights out of it.",
+        subcommands = {
+            QuickstartCommand.class,
+            SynthCommand.class,
+            FileCommand.class,
+            CommandLine.HelpCommand.class
+        },
+        footerHeading = "%nLauncher:%n",
+        footer = {
+            "  ./weightstore test [ARGS]   run the test suite (./mvnw verify ARGS) with a JDK 25",
+            "",
+            "Exit codes: 0 ok, 1 failure or bad data found, 2 usage error, 130 interrupted.",
+            "Run 'weightstore help COMMAND' or 'weightstore COMMAND --help' for a command's flags."
+        })
+public final class WeightstoreCli implements Runnable {
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_FAILURE = 1;
+    public static final int EXIT_USAGE = 2;
+
+    @Spec
+    private CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line; tests run verbs through it in-process. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new WeightstoreCli());
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("weightstore: error: " + describe(e));
+            commandLine.getErr().flush();
+            return e instanceof IllegalArgumentException ? EXIT_USAGE : EXIT_FAILURE;
+        });
+        return cli;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    private static String describe(Throwable e) {
+        Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+        return switch (cause) {
+            case SafetensorsFormatException f -> f.getMessage();
+            case NoSuchFileException f -> "no such file: " + f.getFile();
+            case IOException io -> io.getClass().getSimpleName() + ": " + io.getMessage();
+            default -> cause.getMessage() == null ? cause.toString() : cause.getMessage();
+        };
+    }
+}

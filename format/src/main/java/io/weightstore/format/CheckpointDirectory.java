@@ -1,0 +1,117 @@
+package io.weightstore.format;
+
+import static io.weightstore.format.SafetensorsFormatException.Rule;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A checkpoint in Hugging Face layout on local disk, read and validated as a whole: every safetensors
+ * header parses and matches its file, the index names only files that exist, and every tensor it
+ * names is in the file it points to. Entries whose name starts with '.' (such as a download tool's
+ * {@code .cache/}) are not part of the checkpoint.
+ */
+public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optional<WeightIndex> index) {
+    public CheckpointDirectory {
+        files = List.copyOf(files);
+    }
+
+    public static CheckpointDirectory read(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            throw new SafetensorsFormatException(Rule.DIRECTORY, "not a directory: " + root);
+        }
+        Path realRoot = root.toRealPath();
+        List<CheckpointFile> files = new ArrayList<>();
+        for (Path path : listFiles(root)) {
+            String relative = relativeName(root, path);
+            Path target = path;
+            if (Files.isSymbolicLink(path)) {
+                target = path.toRealPath();
+                if (!target.startsWith(realRoot) || !Files.isRegularFile(target)) {
+                    throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to " + target
+                            + ", which is not a regular file inside " + realRoot);
+                }
+            }
+            long size = Files.size(target);
+            Optional<SafetensorsHeader> header = Optional.empty();
+            if (FileKind.isSafetensors(relative)) {
+                header = Optional.of(readHeader(target, relative));
+            }
+            files.add(new CheckpointFile(relative, size, FileKind.of(relative), header));
+        }
+        Optional<WeightIndex> index = Optional.empty();
+        Path indexFile = root.resolve(WeightIndex.FILE_NAME);
+        if (Files.exists(indexFile)) {
+            WeightIndex weightIndex = WeightIndex.read(indexFile);
+            checkIndex(weightIndex, files);
+            index = Optional.of(weightIndex);
+        }
+        return new CheckpointDirectory(root, files, index);
+    }
+
+    public long totalBytes() {
+        return files.stream().mapToLong(CheckpointFile::size).sum();
+    }
+
+    public List<CheckpointFile> files(FileKind kind) {
+        return files.stream().filter(f -> f.kind() == kind).toList();
+    }
+
+    private static List<Path> listFiles(Path root) throws IOException {
+        try (Stream<Path> walk = Files.walk(root)) {
+            return walk.filter(p -> !p.equals(root))
+                    .filter(p -> !hidden(root, p))
+                    .filter(p -> Files.isSymbolicLink(p) || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+                    .sorted(Comparator.comparing(p -> relativeName(root, p)))
+                    .toList();
+        }
+    }
+
+    private static boolean hidden(Path root, Path path) {
+        for (Path part : root.relativize(path)) {
+            if (part.toString().startsWith(".")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String relativeName(Path root, Path path) {
+        return root.relativize(path).toString().replace(path.getFileSystem().getSeparator(), "/");
+    }
+
+    private static SafetensorsHeader readHeader(Path file, String relative) throws IOException {
+        try (FileRangeSource source = FileRangeSource.open(file)) {
+            return SafetensorsHeaderParser.read(source);
+        } catch (SafetensorsFormatException e) {
+            throw e.inFile(relative);
+        }
+    }
+
+    private static void checkIndex(WeightIndex index, List<CheckpointFile> files) throws SafetensorsFormatException {
+        Map<String, Map<String, TensorInfo>> tensorsByFile = new HashMap<>();
+        for (CheckpointFile file : files) {
+            file.header().ifPresent(h -> tensorsByFile.put(file.path(), h.tensorsByName()));
+        }
+        for (Map.Entry<String, String> entry : index.weightMap().entrySet()) {
+            Map<String, TensorInfo> tensors = tensorsByFile.get(entry.getValue());
+            if (tensors == null) {
+                throw new SafetensorsFormatException(Rule.INDEX, entry.getKey(), WeightIndex.FILE_NAME
+                        + " names file '" + entry.getValue() + "', which is not a safetensors file of the checkpoint");
+            }
+            if (!tensors.containsKey(entry.getKey())) {
+                throw new SafetensorsFormatException(Rule.INDEX, entry.getKey(), WeightIndex.FILE_NAME
+                        + " places the tensor in '" + entry.getValue() + "', which does not contain it");
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.weightstore.format;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/** A {@link ByteRangeSource} over a local file, read with positional reads. */
+public final class FileRangeSource implements ByteRangeSource, AutoCloseable {
+    private final FileChannel channel;
+    private final Path path;
+
+    private FileRangeSource(Path path, FileChannel channel) {
+        this.path = path;
+        this.channel = channel;
+    }
+
+    public static FileRangeSource open(Path path) throws IOException {
+        return new FileRangeSource(path, FileChannel.open(path, StandardOpenOption.READ));
+    }
+
+    @Override
+    public long length() throws IOException {
+        return channel.size();
+    }
+
+    @Override
+    public void readFully(long offset, ByteBuffer dst) throws IOException {
+        long position = offset;
+        while (dst.hasRemaining()) {
+            int n = channel.read(dst, position);
+            if (n < 0) {
+                throw new EOFException("read past end of " + path + ": offset=" + position + " length=" + channel.size());
+            }
+            position += n;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}

@@ -1,0 +1,46 @@
+package io.weightstore.format;
+
+import static io.weightstore.format.SafetensorsFormatException.Rule;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code model.safetensors.index.json}: which file holds each tensor. Its {@code metadata.total_size}
+ * is informational only and is not checked.
+ */
+public record WeightIndex(Map<String, String> weightMap) {
+    public static final String FILE_NAME = "model.safetensors.index.json";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public WeightIndex {
+        weightMap = Map.copyOf(weightMap);
+    }
+
+    public static WeightIndex read(Path file) throws SafetensorsFormatException {
+        JsonNode root;
+        try {
+            root = JSON.readTree(file.toFile());
+        } catch (IOException e) {
+            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " is not valid JSON: " + e.getMessage());
+        }
+        JsonNode map = root == null ? null : root.get("weight_map");
+        if (map == null || !map.isObject()) {
+            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " must be an object with a 'weight_map' object");
+        }
+        Map<String, String> weightMap = new LinkedHashMap<>();
+        for (var entry : map.properties()) {
+            if (!entry.getValue().isTextual()) {
+                throw new SafetensorsFormatException(Rule.INDEX, entry.getKey(),
+                        FILE_NAME + " weight_map value must be a file name, found " + entry.getValue().getNodeType());
+            }
+            weightMap.put(entry.getKey(), entry.getValue().textValue());
+        }
+        return new WeightIndex(weightMap);
+    }
+}
