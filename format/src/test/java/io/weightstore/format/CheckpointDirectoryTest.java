@@ -1,0 +1,118 @@
+package io.weightstore.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.format.SafetensorsFormatException.Rule;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CheckpointDirectoryTest {
+    @TempDir
+    Path tmp;
+
+    Path checkpoint;
+
+    @BeforeEach
+    void synthesize() throws IOException {
+        checkpoint = tmp.resolve("ckpt");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.BF16, 7), checkpoint, bytes -> {});
+    }
+
+    @Test
+    void readsAValidCheckpointAndClassifiesItsFiles() throws IOException {
+        CheckpointDirectory dir = CheckpointDirectory.read(checkpoint);
+        assertThat(dir.files(FileKind.METADATA)).extracting(CheckpointFile::path)
+                .contains("config.json", "tokenizer.json", "tokenizer_config.json", WeightIndex.FILE_NAME);
+        assertThat(dir.files(FileKind.WEIGHT)).isNotEmpty().allSatisfy(f -> {
+            assertThat(f.path()).matches("model-\\d{5}-of-\\d{5}\\.safetensors");
+            assertThat(f.header()).hasValueSatisfying(h -> assertThat(h.fileLength()).isEqualTo(f.size()));
+        });
+        assertThat(dir.index()).hasValueSatisfying(i -> assertThat(i.weightMap()).containsKey("lm_head.weight"));
+    }
+
+    @Test
+    void hiddenEntriesAreNotPartOfTheCheckpoint() throws IOException {
+        Files.createDirectories(checkpoint.resolve(".cache/huggingface"));
+        Files.writeString(checkpoint.resolve(".cache/huggingface/lock"), "x");
+        Files.writeString(checkpoint.resolve(".DS_Store"), "x");
+        assertThat(CheckpointDirectory.read(checkpoint).files()).extracting(CheckpointFile::path)
+                .noneMatch(p -> p.startsWith("."));
+    }
+
+    @Test
+    void nestedFilesGetSlashSeparatedPaths() throws IOException {
+        Files.createDirectories(checkpoint.resolve("original"));
+        Files.writeString(checkpoint.resolve("original/params.json"), "{}");
+        assertThat(CheckpointDirectory.read(checkpoint).files()).extracting(CheckpointFile::path).contains("original/params.json");
+    }
+
+    @Test
+    void indexNamingAMissingFileIsRefused() throws IOException {
+        String index = Files.readString(checkpoint.resolve(WeightIndex.FILE_NAME));
+        Files.writeString(checkpoint.resolve(WeightIndex.FILE_NAME), index.replaceFirst(
+                "\"lm_head.weight\" : \"[^\"]+\"", "\"lm_head.weight\" : \"model-missing.safetensors\""));
+        assertRefused(Rule.INDEX, "model-missing.safetensors");
+    }
+
+    @Test
+    void indexPlacingATensorInTheWrongFileIsRefused() throws IOException {
+        String index = Files.readString(checkpoint.resolve(WeightIndex.FILE_NAME));
+        String first = "model-00001-of-";
+        String wrong = index.replaceFirst("\"lm_head.weight\" : \"model-\\d{5}-of-", "\"lm_head.weight\" : \"" + first);
+        assertThat(wrong).isNotEqualTo(index);
+        Files.writeString(checkpoint.resolve(WeightIndex.FILE_NAME), wrong);
+        assertRefused(Rule.INDEX, "does not contain it");
+    }
+
+    @Test
+    void indexThatIsNotJsonIsRefused() throws IOException {
+        Files.writeString(checkpoint.resolve(WeightIndex.FILE_NAME), "{\"weight_map\": [");
+        assertRefused(Rule.INDEX, "not valid JSON");
+    }
+
+    @Test
+    void truncatedShardIsRefusedWithItsName() throws IOException {
+        String name = CheckpointDirectory.read(checkpoint).files(FileKind.WEIGHT).get(1).path();
+        Path shard = checkpoint.resolve(name);
+        try (FileChannel channel = FileChannel.open(shard, StandardOpenOption.WRITE)) {
+            channel.truncate(channel.size() - 1);
+        }
+        assertRefused(Rule.FILE_LENGTH, name + ": ");
+    }
+
+    @Test
+    void symlinkLeavingTheDirectoryIsRefused() throws IOException {
+        Path outside = Files.writeString(tmp.resolve("secret.txt"), "outside");
+        Files.createSymbolicLink(checkpoint.resolve("notes.txt"), outside);
+        assertRefused(Rule.DIRECTORY, "symlink notes.txt points to");
+    }
+
+    @Test
+    void symlinkInsideTheDirectoryIsFollowed() throws IOException {
+        Files.createSymbolicLink(checkpoint.resolve("config-link.json"), checkpoint.resolve("config.json"));
+        assertThat(CheckpointDirectory.read(checkpoint).files()).extracting(CheckpointFile::path).contains("config-link.json");
+    }
+
+    @Test
+    void aFileIsNotADirectory() {
+        assertThatThrownBy(() -> CheckpointDirectory.read(checkpoint.resolve("config.json")))
+                .isInstanceOf(SafetensorsFormatException.class).hasMessageContaining("not a directory");
+    }
+
+    private void assertRefused(Rule rule, String message) {
+        assertThatThrownBy(() -> CheckpointDirectory.read(checkpoint))
+                .asInstanceOf(InstanceOfAssertFactories.throwable(SafetensorsFormatException.class))
+                .satisfies(e -> assertThat(e.rule()).isEqualTo(rule))
+                .hasMessageContaining(message);
+    }
+}
