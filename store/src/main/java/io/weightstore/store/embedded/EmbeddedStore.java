@@ -1,0 +1,49 @@
+package io.weightstore.store.embedded;
+
+import io.weightstore.store.ClientOptions;
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.StoreException;
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterCore;
+import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.proto.NodeInfo;
+import io.weightstore.store.proto.RegisterNodeRequest;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The store in-process on a local directory, for a machine with no cluster: the master's metadata
+ * in {@code master/} and one pool file {@code pool}, held by one process at a time. Same client API
+ * and semantics as a cluster; bytes move by memory copy.
+ */
+public final class EmbeddedStore {
+    /** Default pool size; the file is sparse, so unused capacity takes no disk. */
+    public static final long DEFAULT_CAPACITY = 64L << 30;
+
+    private EmbeddedStore() {}
+
+    public static StoreClient open(Path dir, long capacity, ClientOptions options) throws StoreException {
+        HolderLock lock = HolderLock.acquire(dir);
+        MasterCore master = null;
+        try {
+            master = MasterCore.open(dir.resolve("master"), MasterConfig.defaults());
+            try (PoolFile pool = PoolFile.openOrCreate(dir.resolve("pool"), capacity)) {
+                master.registerNode(RegisterNodeRequest.newBuilder().setNode(NodeInfo.newBuilder()
+                        .setNodeId(pool.nodeId()).setHost("localhost").setPort(0)
+                        .setPoolPath(pool.path().toAbsolutePath().toString()).setPoolUuid(pool.uuid().toString())
+                        .setCapacity(pool.capacity())).build());
+            }
+            return StoreClient.inProcess(master, options, lock);
+        } catch (StoreException | RuntimeException e) {
+            if (master != null) {
+                master.close();
+            }
+            try {
+                lock.close();
+            } catch (java.io.IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.weightstore.store.master;
+
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * Free space of one node's pool segment: first-fit allocation of aligned ranges, with neighbouring
+ * free ranges merged on release. Not thread-safe; the master serialises access.
+ */
+final class SegmentAllocator {
+    static final long ALIGNMENT = 4096;
+
+    private final long capacity;
+    private final TreeMap<Long, Long> free = new TreeMap<>();
+    private long used;
+
+    SegmentAllocator(long capacity) {
+        this.capacity = capacity - capacity % ALIGNMENT;
+        if (this.capacity > 0) {
+            free.put(0L, this.capacity);
+        }
+    }
+
+    static long aligned(long length) {
+        return Math.ceilDiv(length, ALIGNMENT) * ALIGNMENT;
+    }
+
+    long capacity() {
+        return capacity;
+    }
+
+    long used() {
+        return used;
+    }
+
+    long free() {
+        return capacity - used;
+    }
+
+    OptionalLong allocate(long length) {
+        long size = aligned(Math.max(1, length));
+        for (Map.Entry<Long, Long> range : free.entrySet()) {
+            if (range.getValue() >= size) {
+                long offset = range.getKey();
+                free.remove(offset);
+                if (range.getValue() > size) {
+                    free.put(offset + size, range.getValue() - size);
+                }
+                used += size;
+                return OptionalLong.of(offset);
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /** Marks a range taken that an object already holds, when the master rebuilds its state at start-up. */
+    void reserve(long offset, long length) {
+        long size = aligned(Math.max(1, length));
+        Map.Entry<Long, Long> range = free.floorEntry(offset);
+        if (range == null || range.getKey() + range.getValue() < offset + size) {
+            throw new IllegalStateException("range is not free: offset=" + offset + " length=" + size);
+        }
+        free.remove(range.getKey());
+        if (offset > range.getKey()) {
+            free.put(range.getKey(), offset - range.getKey());
+        }
+        long rangeEnd = range.getKey() + range.getValue();
+        if (rangeEnd > offset + size) {
+            free.put(offset + size, rangeEnd - offset - size);
+        }
+        used += size;
+    }
+
+    void release(long offset, long length) {
+        long size = aligned(Math.max(1, length));
+        long start = offset;
+        long end = offset + size;
+        Map.Entry<Long, Long> before = free.floorEntry(offset);
+        if (before != null && before.getKey() + before.getValue() == offset) {
+            start = before.getKey();
+            free.remove(before.getKey());
+        }
+        Long afterLength = free.remove(end);
+        if (afterLength != null) {
+            end += afterLength;
+        }
+        free.put(start, end - start);
+        used -= size;
+    }
+}

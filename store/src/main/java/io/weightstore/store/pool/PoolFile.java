@@ -1,0 +1,180 @@
+package io.weightstore.store.pool;
+
+import io.weightstore.store.StoreException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * A node's memory pool: one file (on /dev/shm it is DRAM, on a disk it survives reboots) mapped into
+ * memory. A 4 KiB header names the pool, so a node restarted on the same file keeps its identity and
+ * data, and a client on the same host can check it mapped the pool the master told it about.
+ *
+ * <pre>
+ * header (little-endian): 0 magic "WSPOOL01" | 8 u64 capacity | 16 u64 uuid msb | 24 u64 uuid lsb
+ *                         | 32 u16 nodeId length | 34 nodeId (UTF-8, at most 256 bytes)
+ * data: DATA_START .. DATA_START + capacity
+ * </pre>
+ */
+public final class PoolFile implements AutoCloseable {
+    public static final long DATA_START = 4096;
+
+    private static final long MAGIC = 0x31304c4f4f505357L; // "WSPOOL01" read as a little-endian long
+    private static final long OFFSET_MAGIC = 0;
+    private static final long OFFSET_CAPACITY = 8;
+    private static final long OFFSET_UUID_MSB = 16;
+    private static final long OFFSET_UUID_LSB = 24;
+    private static final long OFFSET_NODE_ID_LENGTH = 32;
+    private static final long OFFSET_NODE_ID = 34;
+    private static final int MAX_NODE_ID = 256;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final Path path;
+    private final FileChannel channel;
+    private final Arena arena;
+    private final MemorySegment data;
+    private final long capacity;
+    private final UUID uuid;
+    private final String nodeId;
+
+    private PoolFile(Path path, FileChannel channel, Arena arena, MemorySegment file) {
+        this.path = path;
+        this.channel = channel;
+        this.arena = arena;
+        this.capacity = file.get(LONG, OFFSET_CAPACITY);
+        this.uuid = new UUID(file.get(LONG, OFFSET_UUID_MSB), file.get(LONG, OFFSET_UUID_LSB));
+        byte[] id = new byte[file.get(SHORT, OFFSET_NODE_ID_LENGTH)];
+        MemorySegment.copy(file, ValueLayout.JAVA_BYTE, OFFSET_NODE_ID, id, 0, id.length);
+        this.nodeId = new String(id, StandardCharsets.UTF_8);
+        this.data = file.asSlice(DATA_START, capacity);
+    }
+
+    /** Opens the pool at {@code path}, creating it with a new identity when missing. */
+    public static PoolFile openOrCreate(Path path, long capacity) throws StoreException {
+        if (capacity <= 0) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool capacity must be > 0: capacity=" + capacity);
+        }
+        try {
+            if (!Files.exists(path)) {
+                create(path, capacity, UUID.randomUUID());
+            }
+            PoolFile pool = open(path, true);
+            if (pool.capacity != capacity) {
+                pool.close();
+                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool " + path + " has capacity "
+                        + pool.capacity + ", asked for " + capacity + "; use the original capacity or a new pool file");
+            }
+            return pool;
+        } catch (IOException e) {
+            throw new StoreException(StoreException.Code.IO, "cannot open pool " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Maps an existing pool; a client on the node's host uses this for the copy path. */
+    public static PoolFile open(Path path, boolean writable) throws StoreException {
+        Set<StandardOpenOption> options = writable ? EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE)
+                : EnumSet.of(StandardOpenOption.READ);
+        Arena arena = Arena.ofShared();
+        try {
+            FileChannel channel = FileChannel.open(path, options);
+            try {
+                long size = channel.size();
+                if (size < DATA_START) {
+                    throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "not a pool file (too short): " + path);
+                }
+                MemorySegment file = channel.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
+                        0, size, arena);
+                if (file.get(LONG, OFFSET_MAGIC) != MAGIC) {
+                    throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "not a pool file (bad magic): " + path);
+                }
+                long capacity = file.get(LONG, OFFSET_CAPACITY);
+                if (capacity <= 0 || DATA_START + capacity != size) {
+                    throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool file " + path + " has size " + size
+                            + " but its header says capacity " + capacity);
+                }
+                return new PoolFile(path, channel, arena, file);
+            } catch (StoreException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
+        } catch (StoreException e) {
+            arena.close();
+            throw e;
+        } catch (IOException e) {
+            arena.close();
+            throw new StoreException(StoreException.Code.IO, "cannot map pool " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void create(Path path, long capacity, UUID uuid) throws IOException {
+        Path parent = path.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Path partial = path.resolveSibling(path.getFileName() + ".creating");
+        String nodeId = "node-" + uuid.toString().substring(0, 8);
+        byte[] id = nodeId.getBytes(StandardCharsets.UTF_8);
+        try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.READ, StandardOpenOption.WRITE);
+                Arena arena = Arena.ofConfined()) {
+            // Sparse: pages are only backed by memory once written.
+            channel.write(java.nio.ByteBuffer.allocate(1), DATA_START + capacity - 1);
+            MemorySegment header = channel.map(FileChannel.MapMode.READ_WRITE, 0, DATA_START, arena);
+            header.set(LONG, OFFSET_CAPACITY, capacity);
+            header.set(LONG, OFFSET_UUID_MSB, uuid.getMostSignificantBits());
+            header.set(LONG, OFFSET_UUID_LSB, uuid.getLeastSignificantBits());
+            header.set(SHORT, OFFSET_NODE_ID_LENGTH, (short) Math.min(id.length, MAX_NODE_ID));
+            MemorySegment.copy(id, 0, header, ValueLayout.JAVA_BYTE, OFFSET_NODE_ID, Math.min(id.length, MAX_NODE_ID));
+            header.set(LONG, OFFSET_MAGIC, MAGIC);
+            header.force();
+        }
+        Files.move(partial, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** The data region, {@link #capacity()} bytes; offsets in the protocol and the master are relative to it. */
+    public MemorySegment data() {
+        return data;
+    }
+
+    /** The file, for sendfile; data offsets are shifted by {@link #DATA_START}. */
+    public FileChannel channel() {
+        return channel;
+    }
+
+    public long capacity() {
+        return capacity;
+    }
+
+    public UUID uuid() {
+        return uuid;
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    @Override
+    public void close() throws StoreException {
+        try {
+            arena.close();
+            channel.close();
+        } catch (IOException e) {
+            throw new StoreException(StoreException.Code.IO, "cannot close pool " + path + ": " + e.getMessage(), e);
+        }
+    }
+}
