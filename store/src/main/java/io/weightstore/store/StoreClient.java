@@ -257,10 +257,19 @@ public final class StoreClient implements AutoCloseable {
             runTask(key, tasks.getFirst(), dst);
             return;
         }
+        // On the first failure the tasks not yet started are skipped; all are awaited, so none writes into dst after return.
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         List<Future<Void>> running = new ArrayList<>(tasks.size());
         for (ReadTask task : tasks) {
             running.add(workers.submit(() -> {
-                runTask(key, task, dst);
+                if (!failed.get()) {
+                    try {
+                        runTask(key, task, dst);
+                    } catch (IOException | RuntimeException e) {
+                        failed.set(true);
+                        throw e;
+                    }
+                }
                 return null;
             }));
         }
@@ -271,7 +280,6 @@ public final class StoreClient implements AutoCloseable {
             } catch (IOException e) {
                 if (failure == null) {
                     failure = e;
-                    running.forEach(f -> f.cancel(false));
                 }
             }
         }

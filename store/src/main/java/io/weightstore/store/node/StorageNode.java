@@ -37,6 +37,7 @@ public final class StorageNode implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptor;
     private final Thread heartbeats;
+    private volatile long heartbeatIntervalMs = 1000;
 
     private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, String advertisedHost, String token) {
         this.pool = pool;
@@ -101,18 +102,18 @@ public final class StorageNode implements AutoCloseable {
                 .setCapacity(pool.capacity()).build();
     }
 
-    private long register() throws StoreException {
-        return master.registerNode(RegisterNodeRequest.newBuilder().setNode(info()).build()).getHeartbeatIntervalMs();
+    private void register() throws StoreException {
+        heartbeatIntervalMs = master.registerNode(RegisterNodeRequest.newBuilder().setNode(info()).build())
+                .getHeartbeatIntervalMs();
     }
 
     private void heartbeatLoop() {
-        long interval = 1000;
         while (!closed.get()) {
             try {
-                Thread.sleep(interval);
+                Thread.sleep(heartbeatIntervalMs);
                 boolean known = master.heartbeat(HeartbeatRequest.newBuilder().setNodeId(pool.nodeId()).build()).getKnown();
                 if (!known) {
-                    interval = register();
+                    register();
                 }
             } catch (InterruptedException e) {
                 return;

@@ -1,0 +1,31 @@
+package io.weightstore.store;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/** The contract against a real cluster of one master and three nodes on loopback, through their sockets. */
+class ClusterContractTest extends StoreClientContract {
+    private TestCluster cluster;
+    private StoreClient store;
+
+    @BeforeEach
+    void start() throws StoreException {
+        cluster = new TestCluster(tmp.resolve("cluster"), 3);
+        store = cluster.client();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    @Override
+    StoreClient store() {
+        return store;
+    }
+
+    @Override
+    PutOptions put() {
+        return super.put().withReplicas(2);
+    }
+}

@@ -1,0 +1,24 @@
+package io.weightstore.store;
+
+import io.weightstore.store.embedded.EmbeddedStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+class EmbeddedStoreContractTest extends StoreClientContract {
+    private StoreClient store;
+
+    @BeforeEach
+    void open() throws StoreException {
+        store = EmbeddedStore.open(tmp.resolve("home"), 256L << 20, ClientOptions.defaults());
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Override
+    StoreClient store() {
+        return store;
+    }
+}

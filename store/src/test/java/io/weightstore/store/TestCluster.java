@@ -1,0 +1,121 @@
+package io.weightstore.store;
+
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.node.StorageNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A real cluster on loopback: one master (gRPC, RocksDB) and N storage nodes (data plane, pool
+ * files), all on ephemeral ports, in temporary directories. Nodes and the master can be stopped
+ * and restarted on the same state.
+ */
+final class TestCluster implements AutoCloseable {
+    static final long SLICE = 1 << 20;
+    static final int CHECKSUM_BLOCK = 64 << 10;
+    static final long NODE_CAPACITY = 64L << 20;
+
+    static MasterConfig config() {
+        return new MasterConfig(SLICE, CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofSeconds(30),
+                Duration.ofMinutes(10), 0.95, 0.85);
+    }
+
+    private final Path dir;
+    private final MasterConfig config;
+    private MasterServer master;
+    private int masterPort;
+    private final List<StorageNode> nodes = new ArrayList<>();
+    private final List<Path> pools = new ArrayList<>();
+    private final List<StoreClient> clients = new ArrayList<>();
+
+    TestCluster(Path dir, int nodeCount) throws StoreException {
+        this(dir, nodeCount, config());
+    }
+
+    TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
+        this.dir = dir;
+        this.config = config;
+        master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", 0, "");
+        masterPort = master.port();
+        for (int i = 0; i < nodeCount; i++) {
+            pools.add(dir.resolve("node" + i + ".pool"));
+            nodes.add(startNode(i, 0));
+        }
+    }
+
+    private StorageNode startNode(int index, int port) throws StoreException {
+        return StorageNode.start(GrpcMasterApi.connect(masterAddress(), ""), pools.get(index), NODE_CAPACITY, "127.0.0.1", port,
+                "127.0.0.1", "");
+    }
+
+    String masterAddress() {
+        return "127.0.0.1:" + masterPort;
+    }
+
+    int masterPort() {
+        return masterPort;
+    }
+
+    StoreClient client() {
+        return client(ClientOptions.defaults().withSameHostPath(false));
+    }
+
+    StoreClient client(ClientOptions options) {
+        StoreClient client = StoreClient.connect(masterAddress(), options);
+        clients.add(client);
+        return client;
+    }
+
+    StorageNode node(int index) {
+        return nodes.get(index);
+    }
+
+    Path pool(int index) {
+        return pools.get(index);
+    }
+
+    int indexOf(String nodeId) {
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).nodeId().equals(nodeId)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no node " + nodeId);
+    }
+
+    void stopNode(int index) throws StoreException {
+        nodes.get(index).close();
+    }
+
+    /** Starts the node again on the same pool file (and so the same identity), on a new port. */
+    void restartNode(int index) throws StoreException {
+        nodes.set(index, startNode(index, 0));
+    }
+
+    void stopMaster() {
+        master.close();
+    }
+
+    void startMaster() throws StoreException {
+        master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", masterPort, "");
+    }
+
+    Path masterDataDir() {
+        return dir.resolve("master");
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (StoreClient client : clients) {
+            client.close();
+        }
+        for (StorageNode node : nodes) {
+            node.close();
+        }
+        master.close();
+    }
+}
