@@ -41,11 +41,13 @@ final class SegmentAllocator {
     OptionalLong allocate(long length) {
         long size = aligned(Math.max(1, length));
         for (Map.Entry<Long, Long> range : free.entrySet()) {
-            if (range.getValue() >= size) {
-                long offset = range.getKey();
+            // Read the entry before removing it: TreeMap reuses a removed node for its successor's mapping.
+            long offset = range.getKey();
+            long available = range.getValue();
+            if (available >= size) {
                 free.remove(offset);
-                if (range.getValue() > size) {
-                    free.put(offset + size, range.getValue() - size);
+                if (available > size) {
+                    free.put(offset + size, available - size);
                 }
                 used += size;
                 return OptionalLong.of(offset);
@@ -61,11 +63,12 @@ final class SegmentAllocator {
         if (range == null || range.getKey() + range.getValue() < offset + size) {
             throw new IllegalStateException("range is not free: offset=" + offset + " length=" + size);
         }
-        free.remove(range.getKey());
-        if (offset > range.getKey()) {
-            free.put(range.getKey(), offset - range.getKey());
+        long rangeStart = range.getKey();
+        long rangeEnd = rangeStart + range.getValue();
+        free.remove(rangeStart);
+        if (offset > rangeStart) {
+            free.put(rangeStart, offset - rangeStart);
         }
-        long rangeEnd = range.getKey() + range.getValue();
         if (rangeEnd > offset + size) {
             free.put(offset + size, rangeEnd - offset - size);
         }
@@ -79,7 +82,7 @@ final class SegmentAllocator {
         Map.Entry<Long, Long> before = free.floorEntry(offset);
         if (before != null && before.getKey() + before.getValue() == offset) {
             start = before.getKey();
-            free.remove(before.getKey());
+            free.remove(start);
         }
         Long afterLength = free.remove(end);
         if (afterLength != null) {

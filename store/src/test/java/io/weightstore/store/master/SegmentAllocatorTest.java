@@ -1,0 +1,76 @@
+package io.weightstore.store.master;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class SegmentAllocatorTest {
+    private static final long A = SegmentAllocator.ALIGNMENT;
+
+    @Test
+    void allocatesAlignedRangesFirstFitUntilFull() {
+        SegmentAllocator allocator = new SegmentAllocator(10 * A + 5);
+        assertThat(allocator.capacity()).isEqualTo(10 * A);
+        assertThat(allocator.allocate(1).getAsLong()).isZero();
+        assertThat(allocator.allocate(A + 1).getAsLong()).isEqualTo(A);
+        assertThat(allocator.used()).isEqualTo(3 * A);
+        assertThat(allocator.allocate(8 * A)).isEmpty();
+        assertThat(allocator.allocate(7 * A).getAsLong()).isEqualTo(3 * A);
+        assertThat(allocator.free()).isZero();
+    }
+
+    @Test
+    void releasedNeighboursMergeIntoOneRange() {
+        SegmentAllocator allocator = new SegmentAllocator(4 * A);
+        long a = allocator.allocate(A).getAsLong();
+        long b = allocator.allocate(A).getAsLong();
+        long c = allocator.allocate(A).getAsLong();
+        allocator.release(a, A);
+        allocator.release(c, A);
+        assertThat(allocator.allocate(3 * A)).as("fragmented").isEmpty();
+        allocator.release(b, A);
+        assertThat(allocator.allocate(4 * A).getAsLong()).isZero();
+    }
+
+    @Test
+    void reserveRebuildsStateAndRefusesTakenRanges() {
+        SegmentAllocator allocator = new SegmentAllocator(8 * A);
+        allocator.reserve(2 * A, A);
+        allocator.reserve(5 * A, 2 * A);
+        assertThat(allocator.used()).isEqualTo(3 * A);
+        assertThatThrownBy(() -> allocator.reserve(2 * A, A)).hasMessageContaining("not free");
+        assertThat(allocator.allocate(2 * A).getAsLong()).isZero();
+        assertThat(allocator.allocate(2 * A).getAsLong()).isEqualTo(3 * A);
+    }
+
+    @Test
+    void randomAllocateReleaseNeverOverlapsAndReturnsAllSpace() {
+        SegmentAllocator allocator = new SegmentAllocator(1024 * A);
+        Random random = new Random(1);
+        List<long[]> live = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            if (!live.isEmpty() && random.nextBoolean()) {
+                long[] range = live.remove(random.nextInt(live.size()));
+                allocator.release(range[0], range[1]);
+            } else {
+                long length = 1 + random.nextInt((int) (8 * A));
+                allocator.allocate(length).ifPresent(offset -> live.add(new long[] {offset, length}));
+            }
+            for (long[] x : live) {
+                for (long[] y : live) {
+                    if (x != y) {
+                        assertThat(x[0] + SegmentAllocator.aligned(x[1]) <= y[0] || y[0] + SegmentAllocator.aligned(y[1]) <= x[0])
+                                .as("ranges overlap").isTrue();
+                    }
+                }
+            }
+        }
+        live.forEach(range -> allocator.release(range[0], range[1]));
+        assertThat(allocator.used()).isZero();
+        assertThat(allocator.allocate(1024 * A)).isPresent();
+    }
+}
