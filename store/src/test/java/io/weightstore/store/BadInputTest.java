@@ -1,0 +1,206 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.store.dataplane.DataPlane;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.proto.StatusRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Garbage and broken frames on the node and master ports: a clear answer or a closed connection, and the servers keep serving. */
+class BadInputTest {
+    @TempDir
+    Path tmp;
+
+    private TestCluster cluster;
+    private StoreClient client;
+    private final Arena arena = Arena.ofShared();
+    private MemorySegment data;
+
+    @BeforeEach
+    void start() throws IOException {
+        cluster = new TestCluster(tmp, 1);
+        client = cluster.client();
+        data = Bytes.random(arena, 3 * TestCluster.SLICE, 9);
+        client.put("probe", data, PutOptions.defaults());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+        arena.close();
+    }
+
+    private void assertStillServes() throws IOException {
+        MemorySegment back = arena.allocate(data.byteSize());
+        client.readInto("probe", List.of(new Range(0, data.byteSize())), back);
+        assertThat(Bytes.equal(back, data)).isTrue();
+    }
+
+    private Socket node() throws IOException {
+        Socket socket = new Socket("127.0.0.1", cluster.node(0).port());
+        socket.setSoTimeout(5000);
+        return socket;
+    }
+
+    private static byte[] hello() {
+        return ByteBuffer.allocate(8).putInt(DataPlane.MAGIC).putShort(DataPlane.VERSION).putShort((short) 0).array();
+    }
+
+    /** Reads the node's answer until it closes the connection or a response header arrives. */
+    private static int responseStatus(InputStream in) throws IOException {
+        byte[] header = in.readNBytes(DataPlane.RESPONSE_HEADER_BYTES);
+        return header.length < DataPlane.RESPONSE_HEADER_BYTES ? -1 : header[0];
+    }
+
+    @Test
+    void randomBytesOnTheNodePortCloseOnlyThatConnection() throws IOException {
+        Random random = new Random(3);
+        for (int i = 0; i < 20; i++) {
+            try (Socket socket = node()) {
+                byte[] garbage = new byte[1 + random.nextInt(4096)];
+                random.nextBytes(garbage);
+                socket.getOutputStream().write(garbage);
+                socket.shutdownOutput();
+                socket.getInputStream().readAllBytes();
+            } catch (java.net.SocketException e) {
+                // A node that closes with our garbage unread resets the connection: that is the refusal.
+            }
+        }
+        assertStillServes();
+    }
+
+    @Test
+    void wrongMagicOrVersionIsRefusedInTheHandshake() throws IOException {
+        try (Socket socket = node()) {
+            socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(0x12345678).putShort((short) 1).putShort((short) 0).array());
+            byte[] reply = socket.getInputStream().readNBytes(8);
+            assertThat(ByteBuffer.wrap(reply).getShort(6)).isEqualTo((short) DataPlane.STATUS_BAD_REQUEST);
+            assertThat(socket.getInputStream().read()).isEqualTo(-1);
+        }
+        try (Socket socket = node()) {
+            socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(DataPlane.MAGIC).putShort((short) 99).putShort((short) 0).array());
+            assertThat(ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6)).isEqualTo((short) DataPlane.STATUS_VERSION);
+        }
+        assertStillServes();
+    }
+
+    @Test
+    void unknownOpAndOversizedBodyAreRefusedAndTheConnectionClosed() throws IOException {
+        for (byte[] frame : List.of(
+                ByteBuffer.allocate(8).put((byte) 99).put((byte) 0).putShort((short) 0).putInt(0).array(),
+                ByteBuffer.allocate(8).put(DataPlane.OP_READ).put((byte) 0).putShort((short) 0).putInt(Integer.MAX_VALUE).array(),
+                ByteBuffer.allocate(8 + 4).put(DataPlane.OP_READ_RANGES).put((byte) 0).putShort((short) 0).putInt(4)
+                        .putInt(1_000_000).array())) {
+            try (Socket socket = node()) {
+                OutputStream out = socket.getOutputStream();
+                out.write(hello());
+                socket.getInputStream().readNBytes(8);
+                out.write(frame);
+                assertThat(responseStatus(socket.getInputStream())).isEqualTo(DataPlane.STATUS_BAD_REQUEST);
+                socket.getInputStream().readAllBytes();
+            }
+        }
+        assertStillServes();
+    }
+
+    @Test
+    void readPastThePoolIsRefusedAndTheConnectionStaysUsable() throws IOException {
+        try (Socket socket = node()) {
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write(hello());
+            in.readNBytes(8);
+            long capacity = TestCluster.NODE_CAPACITY;
+            out.write(ByteBuffer.allocate(8 + 20).put(DataPlane.OP_READ).put((byte) 0).putShort((short) 0).putInt(20)
+                    .putLong(capacity - 10).putLong(20).putInt(0).array());
+            byte[] header = in.readNBytes(DataPlane.RESPONSE_HEADER_BYTES);
+            assertThat(header[0]).isEqualTo(DataPlane.STATUS_OUT_OF_RANGE);
+            String message = new String(in.readNBytes(ByteBuffer.wrap(header).getShort(2)));
+            assertThat(message).contains("outside the pool");
+            out.write(ByteBuffer.allocate(8 + 20).put(DataPlane.OP_READ).put((byte) 0).putShort((short) 0).putInt(20)
+                    .putLong(0).putLong(16).putInt(0).array());
+            byte[] ok = in.readNBytes(DataPlane.RESPONSE_HEADER_BYTES);
+            assertThat(ok[0]).isEqualTo(DataPlane.STATUS_OK);
+            assertThat(ByteBuffer.wrap(ok).getLong(4)).isEqualTo(16);
+            assertThat(in.readNBytes(16)).hasSize(16);
+        }
+        assertStillServes();
+    }
+
+    @Test
+    void frameCutShortDoesNotHarmTheNode() throws IOException {
+        try (Socket socket = node()) {
+            socket.getOutputStream().write(hello());
+            socket.getInputStream().readNBytes(8);
+            socket.getOutputStream().write(new byte[] {DataPlane.OP_WRITE, 0, 0, 0, 0, 0, 0, 16, 0, 0});
+        }
+        assertStillServes();
+    }
+
+    @Test
+    void garbageOnTheMasterPortDoesNotHarmIt() throws IOException {
+        Random random = new Random(5);
+        for (int i = 0; i < 10; i++) {
+            try (Socket socket = new Socket("127.0.0.1", cluster.masterPort())) {
+                socket.setSoTimeout(5000);
+                byte[] garbage = new byte[1 + random.nextInt(2048)];
+                random.nextBytes(garbage);
+                socket.getOutputStream().write(garbage);
+                socket.shutdownOutput();
+                socket.getInputStream().readAllBytes();
+            } catch (java.net.SocketException e) {
+                // The master may reset a connection that is not HTTP/2; what matters is that it keeps serving.
+            }
+        }
+        try (Socket socket = new Socket("127.0.0.1", cluster.masterPort())) {
+            socket.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+            socket.shutdownOutput();
+            socket.setSoTimeout(5000);
+            socket.getInputStream().readAllBytes();
+        }
+        assertThat(client.status().objects()).isEqualTo(1);
+        assertStillServes();
+    }
+
+    @Test
+    void tokensAreRequiredWhenConfigured() throws Exception {
+        try (MasterServer master = MasterServer.start(tmp.resolve("secure-master"), TestCluster.config(), "127.0.0.1", 0, "s3cret");
+                StorageNode node = StorageNode.start(GrpcMasterApi.connect("127.0.0.1:" + master.port(), "s3cret"),
+                        tmp.resolve("secure.pool"), 8 << 20, "127.0.0.1", 0, "127.0.0.1", "s3cret")) {
+            try (GrpcMasterApi anonymous = GrpcMasterApi.connect("127.0.0.1:" + master.port(), "")) {
+                assertThatThrownBy(() -> anonymous.status(StatusRequest.getDefaultInstance()))
+                        .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAUTHENTICATED));
+            }
+            try (StoreClient good = StoreClient.connect("127.0.0.1:" + master.port(),
+                    ClientOptions.defaults().withSameHostPath(false).withToken("s3cret"))) {
+                good.put("secret", data.asSlice(0, 100), PutOptions.defaults());
+                MemorySegment back = arena.allocate(100);
+                good.readInto("secret", List.of(new Range(0, 100)), back);
+                assertThat(Bytes.equal(back, data.asSlice(0, 100))).isTrue();
+            }
+            try (Socket socket = new Socket("127.0.0.1", node.port())) {
+                socket.getOutputStream().write(hello());
+                assertThat(ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6)).isEqualTo((short) DataPlane.STATUS_AUTH);
+            }
+        }
+    }
+}

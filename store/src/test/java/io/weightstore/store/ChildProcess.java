@@ -1,0 +1,78 @@
+package io.weightstore.store;
+
+import io.weightstore.store.embedded.EmbeddedStore;
+import io.weightstore.store.grpc.MasterServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A second JVM for tests that need another process: a master to kill with SIGKILL, or a holder of
+ * the embedded store. It prints "READY &lt;detail&gt;" once serving, then waits to be killed.
+ */
+final class ChildProcess implements AutoCloseable {
+    private final Process process;
+    private final String detail;
+
+    private ChildProcess(Process process, String detail) {
+        this.process = process;
+        this.detail = detail;
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "master" -> {
+                MasterServer master = MasterServer.start(Path.of(args[1]), TestCluster.config(), "127.0.0.1",
+                        Integer.parseInt(args[2]), "");
+                System.out.println("READY " + master.port());
+            }
+            case "hold-embedded" -> {
+                EmbeddedStore.open(Path.of(args[1]), 16 << 20, ClientOptions.defaults());
+                System.out.println("READY " + ProcessHandle.current().pid());
+            }
+            default -> throw new IllegalArgumentException("unknown mode " + args[0]);
+        }
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+
+    static ChildProcess start(String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), ChildProcess.class.getName()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = out.readLine()) != null) {
+            if (line.startsWith("READY ")) {
+                return new ChildProcess(process, line.substring(6));
+            }
+        }
+        process.destroyForcibly();
+        throw new IOException("child process exited before it was ready: " + command);
+    }
+
+    String detail() {
+        return detail;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL: no shutdown hooks, no flushing, as a crash or an OOM killer would end it. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        kill();
+    }
+}

@@ -1,0 +1,68 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.store.embedded.EmbeddedStore;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.node.StorageNode;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.List;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Behaviour across real processes: a master killed with SIGKILL, and the embedded store's one-holder rule. */
+class ProcessCrashTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void masterKilledWithSigkillRestartsWithEverySealedObject() throws Exception {
+        Path data = tmp.resolve("master");
+        ChildProcess first = ChildProcess.start("master", data.toString(), "0");
+        int port = Integer.parseInt(first.detail());
+        try (Arena arena = Arena.ofShared();
+                StorageNode node = StorageNode.start(GrpcMasterApi.connect("127.0.0.1:" + port, ""), tmp.resolve("n.pool"),
+                        64 << 20, "127.0.0.1", 0, "127.0.0.1", "")) {
+            MemorySegment bytes = Bytes.random(arena, 5 * TestCluster.SLICE, 1);
+            try (StoreClient client = StoreClient.connect("127.0.0.1:" + port, ClientOptions.defaults().withSameHostPath(false))) {
+                for (int i = 0; i < 5; i++) {
+                    client.put("crash/" + i, bytes, PutOptions.defaults());
+                }
+            }
+            first.kill();
+            try (ChildProcess second = ChildProcess.start("master", data.toString(), String.valueOf(port));
+                    StoreClient client = StoreClient.connect("127.0.0.1:" + port, ClientOptions.defaults().withSameHostPath(false))) {
+                assertThat(client.list("crash/")).hasSize(5);
+                MemorySegment back = arena.allocate(bytes.byteSize());
+                client.readInto("crash/4", List.of(new Range(0, bytes.byteSize())), back);
+                assertThat(Bytes.equal(back, bytes)).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void secondProcessOnTheEmbeddedStoreIsToldWhoHoldsIt() throws Exception {
+        Path home = tmp.resolve("home");
+        try (ChildProcess holder = ChildProcess.start("hold-embedded", home.toString())) {
+            assertThatThrownBy(() -> EmbeddedStore.open(home, 16 << 20, ClientOptions.defaults()))
+                    .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.HELD))
+                    .hasMessageContaining("pid " + holder.pid()).hasMessageContaining(home.toString());
+        }
+        // Once the holder is gone (even killed), the store opens again.
+        EmbeddedStore.open(home, 16 << 20, ClientOptions.defaults()).close();
+    }
+
+    @Test
+    void secondOpenInTheSameProcessIsRefusedToo() throws Exception {
+        Path home = tmp.resolve("home");
+        try (StoreClient first = EmbeddedStore.open(home, 16 << 20, ClientOptions.defaults())) {
+            assertThatThrownBy(() -> EmbeddedStore.open(home, 16 << 20, ClientOptions.defaults()))
+                    .hasMessageContaining("pid " + ProcessHandle.current().pid());
+        }
+    }
+}
