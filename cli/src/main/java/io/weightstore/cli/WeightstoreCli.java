@@ -1,6 +1,7 @@
 package io.weightstore.cli;
 
 import io.weightstore.format.SafetensorsFormatException;
+import io.weightstore.store.StoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
@@ -19,6 +20,9 @@ import picocli.CommandLine.Spec;
             QuickstartCommand.class,
             SynthCommand.class,
             FileCommand.class,
+            StoreCommand.class,
+            MasterCommand.class,
+            NodeCommand.class,
             CommandLine.HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",
@@ -46,7 +50,7 @@ public final class WeightstoreCli implements Runnable {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("weightstore: error: " + describe(e));
             commandLine.getErr().flush();
-            return e instanceof IllegalArgumentException ? EXIT_USAGE : EXIT_FAILURE;
+            return isUsageError(e) ? EXIT_USAGE : EXIT_FAILURE;
         });
         return cli;
     }
@@ -54,6 +58,11 @@ public final class WeightstoreCli implements Runnable {
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    private static boolean isUsageError(Throwable e) {
+        return e instanceof IllegalArgumentException
+                || e instanceof StoreException s && s.code() == StoreException.Code.INVALID_ARGUMENT;
     }
 
     private static String describe(Throwable e) {

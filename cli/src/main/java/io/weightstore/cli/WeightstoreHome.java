@@ -2,14 +2,19 @@ package io.weightstore.cli;
 
 import java.nio.file.Path;
 
-/** The local directory of the embedded store and caches: {@code $WEIGHTSTORE_HOME}, else {@code ~/.weightstore}. */
+/**
+ * The local directory of the embedded store and caches: {@code $WEIGHTSTORE_HOME}, else
+ * {@code ~/.weightstore}. The system property {@code weightstore.home} takes precedence, so tests
+ * running commands in-process can point them at a temporary directory.
+ */
 final class WeightstoreHome {
     static final String ENV = "WEIGHTSTORE_HOME";
+    static final String PROPERTY = "weightstore.home";
 
     private WeightstoreHome() {}
 
     static Path resolve() {
-        String home = System.getenv(ENV);
+        String home = System.getProperty(PROPERTY, System.getenv(ENV));
         if (home != null && !home.isBlank()) {
             return Path.of(home).toAbsolutePath();
         }

@@ -22,7 +22,7 @@ class WeightstoreCliTest {
     void helpListsEveryCommandWithADescription() {
         CliRun run = CliRun.of("--help");
         assertThat(run.exitCode()).isZero();
-        for (String command : new String[] {"quickstart", "synth", "file", "help"}) {
+        for (String command : new String[] {"quickstart", "synth", "file", "store", "master", "node", "help"}) {
             assertThat(run.out()).containsPattern("(?m)^  " + command + "\\s+\\S+");
         }
         assertThat(run.out()).contains("./weightstore test");

@@ -28,20 +28,27 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,21 +102,37 @@ public final class StoreClient implements AutoCloseable {
 
     /** Writes a local file as one object; the file is mapped, not read onto the heap. */
     public ObjectInfo put(String key, Path file, PutOptions put) throws IOException {
+        return put(key, file, put, bytes -> {});
+    }
+
+    /** As {@link #put(String, Path, PutOptions)}, telling {@code progress} the bytes written so far after each slice. */
+    public ObjectInfo put(String key, Path file, PutOptions put, LongConsumer progress) throws IOException {
         try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = channel.size();
             MemorySegment data = size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            return put(key, data, put);
+            return put(key, data, put, progress);
         }
     }
 
     /** Writes {@code data} as one object: slices go to their nodes in parallel, each to all its replicas. */
     public ObjectInfo put(String key, MemorySegment data, PutOptions put) throws IOException {
+        return put(key, data, put, bytes -> {});
+    }
+
+    /** As {@link #put(String, MemorySegment, PutOptions)}, telling {@code progress} the bytes written so far after each slice. */
+    public ObjectInfo put(String key, MemorySegment data, PutOptions put, LongConsumer progress)
+            throws IOException {
         PutStartResponse start = putStart(key, data.byteSize(), put);
+        AtomicLong written = new AtomicLong();
         try {
             ObjectMeta object = start.getObject();
             List<Future<SliceChecksums>> writes = new ArrayList<>();
             for (Slice slice : object.getSlicesList()) {
-                writes.add(workers.submit(() -> writeSlice(start, slice, data.asSlice(slice.getOffset(), slice.getLength()))));
+                writes.add(workers.submit(() -> {
+                    SliceChecksums sums = writeSlice(start, slice, data.asSlice(slice.getOffset(), slice.getLength()));
+                    progress.accept(written.addAndGet(slice.getLength()));
+                    return sums;
+                }));
             }
             List<SliceChecksums> checksums = new ArrayList<>();
             for (Future<SliceChecksums> write : writes) {
@@ -141,7 +164,7 @@ public final class StoreClient implements AutoCloseable {
                         throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "stream for " + key + " ended at byte "
                                 + (slice.getOffset() + filled) + ", expected " + size);
                     }
-                    MemorySegment.copy(chunk, 0, sliceData, java.lang.foreign.ValueLayout.JAVA_BYTE, filled, n);
+                    MemorySegment.copy(chunk, 0, sliceData, ValueLayout.JAVA_BYTE, filled, n);
                     filled += n;
                 }
                 checksums.add(writeSlice(start, slice, sliceData));
@@ -258,7 +281,7 @@ public final class StoreClient implements AutoCloseable {
             return;
         }
         // On the first failure the tasks not yet started are skipped; all are awaited, so none writes into dst after return.
-        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean failed = new AtomicBoolean();
         List<Future<Void>> running = new ArrayList<>(tasks.size());
         for (ReadTask task : tasks) {
             running.add(workers.submit(() -> {
@@ -343,7 +366,7 @@ public final class StoreClient implements AutoCloseable {
     private List<Replica> orderReplicas(Location location, Slice slice, int sliceIndex) {
         List<Replica> replicas = new ArrayList<>(slice.getReplicasList());
         if (replicas.size() > 1) {
-            java.util.Collections.rotate(replicas, -(sliceIndex % replicas.size()));
+            Collections.rotate(replicas, -(sliceIndex % replicas.size()));
         }
         long now = System.currentTimeMillis();
         replicas.sort(Comparator.comparingInt(r -> {
@@ -368,7 +391,7 @@ public final class StoreClient implements AutoCloseable {
             return cached;
         }
         GetReplicasResponse response = master.getReplicas(GetReplicasRequest.newBuilder().setKey(key).build());
-        Map<String, NodeInfo> nodes = new java.util.HashMap<>();
+        Map<String, NodeInfo> nodes = new HashMap<>();
         response.getNodesList().forEach(n -> nodes.put(n.getNodeId(), n));
         Location fresh = new Location(response.getObject(), nodes, response.getLeaseId(), response.getLeaseExpiresMs());
         Location previous = locations.put(key, fresh);
@@ -410,7 +433,7 @@ public final class StoreClient implements AutoCloseable {
         });
     }
 
-    private final Map<String, java.util.Optional<PoolFile>> localPools = new ConcurrentHashMap<>();
+    private final Map<String, Optional<PoolFile>> localPools = new ConcurrentHashMap<>();
 
     /** The node's pool file mapped here, when this host sees it and its identity matches; else null. */
     private PoolFile localPool(NodeInfo node) {
@@ -420,18 +443,18 @@ public final class StoreClient implements AutoCloseable {
         return localPools.computeIfAbsent(node.getPoolUuid(), uuid -> {
             Path path = Path.of(node.getPoolPath());
             if (node.getPoolPath().isEmpty() || !Files.isReadable(path)) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             try {
                 PoolFile pool = PoolFile.open(path, Files.isWritable(path));
                 if (pool.uuid().equals(UUID.fromString(uuid))) {
-                    return java.util.Optional.of(pool);
+                    return Optional.of(pool);
                 }
                 pool.close();
             } catch (StoreException | IllegalArgumentException e) {
                 log.debug("pool {} of node {} not usable locally: {}", path, node.getNodeId(), e.getMessage());
             }
-            return java.util.Optional.empty();
+            return Optional.empty();
         }).orElse(null);
     }
 

@@ -22,12 +22,18 @@ public final class EmbeddedStore {
 
     private EmbeddedStore() {}
 
-    public static StoreClient open(Path dir, long capacity, ClientOptions options) throws StoreException {
+    /**
+     * Opens the store in {@code dir}, creating it with a pool of {@code capacityIfNew} bytes the first
+     * time; an existing pool keeps the size it was created with.
+     */
+    public static StoreClient open(Path dir, long capacityIfNew, ClientOptions options) throws StoreException {
         HolderLock lock = HolderLock.acquire(dir);
         MasterCore master = null;
         try {
             master = MasterCore.open(dir.resolve("master"), MasterConfig.defaults());
-            try (PoolFile pool = PoolFile.openOrCreate(dir.resolve("pool"), capacity)) {
+            Path poolPath = dir.resolve("pool");
+            try (PoolFile pool = java.nio.file.Files.exists(poolPath) ? PoolFile.open(poolPath, true)
+                    : PoolFile.openOrCreate(poolPath, capacityIfNew)) {
                 master.registerNode(RegisterNodeRequest.newBuilder().setNode(NodeInfo.newBuilder()
                         .setNodeId(pool.nodeId()).setHost("localhost").setPort(0)
                         .setPoolPath(pool.path().toAbsolutePath().toString()).setPoolUuid(pool.uuid().toString())

@@ -1,0 +1,12 @@
+package io.weightstore.cli;
+
+import picocli.CommandLine.Command;
+
+/** Groups the operator verbs on raw store objects. */
+@Command(
+        name = "store",
+        mixinStandardHelpOptions = true,
+        description = "Operate the store: status of nodes, and raw objects (ls, put, get, rm).",
+        subcommands = {StoreStatusCommand.class, StoreLsCommand.class, StorePutCommand.class, StoreGetCommand.class,
+            StoreRmCommand.class})
+final class StoreCommand {}

@@ -1,0 +1,49 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.ObjectInfo;
+import io.weightstore.store.StoreClient;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code weightstore store ls}: sealed objects under a prefix. */
+@Command(name = "ls", mixinStandardHelpOptions = true, description = "List sealed objects whose key starts with PREFIX, in key order.")
+final class StoreLsCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private StoreSelection selection;
+
+    @Parameters(paramLabel = "PREFIX", defaultValue = "", description = "Key prefix; empty lists everything.")
+    private String prefix;
+
+    @Option(names = "--json", description = "Print the objects as JSON.")
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        try (StoreClient client = selection.open()) {
+            List<ObjectInfo> objects = client.list(prefix);
+            if (json) {
+                JsonOutput.print(out, objects);
+                return WeightstoreCli.EXIT_OK;
+            }
+            Table table = new Table("KEY", "SIZE", "REPLICAS", "SLICES", "PINNED", "CREATED").alignRight("SIZE", "REPLICAS", "SLICES");
+            for (ObjectInfo object : objects) {
+                table.row(object.key(), ByteSizes.format(object.size()), object.replicas(), object.slices().size(),
+                        object.pinned() ? "yes" : "no", Instant.ofEpochMilli(object.createdMs()));
+            }
+            table.print(out);
+        }
+        return WeightstoreCli.EXIT_OK;
+    }
+}

@@ -1,0 +1,53 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.NodeStatus;
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.StoreStatus;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code weightstore store status}: nodes, liveness, capacity and use. */
+@Command(name = "status", mixinStandardHelpOptions = true, description = "Show the nodes (up or down, capacity, used) and the object count.")
+final class StoreStatusCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private StoreSelection selection;
+
+    @Option(names = "--json", description = "Print the status as JSON.")
+    private boolean json;
+
+    /** The JSON shape. */
+    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, java.util.List<NodeStatus> nodes) {}
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        try (StoreClient client = selection.open()) {
+            StoreStatus status = client.status();
+            if (json) {
+                JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
+                        status.used(), status.nodes()));
+                return WeightstoreCli.EXIT_OK;
+            }
+            out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),
+                    ByteSizes.format(status.used()), ByteSizes.format(status.capacity()), status.pendingPuts());
+            Table table = new Table("NODE", "ENDPOINT", "STATE", "CAPACITY", "USED", "USE%", "POOL").alignRight("CAPACITY", "USED", "USE%");
+            for (NodeStatus node : status.nodes()) {
+                table.row(node.nodeId(), node.endpoint(), node.up() ? "up" : "DOWN", ByteSizes.format(node.capacity()),
+                        ByteSizes.format(node.used()),
+                        String.format(Locale.ROOT, "%.1f", node.capacity() == 0 ? 0.0 : 100.0 * node.used() / node.capacity()),
+                        node.poolPath());
+            }
+            table.print(out);
+        }
+        return WeightstoreCli.EXIT_OK;
+    }
+}

@@ -1,0 +1,105 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.node.StorageNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StoreCommandsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    private Path file;
+
+    @BeforeEach
+    void useTemporaryHome() throws IOException {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+        byte[] bytes = new byte[3 << 20];
+        new Random(1).nextBytes(bytes);
+        file = Files.write(tmp.resolve("data.bin"), bytes);
+    }
+
+    @AfterEach
+    void restoreHome() {
+        System.clearProperty(WeightstoreHome.PROPERTY);
+    }
+
+    private void roundTrip(String... store) throws IOException {
+        CliRun put = CliRun.of(concat(new String[] {"store", "put", "models/a", file.toString(), "--slice-size", "1M"}, store));
+        assertThat(put.exitCode()).as(put.err()).isZero();
+        assertThat(put.out()).contains("stored models/a", "3 slices");
+
+        CliRun ls = CliRun.of(concat(new String[] {"store", "ls", "models/"}, store));
+        assertThat(ls.out()).contains("KEY", "models/a", "3.0 MiB");
+        JsonNode listed = JSON.readTree(CliRun.of(concat(new String[] {"store", "ls", "--json"}, store)).out());
+        assertThat(listed.get(0).get("key").asText()).isEqualTo("models/a");
+
+        Path out = tmp.resolve("out.bin");
+        CliRun get = CliRun.of(concat(new String[] {"store", "get", "models/a", out.toString()}, store));
+        assertThat(get.exitCode()).as(get.err()).isZero();
+        assertThat(Files.readAllBytes(out)).isEqualTo(Files.readAllBytes(file));
+
+        CliRun status = CliRun.of(concat(new String[] {"store", "status", "--json"}, store));
+        JsonNode view = JSON.readTree(status.out());
+        assertThat(view.get("objects").asLong()).isEqualTo(1);
+        assertThat(view.get("nodes")).allSatisfy(n -> assertThat(n.get("up").asBoolean()).isTrue());
+
+        assertThat(CliRun.of(concat(new String[] {"store", "put", "models/a", file.toString()}, store)).exitCode()).isEqualTo(1);
+        assertThat(CliRun.of(concat(new String[] {"store", "rm", "models/a"}, store)).exitCode()).isZero();
+        CliRun missing = CliRun.of(concat(new String[] {"store", "get", "models/a", out.toString()}, store));
+        assertThat(missing.exitCode()).isEqualTo(1);
+        assertThat(missing.err()).contains("no object models/a");
+        CliRun badKey = CliRun.of(concat(new String[] {"store", "put", "bad\u0001key", file.toString()}, store));
+        assertThat(badKey.exitCode()).isEqualTo(2);
+        assertThat(badKey.err()).contains("control character");
+    }
+
+    @Test
+    void embeddedStoreRoundTripsAFile() throws IOException {
+        roundTrip();
+        assertThat(Files.exists(tmp.resolve("home/store/pool"))).isTrue();
+    }
+
+    @Test
+    void clusterStoreRoundTripsAFile() throws Exception {
+        try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "");
+                StorageNode n1 = node(master, 1);
+                StorageNode n2 = node(master, 2)) {
+            roundTrip("--store", "127.0.0.1:" + master.port());
+            CliRun status = CliRun.of("store", "status", "--store", "127.0.0.1:" + master.port());
+            assertThat(status.out()).contains(n1.nodeId(), n2.nodeId(), "up");
+        }
+    }
+
+    private StorageNode node(MasterServer master, int i) throws IOException {
+        return StorageNode.start(GrpcMasterApi.connect("127.0.0.1:" + master.port(), ""), tmp.resolve("pool" + i), 64 << 20,
+                "127.0.0.1", 0, "127.0.0.1", "");
+    }
+
+    @Test
+    void unreachableMasterIsAClearFailure() {
+        CliRun run = CliRun.of("store", "status", "--store", "127.0.0.1:1");
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains("master unavailable");
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+}
