@@ -38,6 +38,7 @@ final class MasterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ServerLogging.enable();
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize));
         try (MasterServer server = MasterServer.start(dataDir, config, bind, port, System.getenv(StoreSelection.TOKEN_ENV))) {
             spec.commandLine().getOut().printf("master listening on %s:%d, metadata in %s%n", bind, server.port(), dataDir);

@@ -45,6 +45,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ServerLogging.enable();
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
         String token = System.getenv(StoreSelection.TOKEN_ENV);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,
+            BenchCommand.class,
             CommandLine.HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",

@@ -142,6 +142,27 @@ class ClusterFailureTest {
         assertReadsBack(client, "rot-local");
     }
 
+    @Test
+    void corruptByteUnderAStridedReadIsCaughtByTheNode() throws IOException {
+        StoreClient client = cluster.client();
+        client.put("rot-strided", data, replicas(1));
+        corruptFirstReplicaOfSlice("rot-strided", 2);
+        long rowBytes = 4096;
+        int rows = (int) (SIZE / rowBytes);
+        MemorySegment column = arena.allocate(64L * rows);
+        assertThatThrownBy(() -> client.readStrided("rot-strided", 128, 64, rowBytes, rows, column))
+                .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT))
+                .hasMessageContaining("slice 2");
+
+        client.put("rot-strided2", data, replicas(2));
+        corruptFirstReplicaOfSlice("rot-strided2", 2);
+        client.readStrided("rot-strided2", 128, 64, rowBytes, rows, column);
+        for (int row = 0; row < rows; row += 97) {
+            assertThat(Bytes.equal(column.asSlice(64L * row, 64), data.asSlice(row * rowBytes + 128, 64))).as("row %d", row).isTrue();
+        }
+    }
+
     private void corruptFirstReplicaOfSlice(String key, int sliceIndex) throws IOException {
         try (GrpcMasterApi master = GrpcMasterApi.connect(cluster.masterAddress(), "")) {
             Slice slice = master.getReplicas(GetReplicasRequest.newBuilder().setKey(key).setLeaseMs(1).build())

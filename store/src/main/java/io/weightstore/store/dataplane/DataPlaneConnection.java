@@ -3,6 +3,7 @@ package io.weightstore.store.dataplane;
 import io.weightstore.store.StoreException;
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -22,6 +23,8 @@ public final class DataPlaneConnection implements AutoCloseable {
     private final String peer;
     private final ByteBuffer header = ByteBuffer.allocate(DataPlane.RESPONSE_HEADER_BYTES);
     private ByteBuffer request = ByteBuffer.allocate(4096);
+    private Arena scratchArena;
+    private MemorySegment scratch;
 
     private DataPlaneConnection(SocketChannel socket, String peer) {
         this.socket = socket;
@@ -68,15 +71,6 @@ public final class DataPlaneConnection implements AutoCloseable {
         return peer;
     }
 
-    /** Reads {@code dst.byteSize()} bytes at pool {@code offset} into {@code dst}, after the node verified {@code checks}. */
-    public void read(long offset, List<BlockCheck> checks, MemorySegment dst) throws IOException {
-        ByteBuffer body = body(16 + 4 + checks.size() * DataPlane.CHECK_BYTES);
-        body.putLong(offset).putLong(dst.byteSize());
-        putChecks(body, checks);
-        send(DataPlane.OP_READ, body);
-        receive(dst);
-    }
-
     /** Reads {@code count} blocks of {@code blockLength} bytes, {@code stride} apart, packed into {@code dst}. */
     public void readStrided(long offset, long blockLength, long stride, int count, List<BlockCheck> checks, MemorySegment dst)
             throws IOException {
@@ -87,16 +81,45 @@ public final class DataPlaneConnection implements AutoCloseable {
         receive(dst);
     }
 
-    /** Reads several ranges, packed in order into {@code dst}. */
-    public void readRanges(long[] offsets, long[] lengths, List<BlockCheck> checks, MemorySegment dst) throws IOException {
-        ByteBuffer body = body(4 + offsets.length * DataPlane.RANGE_BYTES + 4 + checks.size() * DataPlane.CHECK_BYTES);
-        body.putInt(offsets.length);
-        for (int i = 0; i < offsets.length; i++) {
-            body.putLong(offsets[i]).putLong(lengths[i]);
+    /**
+     * Asks for ranges of the pool (one READ, or READ_RANGES for several) and reads the response
+     * header; the caller then takes exactly the returned number of payload bytes with
+     * {@link #receivePayload}, in order, and checks them itself.
+     */
+    public long startRead(long[] offsets, long[] lengths) throws IOException {
+        if (offsets.length == 1) {
+            send(DataPlane.OP_READ, body(16 + 4).putLong(offsets[0]).putLong(lengths[0]).putInt(0));
+        } else {
+            ByteBuffer body = body(4 + offsets.length * DataPlane.RANGE_BYTES + 4);
+            body.putInt(offsets.length);
+            for (int i = 0; i < offsets.length; i++) {
+                body.putLong(offsets[i]).putLong(lengths[i]);
+            }
+            send(DataPlane.OP_READ_RANGES, body.putInt(0));
         }
-        putChecks(body, checks);
-        send(DataPlane.OP_READ_RANGES, body);
-        receive(dst);
+        return receiveHeader();
+    }
+
+    /** The next {@code dst.byteSize()} bytes of the payload announced by {@link #startRead}. */
+    public void receivePayload(MemorySegment dst) throws IOException {
+        for (long done = 0; done < dst.byteSize(); done += CHUNK) {
+            readFully(dst.asSlice(done, Math.min(CHUNK, dst.byteSize() - done)).asByteBuffer());
+        }
+    }
+
+    /**
+     * A buffer of at least {@code bytes} owned by this connection, reused across requests, for
+     * payload bytes that do not go straight to the caller's memory.
+     */
+    public MemorySegment scratch(long bytes) {
+        if (scratch == null || scratch.byteSize() < bytes) {
+            if (scratchArena != null) {
+                scratchArena.close();
+            }
+            scratchArena = Arena.ofShared();
+            scratch = scratchArena.allocate(bytes, 64);
+        }
+        return scratch.asSlice(0, bytes);
     }
 
     public void write(long offset, MemorySegment src) throws IOException {
@@ -134,6 +157,15 @@ public final class DataPlaneConnection implements AutoCloseable {
     }
 
     private void receive(MemorySegment dst) throws IOException {
+        long payload = receiveHeader();
+        if (payload != dst.byteSize()) {
+            throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " announced " + payload + " bytes, expected "
+                    + dst.byteSize());
+        }
+        receivePayload(dst);
+    }
+
+    private long receiveHeader() throws IOException {
         readFully(header.clear());
         byte status = header.get(0);
         int messageLength = Short.toUnsignedInt(header.getShort(2));
@@ -153,13 +185,7 @@ public final class DataPlaneConnection implements AutoCloseable {
             };
             throw new StoreException(code, "node " + peer + ": " + DataPlane.statusName(status) + ": " + text);
         }
-        if (payload != dst.byteSize()) {
-            throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " announced " + payload + " bytes, expected "
-                    + dst.byteSize());
-        }
-        for (long done = 0; done < payload; done += CHUNK) {
-            readFully(dst.asSlice(done, Math.min(CHUNK, payload - done)).asByteBuffer());
-        }
+        return payload;
     }
 
     private void readFully(ByteBuffer dst) throws IOException {
@@ -178,6 +204,10 @@ public final class DataPlaneConnection implements AutoCloseable {
 
     @Override
     public void close() {
+        if (scratchArena != null) {
+            scratchArena.close();
+            scratchArena = null;
+        }
         try {
             socket.close();
         } catch (IOException ignored) {

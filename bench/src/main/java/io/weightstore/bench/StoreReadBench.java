@@ -1,0 +1,127 @@
+package io.weightstore.bench;
+
+import io.weightstore.store.ClientOptions;
+import io.weightstore.store.PutOptions;
+import io.weightstore.store.Range;
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.node.StorageNode;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+/**
+ * Read throughput of one multi-GiB object from a three-node cluster on loopback, over sockets with
+ * 1 to 8 connections and over the same-host path, beside memcpy and a raw sendfile socket measured
+ * in the same run. Pools and the source file live in {@code workDir} (use /dev/shm for memory).
+ */
+public final class StoreReadBench {
+    /** What the harness measured; ratios are to the best ceiling of each kind. */
+    public record Report(long objectBytes, int runs, Measurement memcpy, List<Measurement> rawSocket, List<Measurement> store) {
+        public Measurement bestRawSocket() {
+            return rawSocket.stream().max(Comparator.comparingDouble(Measurement::median)).orElseThrow();
+        }
+    }
+
+    private StoreReadBench() {}
+
+    public static Report run(Path workDir, long objectBytes, int runs, int[] connections) throws Exception {
+        Path dir = Files.createTempDirectory(workDir, "ws-bench-");
+        try (Arena arena = Arena.ofShared()) {
+            Path source = dir.resolve("object.bin");
+            writeSource(source, objectBytes);
+            MemorySegment dst = arena.allocate(objectBytes, 64);
+            dst.fill((byte) 0);
+
+            Measurement memcpy = Ceilings.memcpy(arena, Math.min(objectBytes, 1L << 30), runs);
+            List<Measurement> raw = new ArrayList<>();
+            for (int c : new int[] {1, 2, 4}) {
+                raw.add(Ceilings.rawSocket(source, dst, c, runs));
+            }
+
+            List<Measurement> store = new ArrayList<>();
+            long nodeCapacity = Math.ceilDiv(objectBytes, 3) + (256L << 20);
+            try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "")) {
+                String address = "127.0.0.1:" + master.port();
+                List<StorageNode> nodes = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 3; i++) {
+                        nodes.add(StorageNode.start(GrpcMasterApi.connect(address, ""), dir.resolve("pool" + i), nodeCapacity,
+                                "127.0.0.1", 0, "127.0.0.1", ""));
+                    }
+                    try (StoreClient writer = StoreClient.connect(address, ClientOptions.defaults().withSameHostPath(false))) {
+                        writer.put("bench/object", source, PutOptions.defaults());
+                    }
+                    List<Range> whole = List.of(new Range(0, objectBytes));
+                    for (int c : connections) {
+                        try (StoreClient client = StoreClient.connect(address,
+                                ClientOptions.defaults().withSameHostPath(false).withConnections(c))) {
+                            store.add(Measurement.of("store, loopback", "3 nodes, " + c + " conn", objectBytes, runs,
+                                    () -> client.readInto("bench/object", whole, dst)));
+                        }
+                    }
+                    for (int c : new int[] {1, 2}) {
+                        try (StoreClient client = StoreClient.connect(address,
+                                ClientOptions.defaults().withSameHostPath(true).withConnections(c))) {
+                            store.add(Measurement.of("store, same host", "mapped pools, " + c + " thread" + (c > 1 ? "s" : ""),
+                                    objectBytes, runs, () -> client.readInto("bench/object", whole, dst)));
+                        }
+                    }
+                    verify(source, dst);
+                } finally {
+                    for (StorageNode node : nodes) {
+                        node.close();
+                    }
+                }
+            }
+            return new Report(objectBytes, runs, memcpy, raw, store);
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /** Pseudo-random bytes, so nothing along the way can shortcut on zeros. */
+    private static void writeSource(Path file, long bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                Arena arena = Arena.ofConfined()) {
+            MemorySegment chunk = arena.allocate(8 << 20, 64);
+            SplittableRandom random = new SplittableRandom(1);
+            for (long done = 0; done < bytes; ) {
+                for (long i = 0; i < chunk.byteSize(); i += 8) {
+                    chunk.set(ValueLayout.JAVA_LONG_UNALIGNED, i, random.nextLong());
+                }
+                var buffer = chunk.asSlice(0, Math.min(chunk.byteSize(), bytes - done)).asByteBuffer();
+                while (buffer.hasRemaining()) {
+                    done += channel.write(buffer);
+                }
+            }
+        }
+    }
+
+    /** The last read must have brought back exactly the source bytes; a fast wrong answer is no result. */
+    private static void verify(Path source, MemorySegment dst) throws IOException {
+        try (FileChannel channel = FileChannel.open(source, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+            MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, dst.byteSize(), arena);
+            long mismatch = mapped.mismatch(dst);
+            if (mismatch != -1) {
+                throw new IllegalStateException("store returned different bytes at offset " + mismatch);
+            }
+        }
+    }
+}
