@@ -11,7 +11,18 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import io.weightstore.store.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.CheckpointVerifier;
+import io.weightstore.weights.FileVerdict;
+import io.weightstore.weights.ImportProgress;
+import io.weightstore.weights.ImportRequest;
+import io.weightstore.weights.ImportResult;
+import io.weightstore.weights.Manifest;
+import java.util.List;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -21,8 +32,9 @@ import picocli.CommandLine.Spec;
         name = "quickstart",
         mixinStandardHelpOptions = true,
         description = {
-            "Run the main job end to end on this machine: synthesize a tiny Llama checkpoint and validate it.",
-            "Writes under --dir (default $WEIGHTSTORE_HOME/quickstart), replacing what an earlier quickstart left there."
+            "Run the main job end to end on this machine, on the embedded store: synthesize a tiny Llama checkpoint,",
+            "validate it, import it, list and verify it. Writes under --dir (default $WEIGHTSTORE_HOME/quickstart) and",
+            "into the store selected as for every store verb, replacing what an earlier quickstart left there."
         })
 final class QuickstartCommand implements Callable<Integer> {
     static final String CHECKPOINT_DIR = "tiny-llama";
@@ -30,8 +42,13 @@ final class QuickstartCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
+    static final String CHECKPOINT_ID = "quickstart-tiny-llama";
+
     @Option(names = "--dir", paramLabel = "DIR", description = "Working directory. Default: $WEIGHTSTORE_HOME/quickstart.")
     private Path dir;
+
+    @Mixin
+    private StoreSelection selection;
 
     @Override
     public Integer call() throws IOException {
@@ -52,6 +69,33 @@ final class QuickstartCommand implements Callable<Integer> {
         out.printf("valid: %d safetensors files, %d tensors, index names %d tensors%n",
                 directory.files().stream().filter(f -> f.header().isPresent()).count(), tensors,
                 directory.index().map(i -> i.weightMap().size()).orElse(0));
+        out.flush();
+
+        try (StoreClient store = selection.open()) {
+            Catalog catalog = new Catalog(store);
+            out.println("== 3. import it into the " + selection.describe() + " (weightstore model import --checkpoint-id "
+                    + CHECKPOINT_ID + " ...)");
+            ImportResult imported = new CheckpointImporter(catalog).run(new ImportRequest(CHECKPOINT_ID, "weightstore/tiny-llama",
+                    "main", checkpoint, 1, true, 2), ImportProgress.NONE);
+            out.printf("imported %d files, %s: %s%n", imported.manifest().files().size(),
+                    ByteSizes.format(imported.manifest().totalBytes()), imported.manifest().status());
+
+            out.println("== 4. list the checkpoints (weightstore model list)");
+            Table table = new Table("ID", "MODEL", "STATUS", "FILES", "SIZE").alignRight("FILES", "SIZE");
+            for (Manifest m : catalog.list()) {
+                table.row(m.checkpointId(), m.modelId(), m.status(), m.files().size(), ByteSizes.format(m.totalBytes()));
+            }
+            table.print(out);
+
+            out.println("== 5. verify every byte against the manifest's SHA-256 (weightstore model verify " + CHECKPOINT_ID + ")");
+            List<FileVerdict> verdicts = new CheckpointVerifier(catalog).run(CHECKPOINT_ID, false, bytes -> {});
+            long ok = verdicts.stream().filter(v -> v.status() == FileVerdict.Status.OK).count();
+            out.printf("%d of %d files OK%n", ok, verdicts.size());
+            if (ok != verdicts.size()) {
+                out.println("quickstart FAILED: verify found bad files");
+                return WeightstoreCli.EXIT_FAILURE;
+            }
+        }
         out.println("quickstart OK");
         out.flush();
         return WeightstoreCli.EXIT_OK;

@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.store.StoreException;
+import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
@@ -20,6 +21,7 @@ import picocli.CommandLine.Spec;
             QuickstartCommand.class,
             SynthCommand.class,
             FileCommand.class,
+            ModelCommand.class,
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,
@@ -63,13 +65,17 @@ public final class WeightstoreCli implements Runnable {
 
     private static boolean isUsageError(Throwable e) {
         return e instanceof IllegalArgumentException
-                || e instanceof StoreException s && s.code() == StoreException.Code.INVALID_ARGUMENT;
+                || e instanceof StoreException s && s.code() == StoreException.Code.INVALID_ARGUMENT
+                || e instanceof CheckpointException c && c.code() == CheckpointException.Code.INVALID
+                        && !(c.getCause() instanceof SafetensorsFormatException);
     }
 
     private static String describe(Throwable e) {
         Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
         return switch (cause) {
             case SafetensorsFormatException f -> f.getMessage();
+            case StoreException f -> f.getMessage();
+            case CheckpointException f -> f.getMessage();
             case NoSuchFileException f -> "no such file: " + f.getFile();
             case IOException io -> io.getClass().getSimpleName() + ": " + io.getMessage();
             default -> cause.getMessage() == null ? cause.toString() : cause.getMessage();

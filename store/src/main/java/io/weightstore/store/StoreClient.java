@@ -114,6 +114,22 @@ public final class StoreClient implements AutoCloseable {
         }
     }
 
+    /** Writes a small object from the heap, such as a manifest. */
+    public ObjectInfo put(String key, byte[] bytes, PutOptions put) throws IOException {
+        return put(key, MemorySegment.ofArray(bytes), put);
+    }
+
+    /** Reads a whole small object onto the heap, such as a manifest; large objects belong in off-heap memory. */
+    public byte[] readAll(String key) throws IOException {
+        long size = location(key).object().getSize();
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, key + " has " + size + " bytes, too many for the heap");
+        }
+        byte[] bytes = new byte[(int) size];
+        readInto(key, List.of(new Range(0, size)), MemorySegment.ofArray(bytes));
+        return bytes;
+    }
+
     /** Writes {@code data} as one object: slices go to their nodes in parallel, each to all its replicas. */
     public ObjectInfo put(String key, MemorySegment data, PutOptions put) throws IOException {
         return put(key, data, put, bytes -> {});
@@ -203,8 +219,14 @@ public final class StoreClient implements AutoCloseable {
     }
 
     private ObjectInfo seal(PutStartResponse start, List<SliceChecksums> checksums) throws StoreException {
-        return ObjectInfo.of(master.putEnd(PutEndRequest.newBuilder().setPutId(start.getPutId())
+        ObjectInfo sealed = ObjectInfo.of(master.putEnd(PutEndRequest.newBuilder().setPutId(start.getPutId())
                 .addAllChecksums(checksums).build()).getObject());
+        // A replaced object lives elsewhere now: forget where the old one was.
+        Location stale = locations.remove(sealed.key());
+        if (stale != null) {
+            releaseLease(sealed.key(), stale);
+        }
+        return sealed;
     }
 
     private void abort(PutStartResponse start, Exception cause) {

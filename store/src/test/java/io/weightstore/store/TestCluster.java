@@ -14,12 +14,12 @@ import java.util.List;
  * files), all on ephemeral ports, in temporary directories. Nodes and the master can be stopped
  * and restarted on the same state.
  */
-final class TestCluster implements AutoCloseable {
-    static final long SLICE = 1 << 20;
-    static final int CHECKSUM_BLOCK = 64 << 10;
-    static final long NODE_CAPACITY = 64L << 20;
+public final class TestCluster implements AutoCloseable {
+    public static final long SLICE = 1 << 20;
+    public static final int CHECKSUM_BLOCK = 64 << 10;
+    public static final long NODE_CAPACITY = 64L << 20;
 
-    static MasterConfig config() {
+    public static MasterConfig config() {
         return new MasterConfig(SLICE, CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofSeconds(30),
                 Duration.ofMinutes(10), 0.95, 0.85);
     }
@@ -32,11 +32,11 @@ final class TestCluster implements AutoCloseable {
     private final List<Path> pools = new ArrayList<>();
     private final List<StoreClient> clients = new ArrayList<>();
 
-    TestCluster(Path dir, int nodeCount) throws StoreException {
+    public TestCluster(Path dir, int nodeCount) throws StoreException {
         this(dir, nodeCount, config());
     }
 
-    TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
+    public TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
         this.dir = dir;
         this.config = config;
         master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", 0, "");
@@ -52,33 +52,33 @@ final class TestCluster implements AutoCloseable {
                 "127.0.0.1", "");
     }
 
-    String masterAddress() {
+    public String masterAddress() {
         return "127.0.0.1:" + masterPort;
     }
 
-    int masterPort() {
+    public int masterPort() {
         return masterPort;
     }
 
-    StoreClient client() {
+    public StoreClient client() {
         return client(ClientOptions.defaults().withSameHostPath(false));
     }
 
-    StoreClient client(ClientOptions options) {
+    public StoreClient client(ClientOptions options) {
         StoreClient client = StoreClient.connect(masterAddress(), options);
         clients.add(client);
         return client;
     }
 
-    StorageNode node(int index) {
+    public StorageNode node(int index) {
         return nodes.get(index);
     }
 
-    Path pool(int index) {
+    public Path pool(int index) {
         return pools.get(index);
     }
 
-    int indexOf(String nodeId) {
+    public int indexOf(String nodeId) {
         for (int i = 0; i < nodes.size(); i++) {
             if (nodes.get(i).nodeId().equals(nodeId)) {
                 return i;
@@ -87,24 +87,24 @@ final class TestCluster implements AutoCloseable {
         throw new IllegalArgumentException("no node " + nodeId);
     }
 
-    void stopNode(int index) throws StoreException {
+    public void stopNode(int index) throws StoreException {
         nodes.get(index).close();
     }
 
     /** Starts the node again on the same pool file (and so the same identity), on a new port. */
-    void restartNode(int index) throws StoreException {
+    public void restartNode(int index) throws StoreException {
         nodes.set(index, startNode(index, 0));
     }
 
-    void stopMaster() {
+    public void stopMaster() {
         master.close();
     }
 
-    void startMaster() throws StoreException {
+    public void startMaster() throws StoreException {
         master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", masterPort, "");
     }
 
-    Path masterDataDir() {
+    public Path masterDataDir() {
         return dir.resolve("master");
     }
 

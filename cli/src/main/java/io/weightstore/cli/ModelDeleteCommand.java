@@ -1,0 +1,42 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointRemover;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code weightstore model delete}: a checkpoint and all its files. */
+@Command(name = "delete", mixinStandardHelpOptions = true,
+        description = {
+            "Delete a checkpoint: mark it DELETING (loaders refuse it from then on), remove its files, then its manifest.",
+            "Refused while readers hold leases unless --force; a delete that stopped half-way finishes when run again."
+        })
+final class ModelDeleteCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private StoreSelection selection;
+
+    @Parameters(paramLabel = "ID", description = "Checkpoint id.")
+    private String id;
+
+    @Option(names = "--force", description = "Remove files even while readers hold leases on them.")
+    private boolean force;
+
+    @Override
+    public Integer call() throws Exception {
+        int removed;
+        try (StoreClient store = selection.open()) {
+            removed = new CheckpointRemover(new Catalog(store)).run(id, force);
+        }
+        spec.commandLine().getOut().printf("deleted %s: %d files and the manifest%n", id, removed);
+        return WeightstoreCli.EXIT_OK;
+    }
+}

@@ -1,0 +1,55 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointExporter;
+import io.weightstore.weights.ManifestFile;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code weightstore model export}: stored files back to plain local files. */
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = {
+            "Write a READY checkpoint back to plain files: the whole checkpoint into --output DIR, or with --path one file",
+            "to --output FILE. Each file is checked against the manifest's SHA-256 before it appears."
+        })
+final class ModelExportCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private StoreSelection selection;
+
+    @Parameters(paramLabel = "ID", description = "Checkpoint id.")
+    private String id;
+
+    @Option(names = "--path", paramLabel = "FILE", description = "Export only this file of the checkpoint (its relative path).")
+    private String path;
+
+    @Option(names = "--output", required = true, paramLabel = "OUT", description = "Output directory, or output file with --path.")
+    private Path output;
+
+    @Override
+    public Integer call() throws Exception {
+        List<ManifestFile> files;
+        try (StoreClient store = selection.open()) {
+            Catalog catalog = new Catalog(store);
+            CheckpointExporter exporter = new CheckpointExporter(catalog);
+            long total = catalog.readyManifest(id).totalBytes();
+            try (ProgressBar bar = new ProgressBar("export " + id, total)) {
+                files = path == null ? exporter.exportAll(id, output, bar::add) : List.of(exporter.exportOne(id, path, output, bar::add));
+            }
+        }
+        long bytes = files.stream().mapToLong(ManifestFile::size).sum();
+        spec.commandLine().getOut().printf("exported %d file(s) of %s, %s, to %s (SHA-256 checked)%n", files.size(), id,
+                ByteSizes.format(bytes), output);
+        return WeightstoreCli.EXIT_OK;
+    }
+}

@@ -1,0 +1,98 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ImportProgress;
+import io.weightstore.weights.ImportRequest;
+import io.weightstore.weights.ImportResult;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code weightstore model import}: a local checkpoint directory into the store. */
+@Command(name = "import", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {
+            "Validate a checkpoint directory (HF layout), then store every file as a pinned object, with a manifest.",
+            "Invalid input is refused before anything is written. The checkpoint is READY only once every file is stored;",
+            "an interrupted import, run again, skips the files already stored with the same size and hash."
+        })
+final class ModelImportCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private StoreSelection selection;
+
+    @Option(names = "--checkpoint-id", required = true, paramLabel = "ID", description = "Id in the store: [A-Za-z0-9][A-Za-z0-9._-]{0,254}.")
+    private String id;
+
+    @Option(names = "--model-id", required = true, paramLabel = "ORG/NAME", description = "The model this checkpoint is of.")
+    private String modelId;
+
+    @Option(names = "--revision", defaultValue = "main", paramLabel = "REV", description = "Revision of the model. Default: ${DEFAULT-VALUE}.")
+    private String revision;
+
+    @Option(names = "--source", required = true, paramLabel = "DIR", description = "Checkpoint directory to import.")
+    private Path source;
+
+    @Option(names = "--replicas", defaultValue = "1", paramLabel = "N", description = "Copies of each slice on distinct nodes. Default: ${DEFAULT-VALUE}.")
+    private int replicas;
+
+    @Option(names = "--replace", description = "Import over a READY checkpoint of the same id.")
+    private boolean replace;
+
+    @Option(names = "--parallel-files", defaultValue = "2", paramLabel = "N", description = "Files uploaded at once. Default: ${DEFAULT-VALUE}.")
+    private int parallelFiles;
+
+    @Option(names = "--json", description = "Print the resulting manifest as JSON.")
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        ImportResult result;
+        try (StoreClient store = selection.open(); ImportBar bar = new ImportBar()) {
+            result = new CheckpointImporter(new Catalog(store))
+                    .run(new ImportRequest(id, modelId, revision, source, replicas, replace, parallelFiles), bar);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            JsonOutput.print(out, result);
+            return WeightstoreCli.EXIT_OK;
+        }
+        out.printf("imported %s (%s@%s) into %s: READY, %d files, %s; %d uploaded, %d already stored; %.2f s (%.2f GB/s)%n",
+                id, modelId, revision, selection.describe(), result.manifest().files().size(),
+                ByteSizes.format(result.manifest().totalBytes()), result.uploadedFiles(), result.skippedFiles(), result.seconds(),
+                result.uploadedBytes() / result.seconds() / 1e9);
+        return WeightstoreCli.EXIT_OK;
+    }
+
+    /** The progress bar, created once the import knows its total. */
+    private static final class ImportBar implements ImportProgress, AutoCloseable {
+        private ProgressBar bar;
+        private long done;
+
+        @Override
+        public synchronized void started(long totalBytes, int files) {
+            bar = new ProgressBar("import " + files + " files", totalBytes);
+        }
+
+        @Override
+        public synchronized void advanced(long bytes) {
+            done += bytes;
+            bar.update(done);
+        }
+
+        @Override
+        public synchronized void close() {
+            if (bar != null) {
+                bar.close();
+            }
+        }
+    }
+}

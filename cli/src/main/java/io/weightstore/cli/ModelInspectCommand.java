@@ -1,0 +1,61 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointInspector;
+import io.weightstore.weights.Manifest;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code weightstore model inspect}: a checkpoint's manifest and where its files are. */
+@Command(name = "inspect", mixinStandardHelpOptions = true,
+        description = "Show a checkpoint's manifest and, per file: size, kind, tensors, dtypes, slices, replicas and their nodes' state.")
+final class ModelInspectCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private StoreSelection selection;
+
+    @Parameters(paramLabel = "ID", description = "Checkpoint id.")
+    private String id;
+
+    @Option(names = "--json", description = "Print the report as JSON.")
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        try (StoreClient store = selection.open()) {
+            CheckpointInspector.Report report = new CheckpointInspector(new Catalog(store)).run(id);
+            if (json) {
+                JsonOutput.print(out, report);
+                return WeightstoreCli.EXIT_OK;
+            }
+            Manifest m = report.manifest();
+            out.printf("checkpoint %s: %s@%s, %s, %d files, %s%n", m.checkpointId(), m.modelId(), m.revision(), m.status(),
+                    m.files().size(), ByteSizes.format(m.totalBytes()));
+            out.printf("  source %s%n  created %s, updated %s%n", m.source(), m.createdAt(), m.updatedAt());
+            if (m.error() != null) {
+                out.printf("  error: %s%n", m.error());
+            }
+            Table table = new Table("FILE", "KIND", "SIZE", "TENSORS", "DTYPES", "SLICES", "REPLICAS", "NODES")
+                    .alignRight("SIZE", "TENSORS", "SLICES", "REPLICAS");
+            for (CheckpointInspector.FileDetail f : report.files()) {
+                table.row(f.path(), f.kind(), ByteSizes.format(f.size()), f.tensorCount() == null ? "-" : f.tensorCount(),
+                        f.dtypes().isEmpty() ? "-" : String.join(",", f.dtypes()), f.stored() ? f.slices() : "MISSING",
+                        f.replicas(), f.nodes().stream().map(h -> h.nodeId() + (h.up() ? "" : "(DOWN)"))
+                                .collect(Collectors.joining(",")));
+            }
+            table.print(out);
+        }
+        return WeightstoreCli.EXIT_OK;
+    }
+}

@@ -1,0 +1,45 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.Manifest;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code weightstore model list}: every checkpoint in the store. */
+@Command(name = "list", mixinStandardHelpOptions = true, description = "List the checkpoints in the store.")
+final class ModelListCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private StoreSelection selection;
+
+    @Option(names = "--json", description = "Print the manifests as JSON.")
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        try (StoreClient store = selection.open()) {
+            List<Manifest> manifests = new Catalog(store).list();
+            if (json) {
+                JsonOutput.print(out, manifests);
+                return WeightstoreCli.EXIT_OK;
+            }
+            Table table = new Table("ID", "MODEL", "REVISION", "STATUS", "FILES", "SIZE", "CREATED").alignRight("FILES", "SIZE");
+            for (Manifest m : manifests) {
+                table.row(m.checkpointId(), m.modelId(), m.revision(), m.status(), m.files().size(), ByteSizes.format(m.totalBytes()),
+                        m.createdAt());
+            }
+            table.print(out);
+        }
+        return WeightstoreCli.EXIT_OK;
+    }
+}

@@ -1,0 +1,39 @@
+package io.weightstore.weights;
+
+import java.io.IOException;
+
+/** A catalog operation that cannot be done, with a code to act on and a message that names the checkpoint. */
+public final class CheckpointException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    /** What went wrong. */
+    public enum Code {
+        /** The source directory or an argument is invalid; nothing was written. */
+        INVALID,
+        NOT_FOUND,
+        /** The checkpoint is READY and replacing it was not asked for. */
+        ALREADY_EXISTS,
+        /** Another writer holds the checkpoint's lock. */
+        LOCKED,
+        /** The checkpoint is not READY (importing, failed, or being deleted). */
+        NOT_READY,
+        /** Stored bytes do not match the manifest. */
+        CORRUPT
+    }
+
+    private final Code code;
+
+    public CheckpointException(Code code, String message) {
+        super(message);
+        this.code = code;
+    }
+
+    public CheckpointException(Code code, String message, Throwable cause) {
+        super(message, cause);
+        this.code = code;
+    }
+
+    public Code code() {
+        return code;
+    }
+}

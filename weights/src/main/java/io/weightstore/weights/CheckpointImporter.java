@@ -1,0 +1,228 @@
+package io.weightstore.weights;
+
+import io.weightstore.format.CheckpointDirectory;
+import io.weightstore.format.CheckpointFile;
+import io.weightstore.format.FileKind;
+import io.weightstore.format.SafetensorsFormatException;
+import io.weightstore.store.ObjectInfo;
+import io.weightstore.store.PutOptions;
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.StoreException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Puts a local checkpoint directory into the store. The whole directory is validated before
+ * anything is written; the manifest goes in as IMPORTING first and READY last, after every file is
+ * sealed with its SHA-256 recorded. An interrupted import run again skips files already stored with
+ * the same size and hash.
+ */
+public final class CheckpointImporter {
+    private final Catalog catalog;
+    private final StoreClient store;
+
+    public CheckpointImporter(Catalog catalog) {
+        this.catalog = catalog;
+        this.store = catalog.store();
+    }
+
+    public ImportResult run(ImportRequest request, ImportProgress progress) throws IOException {
+        long start = System.nanoTime();
+        String id = CheckpointId.validate(request.checkpointId());
+        if (request.modelId() == null || request.modelId().isBlank()) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, "a model id (ORG/NAME) is required");
+        }
+        CheckpointDirectory directory = validate(request.source());
+        try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
+            Manifest previous = catalog.manifest(id).orElse(null);
+            if (previous != null && previous.status() == CheckpointStatus.READY && !request.replace()) {
+                throw new CheckpointException(CheckpointException.Code.ALREADY_EXISTS, "checkpoint " + id
+                        + " is already READY; use --replace to import over it");
+            }
+            if (previous != null && previous.status() == CheckpointStatus.DELETING) {
+                throw new CheckpointException(CheckpointException.Code.NOT_READY, "checkpoint " + id
+                        + " is being deleted; run delete again to finish it first");
+            }
+            Manifest manifest = initialManifest(request, directory, previous);
+            catalog.writeManifest(manifest);
+            try {
+                return upload(request, directory, manifest, previous, progress, start);
+            } catch (IOException | RuntimeException e) {
+                markFailed(id, e);
+                throw e;
+            }
+        }
+    }
+
+    private static CheckpointDirectory validate(Path source) throws IOException {
+        CheckpointDirectory directory;
+        try {
+            directory = CheckpointDirectory.read(source);
+        } catch (SafetensorsFormatException e) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, "invalid checkpoint " + source + ": " + e.getMessage(), e);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, "no such directory: " + source, e);
+        }
+        if (directory.files().isEmpty()) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, "checkpoint directory " + source + " has no files");
+        }
+        return directory;
+    }
+
+    private static Manifest initialManifest(ImportRequest request, CheckpointDirectory directory, Manifest previous) {
+        List<ManifestFile> files = new ArrayList<>();
+        for (CheckpointFile file : directory.files()) {
+            // Keep a hash recorded by an earlier attempt: it lets this one skip the file if it is unchanged.
+            String earlierHash = previous == null ? null : previous.file(file.path())
+                    .filter(f -> f.size() == file.size()).map(ManifestFile::sha256).orElse(null);
+            files.add(new ManifestFile(file.path(), file.size(), earlierHash,
+                    file.kind() == FileKind.WEIGHT ? ManifestFile.WEIGHT : ManifestFile.METADATA,
+                    file.header().map(h -> h.headerLength()).orElse(null),
+                    file.header().map(h -> h.tensors().size()).orElse(null)));
+        }
+        String now = Catalog.now();
+        String created = previous != null && previous.status() != CheckpointStatus.READY ? previous.createdAt() : now;
+        return new Manifest(Manifest.SCHEMA_VERSION, request.checkpointId(), request.modelId(),
+                request.revision() == null ? "main" : request.revision(), request.source().toAbsolutePath().toString(),
+                CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, files);
+    }
+
+    private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, Manifest previous,
+            ImportProgress progress, long start) throws IOException {
+        progress.started(initial.totalBytes(), initial.files().size());
+        ManifestUpdates updates = new ManifestUpdates(initial);
+        AtomicInteger skipped = new AtomicInteger();
+        AtomicLong uploadedBytes = new AtomicLong();
+        ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
+                Thread.ofPlatform().daemon().name("import-file-", 0).factory());
+        try {
+            List<Future<Void>> running = new ArrayList<>();
+            for (ManifestFile file : initial.files()) {
+                running.add(files.submit(() -> {
+                    Path path = directory.root().resolve(file.path());
+                    String hash = storeFile(request, file, path, previous, progress, skipped, uploadedBytes);
+                    updates.recorded(file.withSha256(hash));
+                    return null;
+                }));
+            }
+            for (Future<Void> future : running) {
+                await(future);
+            }
+        } finally {
+            files.shutdownNow();
+        }
+        Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
+        catalog.writeManifest(ready);
+        int total = initial.files().size();
+        return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Stores one file (or finds it stored already) and returns its SHA-256. */
+    private String storeFile(ImportRequest request, ManifestFile file, Path path, Manifest previous, ImportProgress progress,
+            AtomicInteger skipped, AtomicLong uploadedBytes) throws IOException {
+        String key = CatalogKeys.file(request.checkpointId(), file.path());
+        try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            if (channel.size() != file.size()) {
+                throw new CheckpointException(CheckpointException.Code.INVALID, file.path() + " changed during the import: "
+                        + file.size() + " bytes when validated, " + channel.size() + " now");
+            }
+            MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
+                    : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
+            if (file.sha256() != null && storedWithSize(key, file.size())) {
+                String hash = Sha256.of(bytes);
+                if (hash.equals(file.sha256())) {
+                    skipped.incrementAndGet();
+                    progress.advanced(file.size());
+                    return hash;
+                }
+            }
+            // Hash on the way: the digest reads the same mapped pages the upload sends.
+            CompletableFuture<String> hash = CompletableFuture.supplyAsync(() -> Sha256.of(bytes));
+            AtomicLong reported = new AtomicLong();
+            ObjectInfo stored = store.put(key, bytes, PutOptions.defaults().withReplicas(request.replicas()).withReplace(true)
+                    .withPin(true), done -> progress.advanced(done - reported.getAndSet(done)));
+            if (stored.size() != file.size()) {
+                throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + key + " has " + stored.size()
+                        + " bytes, source has " + file.size());
+            }
+            uploadedBytes.addAndGet(file.size());
+            return hash.join();
+        }
+    }
+
+    private boolean storedWithSize(String key, long size) throws StoreException {
+        try {
+            return store.stat(key).size() == size;
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private void markFailed(String id, Exception cause) {
+        try {
+            catalog.manifest(id).ifPresent(m -> {
+                try {
+                    catalog.writeManifest(m.withStatus(CheckpointStatus.FAILED, Catalog.now(), String.valueOf(cause.getMessage())));
+                } catch (IOException e) {
+                    cause.addSuppressed(e);
+                }
+            });
+        } catch (IOException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static void await(Future<Void> future) throws IOException {
+        try {
+            future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("import interrupted");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
+     * The manifest as files get recorded, rewritten in the store after each one so an interrupted
+     * import leaves the hashes of what it finished.
+     */
+    private final class ManifestUpdates {
+        private Manifest current;
+
+        ManifestUpdates(Manifest initial) {
+            this.current = initial;
+        }
+
+        synchronized void recorded(ManifestFile file) throws IOException {
+            current = current.withFile(file, Catalog.now());
+            catalog.writeManifest(current);
+        }
+
+        synchronized Manifest current() {
+            return current;
+        }
+    }
+}

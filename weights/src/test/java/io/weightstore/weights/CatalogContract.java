@@ -1,0 +1,197 @@
+package io.weightstore.weights;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.StoreClient;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The catalog's behaviour, the same on every kind of store; each subclass opens one. */
+abstract class CatalogContract {
+    @TempDir
+    Path tmp;
+
+    Path source;
+
+    abstract StoreClient store();
+
+    int replicas() {
+        return 1;
+    }
+
+    Catalog catalog() {
+        return new Catalog(store());
+    }
+
+    @BeforeEach
+    void synthesize() throws IOException {
+        source = tmp.resolve("source");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.BF16, 3), source, b -> {});
+    }
+
+    ImportResult importSource(String id) throws IOException {
+        return new CheckpointImporter(catalog()).run(new ImportRequest(id, "org/tiny", "r1", source, replicas(), false, 2),
+                ImportProgress.NONE);
+    }
+
+    static String sha256(Path file) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+    }
+
+    @Test
+    void importListInspectVerifyExportDelete() throws Exception {
+        ImportResult result = importSource("tiny");
+        assertThat(result.manifest().status()).isEqualTo(CheckpointStatus.READY);
+        assertThat(result.uploadedFiles()).isEqualTo(result.manifest().files().size());
+
+        assertThat(catalog().list()).singleElement().satisfies(m -> {
+            assertThat(m.checkpointId()).isEqualTo("tiny");
+            assertThat(m.modelId()).isEqualTo("org/tiny");
+            assertThat(m.revision()).isEqualTo("r1");
+        });
+        Manifest manifest = catalog().readyManifest("tiny");
+        for (ManifestFile file : manifest.files()) {
+            assertThat(file.sha256()).as(file.path()).isEqualTo(sha256(source.resolve(file.path())));
+        }
+
+        CheckpointInspector.Report report = new CheckpointInspector(catalog()).run("tiny");
+        assertThat(report.files()).filteredOn(f -> f.path().endsWith(".safetensors")).allSatisfy(f -> {
+            assertThat(f.dtypes()).containsExactly("BF16");
+            assertThat(f.stored()).isTrue();
+            assertThat(f.nodes()).isNotEmpty().allSatisfy(h -> assertThat(h.up()).isTrue());
+        });
+
+        assertThat(new CheckpointVerifier(catalog()).run("tiny", false, b -> {}))
+                .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+        assertThat(new CheckpointVerifier(catalog()).run("tiny", true, b -> {}))
+                .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+
+        Path exported = tmp.resolve("exported");
+        new CheckpointExporter(catalog()).exportAll("tiny", exported, b -> {});
+        for (ManifestFile file : manifest.files()) {
+            assertThat(sha256(exported.resolve(file.path()))).as(file.path()).isEqualTo(file.sha256());
+        }
+        Path one = tmp.resolve("one.json");
+        new CheckpointExporter(catalog()).exportOne("tiny", "config.json", one, b -> {});
+        assertThat(Files.readString(one)).isEqualTo(Files.readString(source.resolve("config.json")));
+
+        assertThat(new CheckpointRemover(catalog()).run("tiny", false)).isEqualTo(manifest.files().size());
+        assertThat(store().list(CatalogKeys.prefix("tiny"))).isEmpty();
+        assertThat(catalog().list()).isEmpty();
+    }
+
+    @Test
+    void readyCheckpointIsNotImportedOverUnlessReplaced() throws Exception {
+        importSource("tiny");
+        assertCheckpointError(() -> importSource("tiny"), CheckpointException.Code.ALREADY_EXISTS, "--replace");
+        ImportResult again = new CheckpointImporter(catalog())
+                .run(new ImportRequest("tiny", "org/tiny", "r2", source, replicas(), true, 1), ImportProgress.NONE);
+        assertThat(again.manifest().revision()).isEqualTo("r2");
+    }
+
+    @Test
+    void interruptedImportResumesWithoutSendingStoredFilesAgain() throws Exception {
+        importSource("tiny");
+        // Pretend the import stopped half-way: the manifest is back to IMPORTING, files stay stored.
+        Manifest ready = catalog().readyManifest("tiny");
+        catalog().writeManifest(ready.withStatus(CheckpointStatus.IMPORTING, Catalog.now(), null));
+        assertCheckpointError(() -> catalog().readyManifest("tiny"), CheckpointException.Code.NOT_READY, "IMPORTING");
+        ImportResult resumed = importSource("tiny");
+        assertThat(resumed.skippedFiles()).isEqualTo(ready.files().size());
+        assertThat(resumed.uploadedFiles()).isZero();
+        assertThat(resumed.manifest().status()).isEqualTo(CheckpointStatus.READY);
+        assertThat(resumed.manifest().files()).isEqualTo(ready.files());
+    }
+
+    @Test
+    void changedFileIsSentAgainOnResume() throws Exception {
+        importSource("tiny");
+        Manifest ready = catalog().readyManifest("tiny");
+        catalog().writeManifest(ready.withStatus(CheckpointStatus.FAILED, Catalog.now(), "test"));
+        Files.writeString(source.resolve("config.json"), Files.readString(source.resolve("config.json")).replace("llama", "LLAMA"));
+        ImportResult resumed = importSource("tiny");
+        assertThat(resumed.uploadedFiles()).isEqualTo(1);
+        assertThat(resumed.manifest().file("config.json").orElseThrow().sha256()).isEqualTo(sha256(source.resolve("config.json")));
+    }
+
+    @Test
+    void truncatedSafetensorsIsRefusedBeforeAnythingIsWritten() throws Exception {
+        Path shard = Files.list(source).filter(p -> p.toString().endsWith(".safetensors")).findFirst().orElseThrow();
+        try (FileChannel channel = FileChannel.open(shard, StandardOpenOption.WRITE)) {
+            channel.truncate(channel.size() - 1);
+        }
+        assertRefusedAndNothingWritten(CheckpointException.Code.INVALID, "(truncated)");
+    }
+
+    @Test
+    void overlappingTensorsAreRefusedBeforeAnythingIsWritten() throws Exception {
+        Path file = source.resolve("model-00001-of-00001.safetensors");
+        String header = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+                + "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}";
+        ByteBuffer bytes = ByteBuffer.allocate(8 + header.length() + 12).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.putLong(header.length()).put(header.getBytes());
+        Files.write(file, bytes.array());
+        assertRefusedAndNothingWritten(CheckpointException.Code.INVALID, "overlaps tensor 'a'");
+    }
+
+    @Test
+    void indexNamingAMissingFileIsRefusedBeforeAnythingIsWritten() throws Exception {
+        Path index = source.resolve("model.safetensors.index.json");
+        Files.writeString(index, Files.readString(index).replaceFirst("model-00001-of-\\d+", "model-00009-of-00009"));
+        assertRefusedAndNothingWritten(CheckpointException.Code.INVALID, "model-00009-of-00009.safetensors");
+    }
+
+    @Test
+    void symlinkLeavingTheSourceIsRefusedBeforeAnythingIsWritten() throws Exception {
+        Files.createSymbolicLink(source.resolve("notes.txt"), Files.writeString(tmp.resolve("outside.txt"), "secret"));
+        assertRefusedAndNothingWritten(CheckpointException.Code.INVALID, "symlink notes.txt");
+    }
+
+    @Test
+    void badCheckpointIdIsRefused() throws Exception {
+        for (String id : List.of("../x", "", "-x", "a/b", "x".repeat(256))) {
+            assertCheckpointError(() -> importSource(id), CheckpointException.Code.INVALID, "must match");
+        }
+        assertThat(store().list(CatalogKeys.ROOT)).isEmpty();
+    }
+
+    @Test
+    void unknownCheckpointIsNotFound() {
+        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run("nope", false, b -> {}), CheckpointException.Code.NOT_FOUND,
+                "no checkpoint nope");
+        assertCheckpointError(() -> new CheckpointRemover(catalog()).run("nope", false), CheckpointException.Code.NOT_FOUND,
+                "no checkpoint nope");
+    }
+
+    private void assertRefusedAndNothingWritten(CheckpointException.Code code, String message) throws IOException {
+        assertCheckpointError(() -> importSource("bad"), code, message);
+        assertThat(store().list(CatalogKeys.ROOT)).isEmpty();
+    }
+
+    static void assertCheckpointError(ThrowingAction action, CheckpointException.Code code, String message) {
+        assertThatThrownBy(action::run).asInstanceOf(InstanceOfAssertFactories.throwable(CheckpointException.class))
+                .satisfies(e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(code))
+                .hasMessageContaining(message);
+    }
+
+    @FunctionalInterface
+    interface ThrowingAction {
+        void run() throws Exception;
+    }
+}

@@ -1,0 +1,95 @@
+package io.weightstore.weights;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.StoreException;
+import io.weightstore.store.TestCluster;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.proto.GetReplicasRequest;
+import io.weightstore.store.proto.Replica;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The catalog on a loopback cluster of three nodes, plus what only a cluster shows: rot in a node's pool. */
+class ClusterCatalogTest extends CatalogContract {
+    private TestCluster cluster;
+    private StoreClient store;
+
+    @BeforeEach
+    void start() throws StoreException {
+        cluster = new TestCluster(tmp.resolve("cluster"), 3);
+        store = cluster.client();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    @Override
+    StoreClient store() {
+        return store;
+    }
+
+    @Override
+    int replicas() {
+        return 2;
+    }
+
+    @Test
+    void verifyReportsAFileWithACorruptByteAsCorrupt() throws Exception {
+        new CheckpointImporter(catalog()).run(new ImportRequest("rot", "org/tiny", "main", source, 1, false, 2), ImportProgress.NONE);
+        String path = catalog().readyManifest("rot").files().stream().filter(ManifestFile::isWeight).findFirst().orElseThrow().path();
+        String key = CatalogKeys.file("rot", path);
+        try (GrpcMasterApi master = GrpcMasterApi.connect(cluster.masterAddress(), "")) {
+            Replica replica = master.getReplicas(GetReplicasRequest.newBuilder().setKey(key).setLeaseMs(1).build())
+                    .getObject().getSlices(0).getReplicas(0);
+            try (FileChannel pool = FileChannel.open(cluster.pool(cluster.indexOf(replica.getNodeId())), StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                long position = PoolFile.DATA_START + replica.getOffset() + 5000;
+                ByteBuffer b = ByteBuffer.allocate(1);
+                pool.read(b, position);
+                pool.write(ByteBuffer.wrap(new byte[] {(byte) (b.get(0) + 1)}), position);
+            }
+        }
+        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run("rot", false, b -> {});
+        assertThat(verdicts).filteredOn(v -> v.path().equals(path)).singleElement().satisfies(v -> {
+            assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT);
+            assertThat(v.detail()).contains("checksum mismatch");
+        });
+        assertThat(verdicts).filteredOn(v -> !v.path().equals(path)).allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+    }
+
+    @Test
+    void nodeDownMakesQuickVerifyReportMissingSlices() throws Exception {
+        new CheckpointImporter(catalog()).run(new ImportRequest("down", "org/tiny", "main", source, 1, false, 2), ImportProgress.NONE);
+        cluster.stopNode(0);
+        cluster.stopNode(1);
+        cluster.stopNode(2);
+        Thread.sleep(TestCluster.config().nodeDeadline().toMillis() + 500);
+        cluster.restartNode(0);
+        // Manifests are kept on every node, so the one restarted still answers for it.
+        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run("down", true, b -> {});
+        assertThat(verdicts).anySatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.MISSING));
+    }
+
+    @Test
+    void deleteIsRefusedWhileAnotherClientReadsUnlessForced() throws Exception {
+        new CheckpointImporter(catalog()).run(new ImportRequest("busy", "org/tiny", "main", source, 1, false, 2), ImportProgress.NONE);
+        StoreClient reader = cluster.client();
+        reader.readAll(CatalogKeys.file("busy", "config.json"));
+        assertCheckpointError(() -> new CheckpointRemover(catalog()).run("busy", false), CheckpointException.Code.LOCKED,
+                "run delete again");
+        assertCheckpointError(() -> catalog().readyManifest("busy"), CheckpointException.Code.NOT_READY, "DELETING");
+        new CheckpointRemover(catalog()).run("busy", true);
+        assertThat(store.list(CatalogKeys.prefix("busy"))).isEmpty();
+    }
+
+}
