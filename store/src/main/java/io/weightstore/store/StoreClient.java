@@ -63,6 +63,8 @@ public final class StoreClient implements AutoCloseable {
     private static final long LEASE_REFRESH_MARGIN_MS = 5_000;
     private static final long SUSPECT_MS = 5_000;
     private static final long STREAM_ALIGNMENT = 64;
+    /** Never started; asks whether a segment may be used from threads other than its owner. */
+    private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() -> {});
 
     /** Where an object's slices are, under a read lease. */
     private record Location(ObjectMeta object, Map<String, NodeInfo> nodes, long leaseId, long expiresMs) {}
@@ -298,8 +300,11 @@ public final class StoreClient implements AutoCloseable {
     }
 
     private void execute(String key, List<ReadTask> tasks, MemorySegment dst) throws IOException {
-        if (tasks.size() == 1) {
-            runTask(key, tasks.getFirst(), dst);
+        // A destination from a confined arena may only be touched by its owner: serve it piece by piece here.
+        if (tasks.size() == 1 || !dst.isAccessibleBy(NOT_THE_OWNER)) {
+            for (ReadTask task : tasks) {
+                runTask(key, task, dst);
+            }
             return;
         }
         // On the first failure the tasks not yet started are skipped; all are awaited, so none writes into dst after return.

@@ -78,6 +78,17 @@ abstract class StoreClientContract {
     }
 
     @Test
+    void readIntoConfinedMemoryWorksFromItsOwnerThread() throws IOException {
+        MemorySegment data = Bytes.random(arena, 4 * SLICE, 4);
+        store().put("confined", data, put());
+        try (Arena confined = Arena.ofConfined()) {
+            MemorySegment back = confined.allocate(data.byteSize());
+            store().readInto("confined", List.of(new Range(0, data.byteSize())), back);
+            assertThat(Bytes.equal(back, data)).isTrue();
+        }
+    }
+
+    @Test
     void scatteredRangesArePackedInOrder() throws IOException {
         MemorySegment data = Bytes.random(arena, 3 * SLICE, 3);
         store().put("scatter", data, put());

@@ -36,7 +36,8 @@ public final class CheckpointVerifier {
         Manifest manifest = catalog.manifest(id).orElseThrow(() ->
                 new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store"));
         List<FileVerdict> verdicts = new ArrayList<>();
-        try (Arena arena = Arena.ofConfined()) {
+        // Shared: the client's worker threads fill the buffer in parallel pieces.
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment buffer = quick ? null : arena.allocate(BUFFER_BYTES, 64);
             for (ManifestFile file : manifest.files()) {
                 verdicts.add(verify(id, file, quick, buffer, progress));

@@ -1,0 +1,46 @@
+package io.weightstore.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The weightstore command in its own JVM, as a user on another terminal or machine would run it. */
+final class CliProcess {
+    private final Process process;
+    private final Path log;
+
+    private CliProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    static CliProcess start(Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-cp", System.getProperty("java.class.path"), WeightstoreCli.class.getName()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new CliProcess(process, log);
+    }
+
+    int await() throws InterruptedException {
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("weightstore did not finish in 120 s");
+        }
+        return process.exitValue();
+    }
+
+    /** SIGKILL, as a crash or an OOM killer would end it. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    String output() throws IOException {
+        return java.nio.file.Files.readString(log, StandardCharsets.UTF_8);
+    }
+}

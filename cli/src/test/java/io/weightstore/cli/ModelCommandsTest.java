@@ -1,0 +1,160 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.TestCluster;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CatalogKeys;
+import io.weightstore.weights.CheckpointStatus;
+import io.weightstore.weights.Manifest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The model verbs from the command line against a real loopback cluster, some from other JVMs. */
+class ModelCommandsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    private TestCluster cluster;
+    private String store;
+    private Path source;
+
+    @BeforeEach
+    void start() throws IOException {
+        cluster = new TestCluster(tmp.resolve("cluster"), 3);
+        store = cluster.masterAddress();
+        source = tmp.resolve("source");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 1), source, b -> {});
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    private CliRun run(String... args) {
+        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+        all[args.length] = "--store";
+        all[args.length + 1] = store;
+        return CliRun.of(all);
+    }
+
+    @Test
+    void fullCycleFromTheCommandLine() throws IOException {
+        CliRun imported = run("model", "import", "--checkpoint-id", "tiny", "--model-id", "org/tiny", "--source", source.toString(),
+                "--replicas", "2");
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+        assertThat(imported.out()).contains("imported tiny", "READY");
+
+        assertThat(run("model", "list").out()).contains("ID", "tiny", "org/tiny", "READY");
+        JsonNode listed = JSON.readTree(run("model", "list", "--json").out());
+        assertThat(listed.get(0).get("status").asText()).isEqualTo("READY");
+
+        CliRun inspect = run("model", "inspect", "tiny");
+        assertThat(inspect.out()).contains("SLICES", "REPLICAS", "F32", "config.json");
+        JsonNode report = JSON.readTree(run("model", "inspect", "tiny", "--json").out());
+        assertThat(report.get("files")).allSatisfy(f -> assertThat(f.get("replicas").asInt()).isEqualTo(2));
+
+        CliRun verify = run("model", "verify", "tiny");
+        assertThat(verify.exitCode()).isZero();
+        assertThat(verify.out()).contains("tiny: OK");
+        assertThat(run("model", "verify", "tiny", "--quick").exitCode()).isZero();
+
+        Path out = tmp.resolve("export");
+        assertThat(run("model", "export", "tiny", "--output", out.toString()).exitCode()).isZero();
+        try (var files = Files.list(source)) {
+            for (Path file : files.toList()) {
+                assertThat(Files.readAllBytes(out.resolve(file.getFileName()))).as(file.toString()).isEqualTo(Files.readAllBytes(file));
+            }
+        }
+
+        CliRun delete = run("model", "delete", "tiny");
+        assertThat(delete.exitCode()).as(delete.err()).isZero();
+        try (StoreClient client = cluster.client()) {
+            assertThat(client.list(CatalogKeys.prefix("tiny"))).isEmpty();
+        }
+    }
+
+    @Test
+    void badInputsExitNonZeroAndWriteNothing() throws IOException {
+        CliRun badId = run("model", "import", "--checkpoint-id", "../x", "--model-id", "a/b", "--source", source.toString());
+        assertThat(badId.exitCode()).isEqualTo(2);
+        assertThat(badId.err()).contains("checkpoint id '../x' must match");
+        Files.writeString(source.resolve("model.safetensors.index.json"), "{\"weight_map\":{\"x\":\"missing.safetensors\"}}");
+        CliRun badIndex = run("model", "import", "--checkpoint-id", "ok", "--model-id", "a/b", "--source", source.toString());
+        assertThat(badIndex.exitCode()).isEqualTo(1);
+        assertThat(badIndex.err()).contains("missing.safetensors");
+        assertThat(run("model", "list", "--json").out().strip()).isEqualTo("[ ]");
+        try (StoreClient client = cluster.client()) {
+            assertThat(client.list(CatalogKeys.ROOT)).isEmpty();
+        }
+        assertThat(run("model", "verify", "ghost").exitCode()).isEqualTo(1);
+    }
+
+    @Test
+    void twoImportsOfOneIdFromTwoProcessesOneWins() throws Exception {
+        Path big = tmp.resolve("big");
+        SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 256, 4, 4, 2, 512, 2000, DType.F32, 2 << 20, 1), big, b -> {});
+        String[] args = {"model", "import", "--checkpoint-id", "race", "--model-id", "org/race", "--source", big.toString(),
+            "--store", store};
+        CliProcess first = CliProcess.start(tmp.resolve("first.log"), args);
+        CliProcess second = CliProcess.start(tmp.resolve("second.log"), args);
+        int a = first.await();
+        int b = second.await();
+        assertThat(List.of(a, b)).as(first.output() + "\n---\n" + second.output()).containsExactlyInAnyOrder(0, 1);
+        String loser = a == 0 ? second.output() : first.output();
+        assertThat(loser).containsAnyOf("is locked by", "already READY");
+        try (StoreClient client = cluster.client()) {
+            Manifest manifest = new Catalog(client).readyManifest("race");
+            assertThat(manifest.status()).isEqualTo(CheckpointStatus.READY);
+        }
+        CliRun verify = run("model", "verify", "race");
+        assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+    }
+
+    @Test
+    void importKilledMidwayResumesAndEndsReadyWithIdenticalHashes() throws Exception {
+        Path big = tmp.resolve("big");
+        SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 512, 8, 8, 2, 1024, 4000, DType.F32, 1 << 20, 1), big, b -> {});
+        CliProcess doomed = CliProcess.start(tmp.resolve("doomed.log"), "model", "import", "--checkpoint-id", "resume",
+                "--model-id", "org/resume", "--source", big.toString(), "--store", store, "--parallel-files", "1");
+        try (StoreClient client = cluster.client()) {
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (client.list(CatalogKeys.file("resume", "")).size() < 3 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            doomed.kill();
+            Manifest interrupted = new Catalog(client).manifest("resume").orElseThrow();
+            assertThat(interrupted.status()).as(doomed.output()).isEqualTo(CheckpointStatus.IMPORTING);
+        }
+        CliRun resumed = run("model", "import", "--checkpoint-id", "resume", "--model-id", "org/resume", "--source", big.toString(),
+                "--json");
+        assertThat(resumed.exitCode()).as(resumed.err()).isZero();
+        JsonNode result = JSON.readTree(resumed.out());
+        assertThat(result.get("skippedFiles").asInt()).isPositive();
+        assertThat(result.get("manifest").get("status").asText()).isEqualTo("READY");
+        for (JsonNode file : result.get("manifest").get("files")) {
+            assertThat(file.get("sha256").asText()).as(file.get("path").asText())
+                    .isEqualTo(sha256(big.resolve(file.get("path").asText())));
+        }
+        assertThat(run("model", "verify", "resume").exitCode()).isZero();
+    }
+
+    private static String sha256(Path file) throws Exception {
+        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+    }
+}
