@@ -16,6 +16,9 @@ import java.util.TreeSet;
 sealed interface ReadTask {
     int slice();
 
+    /** Bytes this task delivers to the destination. */
+    long bytes();
+
     /** Indices of the slice's checksum blocks that hold the bytes this task reads, ascending. */
     SortedSet<Integer> blocks(int blockSize);
 
@@ -32,7 +35,8 @@ sealed interface ReadTask {
             return blocks;
         }
 
-        long bytes() {
+        @Override
+        public long bytes() {
             long total = 0;
             for (long length : lengths) {
                 total += length;
@@ -53,6 +57,11 @@ sealed interface ReadTask {
     /** Rows of one slice, {@code stride} apart, packed at {@code dstOffset}. */
     record Strided(int slice, long offset, long blockLength, long stride, int count, long dstOffset) implements ReadTask {
         @Override
+        public long bytes() {
+            return blockLength * count;
+        }
+
+        @Override
         public SortedSet<Integer> blocks(int blockSize) {
             SortedSet<Integer> blocks = new TreeSet<>();
             if (count > 0) {
@@ -63,7 +72,7 @@ sealed interface ReadTask {
 
         @Override
         public void run(NodeAccess node, long replicaOffset, List<BlockCheck> checks, MemorySegment dst) throws IOException {
-            node.readStrided(replicaOffset + offset, blockLength, stride, count, checks, dst.asSlice(dstOffset, blockLength * count));
+            node.readStrided(replicaOffset + offset, blockLength, stride, count, checks, dst.asSlice(dstOffset, bytes()));
         }
     }
 

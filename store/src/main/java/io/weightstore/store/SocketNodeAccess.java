@@ -11,12 +11,11 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 /**
  * A node reached over its data-plane port, through a pool of idle connections.
  *
- * <p>Contiguous reads fetch whole checksum blocks and check each one as it arrives, while it is
- * still in cache: verification then covers the network as well as the node's memory, and costs no
- * extra pass over memory. A block that lies inside one wanted range is received straight into the
- * caller's memory; a block at the edge of a range goes through the connection's scratch buffer.
- * Strided reads want a fraction of every block they touch, so the node checks those blocks and
- * sends only the rows.
+ * <p>Reads ask for exactly the wanted bytes, received straight into the caller's memory. A checksum
+ * block wholly inside a wanted range is checked here as it arrives, while still in cache, so the
+ * check covers the network as well as the node's memory at no extra pass over memory; a block only
+ * partly wanted (at the edge of a range, or under a strided read) is checked by the node before it
+ * sends anything, so no extra bytes cross the network to be checked.
  */
 final class SocketNodeAccess implements NodeAccess {
     private static final int CONNECT_TIMEOUT_MILLIS = 3000;
@@ -67,58 +66,51 @@ final class SocketNodeAccess implements NodeAccess {
 
     @Override
     public void read(long[] offsets, long[] lengths, List<BlockCheck> checks, MemorySegment dst) throws IOException {
-        List<long[]> runs = runs(checks);
-        long[] runOffsets = new long[runs.size()];
-        long[] runLengths = new long[runs.size()];
-        for (int i = 0; i < runs.size(); i++) {
-            runOffsets[i] = runs.get(i)[0];
-            runLengths[i] = runs.get(i)[1];
-        }
-        long[] dstOffsets = new long[offsets.length];
-        for (int i = 1; i < offsets.length; i++) {
-            dstOffsets[i] = dstOffsets[i - 1] + lengths[i - 1];
+        // Blocks wholly inside one wanted range are checked here as they arrive; blocks only partly
+        // wanted are checked by the node, so exactly the wanted bytes cross the network.
+        List<BlockCheck> atClient = new ArrayList<>();
+        List<BlockCheck> atNode = new ArrayList<>();
+        for (BlockCheck block : checks) {
+            (containingRange(block, offsets, lengths) >= 0 ? atClient : atNode).add(block);
         }
         withConnection(c -> {
-            long payload = c.startRead(runOffsets, runLengths);
-            long expected = checks.stream().mapToLong(BlockCheck::length).sum();
-            if (payload != expected) {
+            long payload = c.startRead(offsets, lengths, atNode);
+            if (payload != dst.byteSize()) {
                 throw new StoreException(StoreException.Code.PROTOCOL, "node " + c.peer() + " announced " + payload
-                        + " bytes, expected " + expected);
+                        + " bytes, expected " + dst.byteSize());
             }
             String corrupt = null;
-            for (BlockCheck block : checks) {
-                int direct = containingRange(block, offsets, lengths);
-                MemorySegment target = direct >= 0
-                        ? dst.asSlice(dstOffsets[direct] + block.offset() - offsets[direct], block.length())
-                        : c.scratch(block.length());
-                c.receivePayload(target);
-                int actual = Checksums.crc32c(target);
-                if (actual != block.crc32c()) {
-                    corrupt = corrupt != null ? corrupt : "checksum mismatch from node " + c.peer() + " at pool offset "
-                            + block.offset() + " (block of " + block.length() + " bytes): expected "
-                            + Integer.toHexString(block.crc32c()) + ", found " + Integer.toHexString(actual);
-                } else if (direct < 0) {
-                    copyOverlaps(target, block.offset(), offsets, lengths, dstOffsets, dst);
+            long dstOffset = 0;
+            for (int r = 0; r < offsets.length; r++) {
+                long position = offsets[r];
+                long end = offsets[r] + lengths[r];
+                int next = 0;
+                while (next < atClient.size() && atClient.get(next).offset() < position) {
+                    next++;
                 }
+                while (position < end) {
+                    BlockCheck block = next < atClient.size() && atClient.get(next).offset() < end ? atClient.get(next) : null;
+                    boolean whole = block != null && block.offset() == position;
+                    long until = block == null ? end : whole ? position + block.length() : block.offset();
+                    MemorySegment target = dst.asSlice(dstOffset + position - offsets[r], until - position);
+                    c.receivePayload(target);
+                    if (whole) {
+                        int actual = Checksums.crc32c(target);
+                        if (actual != block.crc32c() && corrupt == null) {
+                            corrupt = "checksum mismatch from node " + c.peer() + " at pool offset " + block.offset()
+                                    + " (block of " + block.length() + " bytes): expected " + Integer.toHexString(block.crc32c())
+                                    + ", found " + Integer.toHexString(actual);
+                        }
+                        next++;
+                    }
+                    position = until;
+                }
+                dstOffset += lengths[r];
             }
             if (corrupt != null) {
                 throw new StoreException(StoreException.Code.CORRUPT, corrupt);
             }
         });
-    }
-
-    /** Consecutive blocks merged into ranges to request. */
-    private static List<long[]> runs(List<BlockCheck> checks) {
-        List<long[]> runs = new ArrayList<>();
-        for (BlockCheck block : checks) {
-            long[] last = runs.isEmpty() ? null : runs.getLast();
-            if (last != null && last[0] + last[1] == block.offset()) {
-                last[1] += block.length();
-            } else {
-                runs.add(new long[] {block.offset(), block.length()});
-            }
-        }
-        return runs;
     }
 
     /** The one wanted range that holds the whole block and is the only one touching it, or -1. */
@@ -136,18 +128,6 @@ final class SocketNodeAccess implements NodeAccess {
             }
         }
         return found;
-    }
-
-    private static void copyOverlaps(MemorySegment block, long blockOffset, long[] offsets, long[] lengths, long[] dstOffsets,
-            MemorySegment dst) {
-        long blockEnd = blockOffset + block.byteSize();
-        for (int i = 0; i < offsets.length; i++) {
-            long from = Math.max(offsets[i], blockOffset);
-            long to = Math.min(offsets[i] + lengths[i], blockEnd);
-            if (from < to) {
-                MemorySegment.copy(block, from - blockOffset, dst, dstOffsets[i] + from - offsets[i], to - from);
-            }
-        }
     }
 
     @Override

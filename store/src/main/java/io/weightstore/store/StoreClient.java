@@ -48,6 +48,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +77,7 @@ public final class StoreClient implements AutoCloseable {
     private final Map<String, NodeAccess> access = new ConcurrentHashMap<>();
     private final Map<String, Location> locations = new ConcurrentHashMap<>();
     private final Map<String, Long> suspectUntil = new ConcurrentHashMap<>();
+    private final LongAdder bytesRead = new LongAdder();
     private volatile boolean closed;
 
     StoreClient(MasterApi master, ClientOptions options, List<AutoCloseable> owned) {
@@ -343,6 +345,7 @@ public final class StoreClient implements AutoCloseable {
             Location location = location(key);
             try {
                 readFromReplicas(location, task, dst);
+                bytesRead.add(task.bytes());
                 return;
             } catch (StoreException e) {
                 // Every replica failed. A node may have come back on another port: look again once.
@@ -434,6 +437,14 @@ public final class StoreClient implements AutoCloseable {
         } catch (StoreException e) {
             log.debug("could not release lease on {}: {}", key, e.getMessage());
         }
+    }
+
+    /**
+     * Object bytes this client has read so far: exactly the bytes asked for, since partly wanted
+     * checksum blocks are checked where they lie instead of being shipped whole.
+     */
+    public long bytesRead() {
+        return bytesRead.sum();
     }
 
     /** Ends this client's read leases, so the objects can be removed without force. */

@@ -18,10 +18,11 @@ package io.weightstore.store.dataplane;
  * Response:  u8 status | u8 0 | u16 messageLength | u64 payloadLength | message (UTF-8) | payload
  * </pre>
  *
- * <p>Reads carry the CRC32C of every checksum block they touch; the node verifies those blocks in its
- * pool before sending anything, and answers {@link #STATUS_CORRUPT} if one does not match, so corrupt
- * bytes never leave the node and the client moves to another replica. A strided read touches many
- * blocks for few bytes: checking at the node keeps the network carrying only the bytes asked for.
+ * <p>Reads may carry the CRC32C of checksum blocks of the pool; the node verifies those blocks before
+ * sending anything and answers {@link #STATUS_CORRUPT} if one does not match, so the client moves to
+ * another replica. The client sends the blocks it wants only part of (range edges, strided rows),
+ * and checks the blocks it receives whole itself, so exactly the wanted bytes cross the network and
+ * every byte is checked once.
  *
  * <p>A frame that breaks the rules (unknown op, bad lengths) is answered with
  * {@link #STATUS_BAD_REQUEST} and the connection is closed, since its framing can no longer be

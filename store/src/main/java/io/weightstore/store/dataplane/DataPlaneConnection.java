@@ -3,7 +3,6 @@ package io.weightstore.store.dataplane;
 import io.weightstore.store.StoreException;
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -23,8 +22,6 @@ public final class DataPlaneConnection implements AutoCloseable {
     private final String peer;
     private final ByteBuffer header = ByteBuffer.allocate(DataPlane.RESPONSE_HEADER_BYTES);
     private ByteBuffer request = ByteBuffer.allocate(4096);
-    private Arena scratchArena;
-    private MemorySegment scratch;
 
     private DataPlaneConnection(SocketChannel socket, String peer) {
         this.socket = socket;
@@ -82,20 +79,24 @@ public final class DataPlaneConnection implements AutoCloseable {
     }
 
     /**
-     * Asks for ranges of the pool (one READ, or READ_RANGES for several) and reads the response
-     * header; the caller then takes exactly the returned number of payload bytes with
-     * {@link #receivePayload}, in order, and checks them itself.
+     * Asks for ranges of the pool (one READ, or READ_RANGES for several), with the checksum blocks
+     * the node must verify first, and reads the response header; the caller then takes exactly the
+     * returned number of payload bytes with {@link #receivePayload}, in order.
      */
-    public long startRead(long[] offsets, long[] lengths) throws IOException {
+    public long startRead(long[] offsets, long[] lengths, List<BlockCheck> nodeChecks) throws IOException {
+        int checkBytes = 4 + nodeChecks.size() * DataPlane.CHECK_BYTES;
         if (offsets.length == 1) {
-            send(DataPlane.OP_READ, body(16 + 4).putLong(offsets[0]).putLong(lengths[0]).putInt(0));
+            ByteBuffer body = body(16 + checkBytes).putLong(offsets[0]).putLong(lengths[0]);
+            putChecks(body, nodeChecks);
+            send(DataPlane.OP_READ, body);
         } else {
-            ByteBuffer body = body(4 + offsets.length * DataPlane.RANGE_BYTES + 4);
+            ByteBuffer body = body(4 + offsets.length * DataPlane.RANGE_BYTES + checkBytes);
             body.putInt(offsets.length);
             for (int i = 0; i < offsets.length; i++) {
                 body.putLong(offsets[i]).putLong(lengths[i]);
             }
-            send(DataPlane.OP_READ_RANGES, body.putInt(0));
+            putChecks(body, nodeChecks);
+            send(DataPlane.OP_READ_RANGES, body);
         }
         return receiveHeader();
     }
@@ -105,21 +106,6 @@ public final class DataPlaneConnection implements AutoCloseable {
         for (long done = 0; done < dst.byteSize(); done += CHUNK) {
             readFully(dst.asSlice(done, Math.min(CHUNK, dst.byteSize() - done)).asByteBuffer());
         }
-    }
-
-    /**
-     * A buffer of at least {@code bytes} owned by this connection, reused across requests, for
-     * payload bytes that do not go straight to the caller's memory.
-     */
-    public MemorySegment scratch(long bytes) {
-        if (scratch == null || scratch.byteSize() < bytes) {
-            if (scratchArena != null) {
-                scratchArena.close();
-            }
-            scratchArena = Arena.ofShared();
-            scratch = scratchArena.allocate(bytes, 64);
-        }
-        return scratch.asSlice(0, bytes);
     }
 
     public void write(long offset, MemorySegment src) throws IOException {
@@ -204,10 +190,6 @@ public final class DataPlaneConnection implements AutoCloseable {
 
     @Override
     public void close() {
-        if (scratchArena != null) {
-            scratchArena.close();
-            scratchArena = null;
-        }
         try {
             socket.close();
         } catch (IOException ignored) {
