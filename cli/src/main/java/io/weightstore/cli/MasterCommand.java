@@ -1,5 +1,7 @@
 package io.weightstore.cli;
 
+import io.weightstore.weights.StoreLocator;
+
 import io.weightstore.store.grpc.MasterServer;
 import io.weightstore.store.master.MasterConfig;
 import java.nio.file.Path;
@@ -40,7 +42,7 @@ final class MasterCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ServerLogging.enable();
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize));
-        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, System.getenv(StoreSelection.TOKEN_ENV))) {
+        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, System.getenv(StoreLocator.TOKEN_ENV))) {
             spec.commandLine().getOut().printf("master listening on %s:%d, metadata in %s%n", bind, server.port(), dataDir);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(server::close));

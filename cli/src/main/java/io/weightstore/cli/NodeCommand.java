@@ -1,5 +1,7 @@
 package io.weightstore.cli;
 
+import io.weightstore.weights.StoreLocator;
+
 import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.node.StorageNode;
 import java.net.InetAddress;
@@ -47,7 +49,7 @@ final class NodeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ServerLogging.enable();
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
-        String token = System.getenv(StoreSelection.TOKEN_ENV);
+        String token = System.getenv(StoreLocator.TOKEN_ENV);
         CountDownLatch stopped = new CountDownLatch(1);
         try (StorageNode node = StorageNode.start(GrpcMasterApi.connect(master, token), pool, ByteSizes.parse(capacity), bind,
                 port, host, token)) {

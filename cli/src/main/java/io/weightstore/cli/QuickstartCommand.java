@@ -1,5 +1,7 @@
 package io.weightstore.cli;
 
+import io.weightstore.weights.WeightstoreHome;
+
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;

@@ -1,5 +1,7 @@
 package io.weightstore.cli;
 
+import io.weightstore.weights.WeightstoreHome;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package io.weightstore.cli;
+package io.weightstore.weights;
 
 import java.nio.file.Path;
 
@@ -7,13 +7,13 @@ import java.nio.file.Path;
  * {@code ~/.weightstore}. The system property {@code weightstore.home} takes precedence, so tests
  * running commands in-process can point them at a temporary directory.
  */
-final class WeightstoreHome {
-    static final String ENV = "WEIGHTSTORE_HOME";
-    static final String PROPERTY = "weightstore.home";
+public final class WeightstoreHome {
+    public static final String ENV = "WEIGHTSTORE_HOME";
+    public static final String PROPERTY = "weightstore.home";
 
     private WeightstoreHome() {}
 
-    static Path resolve() {
+    public static Path resolve() {
         String home = System.getProperty(PROPERTY, System.getenv(ENV));
         if (home != null && !home.isBlank()) {
             return Path.of(home).toAbsolutePath();

@@ -1,0 +1,39 @@
+package io.weightstore.weights.loader;
+
+import java.nio.file.Path;
+
+/**
+ * How to load.
+ *
+ * @param store master HOST:PORT, or null for the usual selection ($WEIGHTSTORE_MASTER, config, embedded)
+ * @param bufferBytes off-heap memory for tensor data: two halves, one being read while the other is consumed
+ * @param cacheDir where metadata files go, or null for $WEIGHTSTORE_HOME/cache/&lt;id&gt;
+ */
+public record LoadOptions(String store, int connections, long bufferBytes, Path cacheDir) {
+    public static final long DEFAULT_BUFFER = 512L << 20;
+
+    public LoadOptions {
+        if (bufferBytes < 128) {
+            throw new IllegalArgumentException("buffer must be at least 128 bytes: bufferBytes=" + bufferBytes);
+        }
+        if (connections < 1) {
+            throw new IllegalArgumentException("connections must be >= 1: connections=" + connections);
+        }
+    }
+
+    public static LoadOptions defaults() {
+        return new LoadOptions(null, 4, DEFAULT_BUFFER, null);
+    }
+
+    public LoadOptions withBuffer(long bytes) {
+        return new LoadOptions(store, connections, bytes, cacheDir);
+    }
+
+    public LoadOptions withStore(String master) {
+        return new LoadOptions(master, connections, bufferBytes, cacheDir);
+    }
+
+    public LoadOptions withCacheDir(Path dir) {
+        return new LoadOptions(store, connections, bufferBytes, dir);
+    }
+}

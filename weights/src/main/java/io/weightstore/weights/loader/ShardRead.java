@@ -1,0 +1,79 @@
+package io.weightstore.weights.loader;
+
+import io.weightstore.format.TensorInfo;
+import io.weightstore.weights.CheckpointException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The bytes one rank reads of one tensor, relative to the tensor's first byte: {@code count} blocks
+ * of {@code blockLength} bytes, {@code stride} apart from {@code offset}. One block is a plain
+ * contiguous range (a whole tensor, or a dim-0 shard).
+ *
+ * @param shape the shape of what the rank receives
+ */
+public record ShardRead(long offset, long blockLength, long stride, int count, List<Long> shape) {
+    public ShardRead {
+        shape = List.copyOf(shape);
+    }
+
+    public long bytes() {
+        return blockLength * count;
+    }
+
+    public boolean contiguous() {
+        return count <= 1 || blockLength == stride;
+    }
+
+    static ShardRead whole(TensorInfo tensor) {
+        return new ShardRead(0, tensor.byteSize(), tensor.byteSize(), 1, tensor.shape());
+    }
+
+    /**
+     * Rank {@code rank} of {@code worldSize}'s part of {@code tensor} split along {@code split}. A split
+     * that does not divide the dimension is an error naming the tensor, unless {@code allowUneven}: then
+     * every rank but the last gets ceil(dim / worldSize) and the last gets the rest.
+     */
+    static ShardRead of(TensorInfo tensor, Split split, int rank, int worldSize, boolean allowUneven) throws CheckpointException {
+        if (split == Split.REPLICATE || worldSize == 1) {
+            return whole(tensor);
+        }
+        int dim = split.dimension();
+        List<Long> shape = tensor.shape();
+        if (shape.size() <= dim) {
+            throw invalid(tensor, "has rank " + shape.size() + ", so it cannot be split along dim " + dim);
+        }
+        long size = shape.get(dim);
+        long part;
+        if (size % worldSize == 0) {
+            part = size / worldSize;
+        } else if (allowUneven) {
+            part = Math.ceilDiv(size, worldSize);
+        } else {
+            throw invalid(tensor, "dim " + dim + " of shape " + shape + " does not split evenly over " + worldSize
+                    + " ranks; allow an uneven last shard in the plan to load it anyway");
+        }
+        long start = Math.min(size, rank * part);
+        long length = Math.min(part, size - start);
+        long outer = 1;
+        for (int i = 0; i < dim; i++) {
+            outer *= shape.get(i);
+        }
+        long innerElements = 1;
+        for (int i = dim + 1; i < shape.size(); i++) {
+            innerElements *= shape.get(i);
+        }
+        long innerBits = innerElements * tensor.dtype().bits();
+        if ((start * innerBits) % 8 != 0 || (length * innerBits) % 8 != 0) {
+            throw invalid(tensor, "of " + tensor.dtype() + " cannot be split along dim " + dim + " on byte boundaries");
+        }
+        long inner = innerBits / 8;
+        List<Long> received = new ArrayList<>(shape);
+        received.set(dim, length);
+        return new ShardRead(start * inner, length * inner, size * inner, Math.toIntExact(outer), received);
+    }
+
+    private static CheckpointException invalid(TensorInfo tensor, String why) {
+        return new CheckpointException(CheckpointException.Code.INVALID, "tensor " + tensor.name() + " " + why);
+    }
+}

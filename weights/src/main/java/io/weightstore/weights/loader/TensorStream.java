@@ -1,0 +1,243 @@
+package io.weightstore.weights.loader;
+
+import io.weightstore.store.Range;
+import io.weightstore.store.StoreClient;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Tensors of a checkpoint (or of one rank's share of it) in file order, read in batches into one
+ * reused off-heap buffer. The buffer has two 64-byte-aligned halves: while the consumer works
+ * through the batch in one half, the next batch is read into the other. A batch's tensors of one
+ * file that lie next to each other become one range, and each file's ranges one scatter-gather
+ * read spread over the nodes; a column shard is one strided read.
+ *
+ * <p>A tensor larger than a half gets a batch of its own in memory allocated for it alone and freed
+ * as soon as the stream moves past it: it loads, at the cost of that much more memory for a moment.
+ */
+public final class TensorStream implements AutoCloseable {
+    static final long ALIGNMENT = 64;
+
+    /** One tensor to read: where it is in which object, and which part of it this rank takes. */
+    record Item(String file, String key, long dataStart, io.weightstore.format.TensorInfo info, Split split, ShardRead read) {}
+
+    private record Batch(int index, List<Item> items, long bytes) {}
+
+    private record Loaded(Batch batch, MemorySegment data, long[] offsets, Arena ownArena) {}
+
+    private final StoreClient store;
+    private final List<Batch> batches;
+    private final long plannedBytes;
+    private final int tensorCount;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment[] halves = new MemorySegment[2];
+    private final ExecutorService reader = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().daemon().name("tensor-stream-reader").factory());
+    private final List<Future<Loaded>> pending = new ArrayList<>();
+    private Loaded current;
+    private int position;
+    private boolean closed;
+
+    TensorStream(StoreClient store, List<Item> items, long bufferBytes) {
+        this.store = store;
+        long half = Math.max(ALIGNMENT, bufferBytes / 2 / ALIGNMENT * ALIGNMENT);
+        this.batches = plan(items, half);
+        this.plannedBytes = items.stream().mapToLong(i -> i.read().bytes()).sum();
+        this.tensorCount = items.size();
+        long largestBatch = batches.stream().filter(b -> b.bytes() <= half).mapToLong(Batch::bytes).max().orElse(0);
+        for (int i = 0; i < 2; i++) {
+            halves[i] = arena.allocate(Math.max(ALIGNMENT, Math.min(half, largestBatch)), ALIGNMENT);
+        }
+        for (int i = 0; i < Math.min(2, batches.size()); i++) {
+            submit(i);
+        }
+    }
+
+    /** Greedy batches in file order: as many tensors as fit in a half, and an oversized tensor alone. */
+    private static List<Batch> plan(List<Item> items, long half) {
+        List<Batch> batches = new ArrayList<>();
+        List<Item> current = new ArrayList<>();
+        long bytes = 0;
+        for (Item item : items) {
+            long size = item.read().bytes();
+            if (!current.isEmpty() && bytes + size > half) {
+                batches.add(new Batch(batches.size(), current, bytes));
+                current = new ArrayList<>();
+                bytes = 0;
+            }
+            current.add(item);
+            bytes += size;
+        }
+        if (!current.isEmpty()) {
+            batches.add(new Batch(batches.size(), current, bytes));
+        }
+        return batches;
+    }
+
+    public int tensorCount() {
+        return tensorCount;
+    }
+
+    /** Bytes this stream will read from the store: the rank's share of every tensor. */
+    public long plannedBytes() {
+        return plannedBytes;
+    }
+
+    public int batchCount() {
+        return batches.size();
+    }
+
+    private void submit(int index) {
+        Batch batch = batches.get(index);
+        pending.add(reader.submit(() -> read(batch)));
+    }
+
+    private Loaded read(Batch batch) throws IOException {
+        Arena own = null;
+        MemorySegment data;
+        if (batch.bytes() > halves[0].byteSize()) {
+            own = Arena.ofShared();
+            data = own.allocate(Math.max(1, batch.bytes()), ALIGNMENT).asSlice(0, batch.bytes());
+        } else {
+            data = halves[batch.index() % 2].asSlice(0, batch.bytes());
+        }
+        try {
+            List<Item> items = batch.items();
+            long[] offsets = new long[items.size()];
+            long at = 0;
+            for (int i = 0; i < items.size(); i++) {
+                offsets[i] = at;
+                at += items.get(i).read().bytes();
+            }
+            // Runs of contiguous reads of one file become one scatter-gather read; strided reads go alone.
+            int i = 0;
+            while (i < items.size()) {
+                Item item = items.get(i);
+                if (!item.read().contiguous()) {
+                    ShardRead r = item.read();
+                    store.readStrided(item.key(), item.dataStart() + item.info().begin() + r.offset(), r.blockLength(), r.stride(),
+                            r.count(), data.asSlice(offsets[i], r.bytes()));
+                    i++;
+                    continue;
+                }
+                int end = i + 1;
+                while (end < items.size() && items.get(end).read().contiguous() && items.get(end).key().equals(item.key())) {
+                    end++;
+                }
+                readContiguous(items.subList(i, end), data, offsets[i]);
+                i = end;
+            }
+            return new Loaded(batch, data, offsets, own);
+        } catch (IOException | RuntimeException e) {
+            if (own != null) {
+                own.close();
+            }
+            throw e;
+        }
+    }
+
+    private void readContiguous(List<Item> run, MemorySegment data, long dstOffset) throws IOException {
+        List<Range> ranges = new ArrayList<>();
+        long bytes = 0;
+        for (Item item : run) {
+            long start = item.dataStart() + item.info().begin() + item.read().offset();
+            long length = item.read().bytes();
+            Range last = ranges.isEmpty() ? null : ranges.getLast();
+            if (last != null && last.end() == start) {
+                ranges.set(ranges.size() - 1, new Range(last.offset(), last.length() + length));
+            } else if (length > 0) {
+                ranges.add(new Range(start, length));
+            }
+            bytes += length;
+        }
+        store.readInto(run.getFirst().key(), ranges, data.asSlice(dstOffset, bytes));
+    }
+
+    /** The next tensor, or null after the last. The previous tensor's data may be overwritten from now on. */
+    public Tensor next() throws IOException {
+        if (closed) {
+            throw new IllegalStateException("tensor stream is closed");
+        }
+        while (current == null || position == current.batch().items().size()) {
+            int nextIndex = current == null ? 0 : current.batch().index() + 1;
+            if (current != null) {
+                release(current);
+                if (nextIndex + 1 < batches.size()) {
+                    submit(nextIndex + 1);
+                }
+            }
+            if (nextIndex >= batches.size()) {
+                current = null;
+                return null;
+            }
+            current = await(pending.get(nextIndex));
+            position = 0;
+        }
+        Item item = current.batch().items().get(position);
+        MemorySegment data = current.data().asSlice(current.offsets()[position], item.read().bytes());
+        position++;
+        return new Tensor(item.info().name(), item.info().dtype(), item.read().shape(), item.info().shape(), item.split(),
+                item.file(), data);
+    }
+
+    private static void release(Loaded loaded) {
+        if (loaded.ownArena() != null && loaded.ownArena().scope().isAlive()) {
+            loaded.ownArena().close();
+        }
+    }
+
+    private static Loaded await(Future<Loaded> future) throws IOException {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for tensor data");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Stops reading ahead, waits for a read in flight to finish, then frees the buffers. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pending.forEach(f -> f.cancel(false));
+        reader.shutdown();
+        try {
+            if (!reader.awaitTermination(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("tensor stream reader did not stop within 60 s; buffers not freed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        for (Future<Loaded> future : pending) {
+            if (future.isDone() && !future.isCancelled()) {
+                try {
+                    release(future.get());
+                } catch (InterruptedException | ExecutionException ignored) {
+                    // A batch that failed or never ran holds no memory of its own.
+                }
+            }
+        }
+        arena.close();
+    }
+}

@@ -1,0 +1,315 @@
+package io.weightstore.weights.loader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.format.CheckpointDirectory;
+import io.weightstore.format.CheckpointFile;
+import io.weightstore.format.DType;
+import io.weightstore.format.FileRangeSource;
+import io.weightstore.format.SafetensorsHeader;
+import io.weightstore.format.SafetensorsWriter;
+import io.weightstore.format.TensorInfo;
+import io.weightstore.format.TensorSpec;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.TestCluster;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.proto.GetReplicasRequest;
+import io.weightstore.store.proto.Replica;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CatalogKeys;
+import io.weightstore.weights.CheckpointException;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.CheckpointStatus;
+import io.weightstore.weights.ImportProgress;
+import io.weightstore.weights.ImportRequest;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Streaming tensors from a loopback cluster, compared byte for byte with the source files. */
+class LoaderTest {
+    @TempDir
+    Path tmp;
+
+    private TestCluster cluster;
+    private StoreClient store;
+    private Path source;
+    private Map<String, byte[]> expected;
+
+    @BeforeEach
+    void start() throws IOException {
+        cluster = new TestCluster(tmp.resolve("cluster"), 3);
+        store = cluster.client();
+        source = tmp.resolve("source");
+        // Several shards, an embedding larger than a 1 MiB buffer's half, and a file of mixed dtypes.
+        SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 256, 2, 4, 2, 512, 1000, DType.F32, 1 << 20, 7), source, b -> {});
+        Map<String, byte[]> mixed = new LinkedHashMap<>();
+        List<TensorSpec> specs = List.of(new TensorSpec("extra.bf16", DType.BF16, List.of(8L, 12L)),
+                new TensorSpec("extra.i8", DType.I8, List.of(16L, 4L)), new TensorSpec("extra.f16", DType.F16, List.of(4L, 8L)),
+                new TensorSpec("extra.u8.scalar", DType.U8, List.of()), new TensorSpec("extra.empty", DType.F32, List.of(0L, 4L)));
+        Random random = new Random(3);
+        for (TensorSpec spec : specs) {
+            byte[] bytes = new byte[(int) spec.byteSize()];
+            random.nextBytes(bytes);
+            mixed.put(spec.name(), bytes);
+        }
+        SafetensorsWriter.write(source.resolve("extra.safetensors"), specs, Map.of(), mixed);
+        expected = readSourceTensors(source);
+        importAs("ckpt", 2);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    private void importAs(String id, int replicas) throws IOException {
+        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/m", "main", source, replicas, false, 2),
+                ImportProgress.NONE);
+    }
+
+    private static Map<String, byte[]> readSourceTensors(Path dir) throws IOException {
+        Map<String, byte[]> tensors = new HashMap<>();
+        for (CheckpointFile file : CheckpointDirectory.read(dir).files()) {
+            if (file.header().isEmpty()) {
+                continue;
+            }
+            SafetensorsHeader header = file.header().get();
+            try (FileRangeSource in = FileRangeSource.open(dir.resolve(file.path()))) {
+                for (TensorInfo t : header.tensors()) {
+                    ByteBuffer bytes = ByteBuffer.allocate((int) t.byteSize());
+                    in.readFully(header.dataStart() + t.begin(), bytes);
+                    tensors.put(t.name(), bytes.array());
+                }
+            }
+        }
+        return tensors;
+    }
+
+    private CheckpointSource open(String id, long buffer) throws IOException {
+        return CheckpointSource.open(store, id, LoadOptions.defaults().withBuffer(buffer));
+    }
+
+    private static Map<String, Tensor> collect(TensorStream stream, Map<String, byte[]> bytes) throws IOException {
+        Map<String, Tensor> tensors = new LinkedHashMap<>();
+        Tensor t;
+        while ((t = stream.next()) != null) {
+            tensors.put(t.name(), t);
+            bytes.put(t.name(), t.data().toArray(ValueLayout.JAVA_BYTE));
+        }
+        return tensors;
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1L << 20, 3L << 20, 512L << 20})
+    void streamedTensorsAreByteIdenticalToTheSourceFilesForAnyBufferSize(long buffer) throws IOException {
+        try (CheckpointSource checkpoint = open("ckpt", buffer); TensorStream stream = checkpoint.stream()) {
+            Map<String, byte[]> got = new HashMap<>();
+            Map<String, Tensor> tensors = collect(stream, got);
+            assertThat(got.keySet()).isEqualTo(expected.keySet());
+            for (String name : expected.keySet()) {
+                assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+            }
+            assertThat(tensors.get("extra.bf16").dtype()).isEqualTo(DType.BF16);
+            assertThat(tensors.get("extra.u8.scalar").shape()).isEmpty();
+            assertThat(tensors.get("model.embed_tokens.weight").shape()).containsExactly(1000L, 256L);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4})
+    void ranksReadTheirSliceAndTogetherCoverEachSplitTensorOnce(int worldSize) throws IOException {
+        ShardPlan plan = ShardPlan.preset("llama");
+        Map<String, List<byte[]>> parts = new HashMap<>();
+        Map<String, Split> splits = new HashMap<>();
+        long total = expected.values().stream().mapToLong(b -> b.length).sum();
+        for (int rank = 0; rank < worldSize; rank++) {
+            try (CheckpointSource checkpoint = open("ckpt", 2L << 20)) {
+                checkpoint.tensors();
+                long before = checkpoint.bytesRead();
+                long split = 0;
+                long replicated = 0;
+                try (TensorStream stream = checkpoint.stream(rank, worldSize, plan)) {
+                    Tensor t;
+                    while ((t = stream.next()) != null) {
+                        splits.put(t.name(), t.split());
+                        parts.computeIfAbsent(t.name(), k -> new java.util.ArrayList<>()).add(t.data().toArray(ValueLayout.JAVA_BYTE));
+                        long full = expected.get(t.name()).length;
+                        if (t.split() == Split.REPLICATE) {
+                            replicated += full;
+                        } else {
+                            split += full;
+                            assertThat(t.shape().get(t.split().dimension()) * worldSize)
+                                    .isEqualTo(t.fullShape().get(t.split().dimension()));
+                        }
+                    }
+                }
+                long read = checkpoint.bytesRead() - before;
+                assertThat(read).as("bytes read by rank %d of %d", rank, worldSize)
+                        .isLessThanOrEqualTo((long) (1.05 * (split / (double) worldSize + replicated)));
+                assertThat(read).isLessThan(total);
+            }
+        }
+        assertThat(splits).containsEntry("model.layers.0.self_attn.q_proj.weight", Split.DIM0)
+                .containsEntry("model.layers.1.mlp.down_proj.weight", Split.DIM1)
+                .containsEntry("model.norm.weight", Split.REPLICATE);
+        for (Map.Entry<String, List<byte[]>> entry : parts.entrySet()) {
+            byte[] full = expected.get(entry.getKey());
+            Split split = splits.get(entry.getKey());
+            if (split == Split.REPLICATE) {
+                assertThat(entry.getValue()).allSatisfy(p -> assertThat(p).isEqualTo(full));
+            } else {
+                assertThat(reassemble(entry.getValue(), split, full.length, rowBytes(entry.getKey())))
+                        .as(entry.getKey()).isEqualTo(full);
+            }
+        }
+    }
+
+    /** Bytes per row of a 2-D tensor in the source, from its shape. */
+    private long rowBytes(String name) throws IOException {
+        try (CheckpointSource checkpoint = open("ckpt", 1 << 20)) {
+            TensorInfo info = checkpoint.tensors().get(name).info();
+            return info.byteSize() / info.shape().get(0);
+        }
+    }
+
+    /** Concatenates rank parts along the split dimension of a row-major 2-D tensor. */
+    private static byte[] reassemble(List<byte[]> parts, Split split, int size, long rowBytes) {
+        byte[] full = new byte[size];
+        if (split == Split.DIM0) {
+            int at = 0;
+            for (byte[] part : parts) {
+                System.arraycopy(part, 0, full, at, part.length);
+                at += part.length;
+            }
+            return full;
+        }
+        int rows = (int) (size / rowBytes);
+        int partWidth = parts.getFirst().length / rows;
+        for (int p = 0; p < parts.size(); p++) {
+            for (int row = 0; row < rows; row++) {
+                System.arraycopy(parts.get(p), row * partWidth, full, (int) (row * rowBytes + (long) p * partWidth), partWidth);
+            }
+        }
+        return full;
+    }
+
+    @Test
+    void unevenSplitIsAnErrorNamingTheTensorUnlessAllowed() throws IOException {
+        ShardPlan strict = new ShardPlan(List.of(new ShardPlan.Rule(java.util.regex.Pattern.compile("extra\\.bf16"), Split.DIM1)),
+                Split.REPLICATE, false);
+        try (CheckpointSource checkpoint = open("ckpt", 1 << 20)) {
+            assertThatThrownBy(() -> checkpoint.stream(0, 5, strict)).hasMessageContaining("tensor extra.bf16")
+                    .hasMessageContaining("does not split evenly over 5 ranks");
+            ShardPlan lenient = new ShardPlan(strict.rules(), Split.REPLICATE, true);
+            int total = 0;
+            for (int rank = 0; rank < 5; rank++) {
+                try (TensorStream stream = checkpoint.stream(rank, 5, lenient)) {
+                    Tensor t;
+                    while ((t = stream.next()) != null) {
+                        if (t.name().equals("extra.bf16")) {
+                            total += (int) (long) t.shape().get(1);
+                        }
+                    }
+                }
+            }
+            assertThat(total).isEqualTo(12);
+        }
+    }
+
+    @Test
+    void corruptSliceFailsTheLoadWithOneReplicaAndIsNeverYielded() throws IOException {
+        importAs("one", 1);
+        corrupt("one", "model-00001-of-");
+        try (CheckpointSource checkpoint = open("one", 512L << 20); TensorStream stream = checkpoint.stream()) {
+            assertThatThrownBy(() -> {
+                while (stream.next() != null) {
+                    // Every tensor before the corrupt batch may arrive; the corrupt one must not.
+                }
+            }).asInstanceOf(InstanceOfAssertFactories.throwable(io.weightstore.store.StoreException.class))
+                    .hasMessageContaining("checksum mismatch");
+        }
+    }
+
+    @Test
+    void corruptSliceIsReadFromTheOtherReplica() throws IOException {
+        corrupt("ckpt", "model-00001-of-");
+        try (CheckpointSource checkpoint = open("ckpt", 4L << 20); TensorStream stream = checkpoint.stream()) {
+            Map<String, byte[]> got = new HashMap<>();
+            collect(stream, got);
+            for (String name : expected.keySet()) {
+                assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+            }
+        }
+    }
+
+    private void corrupt(String id, String filePrefix) throws IOException {
+        String path = new Catalog(store).readyManifest(id).files().stream().filter(f -> f.path().startsWith(filePrefix))
+                .findFirst().orElseThrow().path();
+        try (GrpcMasterApi master = GrpcMasterApi.connect(cluster.masterAddress(), "")) {
+            Replica replica = master.getReplicas(GetReplicasRequest.newBuilder().setKey(CatalogKeys.file(id, path)).setLeaseMs(1).build())
+                    .getObject().getSlices(0).getReplicas(0);
+            try (FileChannel pool = FileChannel.open(cluster.pool(cluster.indexOf(replica.getNodeId())), StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                long position = PoolFile.DATA_START + replica.getOffset() + 200_000;
+                ByteBuffer b = ByteBuffer.allocate(1);
+                pool.read(b, position);
+                pool.write(ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x5a)}), position);
+            }
+        }
+    }
+
+    @Test
+    void metadataIsMaterializedOnceAndWeightsNever() throws IOException {
+        Path cache = tmp.resolve("cache");
+        try (CheckpointSource checkpoint = CheckpointSource.open(store, "ckpt", LoadOptions.defaults().withCacheDir(cache))) {
+            CheckpointSource.Materialized first = checkpoint.materializeMetadata();
+            assertThat(first.written()).isEqualTo(5);
+            assertThat(Files.readString(cache.resolve("config.json"))).isEqualTo(Files.readString(source.resolve("config.json")));
+            try (var files = Files.list(cache)) {
+                assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".safetensors"));
+            }
+            CheckpointSource.Materialized second = checkpoint.materializeMetadata();
+            assertThat(second.written()).isZero();
+            assertThat(second.unchanged()).isEqualTo(5);
+            Files.writeString(cache.resolve("config.json"), "{}");
+            assertThat(checkpoint.materializeMetadata().written()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void onlyReadyCheckpointsOpenAndOnlyWeightstoreUris() throws IOException {
+        Catalog catalog = new Catalog(store);
+        var manifest = catalog.readyManifest("ckpt");
+        store.put(CatalogKeys.manifest("ckpt"), manifest.withStatus(CheckpointStatus.DELETING, "now", null).toJson(),
+                io.weightstore.store.PutOptions.defaults().withReplace(true));
+        assertThatThrownBy(() -> open("ckpt", 1 << 20)).asInstanceOf(InstanceOfAssertFactories.throwable(CheckpointException.class))
+                .satisfies(e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.NOT_READY)).hasMessageContaining("DELETING");
+        assertThatThrownBy(() -> open("nope", 1 << 20)).hasMessageContaining("no checkpoint nope");
+        for (String uri : List.of("http://ckpt", "weightstore://ckpt/extra", "weightstore:///ckpt", "weightstore://../x")) {
+            assertThatThrownBy(() -> CheckpointSource.checkpointId(URI.create(uri))).isInstanceOf(CheckpointException.class);
+        }
+        assertThat(CheckpointSource.checkpointId(URI.create("weightstore://ckpt"))).isEqualTo("ckpt");
+    }
+}
