@@ -22,6 +22,10 @@ import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
 import io.weightstore.weights.Manifest;
+import io.weightstore.weights.loader.CheckpointSource;
+import io.weightstore.weights.loader.LoadOptions;
+import io.weightstore.weights.loader.ShardPlan;
+import io.weightstore.weights.loader.TensorStream;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,7 +39,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Run the main job end to end on this machine, on the embedded store: synthesize a tiny Llama checkpoint,",
-            "validate it, import it, list and verify it. Writes under --dir (default $WEIGHTSTORE_HOME/quickstart) and",
+            "validate it, import it, list and verify it, load it with TP=2. Writes under --dir (default $WEIGHTSTORE_HOME/quickstart) and",
             "into the store selected as for every store verb, replacing what an earlier quickstart left there."
         })
 final class QuickstartCommand implements Callable<Integer> {
@@ -96,6 +100,25 @@ final class QuickstartCommand implements Callable<Integer> {
             if (ok != verdicts.size()) {
                 out.println("quickstart FAILED: verify found bad files");
                 return WeightstoreCli.EXIT_FAILURE;
+            }
+
+            out.println("== 6. load it with tensor parallelism 2, each rank reading only its share"
+                    + " (weightstore load weightstore://" + CHECKPOINT_ID + " --tp-size 2 --all-ranks)");
+            try (CheckpointSource source = CheckpointSource.open(store, CHECKPOINT_ID, LoadOptions.defaults())) {
+                long total = source.tensors().values().stream().mapToLong(l -> l.info().byteSize()).sum();
+                Table ranks = new Table("RANK", "TENSORS", "READ", "OF CHECKPOINT").alignRight("TENSORS", "READ", "OF CHECKPOINT");
+                for (int rank = 0; rank < 2; rank++) {
+                    long before = source.bytesRead();
+                    int received = 0;
+                    try (TensorStream stream = source.stream(rank, 2, ShardPlan.preset("llama"))) {
+                        while (stream.next() != null) {
+                            received++;
+                        }
+                    }
+                    long read = source.bytesRead() - before;
+                    ranks.row(rank + "/2", received, ByteSizes.format(read), String.format(java.util.Locale.ROOT, "%.1f%%", 100.0 * read / total));
+                }
+                ranks.print(out);
             }
         }
         out.println("quickstart OK");

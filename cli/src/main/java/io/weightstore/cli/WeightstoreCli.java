@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
             SynthCommand.class,
             FileCommand.class,
             ModelCommand.class,
+            LoadCommand.class,
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,

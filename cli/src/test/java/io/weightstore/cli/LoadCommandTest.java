@@ -1,0 +1,71 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weightstore.weights.WeightstoreHome;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code weightstore load} on the embedded store, after the quickstart has imported its tiny model. */
+class LoadCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String URI = "weightstore://" + QuickstartCommand.CHECKPOINT_ID;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void quickstart() {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.toString());
+        CliRun run = CliRun.of("quickstart");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("== 6. load it with tensor parallelism 2", "quickstart OK");
+    }
+
+    @AfterEach
+    void restoreHome() {
+        System.clearProperty(WeightstoreHome.PROPERTY);
+    }
+
+    @Test
+    void allRanksTogetherReadTheCheckpointOnceWithoutAmplification() throws IOException {
+        CliRun run = CliRun.of("load", URI, "--tp-size", "4", "--all-ranks", "--json");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode ranks = JSON.readTree(run.out());
+        assertThat(ranks).hasSize(4);
+        long total = ranks.get(0).get("checkpointTensorBytes").asLong();
+        long sum = 0;
+        for (JsonNode rank : ranks) {
+            assertThat(rank.get("amplification").asDouble()).isLessThanOrEqualTo(1.05);
+            assertThat(rank.get("bytesRead").asLong()).isLessThan(total);
+            sum += rank.get("bytesRead").asLong();
+        }
+        // Norms are replicated; everything else is read exactly once across the ranks.
+        assertThat(sum).isGreaterThanOrEqualTo(total).isLessThan(total + 4 * 64 * 4 * 5);
+    }
+
+    @Test
+    void digestNamesEveryTensorWithItsShapeAndHash() {
+        CliRun run = CliRun.of("load", URI, "--digest");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("AMPLIFICATION").containsPattern("(?m)^model\\.norm\\.weight F32 \\[64\\] [0-9a-f]{64}$");
+        CliRun rank1 = CliRun.of("load", URI, "--digest", "--tp-size", "2", "--tp-rank", "1");
+        assertThat(rank1.out()).containsPattern("(?m)^model\\.embed_tokens\\.weight F32 \\[256, 64\\] [0-9a-f]{64}$")
+                .containsPattern("(?m)^model\\.layers\\.0\\.self_attn\\.o_proj\\.weight F32 \\[64, 32\\] [0-9a-f]{64}$");
+    }
+
+    @Test
+    void badArgumentsExitTwo() {
+        assertThat(CliRun.of("load", URI, "--tp-size", "2", "--tp-rank", "2").exitCode()).isEqualTo(2);
+        assertThat(CliRun.of("load", "http://x").exitCode()).isEqualTo(2);
+        assertThat(CliRun.of("load", URI, "--tp-rank", "0", "--all-ranks").exitCode()).isEqualTo(2);
+        assertThat(CliRun.of("load", "weightstore://missing").exitCode()).isEqualTo(1);
+        assertThat(CliRun.of("load", URI, "--tp-size", "3").err()).contains("does not split evenly over 3 ranks");
+    }
+}
