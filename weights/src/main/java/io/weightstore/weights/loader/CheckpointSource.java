@@ -15,6 +15,7 @@ import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -186,6 +187,16 @@ public final class CheckpointSource implements AutoCloseable {
             items.add(new TensorStream.Item(location.file(), location.key(), location.dataStart(), location.info(), split, read));
         }
         return new TensorStream(store, items, options.bufferBytes());
+    }
+
+    /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
+    public void read(Location location, ShardRead read, MemorySegment dst) throws IOException {
+        long start = location.dataStart() + location.info().begin() + read.offset();
+        if (read.contiguous()) {
+            store.readInto(location.key(), List.of(new io.weightstore.store.Range(start, read.bytes())), dst);
+        } else {
+            store.readStrided(location.key(), start, read.blockLength(), read.stride(), read.count(), dst);
+        }
     }
 
     private static String sha256(byte[] bytes) {

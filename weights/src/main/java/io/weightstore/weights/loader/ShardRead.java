@@ -54,7 +54,19 @@ public record ShardRead(long offset, long blockLength, long stride, int count, L
                     + " ranks; allow an uneven last shard in the plan to load it anyway");
         }
         long start = Math.min(size, rank * part);
-        long length = Math.min(part, size - start);
+        return of(tensor, dim, start, Math.min(part, size - start));
+    }
+
+    /**
+     * The elements {@code start .. start + length} of dimension {@code dim} of {@code tensor}, across
+     * all other dimensions: for dim 0 one contiguous range, for a later dim one block per outer index.
+     */
+    public static ShardRead of(TensorInfo tensor, int dim, long start, long length) throws CheckpointException {
+        List<Long> shape = tensor.shape();
+        if (dim < 0 || dim >= shape.size() || start < 0 || length < 0 || start + length > shape.get(dim)) {
+            throw invalid(tensor, "has shape " + shape + ", so dim " + dim + " has no elements " + start + ".." + (start + length));
+        }
+        long size = shape.get(dim);
         long outer = 1;
         for (int i = 0; i < dim; i++) {
             outer *= shape.get(i);

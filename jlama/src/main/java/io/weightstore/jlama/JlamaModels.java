@@ -1,0 +1,73 @@
+package io.weightstore.jlama;
+
+import com.github.tjake.jlama.model.AbstractModel;
+import com.github.tjake.jlama.model.DistributedContext;
+import com.github.tjake.jlama.model.ModelSupport;
+import com.github.tjake.jlama.safetensors.Config;
+import com.github.tjake.jlama.safetensors.DType;
+import com.github.tjake.jlama.safetensors.SafeTensorSupport;
+import io.weightstore.weights.loader.CheckpointSource;
+import io.weightstore.weights.loader.LoadOptions;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Opens a Jlama model from {@code weightstore://ID} or from a local directory, the same way: Jlama's
+ * own {@code ModelSupport.loadModel}, with config and tokenizer from the materialized metadata
+ * directory and, for the store, weights from {@link StoreWeightLoader}.
+ */
+public final class JlamaModels {
+    private JlamaModels() {}
+
+    /** A loaded model and what it was loaded from; closing it closes the checkpoint source too. */
+    public record Loaded(AbstractModel model, String reference, Optional<CheckpointSource> source, double loadSeconds)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            model.close();
+            source.ifPresent(CheckpointSource::close);
+        }
+    }
+
+    public static Loaded load(String reference, LoadOptions options) throws IOException {
+        return load(reference, options, Optional.empty());
+    }
+
+    /**
+     * @param distributed for tensor parallelism: builds the context of this process's shard from the
+     *     model's config, as Jlama's own distributed loading does
+     */
+    public static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed)
+            throws IOException {
+        long start = System.nanoTime();
+        if (!CheckpointSource.isStoreUri(reference)) {
+            Path dir = Path.of(reference);
+            if (!Files.isRegularFile(dir.resolve("config.json"))) {
+                throw new IllegalArgumentException("--model " + reference + " is neither weightstore://ID nor a model directory"
+                        + " with a config.json");
+            }
+            AbstractModel model = loadModel(dir, distributed, SafeTensorSupport::loadWeights);
+            return new Loaded(model, reference, Optional.empty(), (System.nanoTime() - start) / 1e9);
+        }
+        CheckpointSource source = CheckpointSource.open(URI.create(reference), options);
+        try {
+            Path metadata = source.materializeMetadata().dir();
+            StoreWeightLoader weights = new StoreWeightLoader(source);
+            AbstractModel model = loadModel(metadata, distributed, dir -> weights);
+            return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9);
+        } catch (IOException | RuntimeException e) {
+            source.close();
+            throw e;
+        }
+    }
+
+    private static AbstractModel loadModel(Path dir, Optional<Function<Config, DistributedContext>> distributed,
+            Function<java.io.File, com.github.tjake.jlama.safetensors.WeightLoader> weights) {
+        return ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), null, DType.F32, DType.I8,
+                Optional.empty(), Optional.empty(), distributed, weights);
+    }
+}

@@ -1,0 +1,132 @@
+package io.weightstore.jlama;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.github.tjake.jlama.model.DistributedContext;
+import com.github.tjake.jlama.model.llama.LlamaConfig;
+import com.github.tjake.jlama.safetensors.SafeTensorIndex;
+import com.github.tjake.jlama.safetensors.prompt.PromptContext;
+import com.github.tjake.jlama.tensor.AbstractTensor;
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.ClientOptions;
+import io.weightstore.store.StoreClient;
+import io.weightstore.store.embedded.EmbeddedStore;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ImportProgress;
+import io.weightstore.weights.ImportRequest;
+import io.weightstore.weights.WeightstoreHome;
+import io.weightstore.weights.loader.CheckpointSource;
+import io.weightstore.weights.loader.LoadOptions;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Jlama on a model from the store generates what it generates from the same files on disk. */
+class JlamaFromStoreTest {
+    private static final String PROMPT = "the quick brown fox";
+
+    @TempDir
+    Path tmp;
+
+    @AfterEach
+    void restoreHome() {
+        System.clearProperty(WeightstoreHome.PROPERTY);
+    }
+
+    private Path synthAndImport(DType dtype, String id) throws IOException {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+        Path dir = tmp.resolve("model-" + dtype);
+        SyntheticCheckpoint.write(SynthSpec.tiny(dtype, 11), dir, b -> {});
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults())) {
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/tiny", "main", dir, 1, false, 2),
+                    ImportProgress.NONE);
+        }
+        return dir;
+    }
+
+    private static Completion generate(String reference) throws IOException {
+        try (JlamaModels.Loaded loaded = JlamaModels.load(reference, LoadOptions.defaults())) {
+            return Completion.generate(loaded.model(), PromptContext.of(PROMPT), 24, 0.0f, token -> {});
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = DType.class, names = {"F32", "BF16"})
+    void greedyGenerationFromTheStoreEqualsGenerationFromTheDirectory(DType dtype) throws IOException {
+        Path dir = synthAndImport(dtype, "tiny");
+        Completion fromDisk = generate(dir.toString());
+        Completion fromStore = generate("weightstore://tiny");
+        assertThat(fromStore.generatedTokens()).isPositive();
+        assertThat(fromStore.text()).isEqualTo(fromDisk.text());
+        assertThat(fromStore.generatedTokens()).isEqualTo(fromDisk.generatedTokens());
+    }
+
+    @Test
+    void eachModelShardReadsOnlyItsRowsAndColumnsAndMatchesJlamasOwnLoader() throws Exception {
+        Path dir = synthAndImport(DType.F32, "tp");
+        LlamaConfig config = JsonMapper.builder().enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build()
+                .readValue(dir.resolve("config.json").toFile(), LlamaConfig.class);
+        SafeTensorIndex jlama = SafeTensorIndex.loadWithWeights(dir);
+        List<String> rowSharded = List.of("model.layers.0.self_attn.q_proj.weight", "model.layers.1.self_attn.k_proj.weight",
+                "model.layers.0.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight");
+        List<String> columnSharded = List.of("model.layers.0.self_attn.o_proj.weight", "model.layers.1.mlp.down_proj.weight");
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
+                CheckpointSource source = CheckpointSource.open(store, "tp", LoadOptions.defaults())) {
+            StoreWeightLoader loader = new StoreWeightLoader(source);
+            for (int shard = 0; shard < 2; shard++) {
+                DistributedContext dctx = DistributedContext.builder(config).setModelShard(shard).setNumModelShards(2).build();
+                for (String name : rowSharded) {
+                    assertSameShard(jlama, loader, source, name, dctx, true, false);
+                }
+                for (String name : columnSharded) {
+                    assertSameShard(jlama, loader, source, name, dctx, false, true);
+                }
+                assertSameShard(jlama, loader, source, "model.layers.0.input_layernorm.weight", null, false, false);
+            }
+        }
+        jlama.close();
+    }
+
+    private static void assertSameShard(SafeTensorIndex jlama, StoreWeightLoader loader, CheckpointSource source, String name,
+            DistributedContext dctx, boolean rows, boolean columns) throws IOException {
+        long full = source.tensors().get(name).info().byteSize();
+        long before = source.bytesRead();
+        AbstractTensor ours = loader.load(name, dctx, rows, columns);
+        long read = source.bytesRead() - before;
+        AbstractTensor theirs = jlama.load(name, dctx, rows, columns);
+        assertThat(ours.shape().toString()).as(name).isEqualTo(theirs.shape().toString());
+        assertThat(ours.getMemorySegment().byteSize()).as(name).isEqualTo(theirs.getMemorySegment().byteSize());
+        assertThat(ours.getMemorySegment().mismatch(theirs.getMemorySegment())).as(name).isEqualTo(-1L);
+        long expected = dctx == null ? full : full / 2;
+        assertThat(read).as("bytes read for %s", name).isEqualTo(expected);
+    }
+
+    @Test
+    void tensorInfoAndDtypeMatchJlamasOwnLoader() throws Exception {
+        Path dir = synthAndImport(DType.BF16, "info");
+        SafeTensorIndex jlama = SafeTensorIndex.loadWithWeights(dir);
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
+                CheckpointSource source = CheckpointSource.open(store, "info", LoadOptions.defaults())) {
+            StoreWeightLoader loader = new StoreWeightLoader(source);
+            assertThat(loader.tensorInfoMap().keySet()).isEqualTo(jlama.tensorInfoMap().keySet());
+            loader.tensorInfoMap().forEach((name, info) -> {
+                assertThat(info.dType).isEqualTo(jlama.tensorInfoMap().get(name).dType);
+                assertThat(info.shape).isEqualTo(jlama.tensorInfoMap().get(name).shape);
+            });
+            assertThat(loader.getModelDType()).isEqualTo(jlama.getModelDType());
+        }
+        jlama.close();
+    }
+}
