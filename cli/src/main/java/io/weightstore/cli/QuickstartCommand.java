@@ -13,6 +13,9 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import com.github.tjake.jlama.safetensors.prompt.PromptContext;
+import io.weightstore.jlama.Completion;
+import io.weightstore.jlama.JlamaModels;
 import io.weightstore.store.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointImporter;
@@ -39,7 +42,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Run the main job end to end on this machine, on the embedded store: synthesize a tiny Llama checkpoint,",
-            "validate it, import it, list and verify it, load it with TP=2. Writes under --dir (default $WEIGHTSTORE_HOME/quickstart) and",
+            "validate it, import, list, verify, load with TP=2, and generate from the store and from the directory. Writes under --dir (default $WEIGHTSTORE_HOME/quickstart) and",
             "into the store selected as for every store verb, replacing what an earlier quickstart left there."
         })
 final class QuickstartCommand implements Callable<Integer> {
@@ -49,6 +52,7 @@ final class QuickstartCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     static final String CHECKPOINT_ID = "quickstart-tiny-llama";
+    private static final String PROMPT = "the weights came from the store";
 
     @Option(names = "--dir", paramLabel = "DIR", description = "Working directory. Default: $WEIGHTSTORE_HOME/quickstart.")
     private Path dir;
@@ -121,9 +125,32 @@ final class QuickstartCommand implements Callable<Integer> {
                 ranks.print(out);
             }
         }
+
+        out.println("== 7. generate with Jlama from the store and from the directory (weightstore generate --model ...)");
+        out.flush();
+        String fromStore = generate("weightstore://" + CHECKPOINT_ID, out);
+        String fromDisk = generate(checkpoint.toString(), out);
+        if (!fromStore.equals(fromDisk)) {
+            out.println("quickstart FAILED: the store-loaded model generated different text");
+            return WeightstoreCli.EXIT_FAILURE;
+        }
+        out.println("identical: the model loaded from the store generates exactly what the files on disk generate");
         out.println("quickstart OK");
         out.flush();
         return WeightstoreCli.EXIT_OK;
+    }
+
+    private String generate(String model, PrintWriter out) throws IOException {
+        try (JlamaModels.Loaded loaded = JlamaModels.load(model, LoadOptions.defaults().withStore(selection.store))) {
+            Completion done = Completion.generate(loaded.model(), PromptContext.of(PROMPT), 16, 0.0f, token -> {});
+            out.printf(java.util.Locale.ROOT, "%-40s loaded in %.2f s -> %s%n", model, loaded.loadSeconds(), quote(done.text()));
+            out.flush();
+            return done.text();
+        }
+    }
+
+    private static String quote(String text) {
+        return "\"" + text.replace("\n", "\\n") + "\"";
     }
 
     private static void deleteRecursively(Path root) throws IOException {

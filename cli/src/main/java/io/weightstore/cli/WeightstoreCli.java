@@ -23,6 +23,8 @@ import picocli.CommandLine.Spec;
             FileCommand.class,
             ModelCommand.class,
             LoadCommand.class,
+            GenerateCommand.class,
+            ServeCommand.class,
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,

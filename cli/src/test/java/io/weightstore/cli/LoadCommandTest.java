@@ -61,6 +61,20 @@ class LoadCommandTest {
     }
 
     @Test
+    void generateFromTheStoreEqualsGenerateFromTheDirectory() throws IOException {
+        CliRun store = CliRun.of("generate", "--model", URI, "--prompt", "hello there", "--max-tokens", "8", "--json");
+        assertThat(store.exitCode()).as(store.err()).isZero();
+        CliRun disk = CliRun.of("generate", "--model", tmp.resolve("quickstart/tiny-llama").toString(), "--prompt", "hello there",
+                "--max-tokens", "8", "--json");
+        JsonNode fromStore = JSON.readTree(store.out());
+        assertThat(fromStore.get("generatedTokens").asInt()).isPositive();
+        assertThat(fromStore.get("completion").asText()).isEqualTo(JSON.readTree(disk.out()).get("completion").asText());
+        CliRun missing = CliRun.of("generate", "--model", tmp.resolve("nowhere").toString(), "--prompt", "x");
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("neither weightstore://ID nor a model directory");
+    }
+
+    @Test
     void badArgumentsExitTwo() {
         assertThat(CliRun.of("load", URI, "--tp-size", "2", "--tp-rank", "2").exitCode()).isEqualTo(2);
         assertThat(CliRun.of("load", "http://x").exitCode()).isEqualTo(2);
