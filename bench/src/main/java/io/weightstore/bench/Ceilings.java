@@ -31,7 +31,10 @@ public final class Ceilings {
         return Measurement.of("memcpy", "MemorySegment.copy, 1 thread", bytes, runs, () -> MemorySegment.copy(from, 0, to, 0, bytes));
     }
 
-    /** sendfile from {@code file} over {@code connections} loopback sockets, each carrying an equal share, into {@code dst}. */
+    /**
+     * sendfile from {@code file} over {@code connections} loopback sockets, each carrying an equal share,
+     * into {@code dst}, which must not be larger than the file.
+     */
     public static Measurement rawSocket(Path file, MemorySegment dst, int connections, int runs) throws Exception {
         // Equal shares, so any accepted connection carries exactly what any client expects.
         long share = dst.byteSize() / connections;
@@ -48,7 +51,11 @@ public final class Ceilings {
                         running.add(pool.submit(() -> {
                             try (SocketChannel peer = server.accept()) {
                                 for (long sent = 0; sent < length; ) {
-                                    sent += source.transferTo(offset + sent, length - sent, peer);
+                                    long n = source.transferTo(offset + sent, length - sent, peer);
+                                    if (n <= 0) {
+                                        throw new IOException("file ends before offset " + (offset + length));
+                                    }
+                                    sent += n;
                                 }
                             }
                             return null;

@@ -25,7 +25,6 @@ import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatusRequest;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -42,7 +41,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -156,7 +154,7 @@ public final class StoreClient implements AutoCloseable {
             }
             List<SliceChecksums> checksums = new ArrayList<>();
             for (Future<SliceChecksums> write : writes) {
-                checksums.add(await(write));
+                checksums.add(Futures.await(write));
             }
             return seal(start, checksums);
         } catch (IOException | RuntimeException e) {
@@ -247,6 +245,18 @@ public final class StoreClient implements AutoCloseable {
         return ObjectInfo.of(master.stat(StatRequest.newBuilder().setKey(key).build()).getObject());
     }
 
+    /** The sealed object of this key, or empty when there is none. */
+    public Optional<ObjectInfo> find(String key) throws StoreException {
+        try {
+            return Optional.of(stat(key));
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
     /** Where each slice's replicas are and whether their nodes are up, under a fresh read lease. */
     public List<NodeStatus> replicaNodes(String key) throws StoreException {
         return location(key).nodes().values().stream().map(NodeStatus::of).toList();
@@ -328,7 +338,7 @@ public final class StoreClient implements AutoCloseable {
         IOException failure = null;
         for (Future<Void> future : running) {
             try {
-                await(future);
+                Futures.await(future);
             } catch (IOException e) {
                 if (failure == null) {
                     failure = e;
@@ -554,25 +564,6 @@ public final class StoreClient implements AutoCloseable {
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("store client is closed");
-        }
-    }
-
-    private static <T> T await(Future<T> future) throws IOException {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            future.cancel(true);
-            throw new InterruptedIOException("interrupted while waiting for a transfer");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(cause);
         }
     }
 

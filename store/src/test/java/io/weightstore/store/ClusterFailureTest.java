@@ -4,18 +4,10 @@ import static io.weightstore.store.StoreClientContract.assertCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.proto.GetReplicasRequest;
-import io.weightstore.store.proto.Replica;
-import io.weightstore.store.proto.Slice;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -164,18 +156,7 @@ class ClusterFailureTest {
     }
 
     private void corruptFirstReplicaOfSlice(String key, int sliceIndex) throws IOException {
-        try (GrpcMasterApi master = GrpcMasterApi.connect(cluster.masterAddress(), "")) {
-            Slice slice = master.getReplicas(GetReplicasRequest.newBuilder().setKey(key).setLeaseMs(1).build())
-                    .getObject().getSlices(sliceIndex);
-            Replica replica = slice.getReplicas(0);
-            Path pool = cluster.pool(cluster.indexOf(replica.getNodeId()));
-            try (FileChannel channel = FileChannel.open(pool, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                long position = PoolFile.DATA_START + replica.getOffset() + 777;
-                ByteBuffer b = ByteBuffer.allocate(1);
-                channel.read(b, position);
-                channel.write(ByteBuffer.wrap(new byte[] {(byte) ~b.get(0)}), position);
-            }
-        }
+        cluster.flipByte(key, sliceIndex, 777);
     }
 
     @Test

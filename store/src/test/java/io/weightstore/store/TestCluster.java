@@ -4,7 +4,14 @@ import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.grpc.MasterServer;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.proto.GetReplicasRequest;
+import io.weightstore.store.proto.Replica;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,6 +94,24 @@ public final class TestCluster implements AutoCloseable {
         throw new IllegalArgumentException("no node " + nodeId);
     }
 
+    /**
+     * Flips one byte of the first replica of slice {@code slice} of {@code key}, {@code offset} bytes into
+     * the slice, in that node's pool file: rot that only the checksums can notice.
+     */
+    public void flipByte(String key, int slice, long offset) throws IOException {
+        try (GrpcMasterApi api = GrpcMasterApi.connect(masterAddress(), "")) {
+            Replica replica = api.getReplicas(GetReplicasRequest.newBuilder()
+                    .setKey(key).setLeaseMs(1).build()).getObject().getSlices(slice).getReplicas(0);
+            try (FileChannel pool = FileChannel.open(pool(indexOf(replica.getNodeId())),
+                    StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                long position = PoolFile.DATA_START + replica.getOffset() + offset;
+                ByteBuffer b = ByteBuffer.allocate(1);
+                pool.read(b, position);
+                pool.write(ByteBuffer.wrap(new byte[] {(byte) ~b.get(0)}), position);
+            }
+        }
+    }
+
     public void stopNode(int index) throws StoreException {
         nodes.get(index).close();
     }
@@ -102,10 +127,6 @@ public final class TestCluster implements AutoCloseable {
 
     public void startMaster() throws StoreException {
         master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", masterPort, "");
-    }
-
-    public Path masterDataDir() {
-        return dir.resolve("master");
     }
 
     @Override

@@ -4,10 +4,10 @@ import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.FileKind;
 import io.weightstore.format.SafetensorsFormatException;
+import io.weightstore.store.Futures;
 import io.weightstore.store.ObjectInfo;
 import io.weightstore.store.PutOptions;
 import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +17,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -119,7 +118,7 @@ public final class CheckpointImporter {
                 }));
             }
             for (Future<Void> future : running) {
-                await(future);
+                Futures.await(future);
             }
         } finally {
             files.shutdownNow();
@@ -141,7 +140,7 @@ public final class CheckpointImporter {
             }
             MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
                     : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
-            if (file.sha256() != null && storedWithSize(key, file.size())) {
+            if (file.sha256() != null && store.find(key).filter(o -> o.size() == file.size()).isPresent()) {
                 String hash = Sha256.of(bytes);
                 if (hash.equals(file.sha256())) {
                     skipped.incrementAndGet();
@@ -163,17 +162,6 @@ public final class CheckpointImporter {
         }
     }
 
-    private boolean storedWithSize(String key, long size) throws StoreException {
-        try {
-            return store.stat(key).size() == size;
-        } catch (StoreException e) {
-            if (e.code() == StoreException.Code.NOT_FOUND) {
-                return false;
-            }
-            throw e;
-        }
-    }
-
     private void markFailed(String id, Exception cause) {
         try {
             catalog.manifest(id).ifPresent(m -> {
@@ -185,23 +173,6 @@ public final class CheckpointImporter {
             });
         } catch (IOException e) {
             cause.addSuppressed(e);
-        }
-    }
-
-    private static void await(Future<Void> future) throws IOException {
-        try {
-            future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("import interrupted");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause());
         }
     }
 

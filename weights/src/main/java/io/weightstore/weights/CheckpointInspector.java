@@ -6,7 +6,6 @@ import io.weightstore.format.TensorInfo;
 import io.weightstore.store.NodeStatus;
 import io.weightstore.store.ObjectInfo;
 import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,14 +46,9 @@ public final class CheckpointInspector {
 
     private FileDetail detail(String id, ManifestFile file) throws IOException {
         String key = CatalogKeys.file(id, file.path());
-        ObjectInfo object;
-        try {
-            object = store.stat(key);
-        } catch (StoreException e) {
-            if (e.code() == StoreException.Code.NOT_FOUND) {
-                return new FileDetail(file.path(), file.size(), file.kind(), file.tensorCount(), List.of(), false, 0, 0, List.of());
-            }
-            throw e;
+        ObjectInfo object = store.find(key).orElse(null);
+        if (object == null) {
+            return new FileDetail(file.path(), file.size(), file.kind(), file.tensorCount(), List.of(), false, 0, 0, List.of());
         }
         Map<String, NodeStatus> nodes = store.replicaNodes(key).stream()
                 .collect(Collectors.toMap(NodeStatus::nodeId, Function.identity()));

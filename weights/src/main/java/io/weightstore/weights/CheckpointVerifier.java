@@ -50,14 +50,9 @@ public final class CheckpointVerifier {
     private FileVerdict verify(String id, ManifestFile file, boolean quick, MemorySegment buffer, LongConsumer progress)
             throws IOException {
         String key = CatalogKeys.file(id, file.path());
-        ObjectInfo object;
-        try {
-            object = store.stat(key);
-        } catch (StoreException e) {
-            if (e.code() == StoreException.Code.NOT_FOUND) {
-                return new FileVerdict(file.path(), FileVerdict.Status.MISSING, "no object " + key);
-            }
-            throw e;
+        ObjectInfo object = store.find(key).orElse(null);
+        if (object == null) {
+            return new FileVerdict(file.path(), FileVerdict.Status.MISSING, "no object " + key);
         }
         if (object.size() != file.size()) {
             return new FileVerdict(file.path(), FileVerdict.Status.CORRUPT, "stored size " + object.size() + ", manifest says "

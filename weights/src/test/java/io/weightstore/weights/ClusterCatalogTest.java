@@ -5,13 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.weightstore.store.StoreClient;
 import io.weightstore.store.StoreException;
 import io.weightstore.store.TestCluster;
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.proto.GetReplicasRequest;
-import io.weightstore.store.proto.Replica;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,17 +41,7 @@ class ClusterCatalogTest extends CatalogContract {
         new CheckpointImporter(catalog()).run(new ImportRequest("rot", "org/tiny", "main", source, 1, false, 2), ImportProgress.NONE);
         String path = catalog().readyManifest("rot").files().stream().filter(ManifestFile::isWeight).findFirst().orElseThrow().path();
         String key = CatalogKeys.file("rot", path);
-        try (GrpcMasterApi master = GrpcMasterApi.connect(cluster.masterAddress(), "")) {
-            Replica replica = master.getReplicas(GetReplicasRequest.newBuilder().setKey(key).setLeaseMs(1).build())
-                    .getObject().getSlices(0).getReplicas(0);
-            try (FileChannel pool = FileChannel.open(cluster.pool(cluster.indexOf(replica.getNodeId())), StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
-                long position = PoolFile.DATA_START + replica.getOffset() + 5000;
-                ByteBuffer b = ByteBuffer.allocate(1);
-                pool.read(b, position);
-                pool.write(ByteBuffer.wrap(new byte[] {(byte) (b.get(0) + 1)}), position);
-            }
-        }
+        cluster.flipByte(key, 0, 5000);
         List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run("rot", false, b -> {});
         assertThat(verdicts).filteredOn(v -> v.path().equals(path)).singleElement().satisfies(v -> {
             assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT);

@@ -1,9 +1,9 @@
 package io.weightstore.weights.loader;
 
+import io.weightstore.store.Futures;
 import io.weightstore.store.Range;
 import io.weightstore.store.StoreClient;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -179,7 +179,7 @@ public final class TensorStream implements AutoCloseable {
                 current = null;
                 return null;
             }
-            current = await(pending.get(nextIndex));
+            current = Futures.await(pending.get(nextIndex));
             position = 0;
         }
         Item item = current.batch().items().get(position);
@@ -192,23 +192,6 @@ public final class TensorStream implements AutoCloseable {
     private static void release(Loaded loaded) {
         if (loaded.ownArena() != null && loaded.ownArena().scope().isAlive()) {
             loaded.ownArena().close();
-        }
-    }
-
-    private static Loaded await(Future<Loaded> future) throws IOException {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for tensor data");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause());
         }
     }
 

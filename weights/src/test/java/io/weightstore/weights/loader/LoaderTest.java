@@ -15,10 +15,6 @@ import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.StoreClient;
 import io.weightstore.store.TestCluster;
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.proto.GetReplicasRequest;
-import io.weightstore.store.proto.Replica;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CatalogKeys;
 import io.weightstore.weights.CheckpointException;
@@ -30,10 +26,8 @@ import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -267,17 +261,7 @@ class LoaderTest {
     private void corrupt(String id, String filePrefix) throws IOException {
         String path = new Catalog(store).readyManifest(id).files().stream().filter(f -> f.path().startsWith(filePrefix))
                 .findFirst().orElseThrow().path();
-        try (GrpcMasterApi master = GrpcMasterApi.connect(cluster.masterAddress(), "")) {
-            Replica replica = master.getReplicas(GetReplicasRequest.newBuilder().setKey(CatalogKeys.file(id, path)).setLeaseMs(1).build())
-                    .getObject().getSlices(0).getReplicas(0);
-            try (FileChannel pool = FileChannel.open(cluster.pool(cluster.indexOf(replica.getNodeId())), StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
-                long position = PoolFile.DATA_START + replica.getOffset() + 200_000;
-                ByteBuffer b = ByteBuffer.allocate(1);
-                pool.read(b, position);
-                pool.write(ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x5a)}), position);
-            }
-        }
+        cluster.flipByte(CatalogKeys.file(id, path), 0, 200_000);
     }
 
     @Test

@@ -1,0 +1,154 @@
+package io.weightstore.bench;
+
+import io.weightstore.format.CheckpointDirectory;
+import io.weightstore.format.CheckpointFile;
+import io.weightstore.format.DType;
+import io.weightstore.format.FileKind;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.Range;
+import io.weightstore.store.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CatalogKeys;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ImportProgress;
+import io.weightstore.weights.ImportRequest;
+import io.weightstore.weights.loader.CheckpointSource;
+import io.weightstore.weights.loader.LoadOptions;
+import io.weightstore.weights.loader.ShardPlan;
+import io.weightstore.weights.loader.TensorStream;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Loading a whole synthetic checkpoint into off-heap memory: through the loader from a three-node
+ * loopback cluster, through the loader over the same-host path, from the same files on local disk
+ * (FileChannel reads and mmap copies, as engines do), and at TP=4 with every rank; beside the
+ * store's raw read throughput (whole objects, no loader) and the machine's ceilings, all in one run.
+ */
+public final class LoadBench {
+    private static final String ID = "bench";
+    private static final int CONNECTIONS = 8;
+
+    /** The measurements, and per-rank bytes of the TP=4 run. */
+    public record Report(long checkpointBytes, int runs, Measurement memcpy, Measurement rawSocket, Measurement rawStore,
+            List<Measurement> paths, List<Long> tpBytesPerRank) {}
+
+    private LoadBench() {}
+
+    /** Synthesizes (or reuses) a checkpoint of about {@code size} bytes in {@code sourceDir}, then measures. */
+    public static Report run(Path sourceDir, Path poolDir, long size, int runs) throws Exception {
+        Path source = sourceDir.resolve("synth-" + size);
+        if (!Files.exists(source.resolve("model.safetensors.index.json"))) {
+            SyntheticCheckpoint.write(SynthSpec.forSize(size, DType.BF16, 1L << 30, 1), source, b -> {});
+        }
+        CheckpointDirectory directory = CheckpointDirectory.read(source);
+        List<CheckpointFile> weights = directory.files(FileKind.WEIGHT);
+        long weightBytes = weights.stream().mapToLong(CheckpointFile::size).sum();
+        long largest = weights.stream().mapToLong(CheckpointFile::size).max().orElse(1);
+        Path work = Files.createTempDirectory(poolDir, "ws-load-bench-");
+        try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
+            try (StoreClient writer = cluster.client(false, CONNECTIONS)) {
+                new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
+                        ImportProgress.NONE);
+            }
+            MemorySegment whole = arena.allocate(largest, 64);
+            whole.fill((byte) 0);
+            Measurement memcpy = Ceilings.memcpy(arena, Math.min(largest, 1L << 30), runs);
+            CheckpointFile first = weights.getFirst();
+            Measurement rawSocket = Ceilings.rawSocket(source.resolve(first.path()), whole.asSlice(0, first.size()), 4, runs);
+            Measurement rawStore;
+            try (StoreClient client = cluster.client(false, CONNECTIONS)) {
+                rawStore = Measurement.of("store raw read", "whole objects, 3 nodes, " + CONNECTIONS + " conn", weightBytes, runs, () -> {
+                    for (CheckpointFile file : weights) {
+                        client.readInto(CatalogKeys.file(ID, file.path()), List.of(new Range(0, file.size())), whole.asSlice(0, file.size()));
+                    }
+                    client.releaseLeases();
+                });
+            }
+            List<Measurement> paths = new ArrayList<>();
+            paths.add(loader(cluster, false, "loader, loopback", "1 rank, 3 nodes, " + CONNECTIONS + " conn", weightBytes, runs));
+            paths.add(loader(cluster, true, "loader, same host", "1 rank, mapped pools", weightBytes, runs));
+            paths.add(Measurement.of("local disk, FileChannel", "read into off-heap, 64 MiB chunks", weightBytes, runs,
+                    () -> readFiles(source, weights, whole)));
+            paths.add(Measurement.of("local disk, mmap", "copy out of a mapping", weightBytes, runs, () -> copyFromMaps(source, weights, whole)));
+            List<Long> perRank = new ArrayList<>();
+            paths.add(Measurement.of("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes, runs,
+                    () -> loadAllRanks(cluster, 4, perRank)));
+            return new Report(weightBytes, runs, memcpy, rawSocket, rawStore, paths, perRank.subList(Math.max(0, perRank.size() - 4),
+                    perRank.size()));
+        } finally {
+            try (Stream<Path> files = Files.walk(work)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    private static Measurement loader(BenchCluster cluster, boolean sameHost, String path, String detail, long bytes, int runs)
+            throws Exception {
+        try (StoreClient client = cluster.client(sameHost, CONNECTIONS)) {
+            return Measurement.of(path, detail, bytes, runs, () -> {
+                try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults());
+                        TensorStream stream = checkpoint.stream()) {
+                    while (stream.next() != null) {
+                        // The engine's work would go here; the bench measures delivery only.
+                    }
+                }
+            });
+        }
+    }
+
+    private static void loadAllRanks(BenchCluster cluster, int worldSize, List<Long> perRank) throws IOException {
+        try (StoreClient client = cluster.client(false, CONNECTIONS);
+                CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults())) {
+            checkpoint.tensors();
+            for (int rank = 0; rank < worldSize; rank++) {
+                long before = checkpoint.bytesRead();
+                try (TensorStream stream = checkpoint.stream(rank, worldSize, ShardPlan.preset("llama"))) {
+                    while (stream.next() != null) {
+                        // Delivery only, as above.
+                    }
+                }
+                perRank.add(checkpoint.bytesRead() - before);
+            }
+        }
+    }
+
+    private static void readFiles(Path dir, List<CheckpointFile> files, MemorySegment dst) throws IOException {
+        for (CheckpointFile file : files) {
+            try (FileChannel channel = FileChannel.open(dir.resolve(file.path()), StandardOpenOption.READ)) {
+                long position = 0;
+                while (position < file.size()) {
+                    var buffer = dst.asSlice(position, Math.min(64L << 20, file.size() - position)).asByteBuffer();
+                    while (buffer.hasRemaining()) {
+                        int n = channel.read(buffer, position);
+                        if (n < 0) {
+                            throw new IOException("file shrank: " + file.path());
+                        }
+                        position += n;
+                    }
+                }
+            }
+        }
+    }
+
+    private static void copyFromMaps(Path dir, List<CheckpointFile> files, MemorySegment dst) throws IOException {
+        for (CheckpointFile file : files) {
+            try (FileChannel channel = FileChannel.open(dir.resolve(file.path()), StandardOpenOption.READ);
+                    Arena arena = Arena.ofConfined()) {
+                MemorySegment.copy(channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena), 0, dst, 0, file.size());
+            }
+        }
+    }
+}
