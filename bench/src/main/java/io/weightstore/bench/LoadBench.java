@@ -39,14 +39,18 @@ public final class LoadBench {
     private static final String ID = "bench";
     private static final int CONNECTIONS = 8;
 
-    /** The measurements, and per-rank bytes of the TP=4 run. */
+    /** The measurements, per-rank bytes of the TP=4 run, and notes on paths that could not be measured. */
     public record Report(long checkpointBytes, int runs, Measurement memcpy, Measurement rawSocket, Measurement rawStore,
-            List<Measurement> paths, List<Long> tpBytesPerRank) {}
+            List<Measurement> paths, List<Long> tpBytesPerRank, List<String> notes) {}
 
     private LoadBench() {}
 
-    /** Synthesizes (or reuses) a checkpoint of about {@code size} bytes in {@code sourceDir}, then measures. */
-    public static Report run(Path sourceDir, Path poolDir, long size, int runs) throws Exception {
+    /**
+     * Synthesizes (or reuses) a checkpoint of about {@code size} bytes in {@code sourceDir}, then
+     * measures; with {@code peers}, also nginx (HTTP Range) and Redis (64 MiB chunks) when installed,
+     * fetched over {@code peerConnections} parallel connections.
+     */
+    public static Report run(Path sourceDir, Path poolDir, long size, int runs, boolean peers, int peerConnections) throws Exception {
         Path source = sourceDir.resolve("synth-" + size);
         if (!Files.exists(source.resolve("model.safetensors.index.json"))) {
             SyntheticCheckpoint.write(SynthSpec.forSize(size, DType.BF16, 1L << 30, 1), source, b -> {});
@@ -76,21 +80,55 @@ public final class LoadBench {
                 });
             }
             List<Measurement> paths = new ArrayList<>();
+            List<String> notes = new ArrayList<>();
             paths.add(loader(cluster, false, "loader, loopback", "1 rank, 3 nodes, " + CONNECTIONS + " conn", weightBytes, runs));
             paths.add(loader(cluster, true, "loader, same host", "1 rank, mapped pools", weightBytes, runs));
-            paths.add(Measurement.of("local disk, FileChannel", "read into off-heap, 64 MiB chunks", weightBytes, runs,
+            if (PageCache.canDrop()) {
+                paths.add(Measurement.of("local disk, cold", "FileChannel into off-heap, page cache dropped", weightBytes, runs,
+                        PageCache::drop, () -> readFiles(source, weights, whole)));
+            } else {
+                notes.add("local disk, cold: not measured (cannot write /proc/sys/vm/drop_caches; needs root)");
+            }
+            paths.add(Measurement.of("local page cache, FileChannel", "files already in memory, 64 MiB reads", weightBytes, runs,
                     () -> readFiles(source, weights, whole)));
-            paths.add(Measurement.of("local disk, mmap", "copy out of a mapping", weightBytes, runs, () -> copyFromMaps(source, weights, whole)));
+            paths.add(Measurement.of("local page cache, mmap", "copy out of a mapping", weightBytes, runs,
+                    () -> copyFromMaps(source, weights, whole)));
             List<Long> perRank = new ArrayList<>();
             paths.add(Measurement.of("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes, runs,
                     () -> loadAllRanks(cluster, 4, perRank)));
+            if (peers) {
+                measurePeers(source, weights, work, whole, weightBytes, runs, peerConnections, paths, notes);
+            }
             return new Report(weightBytes, runs, memcpy, rawSocket, rawStore, paths, perRank.subList(Math.max(0, perRank.size() - 4),
-                    perRank.size()));
+                    perRank.size()), notes);
         } finally {
             try (Stream<Path> files = Files.walk(work)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(p);
                 }
+            }
+        }
+    }
+
+    private static void measurePeers(Path source, List<CheckpointFile> weights, Path work, MemorySegment dst, long weightBytes,
+            int runs, int connections, List<Measurement> paths, List<String> notes) throws Exception {
+        List<String> names = weights.stream().map(CheckpointFile::path).toList();
+        List<Long> sizes = weights.stream().map(CheckpointFile::size).toList();
+        try (HttpRangeLoad nginx = HttpRangeLoad.start(source, work, connections)) {
+            if (nginx == null) {
+                notes.add("nginx not measured: not installed (run bench/install-peers.sh)");
+            } else {
+                paths.add(Measurement.of("nginx, HTTP Range", "64 MiB ranges, " + connections + " conn", weightBytes, runs,
+                        () -> nginx.fetch(names, sizes, dst)));
+            }
+        }
+        try (RedisChunkLoad redis = RedisChunkLoad.start(work, connections)) {
+            if (redis == null) {
+                notes.add("Redis not measured: not installed (run bench/install-peers.sh)");
+            } else {
+                redis.store(source, names);
+                paths.add(Measurement.of("Redis, chunk GETs", "64 MiB chunks, " + redis.connections() + " conn", weightBytes, runs,
+                        () -> redis.fetch(names, sizes, dst)));
             }
         }
     }

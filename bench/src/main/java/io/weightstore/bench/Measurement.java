@@ -25,9 +25,16 @@ public record Measurement(String path, String detail, long bytes, List<Double> g
 
     /** Runs {@code work} (which moves {@code bytes}) {@code runs} times after one warm-up run. */
     public static Measurement of(String path, String detail, long bytes, int runs, Work work) throws Exception {
+        return of(path, detail, bytes, runs, () -> {}, work);
+    }
+
+    /** As above, running {@code setup} untimed before each run (to drop caches, say). */
+    public static Measurement of(String path, String detail, long bytes, int runs, Work setup, Work work) throws Exception {
+        setup.run();
         work.run();
         double[] rates = new double[runs];
         for (int i = 0; i < runs; i++) {
+            setup.run();
             long start = System.nanoTime();
             work.run();
             rates[i] = bytes / ((System.nanoTime() - start) / 1e9) / 1e9;

@@ -269,18 +269,7 @@ public final class StoreClient implements AutoCloseable {
      *     CORRUPT or UNAVAILABLE, naming the key and slice, when no replica of a slice could serve it
      */
     public void readInto(String key, List<Range> ranges, MemorySegment dst) throws IOException {
-        Location location = location(key);
-        long size = location.object().getSize();
-        long total = 0;
-        for (Range range : ranges) {
-            if (range.end() > size || range.end() < range.offset()) {
-                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "range offset=" + range.offset() + " length="
-                        + range.length() + " is outside " + key + " of " + size + " bytes");
-            }
-            total += range.length();
-        }
-        requireRoom(key, dst, total);
-        execute(key, ReadPlanner.ranges(location.object(), ranges, options.maxPieceBytes()), dst);
+        read(List.of(new Read.Ranges(key, ranges, dst)));
     }
 
     /**
@@ -289,19 +278,56 @@ public final class StoreClient implements AutoCloseable {
      */
     public void readStrided(String key, long offset, long blockLength, long stride, int count, MemorySegment dst)
             throws IOException {
-        if (offset < 0 || blockLength < 0 || stride < blockLength || count < 0) {
-            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "strided read of " + key
-                    + " needs offset >= 0, 0 <= blockLength <= stride, count >= 0: offset=" + offset + " blockLength="
-                    + blockLength + " stride=" + stride + " count=" + count);
+        read(List.of(new Read.Strided(key, offset, blockLength, stride, count, dst)));
+    }
+
+    /**
+     * Performs several reads, of any objects, as one scatter-gather operation: every piece of every
+     * read is spread over the connections and nodes at once, so many small reads (one column shard
+     * per tensor, say) go as fast as one large one. All reads are checked before any byte moves.
+     */
+    public void read(List<Read> reads) throws IOException {
+        List<Job> jobs = new ArrayList<>();
+        for (Read read : reads) {
+            ObjectMeta object = location(read.key()).object();
+            List<ReadTask> tasks = switch (read) {
+                case Read.Ranges r -> plan(r, object);
+                case Read.Strided r -> plan(r, object);
+            };
+            tasks.forEach(task -> jobs.add(new Job(read.key(), task, read.dst())));
         }
-        Location location = location(key);
-        long size = location.object().getSize();
-        if (count > 0 && offset + (count - 1L) * stride + blockLength > size) {
-            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "strided read of " + key + " ends at "
-                    + (offset + (count - 1L) * stride + blockLength) + ", past its " + size + " bytes");
+        execute(jobs);
+    }
+
+    /** One task of one read, with where its bytes go. */
+    private record Job(String key, ReadTask task, MemorySegment dst) {}
+
+    private List<ReadTask> plan(Read.Ranges read, ObjectMeta object) throws StoreException {
+        long total = 0;
+        for (Range range : read.ranges()) {
+            if (range.end() > object.getSize() || range.end() < range.offset()) {
+                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "range offset=" + range.offset() + " length="
+                        + range.length() + " is outside " + read.key() + " of " + object.getSize() + " bytes");
+            }
+            total += range.length();
         }
-        requireRoom(key, dst, blockLength * count);
-        execute(key, ReadPlanner.strided(location.object(), offset, blockLength, stride, count, options.maxPieceBytes()), dst);
+        requireRoom(read.key(), read.dst(), total);
+        return ReadPlanner.ranges(object, read.ranges(), options.maxPieceBytes());
+    }
+
+    private List<ReadTask> plan(Read.Strided read, ObjectMeta object) throws StoreException {
+        if (read.offset() < 0 || read.blockLength() < 0 || read.stride() < read.blockLength() || read.count() < 0) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "strided read of " + read.key()
+                    + " needs offset >= 0, 0 <= blockLength <= stride, count >= 0: offset=" + read.offset() + " blockLength="
+                    + read.blockLength() + " stride=" + read.stride() + " count=" + read.count());
+        }
+        long end = read.offset() + (read.count() - 1L) * read.stride() + read.blockLength();
+        if (read.count() > 0 && end > object.getSize()) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "strided read of " + read.key() + " ends at " + end
+                    + ", past its " + object.getSize() + " bytes");
+        }
+        requireRoom(read.key(), read.dst(), read.blockLength() * read.count());
+        return ReadPlanner.strided(object, read.offset(), read.blockLength(), read.stride(), read.count(), options.maxPieceBytes());
     }
 
     private static void requireRoom(String key, MemorySegment dst, long bytes) throws StoreException {
@@ -311,22 +337,22 @@ public final class StoreClient implements AutoCloseable {
         }
     }
 
-    private void execute(String key, List<ReadTask> tasks, MemorySegment dst) throws IOException {
+    private void execute(List<Job> jobs) throws IOException {
         // A destination from a confined arena may only be touched by its owner: serve it piece by piece here.
-        if (tasks.size() == 1 || !dst.isAccessibleBy(NOT_THE_OWNER)) {
-            for (ReadTask task : tasks) {
-                runTask(key, task, dst);
+        if (jobs.size() == 1 || jobs.stream().anyMatch(job -> !job.dst().isAccessibleBy(NOT_THE_OWNER))) {
+            for (Job job : jobs) {
+                runTask(job.key(), job.task(), job.dst());
             }
             return;
         }
-        // On the first failure the tasks not yet started are skipped; all are awaited, so none writes into dst after return.
+        // On the first failure the jobs not yet started are skipped; all are awaited, so none writes into dst after return.
         AtomicBoolean failed = new AtomicBoolean();
-        List<Future<Void>> running = new ArrayList<>(tasks.size());
-        for (ReadTask task : tasks) {
+        List<Future<Void>> running = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
             running.add(workers.submit(() -> {
                 if (!failed.get()) {
                     try {
-                        runTask(key, task, dst);
+                        runTask(job.key(), job.task(), job.dst());
                     } catch (IOException | RuntimeException e) {
                         failed.set(true);
                         throw e;

@@ -123,6 +123,29 @@ abstract class StoreClientContract {
     }
 
     @Test
+    void oneBatchMixesRangesAndStridedReadsOfSeveralObjects() throws IOException {
+        MemorySegment a = Bytes.random(arena, 3 * SLICE, 21);
+        MemorySegment b = Bytes.random(arena, 2 * SLICE + 5, 22);
+        store().put("batch/a", a, put());
+        store().put("batch/b", b, put());
+        MemorySegment ranges = arena.allocate(300);
+        MemorySegment column = arena.allocate(16L * 100);
+        MemorySegment whole = arena.allocate(b.byteSize());
+        store().read(List.of(
+                new Read.Ranges("batch/a", List.of(new Range(SLICE - 100, 200), new Range(7, 100)), ranges),
+                new Read.Strided("batch/a", 40, 16, 30_000, 100, column),
+                new Read.Ranges("batch/b", List.of(new Range(0, b.byteSize())), whole)));
+        assertThat(Bytes.equal(ranges.asSlice(0, 200), a.asSlice(SLICE - 100, 200))).isTrue();
+        assertThat(Bytes.equal(ranges.asSlice(200, 100), a.asSlice(7, 100))).isTrue();
+        for (int row = 0; row < 100; row++) {
+            assertThat(Bytes.equal(column.asSlice(16L * row, 16), a.asSlice(40 + 30_000L * row, 16))).as("row %d", row).isTrue();
+        }
+        assertThat(Bytes.equal(whole, b)).isTrue();
+        assertCode(() -> store().read(List.of(new Read.Ranges("batch/b", List.of(new Range(0, 10)), arena.allocate(10)),
+                new Read.Ranges("batch/missing", List.of(new Range(0, 1)), arena.allocate(1)))), StoreException.Code.NOT_FOUND);
+    }
+
+    @Test
     void existingKeyIsRefusedUnlessReplaced() throws IOException {
         store().put("dup", Bytes.random(arena, 100, 1), put());
         assertCode(() -> store().put("dup", Bytes.random(arena, 100, 2), put()), StoreException.Code.ALREADY_EXISTS);

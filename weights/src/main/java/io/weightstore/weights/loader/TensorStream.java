@@ -2,6 +2,7 @@ package io.weightstore.weights.loader;
 
 import io.weightstore.store.Futures;
 import io.weightstore.store.Range;
+import io.weightstore.store.Read;
 import io.weightstore.store.StoreClient;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -17,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Tensors of a checkpoint (or of one rank's share of it) in file order, read in batches into one
  * reused off-heap buffer. The buffer has two 64-byte-aligned halves: while the consumer works
- * through the batch in one half, the next batch is read into the other. A batch's tensors of one
- * file that lie next to each other become one range, and each file's ranges one scatter-gather
- * read spread over the nodes; a column shard is one strided read.
+ * through the batch in one half, the next batch is read into the other. Each batch is one
+ * scatter-gather read over the nodes: tensors of one file that lie next to each other become one
+ * range, and a column shard is one strided read, all in flight together.
  *
  * <p>A tensor larger than a half gets a batch of its own in memory allocated for it alone and freed
  * as soon as the stream moves past it: it loads, at the cost of that much more memory for a moment.
@@ -118,14 +119,16 @@ public final class TensorStream implements AutoCloseable {
                 offsets[i] = at;
                 at += items.get(i).read().bytes();
             }
-            // Runs of contiguous reads of one file become one scatter-gather read; strided reads go alone.
+            // The whole batch is one scatter-gather read: adjacent tensors of a file merge into one range,
+            // each file's ranges are one read, and every column shard is one strided read.
+            List<Read> reads = new ArrayList<>();
             int i = 0;
             while (i < items.size()) {
                 Item item = items.get(i);
-                if (!item.read().contiguous()) {
-                    ShardRead r = item.read();
-                    store.readStrided(item.key(), item.dataStart() + item.info().begin() + r.offset(), r.blockLength(), r.stride(),
-                            r.count(), data.asSlice(offsets[i], r.bytes()));
+                ShardRead r = item.read();
+                if (!r.contiguous()) {
+                    reads.add(new Read.Strided(item.key(), item.dataStart() + item.info().begin() + r.offset(), r.blockLength(),
+                            r.stride(), r.count(), data.asSlice(offsets[i], r.bytes())));
                     i++;
                     continue;
                 }
@@ -133,9 +136,10 @@ public final class TensorStream implements AutoCloseable {
                 while (end < items.size() && items.get(end).read().contiguous() && items.get(end).key().equals(item.key())) {
                     end++;
                 }
-                readContiguous(items.subList(i, end), data, offsets[i]);
+                reads.add(contiguous(items.subList(i, end), data, offsets[i]));
                 i = end;
             }
+            store.read(reads);
             return new Loaded(batch, data, offsets, own);
         } catch (IOException | RuntimeException e) {
             if (own != null) {
@@ -145,7 +149,7 @@ public final class TensorStream implements AutoCloseable {
         }
     }
 
-    private void readContiguous(List<Item> run, MemorySegment data, long dstOffset) throws IOException {
+    private static Read contiguous(List<Item> run, MemorySegment data, long dstOffset) {
         List<Range> ranges = new ArrayList<>();
         long bytes = 0;
         for (Item item : run) {
@@ -159,7 +163,7 @@ public final class TensorStream implements AutoCloseable {
             }
             bytes += length;
         }
-        store.readInto(run.getFirst().key(), ranges, data.asSlice(dstOffset, bytes));
+        return new Read.Ranges(run.getFirst().key(), ranges, data.asSlice(dstOffset, bytes));
     }
 
     /** The next tensor, or null after the last. The previous tensor's data may be overwritten from now on. */
