@@ -25,8 +25,4 @@ public record TensorInfo(String name, DType dtype, List<Long> shape, long begin,
     public long byteSize() {
         return end - begin;
     }
-
-    public int rank() {
-        return shape.size();
-    }
 }

@@ -88,11 +88,6 @@ final class MappedNodeAccess implements NodeAccess {
         }
     }
 
-    @Override
-    public boolean local() {
-        return true;
-    }
-
     /** The mapping belongs to the client's table of local pools, which closes it. */
     @Override
     public void close() {}

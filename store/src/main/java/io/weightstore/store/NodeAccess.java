@@ -20,8 +20,6 @@ sealed interface NodeAccess extends AutoCloseable permits SocketNodeAccess, Mapp
 
     void write(long offset, MemorySegment src) throws IOException;
 
-    boolean local();
-
     @Override
     void close();
 }

@@ -142,11 +142,6 @@ final class SocketNodeAccess implements NodeAccess {
     }
 
     @Override
-    public boolean local() {
-        return false;
-    }
-
-    @Override
     public void close() {
         closed = true;
         DataPlaneConnection connection;

@@ -75,6 +75,7 @@ public final class StoreClient implements AutoCloseable {
     private final Map<String, NodeAccess> access = new ConcurrentHashMap<>();
     private final Map<String, Location> locations = new ConcurrentHashMap<>();
     private final Map<String, Long> suspectUntil = new ConcurrentHashMap<>();
+    private final Map<String, Optional<PoolFile>> localPools = new ConcurrentHashMap<>();
     private final LongAdder bytesRead = new LongAdder();
     private volatile boolean closed;
 
@@ -506,8 +507,6 @@ public final class StoreClient implements AutoCloseable {
             return new SocketNodeAccess(node.getHost(), node.getPort(), options.token());
         });
     }
-
-    private final Map<String, Optional<PoolFile>> localPools = new ConcurrentHashMap<>();
 
     /** The node's pool file mapped here, when this host sees it and its identity matches; else null. */
     private PoolFile localPool(NodeInfo node) {

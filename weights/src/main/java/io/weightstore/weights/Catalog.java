@@ -1,6 +1,7 @@
 package io.weightstore.weights;
 
 import io.weightstore.store.ObjectInfo;
+import io.weightstore.store.PutOptions;
 import io.weightstore.store.StoreClient;
 import io.weightstore.store.StoreException;
 import java.io.IOException;
@@ -62,7 +63,7 @@ public final class Catalog {
 
     void writeManifest(Manifest manifest) throws IOException {
         store.put(CatalogKeys.manifest(manifest.checkpointId()), manifest.toJson(),
-                io.weightstore.store.PutOptions.defaults().withReplicas(manifestReplicas()).withReplace(true).withPin(true));
+                PutOptions.defaults().withReplicas(manifestReplicas()).withReplace(true).withPin(true));
     }
 
     /** Manifests are tiny and every read starts with one: keep a copy on every node up to three. */

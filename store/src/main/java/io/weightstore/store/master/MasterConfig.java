@@ -36,8 +36,4 @@ public record MasterConfig(long sliceSize, int checksumBlockSize, Duration heart
         return new MasterConfig(size, (int) Math.min(checksumBlockSize, size), heartbeatInterval, nodeDeadline,
                 leaseDuration, putTimeout, highWatermark, lowWatermark);
     }
-
-    public MasterConfig withTimeouts(Duration heartbeat, Duration deadline, Duration lease, Duration put) {
-        return new MasterConfig(sliceSize, checksumBlockSize, heartbeat, deadline, lease, put, highWatermark, lowWatermark);
-    }
 }

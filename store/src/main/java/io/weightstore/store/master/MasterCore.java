@@ -107,10 +107,6 @@ public final class MasterCore implements MasterApi {
         }
     }
 
-    public MasterConfig config() {
-        return config;
-    }
-
     private void recover() throws StoreException {
         for (NodeInfo node : db.scanAll(MasterDb.NODE, NodeInfo.parser())) {
             nodes.put(node.getNodeId(), node);

@@ -93,10 +93,6 @@ public final class TensorStream implements AutoCloseable {
         return plannedBytes;
     }
 
-    public int batchCount() {
-        return batches.size();
-    }
-
     private void submit(int index) {
         Batch batch = batches.get(index);
         pending.add(reader.submit(() -> read(batch)));
