@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Load a model with Jlama, from weightstore://ID (weights streamed from the store, config and tokenizer",
             "materialized locally) or from a local directory, and print the completion of a prompt, the load time and tokens/s.",
-            "Temperature 0 is greedy and reproducible; above 0, Jlama samples with its own random source."
+            "Temperature 0 is greedy; above 0, sampling is reproducible for a --seed."
         })
 final class GenerateCommand implements Callable<Integer> {
     @Spec
@@ -39,6 +39,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--temperature", defaultValue = "0", paramLabel = "T", description = "Sampling temperature; 0 is greedy. Default: ${DEFAULT-VALUE}.")
     private float temperature;
 
+    @Option(names = "--seed", paramLabel = "S", description = "Seed of sampling at temperature > 0. Default: a new one each run.")
+    private Long seed;
+
     @Option(names = "--json", description = "Print the completion and timings as JSON.")
     private boolean json;
 
@@ -56,7 +59,8 @@ final class GenerateCommand implements Callable<Integer> {
         LoadOptions options = LoadOptions.defaults().withStore(selection.store);
         Result result;
         try (JlamaModels.Loaded loaded = JlamaModels.load(model, options)) {
-            Completion done = Completion.generate(loaded.model(), PromptContext.of(prompt), maxTokens, temperature, token -> {});
+            long sampling = seed != null ? seed : java.util.concurrent.ThreadLocalRandom.current().nextLong();
+            Completion done = Completion.generate(loaded.model(), PromptContext.of(prompt), maxTokens, temperature, sampling, token -> {});
             result = new Result(model, done.text(), done.promptTokens(), done.generatedTokens(), done.finishReason(),
                     loaded.loadSeconds(), done.tokensPerSecond());
         }

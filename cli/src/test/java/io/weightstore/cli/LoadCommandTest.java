@@ -69,6 +69,10 @@ class LoadCommandTest {
         JsonNode fromStore = JSON.readTree(store.out());
         assertThat(fromStore.get("generatedTokens").asInt()).isPositive();
         assertThat(fromStore.get("completion").asText()).isEqualTo(JSON.readTree(disk.out()).get("completion").asText());
+        String[] seeded = {"generate", "--model", URI, "--prompt", "hello there", "--max-tokens", "8", "--temperature", "1",
+            "--seed", "3", "--json"};
+        assertThat(JSON.readTree(CliRun.of(seeded).out()).get("completion"))
+                .isEqualTo(JSON.readTree(CliRun.of(seeded).out()).get("completion"));
         CliRun missing = CliRun.of("generate", "--model", tmp.resolve("nowhere").toString(), "--prompt", "x");
         assertThat(missing.exitCode()).isEqualTo(2);
         assertThat(missing.err()).contains("neither weightstore://ID nor a model directory");

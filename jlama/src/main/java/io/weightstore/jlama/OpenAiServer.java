@@ -209,6 +209,7 @@ public final class OpenAiServer implements AutoCloseable {
             throw new BadRequest(400, "invalid_request_error", "'temperature' must be in 0..2, found " + temperature);
         }
         boolean stream = body.path("stream").asBoolean(false);
+        long seed = body.hasNonNull("seed") ? body.get("seed").asLong() : java.util.concurrent.ThreadLocalRandom.current().nextLong();
         String id = (chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID();
         generating.lock();
         try {
@@ -217,12 +218,13 @@ public final class OpenAiServer implements AutoCloseable {
                 exchange.getResponseHeaders().set("Cache-Control", "no-cache");
                 exchange.sendResponseHeaders(200, 0);
                 OutputStream out = exchange.getResponseBody();
-                Completion done = Completion.generate(model, prompt, maxTokens, temperature, token -> event(out, chunk(id, chat, token, null)));
+                Completion done = Completion.generate(model, prompt, maxTokens, temperature, seed,
+                        token -> event(out, chunk(id, chat, token, null)));
                 event(out, chunk(id, chat, "", done.finishReason()));
                 out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
                 out.flush();
             } else {
-                Completion done = Completion.generate(model, prompt, maxTokens, temperature, token -> {});
+                Completion done = Completion.generate(model, prompt, maxTokens, temperature, seed, token -> {});
                 send(exchange, 200, response(id, chat, done));
             }
         } finally {

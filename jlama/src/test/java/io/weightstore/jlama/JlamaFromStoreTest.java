@@ -73,6 +73,33 @@ class JlamaFromStoreTest {
     }
 
     @Test
+    void greedyCompletionIsWhatJlamasOwnGenerateGives() throws IOException {
+        Path dir = synthAndImport(DType.F32, "greedy");
+        Completion ours = generate("weightstore://greedy");
+        try (JlamaModels.Loaded loaded = JlamaModels.load("weightstore://greedy", LoadOptions.defaults())) {
+            var theirs = loaded.model().generate(java.util.UUID.randomUUID(), PromptContext.of(PROMPT), 0.0f,
+                    loaded.model().getTokenizer().encode(PROMPT).length + 1 + 24, (t, f) -> {});
+            assertThat(ours.text()).isEqualTo(theirs.responseText);
+            assertThat(ours.generatedTokens()).isEqualTo(theirs.generatedTokens);
+        }
+        assertThat(dir).exists();
+    }
+
+    @Test
+    void sampledCompletionIsReproducibleForASeed() throws IOException {
+        Path dir = synthAndImport(DType.F32, "seeded");
+        String first = sample(dir, 7);
+        assertThat(sample(dir, 7)).isEqualTo(first);
+        assertThat(sample(dir, 8)).isNotEqualTo(first);
+    }
+
+    private static String sample(Path dir, long seed) throws IOException {
+        try (JlamaModels.Loaded loaded = JlamaModels.load(dir.toString(), LoadOptions.defaults())) {
+            return Completion.generate(loaded.model(), PromptContext.of(PROMPT), 24, 1.0f, seed, token -> {}).text();
+        }
+    }
+
+    @Test
     void eachModelShardReadsOnlyItsRowsAndColumnsAndMatchesJlamasOwnLoader() throws Exception {
         Path dir = synthAndImport(DType.F32, "tp");
         LlamaConfig config = JsonMapper.builder().enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
