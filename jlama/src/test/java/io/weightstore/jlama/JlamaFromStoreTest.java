@@ -26,6 +26,7 @@ import io.weightstore.weights.loader.LoadOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -138,6 +139,38 @@ class JlamaFromStoreTest {
         assertThat(ours.getMemorySegment().mismatch(theirs.getMemorySegment())).as(name).isEqualTo(-1L);
         long expected = dctx == null ? full : full / 2;
         assertThat(read).as("bytes read for %s", name).isEqualTo(expected);
+    }
+
+    @Test
+    void jlamaQuantizedQ8CheckpointLoadsFromTheStoreWithItsBlockScales() throws Exception {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+        Path f32 = tmp.resolve("f32");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 13), f32, b -> {});
+        java.nio.file.Files.writeString(f32.resolve("README.md"), "# tiny\n");
+        Path q8 = com.github.tjake.jlama.safetensors.SafeTensorSupport.quantizeModel(f32,
+                com.github.tjake.jlama.safetensors.DType.I8, new String[] {"norm", "embed_tokens", "lm_head"}, null,
+                Optional.of(tmp.resolve("q8")));
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults())) {
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest("q8", "org/tiny-q8", "main", q8, 1, false, 2),
+                    ImportProgress.NONE);
+        }
+        SafeTensorIndex jlama = SafeTensorIndex.loadSingleFile(q8, "model.safetensors");
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
+                CheckpointSource source = CheckpointSource.open(store, "q8", LoadOptions.defaults())) {
+            StoreWeightLoader loader = new StoreWeightLoader(source);
+            String name = "model.layers.0.mlp.up_proj.weight";
+            assertThat(loader.tensorInfoMap().get(name).dType).isEqualTo(com.github.tjake.jlama.safetensors.DType.I8);
+            assertThat(loader.tensorInfoMap()).containsKey(name + ".qb");
+            AbstractTensor ours = loader.load(name);
+            AbstractTensor theirs = jlama.load(name);
+            assertThat(ours.getClass()).isEqualTo(theirs.getClass());
+            assertThat(ours.getMemorySegment().mismatch(theirs.getMemorySegment())).isEqualTo(-1L);
+            for (int row = 0; row < 4; row++) {
+                assertThat(ours.get(row, 5)).isEqualTo(theirs.get(row, 5));
+            }
+        }
+        // Generating with Q8 weights needs jlama-native in Jlama 0.8.4 (its Java kernels throw on I8), from disk as from here.
+        jlama.close();
     }
 
     @Test
