@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,7 +66,7 @@ final class RedisChunkLoad implements AutoCloseable {
                     while (buffer.hasRemaining()) {
                         channel.read(buffer, start + buffer.position());
                     }
-                    client.set(key(file, start / CHUNK), length == CHUNK ? chunk : java.util.Arrays.copyOf(chunk, length));
+                    client.set(key(file, start / CHUNK), length == CHUNK ? chunk : Arrays.copyOf(chunk, length));
                 }
             }
         }

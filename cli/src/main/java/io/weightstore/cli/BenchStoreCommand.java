@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,7 +63,7 @@ final class BenchStoreCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            JsonOutput.print(out, java.util.Map.of("objectBytes", report.objectBytes(), "runs", report.runs(), "rows", rows));
+            JsonOutput.print(out, Map.of("objectBytes", report.objectBytes(), "runs", report.runs(), "rows", rows));
             return WeightstoreCli.EXIT_OK;
         }
         out.printf("object %s, %d runs per path (median, min, max in GB/s; ratios of medians to the best ceiling)%n",

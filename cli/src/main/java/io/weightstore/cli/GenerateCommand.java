@@ -7,6 +7,7 @@ import io.weightstore.weights.loader.LoadOptions;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -59,7 +60,7 @@ final class GenerateCommand implements Callable<Integer> {
         LoadOptions options = LoadOptions.defaults().withStore(selection.store);
         Result result;
         try (JlamaModels.Loaded loaded = JlamaModels.load(model, options)) {
-            long sampling = seed != null ? seed : java.util.concurrent.ThreadLocalRandom.current().nextLong();
+            long sampling = seed != null ? seed : ThreadLocalRandom.current().nextLong();
             Completion done = Completion.generate(loaded.model(), PromptContext.of(prompt), maxTokens, temperature, sampling, token -> {});
             result = new Result(model, done.text(), done.promptTokens(), done.generatedTokens(), done.finishReason(),
                     loaded.loadSeconds(), done.tokensPerSecond());

@@ -1,19 +1,10 @@
 package io.weightstore.cli;
 
-import io.weightstore.weights.WeightstoreHome;
-
+import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.concurrent.Callable;
-import java.util.stream.Stream;
-import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import io.weightstore.jlama.Completion;
 import io.weightstore.jlama.JlamaModels;
 import io.weightstore.store.StoreClient;
@@ -25,11 +16,20 @@ import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
 import io.weightstore.weights.Manifest;
+import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.ShardPlan;
 import io.weightstore.weights.loader.TensorStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -120,7 +120,7 @@ final class QuickstartCommand implements Callable<Integer> {
                         }
                     }
                     long read = source.bytesRead() - before;
-                    ranks.row(rank + "/2", received, ByteSizes.format(read), String.format(java.util.Locale.ROOT, "%.1f%%", 100.0 * read / total));
+                    ranks.row(rank + "/2", received, ByteSizes.format(read), String.format(Locale.ROOT, "%.1f%%", 100.0 * read / total));
                 }
                 ranks.print(out);
             }
@@ -143,7 +143,7 @@ final class QuickstartCommand implements Callable<Integer> {
     private String generate(String model, PrintWriter out) throws IOException {
         try (JlamaModels.Loaded loaded = JlamaModels.load(model, LoadOptions.defaults().withStore(selection.store))) {
             Completion done = Completion.generate(loaded.model(), PromptContext.of(PROMPT), 16, 0.0f, token -> {});
-            out.printf(java.util.Locale.ROOT, "%-40s loaded in %.2f s -> %s%n", model, loaded.loadSeconds(), quote(done.text()));
+            out.printf(Locale.ROOT, "%-40s loaded in %.2f s -> %s%n", model, loaded.loadSeconds(), quote(done.text()));
             out.flush();
             return done.text();
         }

@@ -5,6 +5,7 @@ import io.weightstore.store.Range;
 import io.weightstore.store.StoreClient;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +50,7 @@ final class StoreGetCommand implements Callable<Integer> {
                     Arena arena = Arena.ofShared();
                     ProgressBar progress = new ProgressBar("get " + key, size)) {
                 if (size > 0) {
-                    channel.write(java.nio.ByteBuffer.allocate(1), size - 1);
+                    channel.write(ByteBuffer.allocate(1), size - 1);
                     MemorySegment file = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
                     for (long done = 0; done < size; done += CHUNK) {
                         long length = Math.min(CHUNK, size - done);

@@ -4,6 +4,7 @@ import io.weightstore.store.NodeStatus;
 import io.weightstore.store.StoreClient;
 import io.weightstore.store.StoreStatus;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -25,7 +26,7 @@ final class StoreStatusCommand implements Callable<Integer> {
     private boolean json;
 
     /** The JSON shape. */
-    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, java.util.List<NodeStatus> nodes) {}
+    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, List<NodeStatus> nodes) {}
 
     @Override
     public Integer call() throws Exception {

@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,6 @@ final class CliProcess {
     }
 
     String output() throws IOException {
-        return java.nio.file.Files.readString(log, StandardCharsets.UTF_8);
+        return Files.readString(log, StandardCharsets.UTF_8);
     }
 }

@@ -16,6 +16,8 @@ import io.weightstore.weights.Manifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,7 +49,7 @@ class ModelCommandsTest {
     }
 
     private CliRun run(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+        String[] all = Arrays.copyOf(args, args.length + 2);
         all[args.length] = "--store";
         all[args.length + 1] = store;
         return CliRun.of(all);
@@ -155,6 +157,6 @@ class ModelCommandsTest {
     }
 
     private static String sha256(Path file) throws Exception {
-        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+        return HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
     }
 }

@@ -1,7 +1,5 @@
 package io.weightstore.cli;
 
-import io.weightstore.weights.WeightstoreHome;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,9 +8,11 @@ import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.grpc.MasterServer;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -100,7 +100,7 @@ class StoreCommandsTest {
     }
 
     private static String[] concat(String[] a, String[] b) {
-        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        String[] all = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);
         return all;
     }

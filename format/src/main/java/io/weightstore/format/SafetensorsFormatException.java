@@ -1,6 +1,7 @@
 package io.weightstore.format;
 
 import java.io.IOException;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -60,6 +61,6 @@ public final class SafetensorsFormatException extends IOException {
 
     private static String describe(Rule rule, String tensor, String detail) {
         String where = tensor == null ? "" : "tensor '" + tensor + "': ";
-        return where + detail + " [" + rule.name().toLowerCase(java.util.Locale.ROOT) + "]";
+        return where + detail + " [" + rule.name().toLowerCase(Locale.ROOT) + "]";
     }
 }

@@ -17,6 +17,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -180,7 +181,7 @@ public final class SafetensorsHeaderParser {
         expect(value, JsonToken.VALUE_STRING, "dtype", Rule.DTYPE, name);
         String text = json.getText();
         return DType.byName(text).orElseThrow(() -> new SafetensorsFormatException(Rule.DTYPE, name,
-                "unknown dtype '" + text + "', expected one of " + java.util.Arrays.toString(DType.values())));
+                "unknown dtype '" + text + "', expected one of " + Arrays.toString(DType.values())));
     }
 
     private static long[] readOffsets(JsonParser json, JsonToken value, String name) throws IOException {

@@ -1,5 +1,6 @@
 package io.weightstore.format;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,7 @@ final class SafetensorsFiles {
         return file.array();
     }
 
-    static SafetensorsHeader parse(byte[] file) throws java.io.IOException {
+    static SafetensorsHeader parse(byte[] file) throws IOException {
         return SafetensorsHeaderParser.read(new ByteArrayRangeSource(file));
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ class SafetensorsRoundTripTest {
     @Test
     void paddingIsSpacesAfterTheJson() throws IOException {
         SafetensorsLayout layout = SafetensorsLayout.of(List.of(new TensorSpec("x", DType.U8, List.of(1L))), Map.of());
-        String text = new String(layout.headerBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String text = new String(layout.headerBytes(), StandardCharsets.UTF_8);
         assertThat(text).startsWith("{\"x\":");
         assertThat(text.stripTrailing()).endsWith("}");
         assertThat(text.substring(text.stripTrailing().length())).matches(" *");

@@ -7,6 +7,7 @@ import com.github.tjake.jlama.safetensors.tokenizer.Tokenizer;
 import com.github.tjake.jlama.tensor.AbstractTensor;
 import com.github.tjake.jlama.tensor.KvBufferCache;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
@@ -57,7 +58,7 @@ public record Completion(String text, int promptTokens, int generatedTokens, Str
             emit(tokenizer, next, text, onToken);
             start = System.nanoTime();
             for (int position = promptTokens.length; position < limit; position++) {
-                AbstractTensor output = model.forward(next, position, kv, java.util.Optional.empty());
+                AbstractTensor output = model.forward(next, position, kv, Optional.empty());
                 generated++;
                 next = model.sample(output, temperature, random.nextFloat(), logits);
                 output.close();

@@ -6,8 +6,10 @@ import com.github.tjake.jlama.model.ModelSupport;
 import com.github.tjake.jlama.safetensors.Config;
 import com.github.tjake.jlama.safetensors.DType;
 import com.github.tjake.jlama.safetensors.SafeTensorSupport;
+import com.github.tjake.jlama.safetensors.WeightLoader;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -66,7 +68,7 @@ public final class JlamaModels {
     }
 
     private static AbstractModel loadModel(Path dir, Optional<Function<Config, DistributedContext>> distributed,
-            Function<java.io.File, com.github.tjake.jlama.safetensors.WeightLoader> weights) {
+            Function<File, WeightLoader> weights) {
         return ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), null, DType.F32, DType.I8,
                 Optional.empty(), Optional.empty(), distributed, weights);
     }

@@ -14,9 +14,11 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -72,7 +74,7 @@ public final class OpenAiServer implements AutoCloseable {
     /** A model name safe in URLs and JSON, from a checkpoint id or a directory name. */
     public static String servedName(String reference) {
         String base = reference.startsWith("weightstore://") ? reference.substring("weightstore://".length())
-                : java.nio.file.Path.of(reference).toAbsolutePath().normalize().getFileName().toString();
+                : Path.of(reference).toAbsolutePath().normalize().getFileName().toString();
         String safe = UNSAFE.matcher(base).replaceAll("-");
         return safe.isEmpty() ? "model" : safe;
     }
@@ -209,7 +211,7 @@ public final class OpenAiServer implements AutoCloseable {
             throw new BadRequest(400, "invalid_request_error", "'temperature' must be in 0..2, found " + temperature);
         }
         boolean stream = body.path("stream").asBoolean(false);
-        long seed = body.hasNonNull("seed") ? body.get("seed").asLong() : java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        long seed = body.hasNonNull("seed") ? body.get("seed").asLong() : ThreadLocalRandom.current().nextLong();
         String id = (chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID();
         generating.lock();
         try {

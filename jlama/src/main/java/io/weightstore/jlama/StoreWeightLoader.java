@@ -24,6 +24,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 
 /**
  * Jlama's {@link WeightLoader} over a checkpoint in the store. Each {@code load} reads exactly what
@@ -53,11 +54,11 @@ public final class StoreWeightLoader implements WeightLoader {
         this.modelDType = majority(infos);
     }
 
-    private static java.util.Optional<DType> jlamaDType(io.weightstore.format.DType dtype) {
+    private static Optional<DType> jlamaDType(io.weightstore.format.DType dtype) {
         try {
-            return java.util.Optional.of(DType.valueOf(dtype.name()));
+            return Optional.of(DType.valueOf(dtype.name()));
         } catch (IllegalArgumentException unsupported) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

@@ -24,9 +24,11 @@ import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,7 +80,7 @@ class JlamaFromStoreTest {
         Path dir = synthAndImport(DType.F32, "greedy");
         Completion ours = generate("weightstore://greedy");
         try (JlamaModels.Loaded loaded = JlamaModels.load("weightstore://greedy", LoadOptions.defaults())) {
-            var theirs = loaded.model().generate(java.util.UUID.randomUUID(), PromptContext.of(PROMPT), 0.0f,
+            var theirs = loaded.model().generate(UUID.randomUUID(), PromptContext.of(PROMPT), 0.0f,
                     loaded.model().getTokenizer().encode(PROMPT).length + 1 + 24, (t, f) -> {});
             assertThat(ours.text()).isEqualTo(theirs.responseText);
             assertThat(ours.generatedTokens()).isEqualTo(theirs.generatedTokens);
@@ -146,7 +148,7 @@ class JlamaFromStoreTest {
         System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
         Path f32 = tmp.resolve("f32");
         SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 13), f32, b -> {});
-        java.nio.file.Files.writeString(f32.resolve("README.md"), "# tiny\n");
+        Files.writeString(f32.resolve("README.md"), "# tiny\n");
         Path q8 = com.github.tjake.jlama.safetensors.SafeTensorSupport.quantizeModel(f32,
                 com.github.tjake.jlama.safetensors.DType.I8, new String[] {"norm", "embed_tokens", "lm_head"}, null,
                 Optional.of(tmp.resolve("q8")));

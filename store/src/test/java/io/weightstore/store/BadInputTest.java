@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -80,7 +81,7 @@ class BadInputTest {
                 socket.getOutputStream().write(garbage);
                 socket.shutdownOutput();
                 socket.getInputStream().readAllBytes();
-            } catch (java.net.SocketException e) {
+            } catch (SocketException e) {
                 // A node that closes with our garbage unread resets the connection: that is the refusal.
             }
         }
@@ -166,7 +167,7 @@ class BadInputTest {
                 socket.getOutputStream().write(garbage);
                 socket.shutdownOutput();
                 socket.getInputStream().readAllBytes();
-            } catch (java.net.SocketException e) {
+            } catch (SocketException e) {
                 // The master may reset a connection that is not HTTP/2; what matters is that it keeps serving.
             }
         }

@@ -4,6 +4,7 @@ import io.weightstore.store.StoreClient;
 import io.weightstore.store.StoreException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,7 +45,7 @@ final class CatalogLock implements AutoCloseable {
         }
         if (!state.held()) {
             throw new CheckpointException(CheckpointException.Code.LOCKED, "checkpoint " + id + " is locked by " + state.owner()
-                    + " until " + java.time.Instant.ofEpochMilli(state.expiresMs()) + "; another import or delete is running");
+                    + " until " + Instant.ofEpochMilli(state.expiresMs()) + "; another import or delete is running");
         }
         return new CatalogLock(store, name, owner);
     }

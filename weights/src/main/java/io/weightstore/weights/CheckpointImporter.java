@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ public final class CheckpointImporter {
             directory = CheckpointDirectory.read(source);
         } catch (SafetensorsFormatException e) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "invalid checkpoint " + source + ": " + e.getMessage(), e);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "no such directory: " + source, e);
         }
         if (directory.files().isEmpty()) {

@@ -8,6 +8,8 @@ import io.weightstore.store.master.MasterCore;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.proto.NodeInfo;
 import io.weightstore.store.proto.RegisterNodeRequest;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -32,7 +34,7 @@ public final class EmbeddedStore {
         try {
             master = MasterCore.open(dir.resolve("master"), MasterConfig.defaults());
             Path poolPath = dir.resolve("pool");
-            try (PoolFile pool = java.nio.file.Files.exists(poolPath) ? PoolFile.open(poolPath, true)
+            try (PoolFile pool = Files.exists(poolPath) ? PoolFile.open(poolPath, true)
                     : PoolFile.openOrCreate(poolPath, capacityIfNew)) {
                 master.registerNode(RegisterNodeRequest.newBuilder().setNode(NodeInfo.newBuilder()
                         .setNodeId(pool.nodeId()).setHost("localhost").setPort(0)
@@ -46,7 +48,7 @@ public final class EmbeddedStore {
             }
             try {
                 lock.close();
-            } catch (java.io.IOException suppressed) {
+            } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;

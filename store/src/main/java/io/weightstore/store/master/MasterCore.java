@@ -44,7 +44,9 @@ import io.weightstore.store.proto.StatResponse;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -246,7 +248,7 @@ public final class MasterCore implements MasterApi {
     /** Puts a slice's replicas on distinct nodes, starting the scan at a different node per slice to spread load. */
     private boolean place(Slice.Builder slice, List<NodeInfo> up, int replicas, int sliceIndex) {
         List<NodeInfo> candidates = new ArrayList<>(up);
-        java.util.Collections.rotate(candidates, -(sliceIndex % candidates.size()));
+        Collections.rotate(candidates, -(sliceIndex % candidates.size()));
         candidates.sort(Comparator.comparingLong((NodeInfo n) -> -allocators.get(n.getNodeId()).free() / slice.getLength()));
         for (NodeInfo node : candidates) {
             if (slice.getReplicasCount() == replicas) {
@@ -417,7 +419,7 @@ public final class MasterCore implements MasterApi {
         if (!request.getForce() && isLeased(object.getKey())) {
             Map<Long, Long> held = leases.get(object.getKey());
             throw new StoreException(FAILED_PRECONDITION, "object " + object.getKey() + " is leased by " + held.size()
-                    + " reader(s) until " + java.time.Instant.ofEpochMilli(held.values().stream().max(Long::compare).orElse(0L))
+                    + " reader(s) until " + Instant.ofEpochMilli(held.values().stream().max(Long::compare).orElse(0L))
                     + "; force to remove it anyway");
         }
         removeObject(object);

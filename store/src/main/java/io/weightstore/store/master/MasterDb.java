@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import io.weightstore.store.StoreException;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +49,7 @@ final class MasterDb implements AutoCloseable {
         try {
             Files.createDirectories(dir);
             return new MasterDb(RocksDB.open(options, dir.toString()), options);
-        } catch (RocksDBException | java.io.IOException e) {
+        } catch (RocksDBException | IOException e) {
             options.close();
             throw new StoreException(StoreException.Code.IO, "cannot open master metadata in " + dir + ": " + e.getMessage(), e);
         }

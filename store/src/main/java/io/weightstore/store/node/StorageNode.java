@@ -8,11 +8,13 @@ import io.weightstore.store.proto.NodeInfo;
 import io.weightstore.store.proto.RegisterNodeRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,7 +55,7 @@ public final class StorageNode implements AutoCloseable {
      * Opens (or creates) the pool, binds the data-plane port (0 for an ephemeral one), registers
      * with the master and starts serving.
      */
-    public static StorageNode start(MasterApi master, java.nio.file.Path poolPath, long capacity, String bindHost, int port,
+    public static StorageNode start(MasterApi master, Path poolPath, long capacity, String bindHost, int port,
             String advertisedHost, String token) throws StoreException {
         PoolFile pool = PoolFile.openOrCreate(poolPath, capacity);
         ServerSocketChannel server;
@@ -88,7 +90,7 @@ public final class StorageNode implements AutoCloseable {
         return pool;
     }
 
-    private java.net.SocketAddress localAddress() {
+    private SocketAddress localAddress() {
         try {
             return server.getLocalAddress();
         } catch (IOException e) {

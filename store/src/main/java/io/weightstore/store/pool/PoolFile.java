@@ -5,11 +5,13 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.EnumSet;
 import java.util.Set;
@@ -129,7 +131,7 @@ public final class PoolFile implements AutoCloseable {
                 StandardOpenOption.READ, StandardOpenOption.WRITE);
                 Arena arena = Arena.ofConfined()) {
             // Sparse: pages are only backed by memory once written.
-            channel.write(java.nio.ByteBuffer.allocate(1), DATA_START + capacity - 1);
+            channel.write(ByteBuffer.allocate(1), DATA_START + capacity - 1);
             MemorySegment header = channel.map(FileChannel.MapMode.READ_WRITE, 0, DATA_START, arena);
             header.set(LONG, OFFSET_CAPACITY, capacity);
             header.set(LONG, OFFSET_UUID_MSB, uuid.getMostSignificantBits());
@@ -139,7 +141,7 @@ public final class PoolFile implements AutoCloseable {
             header.set(LONG, OFFSET_MAGIC, MAGIC);
             header.force();
         }
-        Files.move(partial, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(partial, path, StandardCopyOption.ATOMIC_MOVE);
     }
 
     public Path path() {

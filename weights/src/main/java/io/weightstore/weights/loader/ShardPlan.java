@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -45,7 +46,7 @@ public record ShardPlan(List<Rule> rules, Split fallback, boolean allowUnevenLas
     }
 
     public static ShardPlan preset(String name) {
-        ShardPlan plan = PRESETS.get(name.toLowerCase(java.util.Locale.ROOT));
+        ShardPlan plan = PRESETS.get(name.toLowerCase(Locale.ROOT));
         if (plan == null) {
             throw new IllegalArgumentException("no shard plan preset '" + name + "'; presets: " + PRESETS.keySet().stream().sorted().toList());
         }

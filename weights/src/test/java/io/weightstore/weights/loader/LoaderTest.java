@@ -28,11 +28,13 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.regex.Pattern;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -148,7 +150,7 @@ class LoaderTest {
                     Tensor t;
                     while ((t = stream.next()) != null) {
                         splits.put(t.name(), t.split());
-                        parts.computeIfAbsent(t.name(), k -> new java.util.ArrayList<>()).add(t.data().toArray(ValueLayout.JAVA_BYTE));
+                        parts.computeIfAbsent(t.name(), k -> new ArrayList<>()).add(t.data().toArray(ValueLayout.JAVA_BYTE));
                         long full = expected.get(t.name()).length;
                         if (t.split() == Split.REPLICATE) {
                             replicated += full;
@@ -211,7 +213,7 @@ class LoaderTest {
 
     @Test
     void unevenSplitIsAnErrorNamingTheTensorUnlessAllowed() throws IOException {
-        ShardPlan strict = new ShardPlan(List.of(new ShardPlan.Rule(java.util.regex.Pattern.compile("extra\\.bf16"), Split.DIM1)),
+        ShardPlan strict = new ShardPlan(List.of(new ShardPlan.Rule(Pattern.compile("extra\\.bf16"), Split.DIM1)),
                 Split.REPLICATE, false);
         try (CheckpointSource checkpoint = open("ckpt", 1 << 20)) {
             assertThatThrownBy(() -> checkpoint.stream(0, 5, strict)).hasMessageContaining("tensor extra.bf16")
