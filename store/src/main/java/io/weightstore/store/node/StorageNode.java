@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * A storage node: maps its pool file, serves the data plane on a TCP port, and keeps itself
  * registered with the master through heartbeats. It never decides placement; it serves and accepts
  * bytes at offsets the master handed out. One platform thread per connection: the read path is
- * sendfile, a blocking system call that would pin a virtual thread's carrier anyway.
+ * sendfile, and under a virtual thread the JDK puts the socket in non-blocking mode, so
+ * {@code transferTo} returns 0 whenever the socket buffer is full and the transfer would need a
+ * busy wait (tried: reads then fail mid-transfer).
  */
 public final class StorageNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
