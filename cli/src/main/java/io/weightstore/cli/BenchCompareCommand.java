@@ -11,8 +11,9 @@ import picocli.CommandLine.Option;
 /** {@code weightstore bench compare}: weightstore beside what a user would pick instead, with a chart. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Everything 'bench load' measures, plus nginx serving the files to HTTP Range requests and Redis holding them",
-            "in 64 MiB chunks, each fetched over --connections parallel connections (install them with bench/install-peers.sh;",
+            "Compare weightstore with local disk, nginx and Redis at loading a checkpoint; writes a table, JSON and a chart.",
+            "Everything 'bench load' measures, plus nginx serving the files to HTTP Range requests and Redis holding them in",
+            "64 MiB chunks, each fetched over --connections parallel connections (install them with bench/install-peers.sh;",
             "the bench starts and stops its own instances on loopback). Writes compare.json and compare.svg to --out."
         })
 final class BenchCompareCommand extends LoadBenchCommand {

@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore bench store}: store read throughput against the ceilings. */
 @Command(name = "store", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Read one object from a 3-node loopback cluster (1-8 connections) and over the same-host path,",
-            "beside memcpy and a raw sendfile socket measured in the same run. Needs about 3 x SIZE of space in --dir."
+            "Measure store read throughput beside memcpy and a raw sendfile socket measured in the same run.",
+            "Reads one object from a 3-node loopback cluster (1-8 connections) and over the same-host path.",
+            "Needs about 3 x SIZE of space in --dir."
         })
 final class BenchStoreCommand implements Callable<Integer> {
     @Spec

@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore generate}: one completion from a model in the store or a local directory, with Jlama. */
 @Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Load a model with Jlama, from weightstore://ID (weights streamed from the store, config and tokenizer",
-            "materialized locally) or from a local directory, and print the completion of a prompt, the load time and tokens/s.",
+            "Generate a completion with Jlama from weightstore://ID or a local model directory.",
+            "From the store, weights stream into memory and config and tokenizer are materialized locally.",
+            "Prints the completion, the load time and tokens/s.",
             "Temperature 0 is greedy; above 0, sampling is reproducible for a --seed."
         })
 final class GenerateCommand implements Callable<Integer> {

@@ -24,8 +24,9 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore load}: streams every tensor of a checkpoint (or of ranks' shares) into off-heap memory. */
 @Command(name = "load", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Stream every tensor of a READY checkpoint from the store into off-heap memory, as an engine would, and report",
-            "tensors, bytes read against the rank's share and the whole checkpoint (read amplification), seconds and GB/s."
+            "Stream a checkpoint's tensors from the store into off-heap memory, as an engine would.",
+            "Reports tensors, bytes read against the rank's share and the whole checkpoint (read amplification),",
+            "seconds and GB/s."
         })
 final class LoadCommand implements Callable<Integer> {
     @Spec

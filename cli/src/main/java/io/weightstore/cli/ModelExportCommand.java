@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore model export}: stored files back to plain local files. */
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = {
-            "Write a READY checkpoint back to plain files: the whole checkpoint into --output DIR, or with --path one file",
-            "to --output FILE. Each file is checked against the manifest's SHA-256 before it appears."
+            "Write a READY checkpoint back to plain local files.",
+            "The whole checkpoint into --output DIR, or with --path one file to --output FILE. Each file is checked against",
+            "the manifest's SHA-256 before it appears."
         })
 final class ModelExportCommand implements Callable<Integer> {
     @Spec

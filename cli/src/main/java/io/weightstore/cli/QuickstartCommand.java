@@ -41,9 +41,10 @@ import picocli.CommandLine.Spec;
         name = "quickstart",
         mixinStandardHelpOptions = true,
         description = {
-            "Run the main job end to end on this machine, on the embedded store: synthesize a tiny Llama checkpoint,",
-            "validate it, import, list, verify, load with TP=2, and generate from the store and from the directory. Writes under --dir (default $WEIGHTSTORE_HOME/quickstart) and",
-            "into the store selected as for every store verb, replacing what an earlier quickstart left there."
+            "Run the main job end to end on this machine, on the embedded store.",
+            "Synthesize a tiny Llama checkpoint, validate it, import, list, verify, load it with TP=2, and generate from the",
+            "store and from the directory. Writes under --dir (default $WEIGHTSTORE_HOME/quickstart) and into the store",
+            "selected as for every store verb, replacing what an earlier quickstart left there."
         })
 final class QuickstartCommand implements Callable<Integer> {
     static final String CHECKPOINT_DIR = "tiny-llama";

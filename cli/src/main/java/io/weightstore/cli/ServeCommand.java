@@ -14,8 +14,9 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore serve}: an OpenAI-compatible endpoint for one model. */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Serve a model with Jlama behind an OpenAI-compatible API: GET /v1/models, POST /v1/completions and",
-            "POST /v1/chat/completions (\"stream\": true gives server-sent events). Runs until stopped."
+            "Serve a model with Jlama behind an OpenAI-compatible HTTP API.",
+            "Endpoints: GET /v1/models, POST /v1/completions and POST /v1/chat/completions (\"stream\": true gives",
+            "server-sent events). Runs until stopped."
         })
 final class ServeCommand implements Callable<Integer> {
     @Spec
