@@ -5,6 +5,7 @@ import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.FileKind;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.store.Futures;
+import io.weightstore.store.NodeStatus;
 import io.weightstore.store.ObjectInfo;
 import io.weightstore.store.PutOptions;
 import io.weightstore.store.StoreClient;
@@ -46,6 +47,11 @@ public final class CheckpointImporter {
             throw new CheckpointException(CheckpointException.Code.INVALID, "a model id (ORG/NAME) is required");
         }
         CheckpointDirectory directory = validate(request.source());
+        long up = store.status().nodes().stream().filter(NodeStatus::up).count();
+        if (up < request.replicas()) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, "replicas=" + request.replicas() + " needs "
+                    + request.replicas() + " storage nodes up; the store has " + up);
+        }
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
             Manifest previous = catalog.manifest(id).orElse(null);
             if (previous != null && previous.status() == CheckpointStatus.READY && !request.replace()) {

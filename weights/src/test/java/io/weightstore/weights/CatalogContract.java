@@ -164,6 +164,14 @@ abstract class CatalogContract {
     }
 
     @Test
+    void moreReplicasThanNodesUpIsRefusedBeforeAnythingIsWritten() throws Exception {
+        int nodes = store().status().nodes().size();
+        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest("many", "org/tiny", "main", source,
+                nodes + 1, false, 1), ImportProgress.NONE), CheckpointException.Code.INVALID, "replicas=" + (nodes + 1));
+        assertThat(store().list(CatalogKeys.ROOT)).isEmpty();
+    }
+
+    @Test
     void badCheckpointIdIsRefused() throws Exception {
         for (String id : List.of("../x", "", "-x", "a/b", "x".repeat(256))) {
             assertCheckpointError(() -> importSource(id), CheckpointException.Code.INVALID, "must match");
