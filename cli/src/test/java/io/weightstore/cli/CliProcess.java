@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** The weightstore command in its own JVM, as a user on another terminal or machine would run it. */
@@ -19,11 +20,20 @@ final class CliProcess {
     }
 
     static CliProcess start(Path log, String... args) throws IOException {
+        return start(log, Map.of(), args);
+    }
+
+    /** As {@link #start(Path, String...)}, with extra environment variables. */
+    static CliProcess start(Path log, Map<String, String> environment, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-cp", System.getProperty("java.class.path"), WeightstoreCli.class.getName()));
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        // Only what the test says picks the store: nothing inherited from whoever runs the tests.
+        builder.environment().keySet().removeIf(name -> name.startsWith("WEIGHTSTORE_"));
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         return new CliProcess(process, log);
     }
 

@@ -8,11 +8,13 @@ import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.grpc.MasterServer;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,6 +92,28 @@ class StoreCommandsTest {
     private StorageNode node(MasterServer master, int i) throws IOException {
         return StorageNode.start(GrpcMasterApi.connect("127.0.0.1:" + master.port(), ""), tmp.resolve("pool" + i), 64 << 20,
                 "127.0.0.1", 0, "127.0.0.1", "");
+    }
+
+    @Test
+    void storeIsChosenFromTheEnvironmentOrTheConfigFileWhenNoFlagIsGiven() throws Exception {
+        try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "");
+                StorageNode node = node(master, 1)) {
+            String address = "127.0.0.1:" + master.port();
+            Path config = Files.writeString(tmp.resolve("weightstore.properties"), "master=" + address + "\n");
+            Map<String, Map<String, String>> environments = Map.of(
+                    "WEIGHTSTORE_MASTER", Map.of(StoreLocator.MASTER_ENV, address, WeightstoreHome.ENV, tmp.resolve("h1").toString()),
+                    "WEIGHTSTORE_CONFIG", Map.of(StoreLocator.CONFIG_ENV, config.toString(), WeightstoreHome.ENV, tmp.resolve("h2").toString()));
+            for (Map.Entry<String, Map<String, String>> environment : environments.entrySet()) {
+                Path log = tmp.resolve(environment.getKey() + ".log");
+                CliProcess run = CliProcess.start(log, environment.getValue(), "store", "status", "--json");
+                assertThat(run.await()).as(run.output()).isZero();
+                assertThat(run.output()).as(environment.getKey()).contains("cluster at " + address, node.nodeId());
+            }
+            CliProcess embedded = CliProcess.start(tmp.resolve("embedded.log"), Map.of(WeightstoreHome.ENV, tmp.resolve("h3").toString()),
+                    "store", "status", "--json");
+            assertThat(embedded.await()).isZero();
+            assertThat(embedded.output()).contains("embedded store " + tmp.resolve("h3/store"));
+        }
     }
 
     @Test
