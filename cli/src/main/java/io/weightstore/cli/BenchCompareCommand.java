@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.bench.LoadBench;
 import io.weightstore.bench.SvgChart;
+import io.weightstore.weights.ByteSizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.bench.Measurement;
 import io.weightstore.bench.StoreReadBench;
+import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import io.weightstore.format.FileRangeSource;
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.SafetensorsHeaderParser;
 import io.weightstore.format.TensorInfo;
+import io.weightstore.weights.ByteSizes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

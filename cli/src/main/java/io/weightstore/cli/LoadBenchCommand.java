@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.bench.LoadBench;
 import io.weightstore.bench.Measurement;
+import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package io.weightstore.cli;
 
+import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.Sha256;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.ShardPlan;
@@ -7,9 +9,7 @@ import io.weightstore.weights.loader.Tensor;
 import io.weightstore.weights.loader.TensorStream;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -117,9 +117,7 @@ final class LoadCommand implements Callable<Integer> {
                 done += t.data().byteSize();
                 bar.update(done);
                 if (digest) {
-                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                    sha.update(t.data().asByteBuffer());
-                    digests.add(new TensorDigest(t.name(), t.dtype().name(), t.shape(), HexFormat.of().formatHex(sha.digest())));
+                    digests.add(new TensorDigest(t.name(), t.dtype().name(), t.shape(), Sha256.of(t.data())));
                 }
             }
         }

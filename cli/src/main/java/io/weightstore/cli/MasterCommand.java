@@ -1,15 +1,16 @@
 package io.weightstore.cli;
 
-import io.weightstore.weights.StoreLocator;
-
 import io.weightstore.store.grpc.MasterServer;
 import io.weightstore.store.master.MasterConfig;
+import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.StoreLocator;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+
 
 /** {@code weightstore master}: runs the metadata server until stopped. */
 @Command(

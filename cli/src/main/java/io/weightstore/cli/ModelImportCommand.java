@@ -1,6 +1,7 @@
 package io.weightstore.cli;
 
 import io.weightstore.store.StoreClient;
+import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.ImportProgress;

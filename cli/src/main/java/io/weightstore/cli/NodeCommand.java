@@ -1,9 +1,9 @@
 package io.weightstore.cli;
 
-import io.weightstore.weights.StoreLocator;
-
 import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.StoreLocator;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+
 
 /** {@code weightstore node}: serves one memory pool to the cluster until stopped. */
 @Command(

@@ -1,5 +1,6 @@
 package io.weightstore.cli;
 
+import io.weightstore.weights.ByteSizes;
 import java.io.PrintStream;
 import java.util.Locale;
 

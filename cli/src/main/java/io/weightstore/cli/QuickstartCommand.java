@@ -8,6 +8,7 @@ import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.jlama.Completion;
 import io.weightstore.jlama.JlamaModels;
 import io.weightstore.store.StoreClient;
+import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.CheckpointVerifier;

@@ -3,6 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.store.ObjectInfo;
 import io.weightstore.store.Range;
 import io.weightstore.store.StoreClient;
+import io.weightstore.weights.ByteSizes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.store.ObjectInfo;
 import io.weightstore.store.StoreClient;
+import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.store.ObjectInfo;
 import io.weightstore.store.PutOptions;
 import io.weightstore.store.StoreClient;
+import io.weightstore.weights.ByteSizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

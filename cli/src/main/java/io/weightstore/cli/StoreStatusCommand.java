@@ -3,6 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.store.NodeStatus;
 import io.weightstore.store.StoreClient;
 import io.weightstore.store.StoreStatus;
+import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;

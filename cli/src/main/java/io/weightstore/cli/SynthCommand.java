@@ -5,6 +5,7 @@ import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.weights.ByteSizes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -6,12 +6,12 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /** SHA-256 over off-heap memory, fed in chunks so no heap copy of the data is made. */
-final class Sha256 {
+public final class Sha256 {
     private static final long CHUNK = 1 << 30;
 
     private final MessageDigest digest;
 
-    Sha256() {
+    public Sha256() {
         try {
             digest = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -19,18 +19,18 @@ final class Sha256 {
         }
     }
 
-    Sha256 update(MemorySegment bytes) {
+    public Sha256 update(MemorySegment bytes) {
         for (long done = 0; done < bytes.byteSize(); done += CHUNK) {
             digest.update(bytes.asSlice(done, Math.min(CHUNK, bytes.byteSize() - done)).asByteBuffer());
         }
         return this;
     }
 
-    String hex() {
+    public String hex() {
         return HexFormat.of().formatHex(digest.digest());
     }
 
-    static String of(MemorySegment bytes) {
+    public static String of(MemorySegment bytes) {
         return new Sha256().update(bytes).hex();
     }
 }

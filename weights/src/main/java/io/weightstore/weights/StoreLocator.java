@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Properties;
 
 /**
@@ -35,7 +34,7 @@ public final class StoreLocator {
             return StoreClient.connect(master, options);
         }
         String capacity = firstNonBlank(System.getenv(EMBEDDED_CAPACITY_ENV), config.getProperty("embedded.capacity"));
-        return EmbeddedStore.open(embeddedDir(), capacity == null ? EmbeddedStore.DEFAULT_CAPACITY : parseSize(capacity), options);
+        return EmbeddedStore.open(embeddedDir(), capacity == null ? EmbeddedStore.DEFAULT_CAPACITY : ByteSizes.parse(capacity), options);
     }
 
     /** Where the selection points, for messages. */
@@ -65,23 +64,6 @@ public final class StoreLocator {
             }
         }
         return properties;
-    }
-
-    /** Sizes such as 64G or 1048576 (binary units), for the config file's embedded.capacity. */
-    private static long parseSize(String text) throws StoreException {
-        String t = text.strip().toUpperCase(Locale.ROOT).replace("IB", "").replace("B", "");
-        int shift = switch (t.isEmpty() ? ' ' : t.charAt(t.length() - 1)) {
-            case 'K' -> 10;
-            case 'M' -> 20;
-            case 'G' -> 30;
-            case 'T' -> 40;
-            default -> 0;
-        };
-        try {
-            return Long.parseLong(shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
-        } catch (NumberFormatException e) {
-            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "embedded capacity '" + text + "' is not a size like 64G");
-        }
     }
 
     private static String firstNonBlank(String... values) {

@@ -11,6 +11,7 @@ import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ManifestFile;
+import io.weightstore.weights.Sha256;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
 import io.weightstore.weights.WeightstoreHome;
@@ -20,10 +21,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -122,12 +120,13 @@ public final class CheckpointSource implements AutoCloseable {
             if (!target.startsWith(root)) {
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest path " + file.path() + " leaves " + root);
             }
-            if (Files.isRegularFile(target) && Files.size(target) == file.size() && sha256(Files.readAllBytes(target)).equals(file.sha256())) {
+            if (Files.isRegularFile(target) && Files.size(target) == file.size()
+                    && Sha256.of(MemorySegment.ofArray(Files.readAllBytes(target))).equals(file.sha256())) {
                 unchanged++;
                 continue;
             }
             byte[] bytes = store.readAll(CatalogKeys.file(manifest.checkpointId(), file.path()));
-            if (!sha256(bytes).equals(file.sha256())) {
+            if (!Sha256.of(MemorySegment.ofArray(bytes)).equals(file.sha256())) {
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, file.path() + " of " + manifest.checkpointId()
                         + " does not match its manifest hash");
             }
@@ -196,14 +195,6 @@ public final class CheckpointSource implements AutoCloseable {
             store.readInto(location.key(), List.of(new io.weightstore.store.Range(start, read.bytes())), dst);
         } else {
             store.readStrided(location.key(), start, read.blockLength(), read.stride(), read.count(), dst);
-        }
-    }
-
-    private static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
         }
     }
 

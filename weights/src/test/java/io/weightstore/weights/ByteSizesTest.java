@@ -1,4 +1,4 @@
-package io.weightstore.cli;
+package io.weightstore.weights;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,17 +1,17 @@
-package io.weightstore.cli;
+package io.weightstore.weights;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Parses sizes such as {@code 512M}, {@code 4GiB} or {@code 1048576} (binary units) and prints them back. */
-final class ByteSizes {
+public final class ByteSizes {
     private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([kmgtp]?)(?:i?b)?", Pattern.CASE_INSENSITIVE);
     private static final String UNITS = "KMGTP";
 
     private ByteSizes() {}
 
-    static long parse(String text) {
+    public static long parse(String text) {
         Matcher m = SIZE.matcher(text.trim());
         if (!m.matches()) {
             throw new IllegalArgumentException("size '" + text + "' is not a number of bytes with an optional unit K, M, G, T or P");
@@ -26,7 +26,7 @@ final class ByteSizes {
         return (long) bytes;
     }
 
-    static String format(long bytes) {
+    public static String format(long bytes) {
         if (bytes < 1024) {
             return bytes + " B";
         }
