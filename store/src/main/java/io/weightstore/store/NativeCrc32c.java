@@ -35,7 +35,7 @@ final class NativeCrc32c implements Checksum {
         String description;
         try {
             update = load();
-            description = "native (3 interleaved crc32 chains, SSE 4.2)";
+            description = "native (3 interleaved crc32 chains; SSE 4.2, PCLMUL)";
         } catch (Throwable e) {
             description = "JDK CRC32C (native library not used: " + e.getMessage() + ")";
         }
@@ -104,7 +104,7 @@ final class NativeCrc32c implements Checksum {
         MethodHandle init = linker.downcallHandle(library.findOrThrow("weightstore_crc32c_init"),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT));
         if ((int) init.invokeExact() == 0) {
-            throw new IllegalStateException("this CPU lacks SSE 4.2");
+            throw new IllegalStateException("this CPU lacks SSE 4.2 or PCLMUL");
         }
         // critical: the call is short and never blocks, so it skips the thread-state transition
         // and may read heap arrays in place.
