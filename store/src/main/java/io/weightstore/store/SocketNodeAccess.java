@@ -68,10 +68,20 @@ final class SocketNodeAccess implements NodeAccess {
     public void read(long[] offsets, long[] lengths, List<BlockCheck> checks, MemorySegment dst) throws IOException {
         // Blocks wholly inside one wanted range are checked here as they arrive; blocks only partly
         // wanted are checked by the node, so exactly the wanted bytes cross the network.
-        List<BlockCheck> atClient = new ArrayList<>();
+        long[] dstOffsets = new long[offsets.length];
+        for (int r = 1; r < offsets.length; r++) {
+            dstOffsets[r] = dstOffsets[r - 1] + lengths[r - 1];
+        }
+        List<ArrivalCheck.Block> atClient = new ArrayList<>();
         List<BlockCheck> atNode = new ArrayList<>();
         for (BlockCheck block : checks) {
-            (containingRange(block, offsets, lengths) >= 0 ? atClient : atNode).add(block);
+            int range = containingRange(block, offsets, lengths);
+            if (range >= 0) {
+                atClient.add(new ArrivalCheck.Block(dstOffsets[range] + block.offset() - offsets[range], block.length(),
+                        block.crc32c(), block.offset()));
+            } else {
+                atNode.add(block);
+            }
         }
         withConnection(c -> {
             long payload = c.startRead(offsets, lengths, atNode);
@@ -79,37 +89,9 @@ final class SocketNodeAccess implements NodeAccess {
                 throw new StoreException(StoreException.Code.PROTOCOL, "node " + c.peer() + " announced " + payload
                         + " bytes, expected " + dst.byteSize());
             }
-            String corrupt = null;
-            long dstOffset = 0;
-            for (int r = 0; r < offsets.length; r++) {
-                long position = offsets[r];
-                long end = offsets[r] + lengths[r];
-                int next = 0;
-                while (next < atClient.size() && atClient.get(next).offset() < position) {
-                    next++;
-                }
-                while (position < end) {
-                    BlockCheck block = next < atClient.size() && atClient.get(next).offset() < end ? atClient.get(next) : null;
-                    boolean whole = block != null && block.offset() == position;
-                    long until = block == null ? end : whole ? position + block.length() : block.offset();
-                    MemorySegment target = dst.asSlice(dstOffset + position - offsets[r], until - position);
-                    c.receivePayload(target);
-                    if (whole) {
-                        int actual = Checksums.crc32c(target);
-                        if (actual != block.crc32c() && corrupt == null) {
-                            corrupt = "checksum mismatch from node " + c.peer() + " at pool offset " + block.offset()
-                                    + " (block of " + block.length() + " bytes): expected " + Integer.toHexString(block.crc32c())
-                                    + ", found " + Integer.toHexString(actual);
-                        }
-                        next++;
-                    }
-                    position = until;
-                }
-                dstOffset += lengths[r];
-            }
-            if (corrupt != null) {
-                throw new StoreException(StoreException.Code.CORRUPT, corrupt);
-            }
+            ArrivalCheck check = new ArrivalCheck(c.peer(), atClient.toArray(ArrivalCheck.Block[]::new));
+            c.receivePayload(dst, check);
+            check.throwIfCorrupt();
         });
     }
 
