@@ -23,56 +23,81 @@ import java.util.concurrent.Future;
 public final class Ceilings {
     private Ceilings() {}
 
-    public static Measurement memcpy(Arena arena, long bytes, int runs) throws Exception {
+    public static Measurement.Timed memcpy(Arena arena, long bytes) {
         MemorySegment from = arena.allocate(bytes, 64);
         MemorySegment to = arena.allocate(bytes, 64);
         from.fill((byte) 1);
         to.fill((byte) 0);
-        return Measurement.of("memcpy", "MemorySegment.copy, 1 thread", bytes, runs, () -> MemorySegment.copy(from, 0, to, 0, bytes));
+        return new Measurement.Timed("memcpy", "MemorySegment.copy, 1 thread", bytes, () -> MemorySegment.copy(from, 0, to, 0, bytes));
     }
 
     /**
-     * sendfile from {@code file} over {@code connections} loopback sockets, each carrying an equal share,
-     * into {@code dst}, which must not be larger than the file.
+     * A raw loopback socket ceiling: sendfile from {@code file} over {@code connections} sockets,
+     * each carrying an equal share, into {@code dst}, which must not be larger than the file.
+     * Close it to release the listening socket and its threads.
      */
-    public static Measurement rawSocket(Path file, MemorySegment dst, int connections, int runs) throws Exception {
-        // Equal shares, so any accepted connection carries exactly what any client expects.
-        long share = dst.byteSize() / connections;
-        long bytes = share * connections;
-        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-                FileChannel source = FileChannel.open(file, StandardOpenOption.READ)) {
-            ExecutorService pool = Executors.newFixedThreadPool(2 * connections);
+    public static RawSocket rawSocket(Path file, MemorySegment dst, int connections) throws IOException {
+        return new RawSocket(file, dst, connections);
+    }
+
+    public static final class RawSocket implements AutoCloseable {
+        private final ServerSocketChannel server;
+        private final FileChannel source;
+        private final ExecutorService pool;
+        private final MemorySegment dst;
+        private final int connections;
+        private final long share;
+
+        private RawSocket(Path file, MemorySegment dst, int connections) throws IOException {
+            this.dst = dst;
+            this.connections = connections;
+            // Equal shares, so any accepted connection carries exactly what any client expects.
+            this.share = dst.byteSize() / connections;
+            this.server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+            this.source = FileChannel.open(file, StandardOpenOption.READ);
+            this.pool = Executors.newFixedThreadPool(2 * connections);
+        }
+
+        public Measurement.Timed timed() {
+            return new Measurement.Timed("raw socket", "sendfile -> off-heap, " + connections + " conn", share * connections,
+                    this::transfer);
+        }
+
+        private void transfer() throws Exception {
+            List<Future<?>> running = new ArrayList<>();
+            for (int c = 0; c < connections; c++) {
+                long offset = c * share;
+                running.add(pool.submit(() -> {
+                    try (SocketChannel peer = server.accept()) {
+                        for (long sent = 0; sent < share; ) {
+                            long n = source.transferTo(offset + sent, share - sent, peer);
+                            if (n <= 0) {
+                                throw new IOException("file ends before offset " + (offset + share));
+                            }
+                            sent += n;
+                        }
+                    }
+                    return null;
+                }));
+                running.add(pool.submit(() -> {
+                    try (SocketChannel socket = SocketChannel.open(server.getLocalAddress())) {
+                        receive(socket, dst.asSlice(offset, share));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            pool.shutdownNow();
             try {
-                return Measurement.of("raw socket", "sendfile -> off-heap, " + connections + " conn", bytes, runs, () -> {
-                    List<Future<?>> running = new ArrayList<>();
-                    for (int c = 0; c < connections; c++) {
-                        long offset = c * share;
-                        long length = share;
-                        running.add(pool.submit(() -> {
-                            try (SocketChannel peer = server.accept()) {
-                                for (long sent = 0; sent < length; ) {
-                                    long n = source.transferTo(offset + sent, length - sent, peer);
-                                    if (n <= 0) {
-                                        throw new IOException("file ends before offset " + (offset + length));
-                                    }
-                                    sent += n;
-                                }
-                            }
-                            return null;
-                        }));
-                        running.add(pool.submit(() -> {
-                            try (SocketChannel socket = SocketChannel.open(server.getLocalAddress())) {
-                                receive(socket, dst.asSlice(offset, length));
-                            }
-                            return null;
-                        }));
-                    }
-                    for (Future<?> f : running) {
-                        f.get();
-                    }
-                });
+                server.close();
             } finally {
-                pool.shutdownNow();
+                source.close();
             }
         }
     }

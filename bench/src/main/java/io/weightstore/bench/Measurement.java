@@ -1,5 +1,6 @@
 package io.weightstore.bench;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -41,6 +42,34 @@ public record Measurement(String path, String detail, long bytes, List<Double> g
         }
         return new Measurement(path, detail, bytes, Arrays.stream(rates).boxed().toList());
     }
+
+    /**
+     * Times several paths in turns: one warm-up each, then run 1 of every path, run 2 of every path,
+     * and so on. On a shared machine whose speed drifts over minutes, paths compared by a ratio
+     * then see the same drift, where measuring one after the other would credit it to one of them.
+     */
+    public static List<Measurement> interleaved(int runs, List<Timed> paths) throws Exception {
+        double[][] rates = new double[paths.size()][runs];
+        for (Timed path : paths) {
+            path.work().run();
+        }
+        for (int run = 0; run < runs; run++) {
+            for (int p = 0; p < paths.size(); p++) {
+                long start = System.nanoTime();
+                paths.get(p).work().run();
+                rates[p][run] = paths.get(p).bytes() / ((System.nanoTime() - start) / 1e9) / 1e9;
+            }
+        }
+        List<Measurement> measurements = new ArrayList<>();
+        for (int p = 0; p < paths.size(); p++) {
+            Timed path = paths.get(p);
+            measurements.add(new Measurement(path.path(), path.detail(), path.bytes(), Arrays.stream(rates[p]).boxed().toList()));
+        }
+        return measurements;
+    }
+
+    /** A path to time with {@link #interleaved}: what it is, the bytes one run moves, and the run. */
+    public record Timed(String path, String detail, long bytes, Work work) {}
 
     /** One timed repetition. */
     @FunctionalInterface

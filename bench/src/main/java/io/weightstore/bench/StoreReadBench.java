@@ -16,8 +16,10 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -45,20 +47,23 @@ public final class StoreReadBench {
             MemorySegment dst = arena.allocate(objectBytes, 64);
             dst.fill((byte) 0);
 
-            Measurement memcpy = Ceilings.memcpy(arena, Math.min(objectBytes, 1L << 30), runs);
-            List<Measurement> raw = new ArrayList<>();
-            for (int c : new int[] {1, 2, 4}) {
-                raw.add(Ceilings.rawSocket(source, dst, c, runs));
-            }
-
-            List<Measurement> store = new ArrayList<>();
+            List<Measurement.Timed> paths = new ArrayList<>();
+            paths.add(Ceilings.memcpy(arena, Math.min(objectBytes, 1L << 30)));
+            int[] rawConnections = {1, 2, 4};
+            // Everything the interleaved runs need stays open until the last run; closed newest first.
+            Deque<AutoCloseable> open = new ArrayDeque<>();
             long nodeCapacity = Math.ceilDiv(objectBytes, 3) + (256L << 20);
+            List<Measurement> measured;
             try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "")) {
-                String address = "127.0.0.1:" + master.port();
-                List<StorageNode> nodes = new ArrayList<>();
                 try {
+                    for (int c : rawConnections) {
+                        Ceilings.RawSocket raw = Ceilings.rawSocket(source, dst, c);
+                        open.push(raw);
+                        paths.add(raw.timed());
+                    }
+                    String address = "127.0.0.1:" + master.port();
                     for (int i = 0; i < 3; i++) {
-                        nodes.add(StorageNode.start(GrpcMasterApi.connect(address, ""), dir.resolve("pool" + i), nodeCapacity,
+                        open.push(StorageNode.start(GrpcMasterApi.connect(address, ""), dir.resolve("pool" + i), nodeCapacity,
                                 "127.0.0.1", 0, "127.0.0.1", ""));
                     }
                     try (StoreClient writer = StoreClient.connect(address, ClientOptions.defaults().withSameHostPath(false))) {
@@ -66,26 +71,28 @@ public final class StoreReadBench {
                     }
                     List<Range> whole = List.of(new Range(0, objectBytes));
                     for (int c : connections) {
-                        try (StoreClient client = StoreClient.connect(address,
-                                ClientOptions.defaults().withSameHostPath(false).withConnections(c))) {
-                            store.add(Measurement.of("store, loopback", "3 nodes, " + c + " conn", objectBytes, runs,
-                                    () -> client.readInto("bench/object", whole, dst)));
-                        }
+                        StoreClient client = StoreClient.connect(address, ClientOptions.defaults().withSameHostPath(false).withConnections(c));
+                        open.push(client);
+                        paths.add(new Measurement.Timed("store, loopback", "3 nodes, " + c + " conn", objectBytes,
+                                () -> client.readInto("bench/object", whole, dst)));
                     }
                     for (int c : new int[] {1, 2}) {
-                        try (StoreClient client = StoreClient.connect(address,
-                                ClientOptions.defaults().withSameHostPath(true).withConnections(c))) {
-                            store.add(Measurement.of("store, same host", "mapped pools, " + c + " thread" + (c > 1 ? "s" : ""),
-                                    objectBytes, runs, () -> client.readInto("bench/object", whole, dst)));
-                        }
+                        StoreClient client = StoreClient.connect(address, ClientOptions.defaults().withSameHostPath(true).withConnections(c));
+                        open.push(client);
+                        paths.add(new Measurement.Timed("store, same host", "mapped pools, " + c + " thread" + (c > 1 ? "s" : ""),
+                                objectBytes, () -> client.readInto("bench/object", whole, dst)));
                     }
+                    measured = Measurement.interleaved(runs, paths);
                     verify(source, dst);
                 } finally {
-                    for (StorageNode node : nodes) {
-                        node.close();
+                    while (!open.isEmpty()) {
+                        open.pop().close();
                     }
                 }
             }
+            Measurement memcpy = measured.getFirst();
+            List<Measurement> raw = measured.subList(1, 1 + rawConnections.length);
+            List<Measurement> store = measured.subList(1 + rawConnections.length, measured.size());
             return new Report(objectBytes, runs, memcpy, raw, store);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {

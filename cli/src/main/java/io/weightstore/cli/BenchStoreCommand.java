@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.bench.Measurement;
 import io.weightstore.bench.StoreReadBench;
+import io.weightstore.store.Checksums;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -65,11 +66,13 @@ final class BenchStoreCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            JsonOutput.print(out, Map.of("objectBytes", report.objectBytes(), "runs", report.runs(), "rows", rows));
+            JsonOutput.print(out, Map.of("objectBytes", report.objectBytes(), "runs", report.runs(), "crc32c",
+                    Checksums.implementation(), "rows", rows));
             return WeightstoreCli.EXIT_OK;
         }
         out.printf("object %s, %d runs per path (median, min, max in GB/s; ratios of medians to the best ceiling)%n",
                 ByteSizes.format(report.objectBytes()), runs);
+        out.println("checksums: " + Checksums.implementation());
         Table table = new Table("PATH", "DETAIL", "MEDIAN", "MIN", "MAX", "x RAW SOCKET", "x MEMCPY")
                 .alignRight("MEDIAN", "MIN", "MAX", "x RAW SOCKET", "x MEMCPY");
         for (Row r : rows) {

@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.bench.LoadBench;
 import io.weightstore.bench.Measurement;
+import io.weightstore.store.Checksums;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -64,6 +65,7 @@ abstract class LoadBenchCommand implements Callable<Integer> {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("checkpointBytes", report.checkpointBytes());
         result.put("runs", runs);
+        result.put("crc32c", Checksums.implementation());
         result.put("rows", rows);
         result.put("tp4BytesPerRank", report.tpBytesPerRank());
         result.put("notes", report.notes());
@@ -86,6 +88,7 @@ abstract class LoadBenchCommand implements Callable<Integer> {
     private void print(LoadBench.Report report, List<Row> rows, PrintWriter out) {
         out.printf("checkpoint %s of weights, %d runs per path (GB/s; ratios of medians)%n", ByteSizes.format(report.checkpointBytes()),
                 runs);
+        out.println("checksums: " + Checksums.implementation());
         Table table = new Table("PATH", "DETAIL", "MEDIAN", "MIN", "MAX", "x MEMCPY", "x RAW SOCKET", "x RAW STORE")
                 .alignRight("MEDIAN", "MIN", "MAX", "x MEMCPY", "x RAW SOCKET", "x RAW STORE");
         for (Row r : rows) {
