@@ -44,6 +44,7 @@ public final class CheckpointSource implements AutoCloseable {
     private final boolean ownsStore;
     private final Manifest manifest;
     private final LoadOptions options;
+    private final BufferLender lender = new BufferLender();
     private Map<String, Location> tensors;
 
     private CheckpointSource(StoreClient store, boolean ownsStore, Manifest manifest, LoadOptions options) {
@@ -185,7 +186,7 @@ public final class CheckpointSource implements AutoCloseable {
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
             items.add(new TensorStream.Item(location.file(), location.key(), location.dataStart(), location.info(), split, read));
         }
-        return new TensorStream(store, items, options.bufferBytes());
+        return new TensorStream(store, items, options.bufferBytes(), lender);
     }
 
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
@@ -200,9 +201,47 @@ public final class CheckpointSource implements AutoCloseable {
 
     @Override
     public void close() {
+        lender.close();
         store.releaseLeases();
         if (ownsStore) {
             store.close();
+        }
+    }
+
+    /**
+     * Keeps the buffers of the last closed stream for the next one. Streams open at the same time
+     * each get their own; a stream needing larger halves than those kept gets new ones.
+     */
+    static final class BufferLender {
+        private StreamBuffers spare;
+        private boolean closed;
+
+        synchronized StreamBuffers borrow(long halfBytes) {
+            StreamBuffers kept = spare;
+            spare = null;
+            if (kept != null && kept.halfBytes() >= halfBytes) {
+                return kept;
+            }
+            if (kept != null) {
+                kept.close();
+            }
+            return new StreamBuffers(halfBytes, TensorStream.ALIGNMENT);
+        }
+
+        synchronized void giveBack(StreamBuffers buffers) {
+            if (closed || spare != null) {
+                buffers.close();
+            } else {
+                spare = buffers;
+            }
+        }
+
+        synchronized void close() {
+            closed = true;
+            if (spare != null) {
+                spare.close();
+                spare = null;
+            }
         }
     }
 }

@@ -39,7 +39,10 @@ public final class TensorStream implements AutoCloseable {
     private final List<Batch> batches;
     private final long plannedBytes;
     private final int tensorCount;
-    private final Arena arena = Arena.ofShared();
+    private final StreamBuffers buffers;
+    private final CheckpointSource.BufferLender lender;
+    /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
+    private final Arena views = Arena.ofShared();
     private final MemorySegment[] halves = new MemorySegment[2];
     private final ExecutorService reader = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().daemon().name("tensor-stream-reader").factory());
@@ -48,15 +51,17 @@ public final class TensorStream implements AutoCloseable {
     private int position;
     private boolean closed;
 
-    TensorStream(StoreClient store, List<Item> items, long bufferBytes) {
+    TensorStream(StoreClient store, List<Item> items, long bufferBytes, CheckpointSource.BufferLender lender) {
         this.store = store;
+        this.lender = lender;
         long half = Math.max(ALIGNMENT, bufferBytes / 2 / ALIGNMENT * ALIGNMENT);
         this.batches = plan(items, half);
         this.plannedBytes = items.stream().mapToLong(i -> i.read().bytes()).sum();
         this.tensorCount = items.size();
         long largestBatch = batches.stream().filter(b -> b.bytes() <= half).mapToLong(Batch::bytes).max().orElse(0);
+        this.buffers = lender.borrow(Math.max(ALIGNMENT, Math.min(half, largestBatch)));
         for (int i = 0; i < 2; i++) {
-            halves[i] = arena.allocate(Math.max(ALIGNMENT, Math.min(half, largestBatch)), ALIGNMENT);
+            halves[i] = buffers.half(i).reinterpret(views, null);
         }
         for (int i = 0; i < Math.min(2, batches.size()); i++) {
             submit(i);
@@ -101,7 +106,7 @@ public final class TensorStream implements AutoCloseable {
     private Loaded read(Batch batch) throws IOException {
         Arena own = null;
         MemorySegment data;
-        if (batch.bytes() > halves[0].byteSize()) {
+        if (batch.bytes() > buffers.halfBytes()) {
             own = Arena.ofShared();
             data = own.allocate(Math.max(1, batch.bytes()), ALIGNMENT).asSlice(0, batch.bytes());
         } else {
@@ -195,7 +200,7 @@ public final class TensorStream implements AutoCloseable {
         }
     }
 
-    /** Stops reading ahead, waits for a read in flight to finish, then frees the buffers. */
+    /** Stops reading ahead, waits for a read in flight to finish, then hands the buffers back to the source. */
     @Override
     public void close() {
         if (closed) {
@@ -206,7 +211,7 @@ public final class TensorStream implements AutoCloseable {
         reader.shutdown();
         try {
             if (!reader.awaitTermination(60, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("tensor stream reader did not stop within 60 s; buffers not freed");
+                throw new IllegalStateException("tensor stream reader did not stop within 60 s; buffers not returned");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -221,6 +226,7 @@ public final class TensorStream implements AutoCloseable {
                 }
             }
         }
-        arena.close();
+        views.close();
+        lender.giveBack(buffers);
     }
 }

@@ -23,6 +23,7 @@ import io.weightstore.weights.CheckpointStatus;
 import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -130,6 +131,33 @@ class LoaderTest {
             assertThat(tensors.get("extra.bf16").dtype()).isEqualTo(DType.BF16);
             assertThat(tensors.get("extra.u8.scalar").shape()).isEmpty();
             assertThat(tensors.get("model.embed_tokens.weight").shape()).containsExactly(1000L, 256L);
+        }
+    }
+
+    @Test
+    void laterStreamsOfOneSourceReuseItsBuffersAndStillReadEveryByte() throws IOException {
+        try (CheckpointSource checkpoint = open("ckpt", 3L << 20)) {
+            MemorySegment kept;
+            try (TensorStream first = checkpoint.stream()) {
+                Tensor tensor;
+                do {
+                    tensor = first.next();
+                } while (tensor.data().byteSize() == 0);
+                kept = tensor.data();
+            }
+            // The first stream's buffers now serve the second; the tensor kept from the first must not
+            // quietly show the second stream's bytes.
+            assertThatThrownBy(() -> kept.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+            for (int round = 0; round < 2; round++) {
+                try (TensorStream again = checkpoint.stream()) {
+                    Map<String, byte[]> got = new HashMap<>();
+                    collect(again, got);
+                    assertThat(got.keySet()).isEqualTo(expected.keySet());
+                    for (String name : expected.keySet()) {
+                        assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+                    }
+                }
+            }
         }
     }
 
