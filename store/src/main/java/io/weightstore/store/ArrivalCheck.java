@@ -8,9 +8,9 @@ import java.util.zip.Checksum;
 
 /**
  * Verifies checksum blocks of a payload as its bytes arrive off the socket: each arrival feeds the
- * running CRC of the block it belongs to, so every byte is checked once, while still in cache, and
- * never read back from memory. A mismatch is remembered, not thrown, so the caller can take the
- * rest of the payload and keep the connection in step.
+ * running CRC of the block it belongs to, so every byte is checked once, soon after it lands, with
+ * reads as large as the socket gives. A mismatch is remembered, not thrown, so the caller can take
+ * the rest of the payload and keep the connection in step.
  */
 final class ArrivalCheck implements DataPlaneConnection.Arrivals {
     /** A block to check: its place in the destination, and where it lies in the node's pool for messages. */

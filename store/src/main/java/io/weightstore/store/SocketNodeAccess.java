@@ -12,10 +12,10 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * A node reached over its data-plane port, through a pool of idle connections.
  *
  * <p>Reads ask for exactly the wanted bytes, received straight into the caller's memory. A checksum
- * block wholly inside a wanted range is checked here as it arrives, while still in cache, so the
- * check covers the network as well as the node's memory at no extra pass over memory; a block only
- * partly wanted (at the edge of a range, or under a strided read) is checked by the node before it
- * sends anything, so no extra bytes cross the network to be checked.
+ * block wholly inside a wanted range is checked here as it arrives ({@link ArrivalCheck}), so the
+ * check covers the network as well as the node's memory; a block only partly wanted (at the edge
+ * of a range, or under a strided read) is checked by the node before it sends anything, so no
+ * extra bytes cross the network to be checked.
  */
 final class SocketNodeAccess implements NodeAccess {
     private static final int CONNECT_TIMEOUT_MILLIS = 3000;
