@@ -89,7 +89,7 @@ final class LoadCommand implements Callable<Integer> {
             toLoad.add(rank);
         }
         ShardPlan shardPlan = tpSize == 1 ? ShardPlan.replicateAll() : ShardPlan.resolve(plan);
-        LoadOptions options = new LoadOptions(selection.store, selection.connections, ByteSizes.parse(buffer), null);
+        LoadOptions options = new LoadOptions(selection.store, selection.connections, ByteSizes.parse(buffer), null, null);
         List<RankReport> reports = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {
             long checkpointBytes = checkpoint.tensors().values().stream().mapToLong(l -> l.info().byteSize()).sum();

@@ -44,7 +44,8 @@ public final class CheckpointSource implements AutoCloseable {
     private final boolean ownsStore;
     private final Manifest manifest;
     private final LoadOptions options;
-    private final BufferLender lender = new BufferLender();
+    private final StreamBufferPool buffers;
+    private final boolean ownsBuffers;
     private Map<String, Location> tensors;
 
     private CheckpointSource(StoreClient store, boolean ownsStore, Manifest manifest, LoadOptions options) {
@@ -52,6 +53,8 @@ public final class CheckpointSource implements AutoCloseable {
         this.ownsStore = ownsStore;
         this.manifest = manifest;
         this.options = options;
+        this.ownsBuffers = options.bufferPool() == null;
+        this.buffers = ownsBuffers ? new StreamBufferPool() : options.bufferPool();
     }
 
     /** Opens {@code weightstore://ID} on the store chosen by {@code options} (or the usual selection). */
@@ -186,7 +189,7 @@ public final class CheckpointSource implements AutoCloseable {
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
             items.add(new TensorStream.Item(location.file(), location.key(), location.dataStart(), location.info(), split, read));
         }
-        return new TensorStream(store, items, options.bufferBytes(), lender);
+        return new TensorStream(store, items, options.bufferBytes(), buffers);
     }
 
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
@@ -201,47 +204,12 @@ public final class CheckpointSource implements AutoCloseable {
 
     @Override
     public void close() {
-        lender.close();
+        if (ownsBuffers) {
+            buffers.close();
+        }
         store.releaseLeases();
         if (ownsStore) {
             store.close();
-        }
-    }
-
-    /**
-     * Keeps the buffers of the last closed stream for the next one. Streams open at the same time
-     * each get their own; a stream needing larger halves than those kept gets new ones.
-     */
-    static final class BufferLender {
-        private StreamBuffers spare;
-        private boolean closed;
-
-        synchronized StreamBuffers borrow(long halfBytes) {
-            StreamBuffers kept = spare;
-            spare = null;
-            if (kept != null && kept.halfBytes() >= halfBytes) {
-                return kept;
-            }
-            if (kept != null) {
-                kept.close();
-            }
-            return new StreamBuffers(halfBytes, TensorStream.ALIGNMENT);
-        }
-
-        synchronized void giveBack(StreamBuffers buffers) {
-            if (closed || spare != null) {
-                buffers.close();
-            } else {
-                spare = buffers;
-            }
-        }
-
-        synchronized void close() {
-            closed = true;
-            if (spare != null) {
-                spare.close();
-                spare = null;
-            }
         }
     }
 }

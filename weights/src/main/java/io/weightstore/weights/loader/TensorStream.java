@@ -40,7 +40,7 @@ public final class TensorStream implements AutoCloseable {
     private final long plannedBytes;
     private final int tensorCount;
     private final StreamBuffers buffers;
-    private final CheckpointSource.BufferLender lender;
+    private final StreamBufferPool pool;
     /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
     private final Arena views = Arena.ofShared();
     private final MemorySegment[] halves = new MemorySegment[2];
@@ -51,15 +51,15 @@ public final class TensorStream implements AutoCloseable {
     private int position;
     private boolean closed;
 
-    TensorStream(StoreClient store, List<Item> items, long bufferBytes, CheckpointSource.BufferLender lender) {
+    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool) {
         this.store = store;
-        this.lender = lender;
+        this.pool = pool;
         long half = Math.max(ALIGNMENT, bufferBytes / 2 / ALIGNMENT * ALIGNMENT);
         this.batches = plan(items, half);
         this.plannedBytes = items.stream().mapToLong(i -> i.read().bytes()).sum();
         this.tensorCount = items.size();
         long largestBatch = batches.stream().filter(b -> b.bytes() <= half).mapToLong(Batch::bytes).max().orElse(0);
-        this.buffers = lender.borrow(Math.max(ALIGNMENT, Math.min(half, largestBatch)));
+        this.buffers = pool.borrow(Math.max(ALIGNMENT, Math.min(half, largestBatch)));
         for (int i = 0; i < 2; i++) {
             halves[i] = buffers.half(i).reinterpret(views, null);
         }
@@ -200,7 +200,7 @@ public final class TensorStream implements AutoCloseable {
         }
     }
 
-    /** Stops reading ahead, waits for a read in flight to finish, then hands the buffers back to the source. */
+    /** Stops reading ahead, waits for a read in flight to finish, then hands the buffers back to their pool. */
     @Override
     public void close() {
         if (closed) {
@@ -227,6 +227,6 @@ public final class TensorStream implements AutoCloseable {
             }
         }
         views.close();
-        lender.giveBack(buffers);
+        pool.giveBack(buffers);
     }
 }

@@ -161,6 +161,25 @@ class LoaderTest {
         }
     }
 
+    @Test
+    void sourcesSharingAPoolLeaveItOpenForTheNext() throws IOException {
+        try (StreamBufferPool pool = new StreamBufferPool()) {
+            LoadOptions options = LoadOptions.defaults().withBuffer(3L << 20).withBufferPool(pool);
+            for (int source = 0; source < 2; source++) {
+                try (CheckpointSource checkpoint = CheckpointSource.open(store, "ckpt", options);
+                        TensorStream stream = checkpoint.stream()) {
+                    Map<String, byte[]> got = new HashMap<>();
+                    collect(stream, got);
+                    for (String name : expected.keySet()) {
+                        assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+                    }
+                }
+            }
+            // Still open, and holding the halves the streams gave back.
+            assertThat(pool.borrow(1).halfBytes()).isGreaterThan(1);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void ranksReadTheirSliceAndTogetherCoverEachSplitTensorOnce(int worldSize) throws IOException {
