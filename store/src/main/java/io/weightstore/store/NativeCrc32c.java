@@ -16,12 +16,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.zip.Checksum;
 
 /**
  * A running CRC32C computed by the store's native library ({@code src/main/c/crc32c.c}), which
- * gives the same values as {@link java.util.zip.CRC32C} at about twice its speed on bytes just
- * received. Use {@link Checksums}, which falls back to the JDK where the library is not available.
+ * gives the same values as {@link java.util.zip.CRC32C}, 1.3 times as fast on bytes in cache and
+ * 1.8 times on bytes out of it (measured on the project's VMs). Use {@link Checksums}, which falls
+ * back to the JDK where the library is not available.
  */
 final class NativeCrc32c implements Checksum {
     /** Set to {@code jdk} to use the JDK's CRC32C even where the native library loads. */
@@ -37,7 +39,7 @@ final class NativeCrc32c implements Checksum {
             update = load();
             description = "native (3 interleaved crc32 chains; SSE 4.2, PCLMUL)";
         } catch (Throwable e) {
-            description = "JDK CRC32C (native library not used: " + e.getMessage() + ")";
+            description = "JDK CRC32C (native library not used: " + Objects.requireNonNullElse(e.getMessage(), e.toString()) + ")";
         }
         UPDATE = update;
         DESCRIPTION = description;
