@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * scatter-gather read over the nodes: tensors of one file that lie next to each other become one
  * range, and a column shard is one strided read, all in flight together.
  *
- * <p>A tensor larger than a half gets a batch of its own in memory allocated for it alone and freed
- * as soon as the stream moves past it: it loads, at the cost of that much more memory for a moment.
+ * <p>A tensor larger than a half gets a batch of its own, in memory of its own that the stream keeps
+ * for the next such tensor (see {@link OversizeMemory}): it loads, at the cost of that much more
+ * memory while the stream is open.
  */
 public final class TensorStream implements AutoCloseable {
     static final long ALIGNMENT = 64;
@@ -33,7 +34,11 @@ public final class TensorStream implements AutoCloseable {
 
     private record Batch(int index, List<Item> items, long bytes) {}
 
-    private record Loaded(Batch batch, MemorySegment data, long[] offsets, Arena ownArena) {}
+    /**
+     * A batch's tensor data, and for a batch larger than a half, the memory of its own it lives in
+     * and the view it was read through (closed when the stream moves past it).
+     */
+    private record Loaded(Batch batch, MemorySegment data, long[] offsets, OversizeMemory.Block own, Arena view) {}
 
     private final StoreClient store;
     private final List<Batch> batches;
@@ -44,6 +49,7 @@ public final class TensorStream implements AutoCloseable {
     /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
     private final Arena views = Arena.ofShared();
     private final MemorySegment[] halves = new MemorySegment[2];
+    private final OversizeMemory oversize = new OversizeMemory(ALIGNMENT);
     private final ExecutorService reader = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().daemon().name("tensor-stream-reader").factory());
     private final List<Future<Loaded>> pending = new ArrayList<>();
@@ -104,11 +110,13 @@ public final class TensorStream implements AutoCloseable {
     }
 
     private Loaded read(Batch batch) throws IOException {
-        Arena own = null;
+        OversizeMemory.Block own = null;
+        Arena view = null;
         MemorySegment data;
         if (batch.bytes() > buffers.halfBytes()) {
-            own = Arena.ofShared();
-            data = own.allocate(Math.max(1, batch.bytes()), ALIGNMENT).asSlice(0, batch.bytes());
+            own = oversize.take(batch.bytes());
+            view = Arena.ofShared();
+            data = own.memory().reinterpret(view, null).asSlice(0, batch.bytes());
         } else {
             data = halves[batch.index() % 2].asSlice(0, batch.bytes());
         }
@@ -141,11 +149,9 @@ public final class TensorStream implements AutoCloseable {
                 i = end;
             }
             store.read(reads);
-            return new Loaded(batch, data, offsets, own);
+            return new Loaded(batch, data, offsets, own, view);
         } catch (IOException | RuntimeException e) {
-            if (own != null) {
-                own.close();
-            }
+            release(new Loaded(batch, data, new long[0], own, view));
             throw e;
         }
     }
@@ -194,9 +200,10 @@ public final class TensorStream implements AutoCloseable {
                 item.file(), data);
     }
 
-    private static void release(Loaded loaded) {
-        if (loaded.ownArena() != null && loaded.ownArena().scope().isAlive()) {
-            loaded.ownArena().close();
+    private void release(Loaded loaded) {
+        if (loaded.own() != null && loaded.view().scope().isAlive()) {
+            loaded.view().close();
+            oversize.giveBack(loaded.own());
         }
     }
 
@@ -227,6 +234,7 @@ public final class TensorStream implements AutoCloseable {
             }
         }
         views.close();
+        oversize.close();
         pool.giveBack(buffers);
     }
 }

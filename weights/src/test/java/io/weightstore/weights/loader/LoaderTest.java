@@ -162,6 +162,21 @@ class LoaderTest {
     }
 
     @Test
+    void tensorOfAnOversizedBatchFailsLoudlyOnceTheStreamMovesOn() throws IOException {
+        // A 1 MiB buffer has 512 KiB halves; the 1000 x 256 F32 embedding (1000 KiB) gets memory of its own.
+        try (CheckpointSource checkpoint = open("ckpt", 1L << 20); TensorStream stream = checkpoint.stream()) {
+            Tensor tensor;
+            do {
+                tensor = stream.next();
+            } while (!tensor.name().equals("model.embed_tokens.weight"));
+            MemorySegment embedding = tensor.data();
+            assertThat(embedding.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get("model.embed_tokens.weight"));
+            stream.next();
+            assertThatThrownBy(() -> embedding.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
     void sourcesSharingAPoolLeaveItOpenForTheNext() throws IOException {
         try (StreamBufferPool pool = new StreamBufferPool()) {
             LoadOptions options = LoadOptions.defaults().withBuffer(3L << 20).withBufferPool(pool);
