@@ -84,13 +84,8 @@ final class SocketNodeAccess implements NodeAccess {
             }
         }
         withConnection(c -> {
-            long payload = c.startRead(offsets, lengths, atNode);
-            if (payload != dst.byteSize()) {
-                throw new StoreException(StoreException.Code.PROTOCOL, "node " + c.peer() + " announced " + payload
-                        + " bytes, expected " + dst.byteSize());
-            }
             ArrivalCheck check = new ArrivalCheck(c.peer(), atClient.toArray(ArrivalCheck.Block[]::new));
-            c.receivePayload(dst, check);
+            c.read(offsets, lengths, atNode, dst, check);
             check.throwIfCorrupt();
         });
     }

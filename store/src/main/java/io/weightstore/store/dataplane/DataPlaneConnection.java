@@ -68,6 +68,14 @@ public final class DataPlaneConnection implements AutoCloseable {
         return peer;
     }
 
+    /** Sees payload bytes as they land, in order; {@code offset} is where {@code bytes} start in the destination. */
+    @FunctionalInterface
+    public interface Arrivals {
+        Arrivals NONE = (offset, bytes) -> {};
+
+        void arrived(long offset, MemorySegment bytes);
+    }
+
     /** Reads {@code count} blocks of {@code blockLength} bytes, {@code stride} apart, packed into {@code dst}. */
     public void readStrided(long offset, long blockLength, long stride, int count, List<BlockCheck> checks, MemorySegment dst)
             throws IOException {
@@ -75,15 +83,15 @@ public final class DataPlaneConnection implements AutoCloseable {
         body.putLong(offset).putLong(blockLength).putLong(stride).putInt(count);
         putChecks(body, checks);
         send(DataPlane.OP_READ_STRIDED, body);
-        receive(dst);
+        receive(dst, Arrivals.NONE);
     }
 
     /**
-     * Asks for ranges of the pool (one READ, or READ_RANGES for several), with the checksum blocks
-     * the node must verify first, and reads the response header; the caller then takes exactly the
-     * returned number of payload bytes with {@link #receivePayload}.
+     * Reads ranges of the pool (one READ, or READ_RANGES for several) packed into {@code dst}, after
+     * the node verified {@code nodeChecks}; {@code arrivals} sees the payload as it lands.
      */
-    public long startRead(long[] offsets, long[] lengths, List<BlockCheck> nodeChecks) throws IOException {
+    public void read(long[] offsets, long[] lengths, List<BlockCheck> nodeChecks, MemorySegment dst, Arrivals arrivals)
+            throws IOException {
         int checkBytes = 4 + nodeChecks.size() * DataPlane.CHECK_BYTES;
         if (offsets.length == 1) {
             ByteBuffer body = body(16 + checkBytes).putLong(offsets[0]).putLong(lengths[0]);
@@ -98,33 +106,7 @@ public final class DataPlaneConnection implements AutoCloseable {
             putChecks(body, nodeChecks);
             send(DataPlane.OP_READ_RANGES, body);
         }
-        return receiveHeader();
-    }
-
-    /** Sees payload bytes as they land, in order; {@code offset} is where {@code bytes} start in the destination. */
-    @FunctionalInterface
-    public interface Arrivals {
-        void arrived(long offset, MemorySegment bytes);
-    }
-
-    /**
-     * The next {@code dst.byteSize()} bytes of the payload announced by {@link #startRead}, shown to
-     * {@code arrivals} after each socket read, so a check reads them soon after the kernel wrote them
-     * rather than in a later pass. Reads are as large as the socket allows: watching costs no extra
-     * system calls (capping them at cache-sized pieces was measured slower).
-     */
-    public void receivePayload(MemorySegment dst, Arrivals arrivals) throws IOException {
-        for (long done = 0; done < dst.byteSize(); done += CHUNK) {
-            ByteBuffer buffer = dst.asSlice(done, Math.min(CHUNK, dst.byteSize() - done)).asByteBuffer();
-            while (buffer.hasRemaining()) {
-                int start = buffer.position();
-                if (socket.read(buffer) < 0) {
-                    throw new EOFException("node " + peer + " closed the connection with " + buffer.remaining()
-                            + " bytes outstanding");
-                }
-                arrivals.arrived(done + start, dst.asSlice(done + start, buffer.position() - start));
-            }
-        }
+        receive(dst, arrivals);
     }
 
     public void write(long offset, MemorySegment src) throws IOException {
@@ -133,7 +115,7 @@ public final class DataPlaneConnection implements AutoCloseable {
         for (long done = 0; done < src.byteSize(); done += CHUNK) {
             writeFully(src.asSlice(done, Math.min(CHUNK, src.byteSize() - done)).asByteBuffer());
         }
-        receive(MemorySegment.NULL);
+        receive(MemorySegment.NULL, Arrivals.NONE);
     }
 
     private ByteBuffer body(int length) throws StoreException {
@@ -161,14 +143,28 @@ public final class DataPlaneConnection implements AutoCloseable {
         writeFully(body);
     }
 
-    private void receive(MemorySegment dst) throws IOException {
+    /**
+     * The response: its header, then exactly {@code dst.byteSize()} payload bytes, shown to
+     * {@code arrivals} after each socket read so a check reads them soon after the kernel wrote them
+     * rather than in a later pass. Reads are as large as the socket allows: watching costs no extra
+     * system calls (capping them at cache-sized pieces was measured slower).
+     */
+    private void receive(MemorySegment dst, Arrivals arrivals) throws IOException {
         long payload = receiveHeader();
         if (payload != dst.byteSize()) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " announced " + payload + " bytes, expected "
                     + dst.byteSize());
         }
         for (long done = 0; done < dst.byteSize(); done += CHUNK) {
-            readFully(dst.asSlice(done, Math.min(CHUNK, dst.byteSize() - done)).asByteBuffer());
+            ByteBuffer buffer = dst.asSlice(done, Math.min(CHUNK, dst.byteSize() - done)).asByteBuffer();
+            while (buffer.hasRemaining()) {
+                int start = buffer.position();
+                if (socket.read(buffer) < 0) {
+                    throw new EOFException("node " + peer + " closed the connection with " + buffer.remaining()
+                            + " bytes outstanding");
+                }
+                arrivals.arrived(done + start, dst.asSlice(done + start, buffer.position() - start));
+            }
         }
     }
 
