@@ -1,11 +1,11 @@
 package io.weightstore.bench;
 
-import io.weightstore.store.ClientOptions;
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,8 +21,7 @@ final class BenchCluster implements AutoCloseable {
         long capacity = Math.ceilDiv(bytesToHold, 3) + (512L << 20);
         try {
             for (int i = 0; i < 3; i++) {
-                nodes.add(StorageNode.start(GrpcMasterApi.connect(address(), ""), dir.resolve("pool" + i), capacity, "127.0.0.1", 0,
-                        "127.0.0.1", ""));
+                nodes.add(StorageNode.start(address(), NodeOptions.loopback(dir.resolve("pool" + i), capacity)));
             }
         } catch (StoreException | RuntimeException e) {
             close();
@@ -34,7 +33,7 @@ final class BenchCluster implements AutoCloseable {
         return "127.0.0.1:" + master.port();
     }
 
-    StoreClient client(boolean sameHost, int connections) {
+    StoreClient client(boolean sameHost, int connections) throws StoreException {
         return StoreClient.connect(address(), ClientOptions.defaults().withSameHostPath(sameHost).withConnections(connections));
     }
 

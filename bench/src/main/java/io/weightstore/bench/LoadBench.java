@@ -6,13 +6,16 @@ import io.weightstore.format.DType;
 import io.weightstore.format.FileKind;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.Range;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
-import io.weightstore.weights.CatalogKeys;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
-import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
+import io.weightstore.weights.Manifest;
+import io.weightstore.weights.StoredFile;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.ShardPlan;
@@ -37,7 +40,7 @@ import java.util.stream.Stream;
  * store's raw read throughput (whole objects, no loader) and the machine's ceilings, all in one run.
  */
 public final class LoadBench {
-    private static final String ID = "bench";
+    private static final CheckpointId ID = new CheckpointId("bench");
     private static final int CONNECTIONS = 8;
 
     /** The measurements, per-rank bytes of the TP=4 run, and notes on paths that could not be measured. */
@@ -64,7 +67,7 @@ public final class LoadBench {
         try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
             try (StoreClient writer = cluster.client(false, CONNECTIONS)) {
                 new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
-                        ImportProgress.NONE);
+                        Progress.NONE);
             }
             MemorySegment whole = arena.allocate(largest, 64);
             whole.fill((byte) 0);
@@ -77,6 +80,7 @@ public final class LoadBench {
             // The paths the loader's targets compare are timed in turns, so drift hits them alike.
             try (Ceilings.RawSocket raw = Ceilings.rawSocket(source.resolve(first.path()), whole.asSlice(0, first.size()), 4);
                     StoreClient rawClient = cluster.client(false, CONNECTIONS);
+                    RawObjects rawObjects = RawObjects.open(rawClient);
                     StoreClient loopbackClient = cluster.client(false, CONNECTIONS);
                     StoreClient sameHostClient = cluster.client(true, CONNECTIONS);
                     StreamBufferPool loopbackBuffers = new StreamBufferPool();
@@ -85,7 +89,7 @@ public final class LoadBench {
                         Ceilings.memcpy(arena, Math.min(largest, 1L << 30)),
                         raw.timed(),
                         new Measurement.Timed("store raw read", "whole objects, 3 nodes, " + CONNECTIONS + " conn", weightBytes,
-                                () -> readObjects(rawClient, weights, whole)),
+                                () -> rawObjects.readEach(whole)),
                         loader(loopbackClient, loopbackBuffers, "loader, loopback", "1 rank, 3 nodes, " + CONNECTIONS + " conn",
                                 weightBytes),
                         loader(sameHostClient, sameHostBuffers, "loader, same host", "1 rank, mapped pools", weightBytes)));
@@ -161,11 +165,31 @@ public final class LoadBench {
         });
     }
 
-    private static void readObjects(StoreClient client, List<CheckpointFile> weights, MemorySegment dst) throws IOException {
-        for (CheckpointFile file : weights) {
-            client.readInto(CatalogKeys.file(ID, file.path()), List.of(new Range(0, file.size())), dst.asSlice(0, file.size()));
+    /** The checkpoint's weight files opened once, as a loader holds them open while it reads them. */
+    private record RawObjects(List<ObjectReader> files) implements AutoCloseable {
+        static RawObjects open(StoreClient client) throws IOException {
+            Catalog catalog = new Catalog(client);
+            Manifest manifest = catalog.readyManifest(ID);
+            List<ObjectReader> files = new ArrayList<>();
+            for (StoredFile file : catalog.files(manifest)) {
+                if (file.file().isWeight()) {
+                    files.add(file.open());
+                }
+            }
+            return new RawObjects(files);
         }
-        client.releaseLeases();
+
+        /** Each whole file into {@code dst}, one after another. */
+        void readEach(MemorySegment dst) throws IOException {
+            for (ObjectReader file : files) {
+                file.read(new Range(0, file.size()), dst.asSlice(0, file.size()));
+            }
+        }
+
+        @Override
+        public void close() {
+            files.forEach(ObjectReader::close);
+        }
     }
 
     private static void loadAllRanks(BenchCluster cluster, int worldSize, List<Long> perRank) throws IOException {
@@ -173,13 +197,7 @@ public final class LoadBench {
                 CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults())) {
             checkpoint.tensors();
             for (int rank = 0; rank < worldSize; rank++) {
-                long before = checkpoint.bytesRead();
-                try (TensorStream stream = checkpoint.stream(rank, worldSize, ShardPlan.preset("llama"))) {
-                    while (stream.next() != null) {
-                        // Delivery only, as above.
-                    }
-                }
-                perRank.add(checkpoint.bytesRead() - before);
+                perRank.add(checkpoint.load(rank, worldSize, ShardPlan.preset("llama"), tensor -> {}, Progress.NONE).bytesRead());
             }
         }
     }

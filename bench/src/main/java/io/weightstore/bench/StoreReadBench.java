@@ -1,12 +1,14 @@
 package io.weightstore.bench;
 
-import io.weightstore.store.ClientOptions;
-import io.weightstore.store.PutOptions;
-import io.weightstore.store.Range;
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -63,24 +65,28 @@ public final class StoreReadBench {
                     }
                     String address = "127.0.0.1:" + master.port();
                     for (int i = 0; i < 3; i++) {
-                        open.push(StorageNode.start(GrpcMasterApi.connect(address, ""), dir.resolve("pool" + i), nodeCapacity,
-                                "127.0.0.1", 0, "127.0.0.1", ""));
+                        open.push(StorageNode.start(address, NodeOptions.loopback(dir.resolve("pool" + i), nodeCapacity)));
                     }
                     try (StoreClient writer = StoreClient.connect(address, ClientOptions.defaults().withSameHostPath(false))) {
-                        writer.put("bench/object", source, PutOptions.defaults());
+                        writer.put("bench/object", source, PutOptions.defaults(), Progress.NONE);
                     }
-                    List<Range> whole = List.of(new Range(0, objectBytes));
+                    Range whole = new Range(0, objectBytes);
+                    // Each client opens the object once, as a loader holds a file open while it reads it.
                     for (int c : connections) {
                         StoreClient client = StoreClient.connect(address, ClientOptions.defaults().withSameHostPath(false).withConnections(c));
                         open.push(client);
+                        ObjectReader object = client.open("bench/object");
+                        open.push(object);
                         paths.add(new Measurement.Timed("store, loopback", "3 nodes, " + c + " conn", objectBytes,
-                                () -> client.readInto("bench/object", whole, dst)));
+                                () -> object.read(whole, dst)));
                     }
                     for (int c : new int[] {1, 2}) {
                         StoreClient client = StoreClient.connect(address, ClientOptions.defaults().withSameHostPath(true).withConnections(c));
                         open.push(client);
+                        ObjectReader object = client.open("bench/object");
+                        open.push(object);
                         paths.add(new Measurement.Timed("store, same host", "mapped pools, " + c + " thread" + (c > 1 ? "s" : ""),
-                                objectBytes, () -> client.readInto("bench/object", whole, dst)));
+                                objectBytes, () -> object.read(whole, dst)));
                     }
                     measured = Measurement.interleaved(runs, paths);
                     verify(source, dst);

@@ -1,5 +1,7 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.Table;
 import io.weightstore.format.FileRangeSource;
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.SafetensorsHeaderParser;
@@ -58,7 +60,7 @@ final class FileInspectCommand implements Callable<Integer> {
         if (json) {
             JsonOutput.print(out, new FileView(path.toString(), header.fileLength(), header.headerLength(),
                     header.metadata(), header.tensors().size(), header.tensors().stream().map(TensorView::of).toList()));
-            return WeightstoreCli.EXIT_OK;
+            return ExitCodes.OK;
         }
         out.printf("%s: %d tensors, %s (%d bytes), header %d bytes%n", path, header.tensors().size(),
                 ByteSizes.format(header.fileLength()), header.fileLength(), header.headerLength());
@@ -68,6 +70,6 @@ final class FileInspectCommand implements Callable<Integer> {
             table.row(t.name(), t.dtype(), t.shape(), t.begin(), t.end(), t.byteSize());
         }
         table.print(out);
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

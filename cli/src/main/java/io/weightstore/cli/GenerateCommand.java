@@ -1,6 +1,7 @@
 package io.weightstore.cli;
 
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
+import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.jlama.Completion;
 import io.weightstore.jlama.JlamaModels;
 import io.weightstore.weights.loader.LoadOptions;
@@ -76,6 +77,6 @@ final class GenerateCommand implements Callable<Integer> {
                     result.finishReason());
             out.flush();
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,17 +1,18 @@
 package io.weightstore.cli;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.ProgressBar;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Sha256;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
+import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
-import io.weightstore.weights.loader.Tensor;
-import io.weightstore.weights.loader.TensorStream;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -68,8 +69,8 @@ final class LoadCommand implements Callable<Integer> {
 
     record TensorDigest(String name, String dtype, List<Long> shape, String sha256) {}
 
-    record RankReport(int rank, int worldSize, int tensors, long bytesRead, long shareBytes, long checkpointTensorBytes,
-            double amplification, double fractionOfCheckpoint, double seconds, double gbPerSecond, List<TensorDigest> digests) {}
+    /** One rank's report, with each tensor's digest when asked for. */
+    record RankResult(@JsonUnwrapped LoadReport report, List<TensorDigest> digests) {}
 
     @Override
     public Integer call() throws Exception {
@@ -90,61 +91,35 @@ final class LoadCommand implements Callable<Integer> {
         }
         ShardPlan shardPlan = tpSize == 1 ? ShardPlan.replicateAll() : ShardPlan.resolve(plan);
         LoadOptions options = new LoadOptions(selection.store, selection.connections, ByteSizes.parse(buffer), null, null);
-        List<RankReport> reports = new ArrayList<>();
+        List<RankResult> results = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {
-            long checkpointBytes = checkpoint.tensors().values().stream().mapToLong(l -> l.info().byteSize()).sum();
             for (int rank : toLoad) {
-                reports.add(loadRank(checkpoint, rank, shardPlan, checkpointBytes));
-            }
-        }
-        print(reports);
-        return WeightstoreCli.EXIT_OK;
-    }
-
-    private RankReport loadRank(CheckpointSource checkpoint, int rank, ShardPlan shardPlan, long checkpointBytes) throws Exception {
-        long before = checkpoint.bytesRead();
-        long start = System.nanoTime();
-        List<TensorDigest> digests = new ArrayList<>();
-        int count = 0;
-        long share;
-        try (TensorStream stream = checkpoint.stream(rank, tpSize, shardPlan);
-                ProgressBar bar = new ProgressBar("load rank " + rank, stream.plannedBytes())) {
-            share = stream.plannedBytes();
-            long done = 0;
-            Tensor t;
-            while ((t = stream.next()) != null) {
-                count++;
-                done += t.data().byteSize();
-                bar.update(done);
-                if (digest) {
-                    digests.add(new TensorDigest(t.name(), t.dtype().name(), t.shape(), Sha256.of(t.data())));
+                List<TensorDigest> digests = new ArrayList<>();
+                LoadReport report;
+                try (ProgressBar bar = new ProgressBar("load rank " + rank)) {
+                    report = checkpoint.load(rank, tpSize, shardPlan, tensor -> {
+                        if (digest) {
+                            digests.add(new TensorDigest(tensor.name(), tensor.dtype().name(), tensor.shape(), Sha256.of(tensor.data())));
+                        }
+                    }, bar);
                 }
+                results.add(new RankResult(report, digests));
             }
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long read = checkpoint.bytesRead() - before;
-        return new RankReport(rank, tpSize, count, read, share, checkpointBytes, share == 0 ? 0 : (double) read / share,
-                checkpointBytes == 0 ? 0 : (double) read / checkpointBytes, seconds, read / seconds / 1e9, digests);
+        print(results);
+        return ExitCodes.OK;
     }
 
-    private void print(List<RankReport> reports) {
+    private void print(List<RankResult> results) {
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            JsonOutput.print(out, reports);
+            JsonOutput.print(out, results);
             return;
         }
-        Table table = new Table("RANK", "TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S")
-                .alignRight("TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S");
-        for (RankReport r : reports) {
-            table.row(r.rank() + "/" + r.worldSize(), r.tensors(), ByteSizes.format(r.bytesRead()), ByteSizes.format(r.shareBytes()),
-                    ByteSizes.format(r.checkpointTensorBytes()), String.format(Locale.ROOT, "%.3f", r.amplification()),
-                    String.format(Locale.ROOT, "%.1f%%", 100 * r.fractionOfCheckpoint()),
-                    String.format(Locale.ROOT, "%.2f", r.seconds()), String.format(Locale.ROOT, "%.2f", r.gbPerSecond()));
-        }
-        table.print(out);
-        for (RankReport r : reports) {
+        Reports.loads(results.stream().map(RankResult::report).toList(), out);
+        for (RankResult r : results) {
             for (TensorDigest d : r.digests()) {
-                out.printf("%s%s %s %s %s%n", reports.size() > 1 ? "rank " + r.rank() + " " : "", d.name(), d.dtype(), d.shape(),
+                out.printf("%s%s %s %s %s%n", results.size() > 1 ? "rank " + r.report().rank() + " " : "", d.name(), d.dtype(), d.shape(),
                         d.sha256());
             }
         }

@@ -1,7 +1,7 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.grpc.MasterServer;
 import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterServer;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.StoreLocator;
 import java.nio.file.Path;
@@ -10,7 +10,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-
 
 /** {@code weightstore master}: runs the metadata server until stopped. */
 @Command(
@@ -49,6 +48,6 @@ final class MasterCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(new Thread(server::close));
             server.awaitTermination();
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,7 +1,8 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointRemover;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -34,9 +35,9 @@ final class ModelDeleteCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         int removed;
         try (StoreClient store = selection.open()) {
-            removed = new CheckpointRemover(new Catalog(store)).run(id, force);
+            removed = new CheckpointRemover(new Catalog(store)).run(CheckpointId.of(id), force);
         }
         spec.commandLine().getOut().printf("deleted %s: %d files and the manifest%n", id, removed);
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

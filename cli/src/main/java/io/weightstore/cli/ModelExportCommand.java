@@ -1,9 +1,11 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
+import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointExporter;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.ManifestFile;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,16 +44,16 @@ final class ModelExportCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<ManifestFile> files;
         try (StoreClient store = selection.open()) {
-            Catalog catalog = new Catalog(store);
-            CheckpointExporter exporter = new CheckpointExporter(catalog);
-            long total = catalog.readyManifest(id).totalBytes();
-            try (ProgressBar bar = new ProgressBar("export " + id, total)) {
-                files = path == null ? exporter.exportAll(id, output, bar::add) : List.of(exporter.exportOne(id, path, output, bar::add));
+            CheckpointExporter exporter = new CheckpointExporter(new Catalog(store));
+            CheckpointId checkpoint = CheckpointId.of(id);
+            try (ProgressBar bar = new ProgressBar("export " + id)) {
+                files = path == null ? exporter.exportAll(checkpoint, output, bar)
+                        : List.of(exporter.exportOne(checkpoint, path, output, bar));
             }
         }
         long bytes = files.stream().mapToLong(ManifestFile::size).sum();
         spec.commandLine().getOut().printf("exported %d file(s) of %s, %s, to %s (SHA-256 checked)%n", files.size(), id,
                 ByteSizes.format(bytes), output);
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,10 +1,12 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
-import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
 import java.io.PrintWriter;
@@ -57,43 +59,19 @@ final class ModelImportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ImportResult result;
-        try (StoreClient store = selection.open(); ImportBar bar = new ImportBar()) {
-            result = new CheckpointImporter(new Catalog(store))
-                    .run(new ImportRequest(id, modelId, revision, source, replicas, replace, parallelFiles), bar);
+        ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source, replicas, replace, parallelFiles);
+        try (StoreClient store = selection.open(); ProgressBar bar = new ProgressBar("import " + id)) {
+            result = new CheckpointImporter(new Catalog(store)).run(request, bar);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             JsonOutput.print(out, result);
-            return WeightstoreCli.EXIT_OK;
+            return ExitCodes.OK;
         }
         out.printf("imported %s (%s@%s) into %s: READY, %d files, %s; %d uploaded, %d already stored; %.2f s (%.2f GB/s)%n",
                 id, modelId, revision, selection.describe(), result.manifest().files().size(),
                 ByteSizes.format(result.manifest().totalBytes()), result.uploadedFiles(), result.skippedFiles(), result.seconds(),
                 result.uploadedBytes() / result.seconds() / 1e9);
-        return WeightstoreCli.EXIT_OK;
-    }
-
-    /** The progress bar, created once the import knows its total. */
-    private static final class ImportBar implements ImportProgress, AutoCloseable {
-        private ProgressBar bar;
-        private long done;
-
-        @Override
-        public synchronized void started(long totalBytes, int files) {
-            bar = new ProgressBar("import " + files + " files", totalBytes);
-        }
-
-        @Override
-        public synchronized void advanced(long bytes) {
-            done += bytes;
-            bar.update(done);
-        }
-
-        @Override
-        public synchronized void close() {
-            if (bar != null) {
-                bar.close();
-            }
-        }
+        return ExitCodes.OK;
     }
 }

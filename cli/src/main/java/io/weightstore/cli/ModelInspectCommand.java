@@ -1,8 +1,11 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.Table;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointInspector;
 import io.weightstore.weights.Manifest;
 import java.io.PrintWriter;
@@ -35,10 +38,10 @@ final class ModelInspectCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (StoreClient store = selection.open()) {
-            CheckpointInspector.Report report = new CheckpointInspector(new Catalog(store)).run(id);
+            CheckpointInspector.Report report = new CheckpointInspector(new Catalog(store)).run(CheckpointId.of(id));
             if (json) {
                 JsonOutput.print(out, report);
-                return WeightstoreCli.EXIT_OK;
+                return ExitCodes.OK;
             }
             Manifest m = report.manifest();
             out.printf("checkpoint %s: %s@%s, %s, %d files, %s%n", m.checkpointId(), m.modelId(), m.revision(), m.status(),
@@ -57,6 +60,6 @@ final class ModelInspectCommand implements Callable<Integer> {
             }
             table.print(out);
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,7 +1,7 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
-import io.weightstore.weights.ByteSizes;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.Manifest;
 import java.io.PrintWriter;
@@ -32,15 +32,10 @@ final class ModelListCommand implements Callable<Integer> {
             List<Manifest> manifests = new Catalog(store).list();
             if (json) {
                 JsonOutput.print(out, manifests);
-                return WeightstoreCli.EXIT_OK;
+                return ExitCodes.OK;
             }
-            Table table = new Table("ID", "MODEL", "REVISION", "STATUS", "FILES", "SIZE", "CREATED").alignRight("FILES", "SIZE");
-            for (Manifest m : manifests) {
-                table.row(m.checkpointId(), m.modelId(), m.revision(), m.status(), m.files().size(), ByteSizes.format(m.totalBytes()),
-                        m.createdAt());
-            }
-            table.print(out);
+            Reports.checkpoints(manifests, out);
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

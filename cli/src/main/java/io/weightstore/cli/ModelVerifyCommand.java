@@ -1,10 +1,12 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointVerifier;
 import io.weightstore.weights.FileVerdict;
-import io.weightstore.weights.Manifest;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -45,22 +47,21 @@ final class ModelVerifyCommand implements Callable<Integer> {
         List<FileVerdict> verdicts;
         try (StoreClient store = selection.open()) {
             Catalog catalog = new Catalog(store);
-            long total = quick ? 0 : catalog.manifest(id).map(Manifest::totalBytes).orElse(0L);
+            CheckpointId checkpoint = CheckpointId.of(id);
+            long total = quick ? 0 : catalog.existingManifest(checkpoint).totalBytes();
             try (ProgressBar bar = new ProgressBar("verify " + id, total)) {
-                verdicts = new CheckpointVerifier(catalog).run(id, quick, bar::add);
+                verdicts = new CheckpointVerifier(catalog).run(checkpoint, quick, bar);
             }
         }
         boolean ok = verdicts.stream().allMatch(v -> v.status() == FileVerdict.Status.OK);
         if (json) {
             JsonOutput.print(out, new Report(id, quick, ok, verdicts));
         } else {
-            Table table = new Table("FILE", "STATUS", "DETAIL");
-            verdicts.forEach(v -> table.row(v.path(), v.status(), v.detail()));
-            table.print(out);
+            Reports.verdicts(verdicts, out);
             long bad = verdicts.stream().filter(v -> v.status() != FileVerdict.Status.OK).count();
             out.printf("%s: %s (%d of %d files not OK, %s check)%n", id, ok ? "OK" : "BAD", bad, verdicts.size(),
                     quick ? "quick" : "full");
         }
-        return ok ? WeightstoreCli.EXIT_OK : WeightstoreCli.EXIT_FAILURE;
+        return ok ? ExitCodes.OK : ExitCodes.FAILURE;
     }
 }

@@ -1,6 +1,6 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.StoreLocator;
@@ -52,14 +52,14 @@ final class NodeCommand implements Callable<Integer> {
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
         String token = System.getenv(StoreLocator.TOKEN_ENV);
         CountDownLatch stopped = new CountDownLatch(1);
-        try (StorageNode node = StorageNode.start(GrpcMasterApi.connect(master, token), pool, ByteSizes.parse(capacity), bind,
-                port, host, token)) {
+        NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, token);
+        try (StorageNode node = StorageNode.start(master, options)) {
             spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s%n", node.nodeId(), pool,
-                    ByteSizes.format(node.pool().capacity()), host, node.port(), master);
+                    ByteSizes.format(node.capacity()), host, node.port(), master);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -7,25 +7,26 @@ import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.jlama.Completion;
 import io.weightstore.jlama.JlamaModels;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.CheckpointVerifier;
 import io.weightstore.weights.FileVerdict;
-import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
-import io.weightstore.weights.Manifest;
 import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
+import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
-import io.weightstore.weights.loader.TensorStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -85,46 +86,33 @@ final class QuickstartCommand implements Callable<Integer> {
 
         try (StoreClient store = selection.open()) {
             Catalog catalog = new Catalog(store);
+            CheckpointId id = new CheckpointId(CHECKPOINT_ID);
             out.println("== 3. import it into the " + selection.describe() + " (weightstore model import --checkpoint-id "
                     + CHECKPOINT_ID + " ...)");
-            ImportResult imported = new CheckpointImporter(catalog).run(new ImportRequest(CHECKPOINT_ID, "weightstore/tiny-llama",
-                    "main", checkpoint, 1, true, 2), ImportProgress.NONE);
+            ImportResult imported = new CheckpointImporter(catalog).run(new ImportRequest(id, "weightstore/tiny-llama", "main",
+                    checkpoint, 1, true, 2), Progress.NONE);
             out.printf("imported %d files, %s: %s%n", imported.manifest().files().size(),
                     ByteSizes.format(imported.manifest().totalBytes()), imported.manifest().status());
 
             out.println("== 4. list the checkpoints (weightstore model list)");
-            Table table = new Table("ID", "MODEL", "STATUS", "FILES", "SIZE").alignRight("FILES", "SIZE");
-            for (Manifest m : catalog.list()) {
-                table.row(m.checkpointId(), m.modelId(), m.status(), m.files().size(), ByteSizes.format(m.totalBytes()));
-            }
-            table.print(out);
+            Reports.checkpoints(catalog.list(), out);
 
             out.println("== 5. verify every byte against the manifest's SHA-256 (weightstore model verify " + CHECKPOINT_ID + ")");
-            List<FileVerdict> verdicts = new CheckpointVerifier(catalog).run(CHECKPOINT_ID, false, bytes -> {});
-            long ok = verdicts.stream().filter(v -> v.status() == FileVerdict.Status.OK).count();
-            out.printf("%d of %d files OK%n", ok, verdicts.size());
-            if (ok != verdicts.size()) {
+            List<FileVerdict> verdicts = new CheckpointVerifier(catalog).run(id, false, Progress.NONE);
+            Reports.verdicts(verdicts, out);
+            if (verdicts.stream().anyMatch(v -> v.status() != FileVerdict.Status.OK)) {
                 out.println("quickstart FAILED: verify found bad files");
-                return WeightstoreCli.EXIT_FAILURE;
+                return ExitCodes.FAILURE;
             }
 
             out.println("== 6. load it with tensor parallelism 2, each rank reading only its share"
                     + " (weightstore load weightstore://" + CHECKPOINT_ID + " --tp-size 2 --all-ranks)");
-            try (CheckpointSource source = CheckpointSource.open(store, CHECKPOINT_ID, LoadOptions.defaults())) {
-                long total = source.tensors().values().stream().mapToLong(l -> l.info().byteSize()).sum();
-                Table ranks = new Table("RANK", "TENSORS", "READ", "OF CHECKPOINT").alignRight("TENSORS", "READ", "OF CHECKPOINT");
+            try (CheckpointSource source = CheckpointSource.open(store, id, LoadOptions.defaults())) {
+                List<LoadReport> ranks = new ArrayList<>();
                 for (int rank = 0; rank < 2; rank++) {
-                    long before = source.bytesRead();
-                    int received = 0;
-                    try (TensorStream stream = source.stream(rank, 2, ShardPlan.preset("llama"))) {
-                        while (stream.next() != null) {
-                            received++;
-                        }
-                    }
-                    long read = source.bytesRead() - before;
-                    ranks.row(rank + "/2", received, ByteSizes.format(read), String.format(Locale.ROOT, "%.1f%%", 100.0 * read / total));
+                    ranks.add(source.load(rank, 2, ShardPlan.preset("llama"), tensor -> {}, Progress.NONE));
                 }
-                ranks.print(out);
+                Reports.loads(ranks, out);
             }
         }
 
@@ -134,12 +122,12 @@ final class QuickstartCommand implements Callable<Integer> {
         String fromDisk = generate(checkpoint.toString(), out);
         if (!fromStore.equals(fromDisk)) {
             out.println("quickstart FAILED: the store-loaded model generated different text");
-            return WeightstoreCli.EXIT_FAILURE;
+            return ExitCodes.FAILURE;
         }
         out.println("identical: the model loaded from the store generates exactly what the files on disk generate");
         out.println("quickstart OK");
         out.flush();
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 
     private String generate(String model, PrintWriter out) throws IOException {

@@ -50,6 +50,6 @@ final class ServeCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

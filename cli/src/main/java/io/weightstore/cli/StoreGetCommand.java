@@ -1,8 +1,9 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.ObjectInfo;
-import io.weightstore.store.Range;
-import io.weightstore.store.StoreClient;
+import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,9 +43,8 @@ final class StoreGetCommand implements Callable<Integer> {
         Path partial = out.resolveSibling(out.getFileName() + ".partial");
         long start = System.nanoTime();
         long size;
-        try (StoreClient client = selection.open()) {
-            ObjectInfo info = client.stat(key);
-            size = info.size();
+        try (StoreClient client = selection.open(); ObjectReader object = client.open(key)) {
+            size = object.size();
             try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
                     Arena arena = Arena.ofShared();
@@ -55,8 +54,8 @@ final class StoreGetCommand implements Callable<Integer> {
                     MemorySegment file = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
                     for (long done = 0; done < size; done += CHUNK) {
                         long length = Math.min(CHUNK, size - done);
-                        client.readInto(key, List.of(new Range(done, length)), file.asSlice(done, length));
-                        progress.update(done + length);
+                        object.read(new Range(done, length), file.asSlice(done, length));
+                        progress.advanced(length);
                     }
                     file.force();
                 }
@@ -68,6 +67,6 @@ final class StoreGetCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         spec.commandLine().getOut().printf("wrote %s: %s in %.2f s (%.2f GB/s)%n", out, ByteSizes.format(size), seconds,
                 size / seconds / 1e9);
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,10 +1,11 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.ObjectInfo;
-import io.weightstore.store.StoreClient;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.Table;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -33,18 +34,18 @@ final class StoreLsCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (StoreClient client = selection.open()) {
-            List<ObjectInfo> objects = client.list(prefix);
+            List<ObjectMeta> objects = client.list(prefix);
             if (json) {
-                JsonOutput.print(out, objects);
-                return WeightstoreCli.EXIT_OK;
+                JsonOutput.print(out, objects.stream().map(ObjectView::of).toList());
+                return ExitCodes.OK;
             }
             Table table = new Table("KEY", "SIZE", "REPLICAS", "SLICES", "PINNED", "CREATED").alignRight("SIZE", "REPLICAS", "SLICES");
-            for (ObjectInfo object : objects) {
+            for (ObjectMeta object : objects) {
                 table.row(object.key(), ByteSizes.format(object.size()), object.replicas(), object.slices().size(),
-                        object.pinned() ? "yes" : "no", Instant.ofEpochMilli(object.createdMs()));
+                        object.pinned() ? "yes" : "no", object.createdAt());
             }
             table.print(out);
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,8 +1,10 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.ObjectInfo;
-import io.weightstore.store.PutOptions;
-import io.weightstore.store.StoreClient;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,20 +49,20 @@ final class StorePutCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PutOptions options = new PutOptions(replicas, sliceSize == null ? 0 : ByteSizes.parse(sliceSize), replace, pin);
+        PutOptions options = new PutOptions(replicas, sliceSize == null ? 0 : ByteSizes.parse(sliceSize), replace, pin, "");
         long size = Files.size(file);
         long start = System.nanoTime();
-        ObjectInfo stored;
-        try (StoreClient client = selection.open(); ProgressBar progress = new ProgressBar("put " + key, size)) {
-            stored = client.put(key, file, options, progress::update);
+        ObjectMeta stored;
+        try (StoreClient client = selection.open(); ProgressBar progress = new ProgressBar("put " + key)) {
+            stored = client.put(key, file, options, progress);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         if (json) {
-            JsonOutput.print(spec.commandLine().getOut(), stored);
+            JsonOutput.print(spec.commandLine().getOut(), ObjectView.of(stored));
         } else {
             spec.commandLine().getOut().printf("stored %s: %s in %d slices x %d replicas, %.2f s (%.2f GB/s)%n", key,
                     ByteSizes.format(size), stored.slices().size(), stored.replicas(), seconds, size / seconds / 1e9);
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,6 +1,6 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.client.StoreClient;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,6 +30,6 @@ final class StoreRmCommand implements Callable<Integer> {
             client.remove(key, force);
         }
         spec.commandLine().getOut().printf("removed %s%n", key);
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

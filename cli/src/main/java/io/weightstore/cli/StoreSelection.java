@@ -1,6 +1,6 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.StoreLocator;
 import java.io.IOException;
 import picocli.CommandLine.Option;

@@ -1,8 +1,10 @@
 package io.weightstore.cli;
 
-import io.weightstore.store.NodeStatus;
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreStatus;
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.Table;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.StoreStatus;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.util.List;
@@ -37,7 +39,7 @@ final class StoreStatusCommand implements Callable<Integer> {
             if (json) {
                 JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
                         status.used(), status.nodes()));
-                return WeightstoreCli.EXIT_OK;
+                return ExitCodes.OK;
             }
             out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),
                     ByteSizes.format(status.used()), ByteSizes.format(status.capacity()), status.pendingPuts());
@@ -46,10 +48,10 @@ final class StoreStatusCommand implements Callable<Integer> {
                 table.row(node.nodeId(), node.endpoint(), node.up() ? "up" : "DOWN", ByteSizes.format(node.capacity()),
                         ByteSizes.format(node.used()),
                         String.format(Locale.ROOT, "%.1f", node.capacity() == 0 ? 0.0 : 100.0 * node.used() / node.capacity()),
-                        node.poolPath());
+                        node.info().poolPath());
             }
             table.print(out);
         }
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 }

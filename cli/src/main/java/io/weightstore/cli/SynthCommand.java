@@ -1,5 +1,8 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.output.JsonOutput;
+import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.cli.output.Table;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.DType;
@@ -81,10 +84,10 @@ final class SynthCommand implements Callable<Integer> {
         SynthSpec spec = spec();
         CheckpointDirectory written;
         try (ProgressBar progress = new ProgressBar("synth", spec.weightBytes())) {
-            written = SyntheticCheckpoint.write(spec, out, progress::update);
+            written = SyntheticCheckpoint.write(spec, out, progress::advanced);
         }
         print(spec, written, this.spec.commandLine().getOut(), json);
-        return WeightstoreCli.EXIT_OK;
+        return ExitCodes.OK;
     }
 
     SynthSpec spec() {

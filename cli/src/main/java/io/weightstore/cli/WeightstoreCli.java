@@ -1,11 +1,12 @@
 package io.weightstore.cli;
 
 import io.weightstore.format.SafetensorsFormatException;
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
+import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,21 +29,17 @@ import picocli.CommandLine.Spec;
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,
-            BenchCommand.class,
             CommandLine.HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",
         footer = {
             "  ./weightstore test [ARGS]   run the test suite (./mvnw verify ARGS) with a JDK 25",
+            "  ./weightstore bench ...     benchmarks: store reads, loads, comparisons (bench module, not in the product)",
             "",
             "Exit codes: 0 ok, 1 failure or bad data found, 2 usage error, 130 interrupted.",
             "Run 'weightstore help COMMAND' or 'weightstore COMMAND --help' for a command's flags."
         })
 public final class WeightstoreCli implements Runnable {
-    public static final int EXIT_OK = 0;
-    public static final int EXIT_FAILURE = 1;
-    public static final int EXIT_USAGE = 2;
-
     @Spec
     private CommandSpec spec;
 
@@ -53,10 +50,11 @@ public final class WeightstoreCli implements Runnable {
     /** The configured command line; tests run verbs through it in-process. */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new WeightstoreCli());
+        ServiceLoader.load(CommandPlugin.class).forEach(plugin -> cli.addSubcommand(plugin.command()));
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("weightstore: error: " + describe(e));
             commandLine.getErr().flush();
-            return isUsageError(e) ? EXIT_USAGE : EXIT_FAILURE;
+            return isUsageError(e) ? ExitCodes.USAGE : ExitCodes.FAILURE;
         });
         return cli;
     }

@@ -1,5 +1,6 @@
 package io.weightstore.cli;
 
+import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,8 +31,10 @@ final class CliProcess {
                 "-cp", System.getProperty("java.class.path"), WeightstoreCli.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        // Only what the test says picks the store: nothing inherited from whoever runs the tests.
+        // Only what the test says picks the store: nothing inherited from whoever runs the tests, and the
+        // embedded store, if any, in the test's home rather than the user's.
         builder.environment().keySet().removeIf(name -> name.startsWith("WEIGHTSTORE_"));
+        builder.environment().put(WeightstoreHome.ENV, WeightstoreHome.resolve().toString());
         builder.environment().putAll(environment);
         Process process = builder.start();
         return new CliProcess(process, log);

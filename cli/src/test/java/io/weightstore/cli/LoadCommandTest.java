@@ -39,7 +39,7 @@ class LoadCommandTest {
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode ranks = JSON.readTree(run.out());
         assertThat(ranks).hasSize(4);
-        long total = ranks.get(0).get("checkpointTensorBytes").asLong();
+        long total = ranks.get(0).get("checkpointBytes").asLong();
         long sum = 0;
         for (JsonNode rank : ranks) {
             assertThat(rank.get("amplification").asDouble()).isLessThanOrEqualTo(1.05);

@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.StoreClient;
 import io.weightstore.store.TestCluster;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
-import io.weightstore.weights.CatalogKeys;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointStatus;
 import io.weightstore.weights.Manifest;
 import java.io.IOException;
@@ -87,7 +87,7 @@ class ModelCommandsTest {
         CliRun delete = run("model", "delete", "tiny");
         assertThat(delete.exitCode()).as(delete.err()).isZero();
         try (StoreClient client = cluster.client()) {
-            assertThat(client.list(CatalogKeys.prefix("tiny"))).isEmpty();
+            assertThat(client.list("weights/tiny/")).isEmpty();
         }
     }
 
@@ -102,7 +102,7 @@ class ModelCommandsTest {
         assertThat(badIndex.err()).contains("missing.safetensors");
         assertThat(run("model", "list", "--json").out().strip()).isEqualTo("[ ]");
         try (StoreClient client = cluster.client()) {
-            assertThat(client.list(CatalogKeys.ROOT)).isEmpty();
+            assertThat(client.list("weights/")).isEmpty();
         }
         assertThat(run("model", "verify", "ghost").exitCode()).isEqualTo(1);
     }
@@ -121,7 +121,7 @@ class ModelCommandsTest {
         String loser = a == 0 ? second.output() : first.output();
         assertThat(loser).containsAnyOf("is locked by", "already READY");
         try (StoreClient client = cluster.client()) {
-            Manifest manifest = new Catalog(client).readyManifest("race");
+            Manifest manifest = new Catalog(client).readyManifest(new CheckpointId("race"));
             assertThat(manifest.status()).isEqualTo(CheckpointStatus.READY);
         }
         CliRun verify = run("model", "verify", "race");
@@ -136,11 +136,11 @@ class ModelCommandsTest {
                 "--model-id", "org/resume", "--source", big.toString(), "--store", store, "--parallel-files", "1");
         try (StoreClient client = cluster.client()) {
             long deadline = System.currentTimeMillis() + 60_000;
-            while (client.list(CatalogKeys.file("resume", "")).size() < 3 && System.currentTimeMillis() < deadline) {
+            while (client.list("weights/resume/files/").size() < 3 && System.currentTimeMillis() < deadline) {
                 Thread.sleep(20);
             }
             doomed.kill();
-            Manifest interrupted = new Catalog(client).manifest("resume").orElseThrow();
+            Manifest interrupted = new Catalog(client).manifest(new CheckpointId("resume")).orElseThrow();
             assertThat(interrupted.status()).as(doomed.output()).isEqualTo(CheckpointStatus.IMPORTING);
         }
         CliRun resumed = run("model", "import", "--checkpoint-id", "resume", "--model-id", "org/resume", "--source", big.toString(),

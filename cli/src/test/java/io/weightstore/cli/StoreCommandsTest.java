@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.grpc.MasterServer;
 import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.WeightstoreHome;
@@ -90,8 +90,7 @@ class StoreCommandsTest {
     }
 
     private StorageNode node(MasterServer master, int i) throws IOException {
-        return StorageNode.start(GrpcMasterApi.connect("127.0.0.1:" + master.port(), ""), tmp.resolve("pool" + i), 64 << 20,
-                "127.0.0.1", 0, "127.0.0.1", "");
+        return StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("pool" + i), 64 << 20));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -103,10 +104,16 @@ class WeightstoreCliTest {
     }
 
     @Test
-    void quickstartRunsEndToEnd() {
-        CliRun run = CliRun.of("quickstart", "--dir", tmp.toString());
-        assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.out()).contains("quickstart OK");
-        assertThat(CliRun.of("quickstart", "--dir", tmp.toString()).exitCode()).as("a second run replaces the first").isZero();
+    void quickstartRunsEndToEndInItsOwnHome() {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+        try {
+            CliRun run = CliRun.of("quickstart", "--dir", tmp.toString());
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            assertThat(run.out()).contains("quickstart OK");
+            assertThat(CliRun.of("quickstart", "--dir", tmp.toString()).exitCode()).as("a second run replaces the first").isZero();
+            assertThat(tmp.resolve("home/store/pool")).exists();
+        } finally {
+            System.clearProperty(WeightstoreHome.PROPERTY);
+        }
     }
 }

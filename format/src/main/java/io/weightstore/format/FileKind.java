@@ -1,5 +1,7 @@
 package io.weightstore.format;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 import java.util.Set;
 
@@ -15,6 +17,22 @@ public enum FileKind {
         String lower = path.toLowerCase(Locale.ROOT);
         int dot = lower.lastIndexOf('.');
         return dot >= 0 && WEIGHT_SUFFIXES.contains(lower.substring(dot)) ? WEIGHT : METADATA;
+    }
+
+    /** Lower case in manifests and reports: "weight", "metadata". */
+    @JsonValue
+    public String json() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @JsonCreator
+    static FileKind fromJson(String text) {
+        for (FileKind kind : values()) {
+            if (kind.json().equals(text)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("file kind '" + text + "' is neither 'weight' nor 'metadata'");
     }
 
     public static boolean isSafetensors(String path) {

@@ -58,7 +58,7 @@ public final class JlamaModels {
         CheckpointSource source = CheckpointSource.open(URI.create(reference), options);
         try {
             Path metadata = source.materializeMetadata().dir();
-            StoreWeightLoader weights = new StoreWeightLoader(source);
+            StoreWeightLoader weights = new StoreWeightLoader(source, distributed.isEmpty());
             AbstractModel model = loadModel(metadata, distributed, dir -> weights);
             return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9);
         } catch (IOException | RuntimeException e) {

@@ -13,6 +13,7 @@ import com.github.tjake.jlama.tensor.TensorShape;
 import com.github.tjake.jlama.util.Pair;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.ShardRead;
+import io.weightstore.weights.loader.TensorPrefetcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -27,20 +28,29 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 
 /**
- * Jlama's {@link WeightLoader} over a checkpoint in the store. Each {@code load} reads exactly what
- * the caller's shard needs straight into memory owned by the tensor: the rows of a row-sharded
- * tensor as one range, the columns of a column-sharded one as one strided read, so no rank reads
- * the whole checkpoint. Thread-safe: Jlama loads layers in parallel, and every call is one
- * independent read on a thread-safe store client.
+ * Jlama's {@link WeightLoader} over a checkpoint in the store. A model loaded whole takes its tensors
+ * from a {@link TensorPrefetcher}: the checkpoint is read in file order, many tensors per
+ * scatter-gather read, while Jlama builds the layers it already has. A model split over processes
+ * reads tensor by tensor, each shard exactly its rows (one range) or columns (one strided read), so
+ * no rank reads the whole checkpoint. Thread-safe: Jlama loads layers in parallel.
  */
 public final class StoreWeightLoader implements WeightLoader {
+    /** Large enough that each batch is read from every node at once; four of them in flight. */
+    static final long PREFETCH_BATCH = 256L << 20;
+    static final int PREFETCH_AHEAD = 4;
+
     private final CheckpointSource source;
     private final Map<String, CheckpointSource.Location> locations;
     private final Map<String, TensorInfo> tensorInfo;
     private final Map<String, String> metadata;
     private final DType modelDType;
+    private final Optional<TensorPrefetcher> wholeTensors;
 
-    public StoreWeightLoader(CheckpointSource source) throws IOException {
+    /**
+     * @param wholeModel the model is loaded whole in this process: read the checkpoint ahead at once, so
+     *     the first tensors are in memory by the time Jlama asks; false when this process holds one shard
+     */
+    public StoreWeightLoader(CheckpointSource source, boolean wholeModel) throws IOException {
         this.source = source;
         this.locations = source.tensors();
         Map<String, TensorInfo> infos = new LinkedHashMap<>();
@@ -50,8 +60,9 @@ public final class StoreWeightLoader implements WeightLoader {
                     new long[] {location.info().begin(), location.info().end()})));
         }
         this.tensorInfo = Collections.unmodifiableMap(infos);
-        this.metadata = Map.of("format", "pt", "weightstore.checkpoint", source.checkpointId());
+        this.metadata = Map.of("format", "pt", "weightstore.checkpoint", source.checkpointId().value());
         this.modelDType = majority(infos);
+        this.wholeTensors = wholeModel ? Optional.of(source.prefetch(PREFETCH_BATCH, PREFETCH_AHEAD)) : Optional.empty();
     }
 
     private static Optional<DType> jlamaDType(io.weightstore.format.DType dtype) {
@@ -96,51 +107,59 @@ public final class StoreWeightLoader implements WeightLoader {
         if (location == null || info == null) {
             throw new NoSuchElementException(name + " is not in checkpoint " + source.checkpointId());
         }
-        if (dctx != null && info.shape.length != 2) {
+        boolean sharded = dctx != null && dctx.hasModelShard() && (sparseRows || sparseColumns);
+        if (sharded && info.shape.length != 2) {
             throw new IllegalArgumentException("tensor " + name + " has " + info.shape.length + " dimensions; sharded loads need 2");
         }
         try {
-            TensorShape shape = TensorShape.of(info.shape);
-            ShardRead read;
-            if (dctx != null && sparseRows) {
+            if (!sharded) {
+                return tensor(name, info.dType, TensorShape.of(info.shape), whole(location), dctx, false);
+            }
+            if (sparseRows) {
                 int rows = info.shape[0];
                 int start = dctx.getShardOffsetForLength(rows);
                 int length = dctx.getShardLength(rows);
-                read = ShardRead.of(location.info(), 0, start, length);
-                shape = TensorShape.sparseRow(info.shape, Pair.of(start, length));
-            } else if (dctx != null && sparseColumns && dctx.hasModelShard() && info.dType == DType.I8) {
-                // Q8 block scales are per row segment: read whole and cut, as Jlama's own loader does.
-                read = ShardRead.of(location.info(), 0, 0, info.shape[0]);
-                int columns = info.shape[1];
-                MemorySegment memory = Arena.ofAuto().allocate(Math.max(1, read.bytes()), 64).asSlice(0, read.bytes());
-                source.read(location, read, memory);
-                return tensor(name, info.dType, shape, memory.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN), dctx, sparseRows)
-                        .sparsify(dctx.getShardOffsetForLength(columns), dctx.getShardLength(columns));
-            } else if (dctx != null && sparseColumns && dctx.hasModelShard()) {
-                int columns = info.shape[1];
-                int start = dctx.getShardOffsetForLength(columns);
-                int length = dctx.getShardLength(columns);
-                read = ShardRead.of(location.info(), 1, start, length);
-                shape = TensorShape.sparseColumn(info.shape, Pair.of(start, length));
-            } else {
-                read = ShardRead.of(location.info(), 0, 0, info.shape[0]);
+                MemorySegment rowShard = read(location, ShardRead.of(location.info(), 0, start, length));
+                return tensor(name, info.dType, TensorShape.sparseRow(info.shape, Pair.of(start, length)), rowShard, dctx, true);
             }
-            if (read.bytes() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("tensor " + name + " needs " + read.bytes()
-                        + " bytes on this shard; Jlama's buffer tensors hold at most 2 GiB");
+            int columns = info.shape[1];
+            int start = dctx.getShardOffsetForLength(columns);
+            int length = dctx.getShardLength(columns);
+            if (info.dType == DType.I8) {
+                // Q8 block scales are per row segment: take the whole tensor and cut, as Jlama's own loader does.
+                return tensor(name, info.dType, TensorShape.of(info.shape), whole(location), dctx, false).sparsify(start, length);
             }
-            // Memory owned by the tensor for as long as Jlama keeps it: freed by the collector with it.
-            MemorySegment memory = Arena.ofAuto().allocate(Math.max(1, read.bytes()), 64).asSlice(0, read.bytes());
-            source.read(location, read, memory);
-            ByteBuffer bytes = memory.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-            return tensor(name, info.dType, shape, bytes, dctx, sparseRows);
+            MemorySegment columnShard = read(location, ShardRead.of(location.info(), 1, start, length));
+            return tensor(name, info.dType, TensorShape.sparseColumn(info.shape, Pair.of(start, length)), columnShard, dctx, false);
         } catch (IOException e) {
             throw new UncheckedIOException("loading " + name + " from " + source.checkpointId() + ": " + e.getMessage(), e);
         }
     }
 
-    private AbstractTensor tensor(String name, DType dtype, TensorShape shape, ByteBuffer bytes, DistributedContext dctx,
+    private MemorySegment whole(CheckpointSource.Location location) throws IOException {
+        if (wholeTensors.isPresent()) {
+            Optional<MemorySegment> prefetched = wholeTensors.get().take(location.info().name());
+            if (prefetched.isPresent()) {
+                return prefetched.get();
+            }
+        }
+        return read(location, ShardRead.whole(location.info()));
+    }
+
+    /** One shard's bytes, in memory the tensor owns for as long as Jlama keeps it (freed by the collector with it). */
+    private MemorySegment read(CheckpointSource.Location location, ShardRead read) throws IOException {
+        if (read.bytes() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("tensor " + location.info().name() + " needs " + read.bytes()
+                    + " bytes on this shard; Jlama's buffer tensors hold at most 2 GiB");
+        }
+        MemorySegment memory = Arena.ofAuto().allocate(Math.max(1, read.bytes()), 64).asSlice(0, read.bytes());
+        source.read(location, read, memory);
+        return memory;
+    }
+
+    private AbstractTensor tensor(String name, DType dtype, TensorShape shape, MemorySegment memory, DistributedContext dctx,
             boolean sparseRows) {
+        ByteBuffer bytes = memory.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         return switch (dtype) {
             case F32 -> new FloatBufferTensor(name, bytes.asFloatBuffer(), shape, true);
             case BF16 -> new BFloat16BufferTensor(name, bytes.asShortBuffer(), shape, true);
@@ -160,7 +179,9 @@ public final class StoreWeightLoader implements WeightLoader {
         return new FloatBufferTensor(floats.asFloatBuffer(), shape, true);
     }
 
-    /** Jlama closes the loader with the model; the checkpoint source belongs to whoever opened it. */
+    /** Jlama closes the loader with the model: read-ahead stops; the checkpoint source belongs to whoever opened it. */
     @Override
-    public void close() {}
+    public void close() {
+        wholeTensors.ifPresent(TensorPrefetcher::close);
+    }
 }

@@ -13,12 +13,13 @@ import com.github.tjake.jlama.tensor.AbstractTensor;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.ClientOptions;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
-import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.loader.CheckpointSource;
@@ -52,8 +53,8 @@ class JlamaFromStoreTest {
         Path dir = tmp.resolve("model-" + dtype);
         SyntheticCheckpoint.write(SynthSpec.tiny(dtype, 11), dir, b -> {});
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults())) {
-            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/tiny", "main", dir, 1, false, 2),
-                    ImportProgress.NONE);
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId(id), "org/tiny", "main", dir, 1, false, 2),
+                    Progress.NONE);
         }
         return dir;
     }
@@ -113,8 +114,8 @@ class JlamaFromStoreTest {
                 "model.layers.0.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight");
         List<String> columnSharded = List.of("model.layers.0.self_attn.o_proj.weight", "model.layers.1.mlp.down_proj.weight");
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
-                CheckpointSource source = CheckpointSource.open(store, "tp", LoadOptions.defaults())) {
-            StoreWeightLoader loader = new StoreWeightLoader(source);
+                CheckpointSource source = CheckpointSource.open(store, new CheckpointId("tp"), LoadOptions.defaults())) {
+            StoreWeightLoader loader = new StoreWeightLoader(source, false);
             for (int shard = 0; shard < 2; shard++) {
                 DistributedContext dctx = DistributedContext.builder(config).setModelShard(shard).setNumModelShards(2).build();
                 for (String name : rowSharded) {
@@ -153,13 +154,13 @@ class JlamaFromStoreTest {
                 com.github.tjake.jlama.safetensors.DType.I8, new String[] {"norm", "embed_tokens", "lm_head"}, null,
                 Optional.of(tmp.resolve("q8")));
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults())) {
-            new CheckpointImporter(new Catalog(store)).run(new ImportRequest("q8", "org/tiny-q8", "main", q8, 1, false, 2),
-                    ImportProgress.NONE);
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("q8"), "org/tiny-q8", "main", q8, 1, false, 2),
+                    Progress.NONE);
         }
         SafeTensorIndex jlama = SafeTensorIndex.loadSingleFile(q8, "model.safetensors");
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
-                CheckpointSource source = CheckpointSource.open(store, "q8", LoadOptions.defaults())) {
-            StoreWeightLoader loader = new StoreWeightLoader(source);
+                CheckpointSource source = CheckpointSource.open(store, new CheckpointId("q8"), LoadOptions.defaults())) {
+            StoreWeightLoader loader = new StoreWeightLoader(source, true);
             String name = "model.layers.0.mlp.up_proj.weight";
             assertThat(loader.tensorInfoMap().get(name).dType).isEqualTo(com.github.tjake.jlama.safetensors.DType.I8);
             assertThat(loader.tensorInfoMap()).containsKey(name + ".qb");
@@ -176,12 +177,33 @@ class JlamaFromStoreTest {
     }
 
     @Test
+    void wholeModelIsReadOnceAheadOfJlamaWhateverOrderItAsksIn() throws Exception {
+        Path dir = synthAndImport(DType.BF16, "ahead");
+        SafeTensorIndex jlama = SafeTensorIndex.loadWithWeights(dir);
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
+                CheckpointSource source = CheckpointSource.open(store, new CheckpointId("ahead"), LoadOptions.defaults())) {
+            source.tensors();
+            long headers = source.bytesRead();
+            StoreWeightLoader loader = new StoreWeightLoader(source, true);
+            List<String> names = new java.util.ArrayList<>(loader.tensorInfoMap().keySet());
+            java.util.Collections.reverse(names);
+            names.parallelStream().forEach(name -> {
+                AbstractTensor ours = loader.load(name);
+                assertThat(ours.getMemorySegment().mismatch(jlama.load(name).getMemorySegment())).as(name).isEqualTo(-1L);
+            });
+            assertThat(source.bytesRead() - headers).as("every tensor read exactly once").isEqualTo(source.tensorBytes());
+            loader.close();
+        }
+        jlama.close();
+    }
+
+    @Test
     void tensorInfoAndDtypeMatchJlamasOwnLoader() throws Exception {
         Path dir = synthAndImport(DType.BF16, "info");
         SafeTensorIndex jlama = SafeTensorIndex.loadWithWeights(dir);
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
-                CheckpointSource source = CheckpointSource.open(store, "info", LoadOptions.defaults())) {
-            StoreWeightLoader loader = new StoreWeightLoader(source);
+                CheckpointSource source = CheckpointSource.open(store, new CheckpointId("info"), LoadOptions.defaults())) {
+            StoreWeightLoader loader = new StoreWeightLoader(source, true);
             assertThat(loader.tensorInfoMap().keySet()).isEqualTo(jlama.tensorInfoMap().keySet());
             loader.tensorInfoMap().forEach((name, info) -> {
                 assertThat(info.dType).isEqualTo(jlama.tensorInfoMap().get(name).dType);

@@ -8,12 +8,13 @@ import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.ClientOptions;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
-import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.loader.LoadOptions;
@@ -49,8 +50,8 @@ class OpenAiServerTest {
         Path dir = tmp.resolve("model");
         SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 5), dir, b -> {});
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults())) {
-            new CheckpointImporter(new Catalog(store)).run(new ImportRequest("tiny.v1", "org/tiny", "main", dir, 1, false, 2),
-                    ImportProgress.NONE);
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("tiny.v1"), "org/tiny", "main", dir, 1, false, 2),
+                    Progress.NONE);
         }
         try (JlamaModels.Loaded reference = JlamaModels.load(dir.toString(), LoadOptions.defaults())) {
             expected = Completion.generate(reference.model(), PromptContext.of(PROMPT), 12, 0f, t -> {}).text();

@@ -3,11 +3,17 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.weightstore.store.dataplane.DataPlane;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
-import io.weightstore.store.proto.StatusRequest;
+import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Op;
+import io.weightstore.store.wire.Status;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -50,9 +56,7 @@ class BadInputTest {
     }
 
     private void assertStillServes() throws IOException {
-        MemorySegment back = arena.allocate(data.byteSize());
-        client.readInto("probe", List.of(new Range(0, data.byteSize())), back);
-        assertThat(Bytes.equal(back, data)).isTrue();
+        assertThat(Bytes.equal(Bytes.readWhole(client, "probe", arena), data)).isTrue();
     }
 
     private Socket node() throws IOException {
@@ -62,13 +66,13 @@ class BadInputTest {
     }
 
     private static byte[] hello() {
-        return ByteBuffer.allocate(8).putInt(DataPlane.MAGIC).putShort(DataPlane.VERSION).putShort((short) 0).array();
+        return ByteBuffer.allocate(8).putInt(FrameCodec.MAGIC).putShort(FrameCodec.VERSION).putShort((short) 0).array();
     }
 
     /** Reads the node's answer until it closes the connection or a response header arrives. */
     private static int responseStatus(InputStream in) throws IOException {
-        byte[] header = in.readNBytes(DataPlane.RESPONSE_HEADER_BYTES);
-        return header.length < DataPlane.RESPONSE_HEADER_BYTES ? -1 : header[0];
+        byte[] header = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
+        return header.length < FrameCodec.RESPONSE_HEADER_BYTES ? -1 : header[0];
     }
 
     @Test
@@ -93,12 +97,12 @@ class BadInputTest {
         try (Socket socket = node()) {
             socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(0x12345678).putShort((short) 1).putShort((short) 0).array());
             byte[] reply = socket.getInputStream().readNBytes(8);
-            assertThat(ByteBuffer.wrap(reply).getShort(6)).isEqualTo((short) DataPlane.STATUS_BAD_REQUEST);
+            assertThat(ByteBuffer.wrap(reply).getShort(6)).isEqualTo((short) Status.BAD_REQUEST.code());
             assertThat(socket.getInputStream().read()).isEqualTo(-1);
         }
         try (Socket socket = node()) {
-            socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(DataPlane.MAGIC).putShort((short) 99).putShort((short) 0).array());
-            assertThat(ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6)).isEqualTo((short) DataPlane.STATUS_VERSION);
+            socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(FrameCodec.MAGIC).putShort((short) 99).putShort((short) 0).array());
+            assertThat(ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6)).isEqualTo((short) Status.VERSION.code());
         }
         assertStillServes();
     }
@@ -107,15 +111,15 @@ class BadInputTest {
     void unknownOpAndOversizedBodyAreRefusedAndTheConnectionClosed() throws IOException {
         for (byte[] frame : List.of(
                 ByteBuffer.allocate(8).put((byte) 99).put((byte) 0).putShort((short) 0).putInt(0).array(),
-                ByteBuffer.allocate(8).put(DataPlane.OP_READ).put((byte) 0).putShort((short) 0).putInt(Integer.MAX_VALUE).array(),
-                ByteBuffer.allocate(8 + 4).put(DataPlane.OP_READ_RANGES).put((byte) 0).putShort((short) 0).putInt(4)
+                ByteBuffer.allocate(8).put(Op.READ.code()).put((byte) 0).putShort((short) 0).putInt(Integer.MAX_VALUE).array(),
+                ByteBuffer.allocate(8 + 4).put(Op.READ_RANGES.code()).put((byte) 0).putShort((short) 0).putInt(4)
                         .putInt(1_000_000).array())) {
             try (Socket socket = node()) {
                 OutputStream out = socket.getOutputStream();
                 out.write(hello());
                 socket.getInputStream().readNBytes(8);
                 out.write(frame);
-                assertThat(responseStatus(socket.getInputStream())).isEqualTo(DataPlane.STATUS_BAD_REQUEST);
+                assertThat(responseStatus(socket.getInputStream())).isEqualTo(Status.BAD_REQUEST.code());
                 socket.getInputStream().readAllBytes();
             }
         }
@@ -130,16 +134,16 @@ class BadInputTest {
             out.write(hello());
             in.readNBytes(8);
             long capacity = TestCluster.NODE_CAPACITY;
-            out.write(ByteBuffer.allocate(8 + 20).put(DataPlane.OP_READ).put((byte) 0).putShort((short) 0).putInt(20)
+            out.write(ByteBuffer.allocate(8 + 20).put(Op.READ.code()).put((byte) 0).putShort((short) 0).putInt(20)
                     .putLong(capacity - 10).putLong(20).putInt(0).array());
-            byte[] header = in.readNBytes(DataPlane.RESPONSE_HEADER_BYTES);
-            assertThat(header[0]).isEqualTo(DataPlane.STATUS_OUT_OF_RANGE);
+            byte[] header = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
+            assertThat(header[0]).isEqualTo(Status.OUT_OF_RANGE.code());
             String message = new String(in.readNBytes(ByteBuffer.wrap(header).getShort(2)));
             assertThat(message).contains("outside the pool");
-            out.write(ByteBuffer.allocate(8 + 20).put(DataPlane.OP_READ).put((byte) 0).putShort((short) 0).putInt(20)
+            out.write(ByteBuffer.allocate(8 + 20).put(Op.READ.code()).put((byte) 0).putShort((short) 0).putInt(20)
                     .putLong(0).putLong(16).putInt(0).array());
-            byte[] ok = in.readNBytes(DataPlane.RESPONSE_HEADER_BYTES);
-            assertThat(ok[0]).isEqualTo(DataPlane.STATUS_OK);
+            byte[] ok = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
+            assertThat(ok[0]).isEqualTo(Status.OK.code());
             assertThat(ByteBuffer.wrap(ok).getLong(4)).isEqualTo(16);
             assertThat(in.readNBytes(16)).hasSize(16);
         }
@@ -151,7 +155,7 @@ class BadInputTest {
         try (Socket socket = node()) {
             socket.getOutputStream().write(hello());
             socket.getInputStream().readNBytes(8);
-            socket.getOutputStream().write(new byte[] {DataPlane.OP_WRITE, 0, 0, 0, 0, 0, 0, 16, 0, 0});
+            socket.getOutputStream().write(new byte[] {Op.WRITE.code(), 0, 0, 0, 0, 0, 0, 16, 0, 0});
         }
         assertStillServes();
     }
@@ -184,23 +188,21 @@ class BadInputTest {
     @Test
     void tokensAreRequiredWhenConfigured() throws Exception {
         try (MasterServer master = MasterServer.start(tmp.resolve("secure-master"), TestCluster.config(), "127.0.0.1", 0, "s3cret");
-                StorageNode node = StorageNode.start(GrpcMasterApi.connect("127.0.0.1:" + master.port(), "s3cret"),
-                        tmp.resolve("secure.pool"), 8 << 20, "127.0.0.1", 0, "127.0.0.1", "s3cret")) {
+                StorageNode node = StorageNode.start("127.0.0.1:" + master.port(),
+                        NodeOptions.loopback(tmp.resolve("secure.pool"), 8 << 20).withToken("s3cret"))) {
             try (GrpcMasterApi anonymous = GrpcMasterApi.connect("127.0.0.1:" + master.port(), "")) {
-                assertThatThrownBy(() -> anonymous.status(StatusRequest.getDefaultInstance()))
+                assertThatThrownBy(anonymous::status)
                         .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                         .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAUTHENTICATED));
             }
             try (StoreClient good = StoreClient.connect("127.0.0.1:" + master.port(),
                     ClientOptions.defaults().withSameHostPath(false).withToken("s3cret"))) {
                 good.put("secret", data.asSlice(0, 100), PutOptions.defaults());
-                MemorySegment back = arena.allocate(100);
-                good.readInto("secret", List.of(new Range(0, 100)), back);
-                assertThat(Bytes.equal(back, data.asSlice(0, 100))).isTrue();
+                assertThat(Bytes.equal(Bytes.readWhole(good, "secret", arena), data.asSlice(0, 100))).isTrue();
             }
             try (Socket socket = new Socket("127.0.0.1", node.port())) {
                 socket.getOutputStream().write(hello());
-                assertThat(ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6)).isEqualTo((short) DataPlane.STATUS_AUTH);
+                assertThat(ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6)).isEqualTo((short) Status.AUTH.code());
             }
         }
     }

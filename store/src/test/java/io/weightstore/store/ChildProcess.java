@@ -1,7 +1,8 @@
 package io.weightstore.store;
 
+import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.embedded.EmbeddedStore;
-import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.master.MasterServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

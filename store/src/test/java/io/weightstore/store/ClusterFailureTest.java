@@ -4,12 +4,20 @@ import static io.weightstore.store.StoreClientContract.assertCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Stride;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -46,9 +54,7 @@ class ClusterFailureTest {
     }
 
     private void assertReadsBack(StoreClient client, String key) throws IOException {
-        MemorySegment back = arena.allocate(SIZE);
-        client.readInto(key, List.of(new Range(0, SIZE)), back);
-        assertThat(Bytes.equal(back, data)).as("bytes of " + key).isTrue();
+        assertThat(Bytes.equal(Bytes.readWhole(client, key, arena), data)).as("bytes of " + key).isTrue();
     }
 
     @Test
@@ -63,7 +69,8 @@ class ClusterFailureTest {
     void readCompletesWhenANodeIsKilledDuringIt() throws Exception {
         cluster.client().put("two-copies", data, replicas(2));
         // One connection and small pieces make the read long enough to be cut in the middle.
-        StoreClient slow = cluster.client(new ClientOptions(1, false, "", 256 << 10));
+        StoreClient slow = cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(1)
+                .withMaxPieceBytes(256 << 10));
         CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> {
             try {
                 for (int i = 0; i < 5; i++) {
@@ -81,7 +88,7 @@ class ClusterFailureTest {
     @Test
     void restartedNodeServesItsDataAgain() throws IOException {
         StoreClient client = cluster.client();
-        ObjectInfo info = client.put("one-copy", data, replicas(1));
+        ObjectMeta info = client.put("one-copy", data, replicas(1));
         int holder = cluster.indexOf(info.slices().getFirst().nodeIds().getFirst());
         cluster.stopNode(holder);
         assertThatThrownBy(() -> assertReadsBack(client, "one-copy"))
@@ -100,7 +107,7 @@ class ClusterFailureTest {
         cluster.stopMaster();
         cluster.startMaster();
         StoreClient after = cluster.client();
-        assertThat(after.list("durable/")).extracting(ObjectInfo::key).containsExactly("durable/a", "durable/b");
+        assertThat(after.list("durable/")).extracting(ObjectMeta::key).containsExactly("durable/a", "durable/b");
         assertReadsBack(after, "durable/a");
     }
 
@@ -123,7 +130,9 @@ class ClusterFailureTest {
                 .hasMessageContaining("slice 5").hasMessageContaining("rot1").hasMessageContaining("checksum mismatch");
         // Bytes outside the corrupt block still read fine.
         MemorySegment head = arena.allocate(1000);
-        client.readInto("rot1", List.of(new Range(0, 1000)), head);
+        try (ObjectReader rot = client.open("rot1")) {
+            rot.read(new Range(0, 1000), head);
+        }
         assertThat(Bytes.equal(head, data.asSlice(0, 1000))).isTrue();
     }
 
@@ -143,14 +152,15 @@ class ClusterFailureTest {
         long rowBytes = 4096;
         int rows = (int) (SIZE / rowBytes);
         MemorySegment column = arena.allocate(64L * rows);
-        assertThatThrownBy(() -> client.readStrided("rot-strided", 128, 64, rowBytes, rows, column))
+        Stride stride = new Stride(128, 64, rowBytes, rows);
+        assertThatThrownBy(() -> readStrided(client, "rot-strided", stride, column))
                 .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                 .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT))
                 .hasMessageContaining("slice 2");
 
         client.put("rot-strided2", data, replicas(2));
         corruptFirstReplicaOfSlice("rot-strided2", 2);
-        client.readStrided("rot-strided2", 128, 64, rowBytes, rows, column);
+        readStrided(client, "rot-strided2", stride, column);
         for (int row = 0; row < rows; row += 97) {
             assertThat(Bytes.equal(column.asSlice(64L * row, 64), data.asSlice(row * rowBytes + 128, 64))).as("row %d", row).isTrue();
         }
@@ -160,20 +170,39 @@ class ClusterFailureTest {
         cluster.flipByte(key, sliceIndex, 777);
     }
 
-    @Test
-    void readLeaseBlocksRemovalByAnotherClientUntilReleasedOrForced() throws IOException {
-        StoreClient reader = cluster.client();
-        StoreClient admin = cluster.client();
-        reader.put("leased", data.asSlice(0, 100), replicas(1));
-        reader.readInto("leased", List.of(new Range(0, 100)), arena.allocate(100));
-        assertCode(() -> admin.remove("leased", false), StoreException.Code.FAILED_PRECONDITION);
-        reader.releaseLeases();
-        admin.remove("leased", false);
+    private static void readStrided(StoreClient client, String key, Stride stride, MemorySegment dst) throws IOException {
+        try (ObjectReader object = client.open(key)) {
+            object.readStrided(stride, dst);
+        }
+    }
 
-        reader.put("leased2", data.asSlice(0, 100), replicas(1));
-        reader.readInto("leased2", List.of(new Range(0, 100)), arena.allocate(100));
-        admin.remove("leased2", true);
-        assertCode(() -> admin.stat("leased2"), StoreException.Code.NOT_FOUND);
+    @Test
+    void openReaderKeepsItsLeasePastTheLeaseDuration() throws Exception {
+        StoreClient reader = cluster.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(Duration.ofMillis(400)));
+        StoreClient admin = cluster.client();
+        reader.put("long-read", data.asSlice(0, 100), replicas(1));
+        try (ObjectReader object = reader.open("long-read")) {
+            // Several lease lengths pass while the reader stays open: the client renews in the background.
+            Thread.sleep(1500);
+            assertCode(() -> admin.remove("long-read", false), StoreException.Code.FAILED_PRECONDITION);
+            object.read(new Range(0, 100), arena.allocate(100));
+        }
+        admin.remove("long-read", false);
+    }
+
+    @Test
+    void readerSurvivesAMasterRestartByTakingANewLease() throws Exception {
+        StoreClient reader = cluster.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(Duration.ofMillis(400)));
+        reader.put("across-restart", data, replicas(2));
+        try (ObjectReader object = reader.open("across-restart")) {
+            cluster.stopMaster();
+            cluster.startMaster();
+            Thread.sleep(1000);
+            assertCode(() -> cluster.client().remove("across-restart", false), StoreException.Code.FAILED_PRECONDITION);
+            MemorySegment back = arena.allocate(SIZE);
+            object.read(new Range(0, SIZE), back);
+            assertThat(Bytes.equal(back, data)).isTrue();
+        }
     }
 
     @Test

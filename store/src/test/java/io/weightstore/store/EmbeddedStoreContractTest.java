@@ -1,5 +1,8 @@
 package io.weightstore.store;
 
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +22,12 @@ class EmbeddedStoreContractTest extends StoreClientContract {
 
     @Override
     StoreClient store() {
+        return store;
+    }
+
+    /** One process holds an embedded store, so it has one client; leases are still per reader. */
+    @Override
+    StoreClient otherClient() {
         return store;
     }
 }

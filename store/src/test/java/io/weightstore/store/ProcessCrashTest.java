@@ -3,13 +3,16 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
-import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.List;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,8 +28,7 @@ class ProcessCrashTest {
         ChildProcess first = ChildProcess.start("master", data.toString(), "0");
         int port = Integer.parseInt(first.detail());
         try (Arena arena = Arena.ofShared();
-                StorageNode node = StorageNode.start(GrpcMasterApi.connect("127.0.0.1:" + port, ""), tmp.resolve("n.pool"),
-                        64 << 20, "127.0.0.1", 0, "127.0.0.1", "")) {
+                StorageNode node = StorageNode.start("127.0.0.1:" + port, NodeOptions.loopback(tmp.resolve("n.pool"), 64 << 20))) {
             MemorySegment bytes = Bytes.random(arena, 5 * TestCluster.SLICE, 1);
             try (StoreClient client = StoreClient.connect("127.0.0.1:" + port, ClientOptions.defaults().withSameHostPath(false))) {
                 for (int i = 0; i < 5; i++) {
@@ -37,9 +39,7 @@ class ProcessCrashTest {
             try (ChildProcess second = ChildProcess.start("master", data.toString(), String.valueOf(port));
                     StoreClient client = StoreClient.connect("127.0.0.1:" + port, ClientOptions.defaults().withSameHostPath(false))) {
                 assertThat(client.list("crash/")).hasSize(5);
-                MemorySegment back = arena.allocate(bytes.byteSize());
-                client.readInto("crash/4", List.of(new Range(0, bytes.byteSize())), back);
-                assertThat(Bytes.equal(back, bytes)).isTrue();
+                assertThat(Bytes.equal(Bytes.readWhole(client, "crash/4", arena), bytes)).isTrue();
             }
         }
     }

@@ -1,5 +1,8 @@
 package io.weightstore.store;
 
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -22,5 +25,10 @@ class SameHostContractTest extends StoreClientContract {
     @Override
     StoreClient store() {
         return store;
+    }
+
+    @Override
+    StoreClient otherClient() throws StoreException {
+        return cluster.client(ClientOptions.defaults().withSameHostPath(true));
     }
 }

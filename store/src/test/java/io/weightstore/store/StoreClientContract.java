@@ -3,6 +3,17 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoreStatus;
+import io.weightstore.store.api.Stride;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.Read;
+import io.weightstore.store.client.StoreClient;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -10,7 +21,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,8 +32,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * What every way of reaching the store must do the same: the embedded store and a cluster on
- * loopback each run these through a small subclass.
+ * What every way of reaching the store must do the same: the embedded store, a cluster on loopback
+ * over sockets, and a cluster over the same-host path each run these through a small subclass.
  */
 abstract class StoreClientContract {
     static final long SLICE = TestCluster.SLICE;
@@ -33,6 +46,9 @@ abstract class StoreClientContract {
     /** The store under test, opened once per test. */
     abstract StoreClient store();
 
+    /** A second client of the same store, as another process would be; the embedded store has only one. */
+    abstract StoreClient otherClient() throws StoreException;
+
     PutOptions put() {
         return PutOptions.defaults().withSliceSize(SLICE);
     }
@@ -42,48 +58,52 @@ abstract class StoreClientContract {
         arena.close();
     }
 
+    MemorySegment readWhole(String key) throws IOException {
+        return Bytes.readWhole(store(), key, arena);
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {0, 1, 4095, SLICE - 1, SLICE, SLICE + 1, 3 * SLICE + SLICE / 2})
     void putThenReadGivesIdenticalBytes(long size) throws IOException {
         MemorySegment data = Bytes.random(arena, size, size);
-        ObjectInfo info = store().put("objects/" + size, data, put());
+        ObjectMeta info = store().put("objects/" + size, data, put());
         assertThat(info.size()).isEqualTo(size);
         assertThat(info.slices()).hasSize((int) Math.ceilDiv(size, SLICE));
-
-        MemorySegment back = arena.allocate(Math.max(1, size)).asSlice(0, size);
-        store().readInto("objects/" + size, List.of(new Range(0, size)), back);
-        assertThat(Bytes.equal(back, data)).isTrue();
+        assertThat(Bytes.equal(readWhole("objects/" + size), data)).isTrue();
         assertThat(store().stat("objects/" + size).size()).isEqualTo(size);
     }
 
     @Test
-    void putFromFileAndFromStreamStoreTheSameBytes() throws IOException {
+    void putFromFileAndFromStreamStoreTheSameBytesAndReportProgressAsDeltas() throws IOException {
         MemorySegment data = Bytes.random(arena, 2 * SLICE + 123, 7);
         byte[] bytes = data.toArray(ValueLayout.JAVA_BYTE);
         Path file = Files.write(tmp.resolve("source.bin"), bytes);
-        store().put("from/file", file, put());
-        store().put("from/stream", new ByteArrayInputStream(bytes), bytes.length, put());
+        AtomicLong fromFile = new AtomicLong();
+        AtomicLong fromStream = new AtomicLong();
+        store().put("from/file", file, put(), fromFile::addAndGet);
+        store().put("from/stream", new ByteArrayInputStream(bytes), bytes.length, put(), fromStream::addAndGet);
+        assertThat(fromFile.get()).isEqualTo(bytes.length);
+        assertThat(fromStream.get()).isEqualTo(bytes.length);
         for (String key : List.of("from/file", "from/stream")) {
-            MemorySegment back = arena.allocate(bytes.length);
-            store().readInto(key, List.of(new Range(0, bytes.length)), back);
-            assertThat(back.toArray(ValueLayout.JAVA_BYTE)).as(key).isEqualTo(bytes);
+            assertThat(readWhole(key).toArray(ValueLayout.JAVA_BYTE)).as(key).isEqualTo(bytes);
         }
     }
 
     @Test
-    void streamShorterThanDeclaredIsRefusedAndLeavesNothing() {
-        assertThatThrownBy(() -> store().put("short", new ByteArrayInputStream(new byte[10]), 20, put()))
+    void streamShorterThanDeclaredIsRefusedAndLeavesNothing() throws IOException {
+        assertThatThrownBy(() -> store().put("short", new ByteArrayInputStream(new byte[10]), 20, put(), Progress.NONE))
                 .isInstanceOf(StoreException.class).hasMessageContaining("ended at byte 10, expected 20");
         assertCode(() -> store().stat("short"), StoreException.Code.NOT_FOUND);
+        assertThat(store().status().pendingPuts()).isZero();
     }
 
     @Test
     void readIntoConfinedMemoryWorksFromItsOwnerThread() throws IOException {
         MemorySegment data = Bytes.random(arena, 4 * SLICE, 4);
         store().put("confined", data, put());
-        try (Arena confined = Arena.ofConfined()) {
+        try (Arena confined = Arena.ofConfined(); ObjectReader object = store().open("confined")) {
             MemorySegment back = confined.allocate(data.byteSize());
-            store().readInto("confined", List.of(new Range(0, data.byteSize())), back);
+            object.read(new Range(0, data.byteSize()), back);
             assertThat(Bytes.equal(back, data)).isTrue();
         }
     }
@@ -96,7 +116,9 @@ abstract class StoreClientContract {
                 new Range(100, 0), new Range(SLICE / 2, SLICE + 17));
         long total = ranges.stream().mapToLong(Range::length).sum();
         MemorySegment back = arena.allocate(total);
-        store().readInto("scatter", ranges, back);
+        try (ObjectReader object = store().open("scatter")) {
+            object.read(ranges, back);
+        }
         long at = 0;
         for (Range range : ranges) {
             assertThat(Bytes.equal(back.asSlice(at, range.length()), data.asSlice(range.offset(), range.length())))
@@ -115,7 +137,9 @@ abstract class StoreClientContract {
         long column = 10240;
         long width = 8192;
         MemorySegment shard = arena.allocate(width * rows);
-        store().readStrided("matrix", column, width, rowBytes, rows, shard);
+        try (ObjectReader object = store().open("matrix")) {
+            object.readStrided(new Stride(column, width, rowBytes, rows), shard);
+        }
         for (int row = 0; row < rows; row++) {
             assertThat(Bytes.equal(shard.asSlice(row * width, width), matrix.asSlice(row * rowBytes + column, width)))
                     .as("row %d", row).isTrue();
@@ -131,18 +155,19 @@ abstract class StoreClientContract {
         MemorySegment ranges = arena.allocate(300);
         MemorySegment column = arena.allocate(16L * 100);
         MemorySegment whole = arena.allocate(b.byteSize());
-        store().read(List.of(
-                new Read.Ranges("batch/a", List.of(new Range(SLICE - 100, 200), new Range(7, 100)), ranges),
-                new Read.Strided("batch/a", 40, 16, 30_000, 100, column),
-                new Read.Ranges("batch/b", List.of(new Range(0, b.byteSize())), whole)));
+        try (ObjectReader ra = store().open("batch/a"); ObjectReader rb = store().open("batch/b")) {
+            store().read(List.of(
+                    new Read.Ranges(ra, List.of(new Range(SLICE - 100, 200), new Range(7, 100)), ranges),
+                    new Read.Strided(ra, new Stride(40, 16, 30_000, 100), column),
+                    new Read.Ranges(rb, List.of(new Range(0, b.byteSize())), whole)));
+        }
         assertThat(Bytes.equal(ranges.asSlice(0, 200), a.asSlice(SLICE - 100, 200))).isTrue();
         assertThat(Bytes.equal(ranges.asSlice(200, 100), a.asSlice(7, 100))).isTrue();
         for (int row = 0; row < 100; row++) {
             assertThat(Bytes.equal(column.asSlice(16L * row, 16), a.asSlice(40 + 30_000L * row, 16))).as("row %d", row).isTrue();
         }
         assertThat(Bytes.equal(whole, b)).isTrue();
-        assertCode(() -> store().read(List.of(new Read.Ranges("batch/b", List.of(new Range(0, 10)), arena.allocate(10)),
-                new Read.Ranges("batch/missing", List.of(new Range(0, 1)), arena.allocate(1)))), StoreException.Code.NOT_FOUND);
+        assertCode(() -> store().open("batch/missing"), StoreException.Code.NOT_FOUND);
     }
 
     @Test
@@ -151,9 +176,21 @@ abstract class StoreClientContract {
         assertCode(() -> store().put("dup", Bytes.random(arena, 100, 2), put()), StoreException.Code.ALREADY_EXISTS);
         MemorySegment replacement = Bytes.random(arena, 3 * SLICE, 3);
         store().put("dup", replacement, put().withReplace(true));
-        MemorySegment back = arena.allocate(replacement.byteSize());
-        store().readInto("dup", List.of(new Range(0, replacement.byteSize())), back);
-        assertThat(Bytes.equal(back, replacement)).isTrue();
+        assertThat(Bytes.equal(readWhole("dup"), replacement)).isTrue();
+    }
+
+    @Test
+    void objectBeingReadIsNotReplacedFromUnderItsReader() throws IOException {
+        MemorySegment original = Bytes.random(arena, 2 * SLICE, 31);
+        store().put("in-use", original, put());
+        try (ObjectReader reader = store().open("in-use")) {
+            assertCode(() -> store().put("in-use", Bytes.random(arena, 10, 32), put().withReplace(true)),
+                    StoreException.Code.FAILED_PRECONDITION);
+            MemorySegment back = arena.allocate(original.byteSize());
+            reader.read(new Range(0, original.byteSize()), back);
+            assertThat(Bytes.equal(back, original)).isTrue();
+        }
+        store().put("in-use", Bytes.random(arena, 10, 32), put().withReplace(true));
     }
 
     @Test
@@ -161,7 +198,7 @@ abstract class StoreClientContract {
         for (String key : List.of("a/2", "a/1", "b/1", "a/10")) {
             store().put(key, Bytes.random(arena, 10, key.hashCode()), put());
         }
-        assertThat(store().list("a/")).extracting(ObjectInfo::key).containsExactly("a/1", "a/10", "a/2");
+        assertThat(store().list("a/")).extracting(ObjectMeta::key).containsExactly("a/1", "a/10", "a/2");
         assertThat(store().list("c/")).isEmpty();
     }
 
@@ -170,10 +207,38 @@ abstract class StoreClientContract {
         long before = store().status().used();
         store().put("gone", Bytes.random(arena, 2 * SLICE, 5), put());
         assertThat(store().status().used()).isGreaterThan(before);
-        store().releaseLeases();
+        readWhole("gone");
         store().remove("gone", false);
         assertCode(() -> store().stat("gone"), StoreException.Code.NOT_FOUND);
         assertThat(store().status().used()).isEqualTo(before);
+    }
+
+    @Test
+    void openReaderBlocksRemovalUntilClosedOrForced() throws IOException {
+        store().put("leased", Bytes.random(arena, 100, 6), put());
+        try (ObjectReader reader = store().open("leased")) {
+            assertCode(() -> otherClient().remove("leased", false), StoreException.Code.FAILED_PRECONDITION);
+        }
+        otherClient().remove("leased", false);
+
+        store().put("leased2", Bytes.random(arena, 100, 7), put());
+        try (ObjectReader reader = store().open("leased2")) {
+            otherClient().remove("leased2", true);
+            assertCode(() -> store().stat("leased2"), StoreException.Code.NOT_FOUND);
+        }
+    }
+
+    @Test
+    void twoReadersOfOneObjectNeverEndEachOthersLease() throws IOException {
+        store().put("shared", Bytes.random(arena, 100, 8), put());
+        ObjectReader first = store().open("shared");
+        try (ObjectReader second = store().open("shared")) {
+            first.close();
+            assertCode(() -> otherClient().remove("shared", false), StoreException.Code.FAILED_PRECONDITION);
+            MemorySegment back = arena.allocate(100);
+            second.read(new Range(0, 100), back);
+        }
+        otherClient().remove("shared", false);
     }
 
     @Test
@@ -182,25 +247,36 @@ abstract class StoreClientContract {
         assertCode(() -> store().put("", Bytes.random(arena, 1, 1), put()), StoreException.Code.INVALID_ARGUMENT);
         assertCode(() -> store().put("bell\u0007", Bytes.random(arena, 1, 1), put()), StoreException.Code.INVALID_ARGUMENT);
         store().put("small", Bytes.random(arena, 100, 1), put());
-        assertThatThrownBy(() -> store().readInto("small", List.of(new Range(90, 20)), arena.allocate(20)))
-                .hasMessageContaining("outside small of 100 bytes");
-        assertThatThrownBy(() -> store().readInto("small", List.of(new Range(0, 50)), arena.allocate(10)))
-                .hasMessageContaining("too small");
-        assertCode(() -> store().readStrided("small", 0, 10, 5, 2, arena.allocate(20)), StoreException.Code.INVALID_ARGUMENT);
-        assertCode(() -> store().readStrided("small", 51, 10, 20, 3, arena.allocate(30)), StoreException.Code.INVALID_ARGUMENT);
-        assertCode(() -> store().readInto("missing", List.of(new Range(0, 1)), arena.allocate(1)), StoreException.Code.NOT_FOUND);
+        try (ObjectReader small = store().open("small")) {
+            assertThatThrownBy(() -> small.read(new Range(90, 20), arena.allocate(20))).hasMessageContaining("outside small of 100 bytes");
+            assertThatThrownBy(() -> small.read(new Range(0, 50), arena.allocate(10))).hasMessageContaining("too small");
+            assertCode(() -> small.readStrided(new Stride(51, 10, 20, 3), arena.allocate(30)), StoreException.Code.INVALID_ARGUMENT);
+        }
+        assertThatThrownBy(() -> new Stride(0, 10, 5, 2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blockLength=10 stride=5");
+        assertCode(() -> store().open("missing"), StoreException.Code.NOT_FOUND);
+    }
+
+    @Test
+    void closedReaderFailsLoudly() throws IOException {
+        store().put("closed", Bytes.random(arena, 100, 9), put());
+        ObjectReader reader = store().open("closed");
+        reader.close();
+        assertThatThrownBy(() -> reader.read(new Range(0, 10), arena.allocate(10))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
     }
 
     @Test
     void lockIsExclusiveUntilReleasedOrExpired() throws IOException {
-        assertThat(store().tryLock("catalog/x", "alice", 60_000).held()).isTrue();
-        StoreClient.LockState bob = store().tryLock("catalog/x", "bob", 60_000);
+        Duration minute = Duration.ofMinutes(1);
+        assertThat(store().tryLock("catalog/x", "alice", minute).held()).isTrue();
+        LockState bob = store().tryLock("catalog/x", "bob", minute);
         assertThat(bob.held()).isFalse();
         assertThat(bob.owner()).isEqualTo("alice");
-        assertThat(store().renewLock("catalog/x", "alice", 60_000).held()).isTrue();
-        assertCode(() -> store().renewLock("catalog/x", "bob", 60_000), StoreException.Code.FAILED_PRECONDITION);
+        assertThat(store().renewLock("catalog/x", "alice", minute).held()).isTrue();
+        assertCode(() -> store().renewLock("catalog/x", "bob", minute), StoreException.Code.FAILED_PRECONDITION);
         store().releaseLock("catalog/x", "alice");
-        assertThat(store().tryLock("catalog/x", "bob", 1).held()).isTrue();
+        assertThat(store().tryLock("catalog/x", "bob", Duration.ofMillis(1)).held()).isTrue();
     }
 
     @Test

@@ -1,12 +1,14 @@
 package io.weightstore.store;
 
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.grpc.MasterServer;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
-import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.proto.GetReplicasRequest;
-import io.weightstore.store.proto.Replica;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -25,6 +27,8 @@ public final class TestCluster implements AutoCloseable {
     public static final long SLICE = 1 << 20;
     public static final int CHECKSUM_BLOCK = 64 << 10;
     public static final long NODE_CAPACITY = 64L << 20;
+    /** Where a pool file keeps its data: the header before it is 4 KiB. */
+    private static final long POOL_DATA_START = 4096;
 
     public static MasterConfig config() {
         return new MasterConfig(SLICE, CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofSeconds(30),
@@ -50,13 +54,12 @@ public final class TestCluster implements AutoCloseable {
         masterPort = master.port();
         for (int i = 0; i < nodeCount; i++) {
             pools.add(dir.resolve("node" + i + ".pool"));
-            nodes.add(startNode(i, 0));
+            nodes.add(startNode(i));
         }
     }
 
-    private StorageNode startNode(int index, int port) throws StoreException {
-        return StorageNode.start(GrpcMasterApi.connect(masterAddress(), ""), pools.get(index), NODE_CAPACITY, "127.0.0.1", port,
-                "127.0.0.1", "");
+    private StorageNode startNode(int index) throws StoreException {
+        return StorageNode.start(masterAddress(), NodeOptions.loopback(pools.get(index), NODE_CAPACITY));
     }
 
     public String masterAddress() {
@@ -67,11 +70,12 @@ public final class TestCluster implements AutoCloseable {
         return masterPort;
     }
 
-    public StoreClient client() {
+    /** A client that reads over the nodes' sockets, never by mapping their pools. */
+    public StoreClient client() throws StoreException {
         return client(ClientOptions.defaults().withSameHostPath(false));
     }
 
-    public StoreClient client(ClientOptions options) {
+    public StoreClient client(ClientOptions options) throws StoreException {
         StoreClient client = StoreClient.connect(masterAddress(), options);
         clients.add(client);
         return client;
@@ -99,16 +103,16 @@ public final class TestCluster implements AutoCloseable {
      * the slice, in that node's pool file: rot that only the checksums can notice.
      */
     public void flipByte(String key, int slice, long offset) throws IOException {
-        try (GrpcMasterApi api = GrpcMasterApi.connect(masterAddress(), "")) {
-            Replica replica = api.getReplicas(GetReplicasRequest.newBuilder()
-                    .setKey(key).setLeaseMs(1).build()).getObject().getSlices(slice).getReplicas(0);
-            try (FileChannel pool = FileChannel.open(pool(indexOf(replica.getNodeId())),
-                    StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                long position = PoolFile.DATA_START + replica.getOffset() + offset;
-                ByteBuffer b = ByteBuffer.allocate(1);
-                pool.read(b, position);
-                pool.write(ByteBuffer.wrap(new byte[] {(byte) ~b.get(0)}), position);
-            }
+        ReplicaRef replica;
+        try (StoreClient client = StoreClient.connect(masterAddress(), ClientOptions.defaults());
+                ObjectReader object = client.open(key)) {
+            replica = object.object().slice(slice).replicas().getFirst();
+        }
+        try (FileChannel pool = FileChannel.open(pool(indexOf(replica.nodeId())), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long position = POOL_DATA_START + replica.offset() + offset;
+            ByteBuffer b = ByteBuffer.allocate(1);
+            pool.read(b, position);
+            pool.write(ByteBuffer.wrap(new byte[] {(byte) ~b.get(0)}), position);
         }
     }
 
@@ -118,7 +122,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** Starts the node again on the same pool file (and so the same identity), on a new port. */
     public void restartNode(int index) throws StoreException {
-        nodes.set(index, startNode(index, 0));
+        nodes.set(index, startNode(index));
     }
 
     public void stopMaster() {

@@ -1,11 +1,10 @@
 package io.weightstore.weights;
 
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
-import java.time.Instant;
-import java.util.UUID;
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.StoreClient;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,61 +18,58 @@ import org.slf4j.LoggerFactory;
  */
 final class CatalogLock implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CatalogLock.class);
-    static final long TTL_MS = 60_000;
+    static final Duration TTL = Duration.ofMinutes(1);
 
     private final StoreClient store;
     private final String name;
-    private final String owner;
+    private final LockOwner owner;
     private final ScheduledExecutorService renewer;
 
-    private CatalogLock(StoreClient store, String name, String owner) {
+    private CatalogLock(StoreClient store, String name, LockOwner owner) {
         this.store = store;
         this.name = name;
         this.owner = owner;
         this.renewer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("catalog-lock").factory());
-        renewer.scheduleAtFixedRate(this::renew, TTL_MS / 3, TTL_MS / 3, TimeUnit.MILLISECONDS);
+        long period = TTL.toMillis() / 3;
+        renewer.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS);
     }
 
-    static CatalogLock acquire(StoreClient store, String id, String operation) throws StoreException, CheckpointException {
-        String name = CatalogKeys.lock(id);
-        String owner = hostName() + "/" + ProcessHandle.current().pid() + "/" + operation + "/" + UUID.randomUUID();
-        StoreClient.LockState state = store.tryLock(name, owner, TTL_MS);
-        if (!state.held() && heldByDeadLocalProcess(state.owner())) {
-            log.warn("taking over the lock on {} from {}, which no longer runs", id, state.owner());
-            store.releaseLock(name, state.owner());
-            state = store.tryLock(name, owner, TTL_MS);
+    /** Takes the lock, from a dead local owner too, whose unfinished puts are then reclaimed. */
+    static CatalogLock acquire(StoreClient store, CheckpointId id, String operation) throws StoreException, CheckpointException {
+        String name = Catalog.lockName(id);
+        LockOwner owner = LockOwner.current(operation);
+        LockState state = store.tryLock(name, owner.toString(), TTL);
+        Optional<LockOwner> previous = Optional.empty();
+        if (!state.held()) {
+            Optional<LockOwner> holder = LockOwner.parse(state.owner());
+            if (holder.isPresent() && holder.get().isDeadLocalProcess()) {
+                log.warn("taking over the lock on {} from {}, which no longer runs", id, state.owner());
+                store.releaseLock(name, state.owner());
+                state = store.tryLock(name, owner.toString(), TTL);
+                previous = holder;
+            }
         }
         if (!state.held()) {
             throw new CheckpointException(CheckpointException.Code.LOCKED, "checkpoint " + id + " is locked by " + state.owner()
-                    + " until " + Instant.ofEpochMilli(state.expiresMs()) + "; another import or delete is running");
+                    + " until " + state.expiresAt() + "; another import or delete is running");
+        }
+        if (previous.isPresent()) {
+            // The dead writer's unfinished puts would block the same keys until they expire: free them now.
+            int aborted = store.abortPutsOf(previous.get().toString());
+            if (aborted > 0) {
+                log.warn("reclaimed {} unfinished put(s) of {}", aborted, previous.get());
+            }
         }
         return new CatalogLock(store, name, owner);
     }
 
-    /** Owners are host/pid/operation/nonce: a holder on this host whose pid is gone will never release it. */
-    private static boolean heldByDeadLocalProcess(String holder) {
-        String[] parts = holder.split("/");
-        if (parts.length < 2 || !parts[0].equals(hostName())) {
-            return false;
-        }
-        try {
-            return ProcessHandle.of(Long.parseLong(parts[1])).map(p -> !p.isAlive()).orElse(true);
-        } catch (NumberFormatException e) {
-            return false;
-        }
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+    LockOwner owner() {
+        return owner;
     }
 
     private void renew() {
         try {
-            store.renewLock(name, owner, TTL_MS);
+            store.renewLock(name, owner.toString(), TTL);
         } catch (StoreException e) {
             log.error("lost the lock on {}: {}", name, e.getMessage());
         }
@@ -83,7 +79,7 @@ final class CatalogLock implements AutoCloseable {
     public void close() {
         renewer.shutdownNow();
         try {
-            store.releaseLock(name, owner);
+            store.releaseLock(name, owner.toString());
         } catch (StoreException e) {
             log.warn("could not release the lock on {} (it expires by itself): {}", name, e.getMessage());
         }

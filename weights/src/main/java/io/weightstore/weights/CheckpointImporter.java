@@ -2,13 +2,11 @@ package io.weightstore.weights;
 
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
-import io.weightstore.format.FileKind;
 import io.weightstore.format.SafetensorsFormatException;
-import io.weightstore.store.Futures;
-import io.weightstore.store.NodeStatus;
-import io.weightstore.store.ObjectInfo;
-import io.weightstore.store.PutOptions;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -40,14 +39,14 @@ public final class CheckpointImporter {
         this.store = catalog.store();
     }
 
-    public ImportResult run(ImportRequest request, ImportProgress progress) throws IOException {
+    public ImportResult run(ImportRequest request, Progress progress) throws IOException {
         long start = System.nanoTime();
-        String id = CheckpointId.validate(request.checkpointId());
+        CheckpointId id = request.checkpointId();
         if (request.modelId() == null || request.modelId().isBlank()) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "a model id (ORG/NAME) is required");
         }
         CheckpointDirectory directory = validate(request.source());
-        long up = store.status().nodes().stream().filter(NodeStatus::up).count();
+        long up = store.status().nodesUp();
         if (up < request.replicas()) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "replicas=" + request.replicas() + " needs "
                     + request.replicas() + " storage nodes up; the store has " + up);
@@ -63,11 +62,11 @@ public final class CheckpointImporter {
                         + " is being deleted; run delete again to finish it first");
             }
             Manifest manifest = initialManifest(request, directory, previous);
-            catalog.writeManifest(manifest);
+            catalog.writeManifest(manifest, lock.owner());
             try {
-                return upload(request, directory, manifest, previous, progress, start);
+                return upload(request, directory, manifest, lock.owner(), progress, start);
             } catch (IOException | RuntimeException e) {
-                markFailed(id, e);
+                markFailed(id, lock.owner(), e);
                 throw e;
             }
         }
@@ -94,33 +93,35 @@ public final class CheckpointImporter {
             // Keep a hash recorded by an earlier attempt: it lets this one skip the file if it is unchanged.
             String earlierHash = previous == null ? null : previous.file(file.path())
                     .filter(f -> f.size() == file.size()).map(ManifestFile::sha256).orElse(null);
-            files.add(new ManifestFile(file.path(), file.size(), earlierHash,
-                    file.kind() == FileKind.WEIGHT ? ManifestFile.WEIGHT : ManifestFile.METADATA,
-                    file.header().map(h -> h.headerLength()).orElse(null),
-                    file.header().map(h -> h.tensors().size()).orElse(null)));
+            files.add(new ManifestFile(file.path(), file.size(), earlierHash, file.kind(),
+                    file.header().map(h -> h.headerLength()).orElse(null), file.header().map(h -> h.tensors().size()).orElse(null)));
         }
-        String now = Catalog.now();
-        String created = previous != null && previous.status() != CheckpointStatus.READY ? previous.createdAt() : now;
+        Instant now = Catalog.now();
+        Instant created = previous != null && previous.status() != CheckpointStatus.READY ? previous.createdAt() : now;
         return new Manifest(Manifest.SCHEMA_VERSION, request.checkpointId(), request.modelId(),
                 request.revision() == null ? "main" : request.revision(), request.source().toAbsolutePath().toString(),
                 CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, files);
     }
 
-    private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, Manifest previous,
-            ImportProgress progress, long start) throws IOException {
-        progress.started(initial.totalBytes(), initial.files().size());
-        ManifestUpdates updates = new ManifestUpdates(initial);
+    private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, LockOwner writer,
+            Progress progress, long start) throws IOException {
+        progress.started(initial.totalBytes());
+        ManifestUpdates updates = new ManifestUpdates(initial, writer);
         AtomicInteger skipped = new AtomicInteger();
         AtomicLong uploadedBytes = new AtomicLong();
         ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
                 Thread.ofPlatform().daemon().name("import-file-", 0).factory());
         try {
             List<Future<Void>> running = new ArrayList<>();
-            for (ManifestFile file : initial.files()) {
+            for (StoredFile file : catalog.files(initial)) {
                 running.add(files.submit(() -> {
-                    Path path = directory.root().resolve(file.path());
-                    String hash = storeFile(request, file, path, previous, progress, skipped, uploadedBytes);
-                    updates.recorded(file.withSha256(hash));
+                    Stored stored = storeFile(request, file, directory.root().resolve(file.path()), writer, progress);
+                    if (stored.sent()) {
+                        uploadedBytes.addAndGet(file.file().size());
+                    } else {
+                        skipped.incrementAndGet();
+                    }
+                    updates.recorded(file.file().withSha256(stored.sha256()));
                     return null;
                 }));
             }
@@ -131,15 +132,17 @@ public final class CheckpointImporter {
             files.shutdownNow();
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
-        catalog.writeManifest(ready);
+        catalog.writeManifest(ready, writer);
         int total = initial.files().size();
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
     }
 
-    /** Stores one file (or finds it stored already) and returns its SHA-256. */
-    private String storeFile(ImportRequest request, ManifestFile file, Path path, Manifest previous, ImportProgress progress,
-            AtomicInteger skipped, AtomicLong uploadedBytes) throws IOException {
-        String key = CatalogKeys.file(request.checkpointId(), file.path());
+    /** What storing one file did: its SHA-256, and whether its bytes were sent or found stored already. */
+    private record Stored(String sha256, boolean sent) {}
+
+    private Stored storeFile(ImportRequest request, StoredFile stored, Path path, LockOwner writer, Progress progress)
+            throws IOException {
+        ManifestFile file = stored.file();
         try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             if (channel.size() != file.size()) {
                 throw new CheckpointException(CheckpointException.Code.INVALID, file.path() + " changed during the import: "
@@ -147,33 +150,32 @@ public final class CheckpointImporter {
             }
             MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
                     : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
-            if (file.sha256() != null && store.find(key).filter(o -> o.size() == file.size()).isPresent()) {
+            if (file.sha256() != null && stored.object().filter(o -> o.size() == file.size()).isPresent()) {
                 String hash = Sha256.of(bytes);
                 if (hash.equals(file.sha256())) {
-                    skipped.incrementAndGet();
                     progress.advanced(file.size());
-                    return hash;
+                    return new Stored(hash, false);
                 }
             }
             // Hash on the way: the digest reads the same mapped pages the upload sends.
             CompletableFuture<String> hash = CompletableFuture.supplyAsync(() -> Sha256.of(bytes));
-            AtomicLong reported = new AtomicLong();
-            ObjectInfo stored = store.put(key, bytes, PutOptions.defaults().withReplicas(request.replicas()).withReplace(true)
-                    .withPin(true), done -> progress.advanced(done - reported.getAndSet(done)));
-            if (stored.size() != file.size()) {
-                throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + key + " has " + stored.size()
+            ObjectMeta object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
+                    .withReplace(true).withPin(true).withWriter(writer.toString()), progress);
+            if (object.size() != file.size()) {
+                throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + stored.key() + " has " + object.size()
                         + " bytes, source has " + file.size());
             }
-            uploadedBytes.addAndGet(file.size());
-            return hash.join();
+            return new Stored(hash.join(), true);
         }
     }
 
-    private void markFailed(String id, Exception cause) {
+
+    private void markFailed(CheckpointId id, LockOwner writer, Exception cause) {
         try {
             catalog.manifest(id).ifPresent(m -> {
                 try {
-                    catalog.writeManifest(m.withStatus(CheckpointStatus.FAILED, Catalog.now(), String.valueOf(cause.getMessage())));
+                    catalog.writeManifest(m.withStatus(CheckpointStatus.FAILED, Catalog.now(), String.valueOf(cause.getMessage())),
+                            writer);
                 } catch (IOException e) {
                     cause.addSuppressed(e);
                 }
@@ -188,15 +190,17 @@ public final class CheckpointImporter {
      * import leaves the hashes of what it finished.
      */
     private final class ManifestUpdates {
+        private final LockOwner writer;
         private Manifest current;
 
-        ManifestUpdates(Manifest initial) {
+        ManifestUpdates(Manifest initial, LockOwner writer) {
             this.current = initial;
+            this.writer = writer;
         }
 
         synchronized void recorded(ManifestFile file) throws IOException {
             current = current.withFile(file, Catalog.now());
-            catalog.writeManifest(current);
+            catalog.writeManifest(current, writer);
         }
 
         synchronized Manifest current() {

@@ -1,8 +1,8 @@
 package io.weightstore.weights;
 
-import io.weightstore.store.ObjectInfo;
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.util.List;
 
@@ -21,19 +21,18 @@ public final class CheckpointRemover {
     }
 
     /** Returns the number of files removed. */
-    public int run(String id, boolean force) throws IOException {
-        CheckpointId.validate(id);
+    public int run(CheckpointId id, boolean force) throws IOException {
         try (CatalogLock lock = CatalogLock.acquire(store, id, "delete")) {
             Manifest manifest = catalog.manifest(id).orElse(null);
-            List<ObjectInfo> files = store.list(CatalogKeys.file(id, ""));
+            List<ObjectMeta> files = store.list(Catalog.filesPrefix(id));
             if (manifest == null && files.isEmpty()) {
                 throw new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store");
             }
             if (manifest != null && manifest.status() != CheckpointStatus.DELETING) {
-                catalog.writeManifest(manifest.withStatus(CheckpointStatus.DELETING, Catalog.now(), null));
+                catalog.writeManifest(manifest.withStatus(CheckpointStatus.DELETING, Catalog.now(), null), lock.owner());
             }
             int removed = 0;
-            for (ObjectInfo file : files) {
+            for (ObjectMeta file : files) {
                 try {
                     store.remove(file.key(), force);
                 } catch (StoreException e) {
@@ -49,7 +48,7 @@ public final class CheckpointRemover {
                 removed++;
             }
             if (manifest != null) {
-                store.remove(CatalogKeys.manifest(id), true);
+                store.remove(Catalog.manifestKey(id), true);
             }
             return removed;
         }

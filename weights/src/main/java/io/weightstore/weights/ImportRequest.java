@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * @param replace import over a READY checkpoint of the same id
  * @param parallelFiles files uploaded at once (each is also cut into slices sent in parallel)
  */
-public record ImportRequest(String checkpointId, String modelId, String revision, Path source, int replicas, boolean replace,
+public record ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, int replicas, boolean replace,
         int parallelFiles) {
     public ImportRequest {
         if (replicas < 1) {

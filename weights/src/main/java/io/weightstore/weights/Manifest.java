@@ -3,25 +3,23 @@ package io.weightstore.weights;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * A checkpoint's record in the store (JSON, versioned schema): identity, provenance, status and
- * every file with its size and SHA-256.
+ * every file with its size and SHA-256. It is the root of trust for the checkpoint's bytes.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Manifest(int schemaVersion, String checkpointId, String modelId, String revision, String source,
-        CheckpointStatus status, String createdAt, String updatedAt, long totalBytes, String error, List<ManifestFile> files) {
+public record Manifest(int schemaVersion, CheckpointId checkpointId, String modelId, String revision, String source,
+        CheckpointStatus status, Instant createdAt, Instant updatedAt, long totalBytes, String error, List<ManifestFile> files) {
 
     public static final int SCHEMA_VERSION = 1;
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final ObjectMapper JSON = Json.mapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     public Manifest {
         files = List.copyOf(files);
@@ -49,12 +47,12 @@ public record Manifest(int schemaVersion, String checkpointId, String modelId, S
         return manifest;
     }
 
-    public Manifest withStatus(CheckpointStatus next, String now, String errorMessage) {
+    public Manifest withStatus(CheckpointStatus next, Instant now, String errorMessage) {
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, next, createdAt, now, totalBytes, errorMessage,
                 files);
     }
 
-    public Manifest withFile(ManifestFile file, String now) {
+    public Manifest withFile(ManifestFile file, Instant now) {
         List<ManifestFile> updated = new ArrayList<>(files);
         updated.replaceAll(f -> f.path().equals(file.path()) ? file : f);
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, now, totalBytes, error,

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -45,9 +46,13 @@ abstract class CatalogContract {
         SyntheticCheckpoint.write(SynthSpec.tiny(DType.BF16, 3), source, b -> {});
     }
 
+    static CheckpointId id(String value) {
+        return new CheckpointId(value);
+    }
+
     ImportResult importSource(String id) throws IOException {
-        return new CheckpointImporter(catalog()).run(new ImportRequest(id, "org/tiny", "r1", source, replicas(), false, 2),
-                ImportProgress.NONE);
+        return new CheckpointImporter(catalog()).run(new ImportRequest(CheckpointId.of(id), "org/tiny", "r1", source, replicas(),
+                false, 2), Progress.NONE);
     }
 
     static String sha256(Path file) throws Exception {
@@ -61,38 +66,38 @@ abstract class CatalogContract {
         assertThat(result.uploadedFiles()).isEqualTo(result.manifest().files().size());
 
         assertThat(catalog().list()).singleElement().satisfies(m -> {
-            assertThat(m.checkpointId()).isEqualTo("tiny");
+            assertThat(m.checkpointId()).isEqualTo(id("tiny"));
             assertThat(m.modelId()).isEqualTo("org/tiny");
             assertThat(m.revision()).isEqualTo("r1");
         });
-        Manifest manifest = catalog().readyManifest("tiny");
+        Manifest manifest = catalog().readyManifest(id("tiny"));
         for (ManifestFile file : manifest.files()) {
             assertThat(file.sha256()).as(file.path()).isEqualTo(sha256(source.resolve(file.path())));
         }
 
-        CheckpointInspector.Report report = new CheckpointInspector(catalog()).run("tiny");
+        CheckpointInspector.Report report = new CheckpointInspector(catalog()).run(id("tiny"));
         assertThat(report.files()).filteredOn(f -> f.path().endsWith(".safetensors")).allSatisfy(f -> {
             assertThat(f.dtypes()).containsExactly("BF16");
             assertThat(f.stored()).isTrue();
             assertThat(f.nodes()).isNotEmpty().allSatisfy(h -> assertThat(h.up()).isTrue());
         });
 
-        assertThat(new CheckpointVerifier(catalog()).run("tiny", false, b -> {}))
+        assertThat(new CheckpointVerifier(catalog()).run(id("tiny"), false, b -> {}))
                 .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
-        assertThat(new CheckpointVerifier(catalog()).run("tiny", true, b -> {}))
+        assertThat(new CheckpointVerifier(catalog()).run(id("tiny"), true, b -> {}))
                 .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
 
         Path exported = tmp.resolve("exported");
-        new CheckpointExporter(catalog()).exportAll("tiny", exported, b -> {});
+        new CheckpointExporter(catalog()).exportAll(id("tiny"), exported, b -> {});
         for (ManifestFile file : manifest.files()) {
             assertThat(sha256(exported.resolve(file.path()))).as(file.path()).isEqualTo(file.sha256());
         }
         Path one = tmp.resolve("one.json");
-        new CheckpointExporter(catalog()).exportOne("tiny", "config.json", one, b -> {});
+        new CheckpointExporter(catalog()).exportOne(id("tiny"), "config.json", one, b -> {});
         assertThat(Files.readString(one)).isEqualTo(Files.readString(source.resolve("config.json")));
 
-        assertThat(new CheckpointRemover(catalog()).run("tiny", false)).isEqualTo(manifest.files().size());
-        assertThat(store().list(CatalogKeys.prefix("tiny"))).isEmpty();
+        assertThat(new CheckpointRemover(catalog()).run(id("tiny"), false)).isEqualTo(manifest.files().size());
+        assertThat(store().list("weights/tiny/")).isEmpty();
         assertThat(catalog().list()).isEmpty();
     }
 
@@ -101,7 +106,7 @@ abstract class CatalogContract {
         importSource("tiny");
         assertCheckpointError(() -> importSource("tiny"), CheckpointException.Code.ALREADY_EXISTS, "--replace");
         ImportResult again = new CheckpointImporter(catalog())
-                .run(new ImportRequest("tiny", "org/tiny", "r2", source, replicas(), true, 1), ImportProgress.NONE);
+                .run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, replicas(), true, 1), Progress.NONE);
         assertThat(again.manifest().revision()).isEqualTo("r2");
     }
 
@@ -109,9 +114,9 @@ abstract class CatalogContract {
     void interruptedImportResumesWithoutSendingStoredFilesAgain() throws Exception {
         importSource("tiny");
         // Pretend the import stopped half-way: the manifest is back to IMPORTING, files stay stored.
-        Manifest ready = catalog().readyManifest("tiny");
-        catalog().writeManifest(ready.withStatus(CheckpointStatus.IMPORTING, Catalog.now(), null));
-        assertCheckpointError(() -> catalog().readyManifest("tiny"), CheckpointException.Code.NOT_READY, "IMPORTING");
+        Manifest ready = catalog().readyManifest(id("tiny"));
+        catalog().writeManifest(ready.withStatus(CheckpointStatus.IMPORTING, Catalog.now(), null), LockOwner.current("test"));
+        assertCheckpointError(() -> catalog().readyManifest(id("tiny")), CheckpointException.Code.NOT_READY, "IMPORTING");
         ImportResult resumed = importSource("tiny");
         assertThat(resumed.skippedFiles()).isEqualTo(ready.files().size());
         assertThat(resumed.uploadedFiles()).isZero();
@@ -122,8 +127,8 @@ abstract class CatalogContract {
     @Test
     void changedFileIsSentAgainOnResume() throws Exception {
         importSource("tiny");
-        Manifest ready = catalog().readyManifest("tiny");
-        catalog().writeManifest(ready.withStatus(CheckpointStatus.FAILED, Catalog.now(), "test"));
+        Manifest ready = catalog().readyManifest(id("tiny"));
+        catalog().writeManifest(ready.withStatus(CheckpointStatus.FAILED, Catalog.now(), "test"), LockOwner.current("test"));
         Files.writeString(source.resolve("config.json"), Files.readString(source.resolve("config.json")).replace("llama", "LLAMA"));
         ImportResult resumed = importSource("tiny");
         assertThat(resumed.uploadedFiles()).isEqualTo(1);
@@ -166,9 +171,9 @@ abstract class CatalogContract {
     @Test
     void moreReplicasThanNodesUpIsRefusedBeforeAnythingIsWritten() throws Exception {
         int nodes = store().status().nodes().size();
-        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest("many", "org/tiny", "main", source,
-                nodes + 1, false, 1), ImportProgress.NONE), CheckpointException.Code.INVALID, "replicas=" + (nodes + 1));
-        assertThat(store().list(CatalogKeys.ROOT)).isEmpty();
+        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("many"), "org/tiny", "main", source,
+                nodes + 1, false, 1), Progress.NONE), CheckpointException.Code.INVALID, "replicas=" + (nodes + 1));
+        assertThat(store().list("weights/")).isEmpty();
     }
 
     @Test
@@ -176,20 +181,20 @@ abstract class CatalogContract {
         for (String id : List.of("../x", "", "-x", "a/b", "x".repeat(256))) {
             assertCheckpointError(() -> importSource(id), CheckpointException.Code.INVALID, "must match");
         }
-        assertThat(store().list(CatalogKeys.ROOT)).isEmpty();
+        assertThat(store().list("weights/")).isEmpty();
     }
 
     @Test
     void unknownCheckpointIsNotFound() {
-        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run("nope", false, b -> {}), CheckpointException.Code.NOT_FOUND,
+        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run(id("nope"), false, b -> {}), CheckpointException.Code.NOT_FOUND,
                 "no checkpoint nope");
-        assertCheckpointError(() -> new CheckpointRemover(catalog()).run("nope", false), CheckpointException.Code.NOT_FOUND,
+        assertCheckpointError(() -> new CheckpointRemover(catalog()).run(id("nope"), false), CheckpointException.Code.NOT_FOUND,
                 "no checkpoint nope");
     }
 
     private void assertRefusedAndNothingWritten(CheckpointException.Code code, String message) throws IOException {
         assertCheckpointError(() -> importSource("bad"), code, message);
-        assertThat(store().list(CatalogKeys.ROOT)).isEmpty();
+        assertThat(store().list("weights/")).isEmpty();
     }
 
     static void assertCheckpointError(ThrowingAction action, CheckpointException.Code code, String message) {

@@ -2,9 +2,11 @@ package io.weightstore.weights;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
 import io.weightstore.store.TestCluster;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,11 +40,13 @@ class ClusterCatalogTest extends CatalogContract {
 
     @Test
     void verifyReportsAFileWithACorruptByteAsCorrupt() throws Exception {
-        new CheckpointImporter(catalog()).run(new ImportRequest("rot", "org/tiny", "main", source, 1, false, 2), ImportProgress.NONE);
-        String path = catalog().readyManifest("rot").files().stream().filter(ManifestFile::isWeight).findFirst().orElseThrow().path();
-        String key = CatalogKeys.file("rot", path);
+        new CheckpointImporter(catalog()).run(new ImportRequest(id("rot"), "org/tiny", "main", source, 1, false, 2), Progress.NONE);
+        Manifest manifest = catalog().readyManifest(id("rot"));
+        ManifestFile weight = manifest.files().stream().filter(ManifestFile::isWeight).findFirst().orElseThrow();
+        String path = weight.path();
+        String key = catalog().file(manifest, weight).key();
         cluster.flipByte(key, 0, 5000);
-        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run("rot", false, b -> {});
+        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run(id("rot"), false, b -> {});
         assertThat(verdicts).filteredOn(v -> v.path().equals(path)).singleElement().satisfies(v -> {
             assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT);
             assertThat(v.detail()).contains("checksum mismatch");
@@ -52,27 +56,28 @@ class ClusterCatalogTest extends CatalogContract {
 
     @Test
     void nodeDownMakesQuickVerifyReportMissingSlices() throws Exception {
-        new CheckpointImporter(catalog()).run(new ImportRequest("down", "org/tiny", "main", source, 1, false, 2), ImportProgress.NONE);
+        new CheckpointImporter(catalog()).run(new ImportRequest(id("down"), "org/tiny", "main", source, 1, false, 2), Progress.NONE);
         cluster.stopNode(0);
         cluster.stopNode(1);
         cluster.stopNode(2);
         Thread.sleep(TestCluster.config().nodeDeadline().toMillis() + 500);
         cluster.restartNode(0);
         // Manifests are kept on every node, so the one restarted still answers for it.
-        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run("down", true, b -> {});
+        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run(id("down"), true, b -> {});
         assertThat(verdicts).anySatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.MISSING));
     }
 
     @Test
     void deleteIsRefusedWhileAnotherClientReadsUnlessForced() throws Exception {
-        new CheckpointImporter(catalog()).run(new ImportRequest("busy", "org/tiny", "main", source, 1, false, 2), ImportProgress.NONE);
-        StoreClient reader = cluster.client();
-        reader.readAll(CatalogKeys.file("busy", "config.json"));
-        assertCheckpointError(() -> new CheckpointRemover(catalog()).run("busy", false), CheckpointException.Code.LOCKED,
-                "run delete again");
-        assertCheckpointError(() -> catalog().readyManifest("busy"), CheckpointException.Code.NOT_READY, "DELETING");
-        new CheckpointRemover(catalog()).run("busy", true);
-        assertThat(store.list(CatalogKeys.prefix("busy"))).isEmpty();
+        new CheckpointImporter(catalog()).run(new ImportRequest(id("busy"), "org/tiny", "main", source, 1, false, 2), Progress.NONE);
+        Manifest manifest = catalog().readyManifest(id("busy"));
+        try (ObjectReader reader = cluster.client().open(catalog().file(manifest, manifest.file("config.json").orElseThrow()).key())) {
+            assertCheckpointError(() -> new CheckpointRemover(catalog()).run(id("busy"), false), CheckpointException.Code.LOCKED,
+                    "run delete again");
+            assertCheckpointError(() -> catalog().readyManifest(id("busy")), CheckpointException.Code.NOT_READY, "DELETING");
+            new CheckpointRemover(catalog()).run(id("busy"), true);
+        }
+        assertThat(store.list("weights/busy/")).isEmpty();
     }
 
 }

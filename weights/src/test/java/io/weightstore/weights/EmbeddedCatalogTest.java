@@ -1,8 +1,8 @@
 package io.weightstore.weights;
 
-import io.weightstore.store.ClientOptions;
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -39,7 +39,7 @@ public final class SyntheticCheckpoint {
     /**
      * Writes the checkpoint into {@code out} (created if missing; must not already hold a checkpoint).
      *
-     * @param progress told the number of weight bytes written after each chunk
+     * @param progress told the weight bytes written since its last call, after each chunk
      */
     public static CheckpointDirectory write(SynthSpec spec, Path out, LongConsumer progress) throws IOException {
         Files.createDirectories(out);
@@ -125,7 +125,6 @@ public final class SyntheticCheckpoint {
         private final SynthSpec spec;
         private final LongConsumer progress;
         private final ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        private long written;
 
         WeightFiller(SynthSpec spec, LongConsumer progress) {
             this.spec = spec;
@@ -148,8 +147,7 @@ public final class SyntheticCheckpoint {
                 }
                 SafetensorsWriter.writeFully(out, chunk.flip());
                 remaining -= count;
-                written += (long) count * elementBytes;
-                progress.accept(written);
+                progress.accept((long) count * elementBytes);
             }
         }
 

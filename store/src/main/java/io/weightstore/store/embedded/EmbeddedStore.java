@@ -1,17 +1,17 @@
 package io.weightstore.store.embedded;
 
-import io.weightstore.store.ClientOptions;
-import io.weightstore.store.StoreClient;
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterCore;
+import io.weightstore.store.master.RocksMetadataStore;
 import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.proto.NodeInfo;
-import io.weightstore.store.proto.RegisterNodeRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * The store in-process on a local directory, for a machine with no cluster: the master's metadata
@@ -32,16 +32,14 @@ public final class EmbeddedStore {
         HolderLock lock = HolderLock.acquire(dir);
         MasterCore master = null;
         try {
-            master = MasterCore.open(dir.resolve("master"), MasterConfig.defaults());
+            master = MasterCore.open(RocksMetadataStore.open(dir.resolve("master")), MasterConfig.defaults());
             Path poolPath = dir.resolve("pool");
             try (PoolFile pool = Files.exists(poolPath) ? PoolFile.open(poolPath, true)
                     : PoolFile.openOrCreate(poolPath, capacityIfNew)) {
-                master.registerNode(RegisterNodeRequest.newBuilder().setNode(NodeInfo.newBuilder()
-                        .setNodeId(pool.nodeId()).setHost("localhost").setPort(0)
-                        .setPoolPath(pool.path().toAbsolutePath().toString()).setPoolUuid(pool.uuid().toString())
-                        .setCapacity(pool.capacity())).build());
+                master.registerNode(new NodeInfo(pool.nodeId(), Endpoint.inProcess(), pool.path().toAbsolutePath().toString(),
+                        pool.uuid(), pool.capacity()));
             }
-            return StoreClient.inProcess(master, options, lock);
+            return StoreClient.over(master, options, lock);
         } catch (StoreException | RuntimeException e) {
             if (master != null) {
                 master.close();

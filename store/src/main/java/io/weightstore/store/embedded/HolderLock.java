@@ -1,6 +1,6 @@
 package io.weightstore.store.embedded;
 
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.StoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

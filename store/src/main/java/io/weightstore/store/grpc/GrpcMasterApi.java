@@ -10,66 +10,80 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.weightstore.store.MasterApi;
-import io.weightstore.store.StoreException;
-import io.weightstore.store.proto.GetReplicasRequest;
-import io.weightstore.store.proto.GetReplicasResponse;
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.ListPage;
+import io.weightstore.store.api.Located;
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoreStatus;
+import io.weightstore.store.proto.AbortPutsOfRequest;
 import io.weightstore.store.proto.HeartbeatRequest;
-import io.weightstore.store.proto.HeartbeatResponse;
 import io.weightstore.store.proto.ListRequest;
 import io.weightstore.store.proto.ListResponse;
+import io.weightstore.store.proto.LocateRequest;
+import io.weightstore.store.proto.LocateResponse;
 import io.weightstore.store.proto.LockRequest;
 import io.weightstore.store.proto.LockResponse;
 import io.weightstore.store.proto.MasterGrpc;
 import io.weightstore.store.proto.PutAbortRequest;
-import io.weightstore.store.proto.PutAbortResponse;
 import io.weightstore.store.proto.PutEndRequest;
-import io.weightstore.store.proto.PutEndResponse;
 import io.weightstore.store.proto.PutStartRequest;
 import io.weightstore.store.proto.PutStartResponse;
 import io.weightstore.store.proto.RegisterNodeRequest;
-import io.weightstore.store.proto.RegisterNodeResponse;
 import io.weightstore.store.proto.ReleaseLeaseRequest;
-import io.weightstore.store.proto.ReleaseLeaseResponse;
 import io.weightstore.store.proto.RemoveRequest;
-import io.weightstore.store.proto.RemoveResponse;
-import io.weightstore.store.proto.SetPinnedRequest;
-import io.weightstore.store.proto.SetPinnedResponse;
+import io.weightstore.store.proto.RenewLeaseRequest;
 import io.weightstore.store.proto.StatRequest;
-import io.weightstore.store.proto.StatResponse;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
-/** {@link MasterApi} over gRPC, with a deadline on every call and the bearer token when one is set. */
+/** {@link MasterApi} over gRPC: a deadline on every call, the bearer token when one is set, domain records both ways. */
 public final class GrpcMasterApi implements MasterApi {
     private static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(15);
 
+    /** One RPC on the blocking stub. */
+    @FunctionalInterface
+    private interface Rpc<T> {
+        T call(MasterGrpc.MasterBlockingStub stub) throws StoreException;
+    }
+
     private final ManagedChannel channel;
     private final MasterGrpc.MasterBlockingStub stub;
-    private final String target;
+    private final MasterAddress target;
     private final Duration deadline;
 
-    private GrpcMasterApi(ManagedChannel channel, String target, Duration deadline) {
+    private GrpcMasterApi(ManagedChannel channel, MasterAddress target, Duration deadline) {
         this.channel = channel;
         this.stub = MasterGrpc.newBlockingStub(channel);
         this.target = target;
         this.deadline = deadline;
     }
 
-    /** Connects lazily to {@code host:port}; the first call reports an unreachable master. */
-    public static GrpcMasterApi connect(String hostPort, String token) {
-        return connect(hostPort, token, DEFAULT_DEADLINE);
+    /** Connects lazily to the master at {@code address} (HOST:PORT); the first call reports an unreachable master. */
+    public static GrpcMasterApi connect(String address, String token) throws StoreException {
+        return connect(address, token, DEFAULT_DEADLINE);
     }
 
-    public static GrpcMasterApi connect(String hostPort, String token, Duration deadline) {
-        NettyChannelBuilder builder = NettyChannelBuilder.forTarget(hostPort).usePlaintext().maxInboundMessageSize(256 << 20);
+    public static GrpcMasterApi connect(String address, String token, Duration deadline) throws StoreException {
+        MasterAddress target = MasterAddress.parse(address);
+        NettyChannelBuilder builder = NettyChannelBuilder.forAddress(target.host(), target.port()).usePlaintext()
+                .maxInboundMessageSize(256 << 20);
         if (token != null && !token.isEmpty()) {
             builder.intercept(bearer(token));
         }
-        return new GrpcMasterApi(builder.build(), hostPort, deadline);
+        return new GrpcMasterApi(builder.build(), target, deadline);
     }
 
     private static ClientInterceptor bearer(String token) {
@@ -87,87 +101,124 @@ public final class GrpcMasterApi implements MasterApi {
         };
     }
 
-    private <T> T call(String what, Function<MasterGrpc.MasterBlockingStub, T> rpc) throws StoreException {
+    private <T> T call(String what, Rpc<T> rpc) throws StoreException {
         try {
-            return rpc.apply(stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS));
+            return rpc.call(stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS));
         } catch (StatusRuntimeException e) {
             throw GrpcStatuses.toStoreException(e, what + " at master " + target);
         }
     }
 
     @Override
-    public RegisterNodeResponse registerNode(RegisterNodeRequest request) throws StoreException {
-        return call("register node", s -> s.registerNode(request));
+    public Duration registerNode(NodeInfo node) throws StoreException {
+        return call("register node " + node.nodeId(), s -> Duration.ofMillis(s.registerNode(
+                RegisterNodeRequest.newBuilder().setNode(Protos.toProto(node)).build()).getHeartbeatIntervalMs()));
     }
 
     @Override
-    public HeartbeatResponse heartbeat(HeartbeatRequest request) throws StoreException {
-        return call("heartbeat", s -> s.heartbeat(request));
+    public boolean heartbeat(String nodeId) throws StoreException {
+        return call("heartbeat", s -> s.heartbeat(HeartbeatRequest.newBuilder().setNodeId(nodeId).build()).getKnown());
     }
 
     @Override
-    public PutStartResponse putStart(PutStartRequest request) throws StoreException {
-        return call("put " + request.getKey(), s -> s.putStart(request));
+    public PutGrant putStart(String key, long size, PutOptions options) throws StoreException {
+        return call("put " + key, s -> {
+            PutStartResponse response = s.putStart(PutStartRequest.newBuilder().setKey(key).setSize(size)
+                    .setReplicas(options.replicas()).setSliceSize(options.sliceSize()).setReplace(options.replace())
+                    .setPin(options.pin()).setWriter(options.writer()).build());
+            return new PutGrant(response.getPutId(), Protos.fromProto(response.getObject()), Protos.nodeInfos(response.getNodesList()),
+                    Instant.ofEpochMilli(response.getDeadlineMs()), options.writer());
+        });
     }
 
     @Override
-    public PutEndResponse putEnd(PutEndRequest request) throws StoreException {
-        return call("seal put " + request.getPutId(), s -> s.putEnd(request));
+    public ObjectMeta putEnd(String putId, List<BlockCrcs> checksums) throws StoreException {
+        PutEndRequest.Builder request = PutEndRequest.newBuilder().setPutId(putId);
+        checksums.forEach(c -> request.addChecksums(Protos.toProto(c)));
+        return call("seal put " + putId, s -> Protos.fromProto(s.putEnd(request.build()).getObject()));
     }
 
     @Override
-    public PutAbortResponse putAbort(PutAbortRequest request) throws StoreException {
-        return call("abort put " + request.getPutId(), s -> s.putAbort(request));
+    public void putAbort(String putId) throws StoreException {
+        call("abort put " + putId, s -> s.putAbort(PutAbortRequest.newBuilder().setPutId(putId).build()));
     }
 
     @Override
-    public StatResponse stat(StatRequest request) throws StoreException {
-        return call("stat " + request.getKey(), s -> s.stat(request));
+    public int abortPutsOf(String writer) throws StoreException {
+        return call("abort the puts of " + writer, s -> s.abortPutsOf(AbortPutsOfRequest.newBuilder().setWriter(writer).build())
+                .getAborted());
     }
 
     @Override
-    public GetReplicasResponse getReplicas(GetReplicasRequest request) throws StoreException {
-        return call("locate " + request.getKey(), s -> s.getReplicas(request));
+    public ObjectMeta stat(String key) throws StoreException {
+        return call("stat " + key, s -> Protos.fromProto(s.stat(StatRequest.newBuilder().setKey(key).build()).getObject()));
     }
 
     @Override
-    public ReleaseLeaseResponse releaseLease(ReleaseLeaseRequest request) throws StoreException {
-        return call("release lease on " + request.getKey(), s -> s.releaseLease(request));
+    public Located locate(String key, Duration lease) throws StoreException {
+        return call("locate " + key, s -> {
+            LocateResponse response = s.locate(LocateRequest.newBuilder().setKey(key).setLeaseMs(lease.toMillis()).build());
+            return new Located(Protos.fromProto(response.getObject()), Protos.nodeStatuses(response.getNodesList()),
+                    new Lease(response.getLeaseId(), Instant.ofEpochMilli(response.getLeaseExpiresMs())));
+        });
     }
 
     @Override
-    public RemoveResponse remove(RemoveRequest request) throws StoreException {
-        return call("remove " + request.getKey(), s -> s.remove(request));
+    public Lease renewLease(String key, long leaseId, Duration lease) throws StoreException {
+        return call("renew lease on " + key, s -> new Lease(leaseId, Instant.ofEpochMilli(s.renewLease(RenewLeaseRequest.newBuilder()
+                .setKey(key).setLeaseId(leaseId).setLeaseMs(lease.toMillis()).build()).getLeaseExpiresMs())));
     }
 
     @Override
-    public ListResponse list(ListRequest request) throws StoreException {
-        return call("list " + request.getPrefix(), s -> s.list(request));
+    public void releaseLease(String key, long leaseId) throws StoreException {
+        call("release lease on " + key, s -> s.releaseLease(ReleaseLeaseRequest.newBuilder().setKey(key).setLeaseId(leaseId).build()));
     }
 
     @Override
-    public SetPinnedResponse setPinned(SetPinnedRequest request) throws StoreException {
-        return call("pin " + request.getKey(), s -> s.setPinned(request));
+    public void remove(String key, boolean force) throws StoreException {
+        call("remove " + key, s -> s.remove(RemoveRequest.newBuilder().setKey(key).setForce(force).build()));
     }
 
     @Override
-    public LockResponse tryLock(LockRequest request) throws StoreException {
-        return call("lock " + request.getName(), s -> s.tryLock(request));
+    public ListPage list(String prefix, String startAfter, int limit) throws StoreException {
+        return call("list " + prefix, s -> {
+            ListResponse page = s.list(ListRequest.newBuilder().setPrefix(prefix).setStartAfter(startAfter).setLimit(limit).build());
+            List<ObjectMeta> objects = new ArrayList<>();
+            page.getObjectsList().forEach(o -> objects.add(Protos.fromProto(o)));
+            return new ListPage(objects, page.getNextStartAfter().isEmpty() ? Optional.empty() : Optional.of(page.getNextStartAfter()));
+        });
     }
 
     @Override
-    public LockResponse renewLock(LockRequest request) throws StoreException {
-        return call("renew lock " + request.getName(), s -> s.renewLock(request));
+    public LockState tryLock(String name, String owner, Duration ttl) throws StoreException {
+        return call("lock " + name, s -> lockState(s.tryLock(lock(name, owner, ttl))));
     }
 
     @Override
-    public LockResponse releaseLock(LockRequest request) throws StoreException {
-        return call("release lock " + request.getName(), s -> s.releaseLock(request));
+    public LockState renewLock(String name, String owner, Duration ttl) throws StoreException {
+        return call("renew lock " + name, s -> lockState(s.renewLock(lock(name, owner, ttl))));
     }
 
     @Override
-    public StatusResponse status(StatusRequest request) throws StoreException {
-        return call("status", s -> s.status(request));
+    public void releaseLock(String name, String owner) throws StoreException {
+        call("release lock " + name, s -> s.releaseLock(lock(name, owner, Duration.ZERO)));
+    }
+
+    private static LockRequest lock(String name, String owner, Duration ttl) {
+        return LockRequest.newBuilder().setName(name).setOwner(owner).setTtlMs(ttl.toMillis()).build();
+    }
+
+    private static LockState lockState(LockResponse response) {
+        return new LockState(response.getHeld(), response.getOwner(), Instant.ofEpochMilli(response.getExpiresMs()));
+    }
+
+    @Override
+    public StoreStatus status() throws StoreException {
+        return call("status", s -> {
+            StatusResponse response = s.status(StatusRequest.getDefaultInstance());
+            return new StoreStatus(List.copyOf(Protos.nodeStatuses(response.getNodesList()).values()), response.getObjects(),
+                    response.getPendingPuts());
+        });
     }
 
     @Override

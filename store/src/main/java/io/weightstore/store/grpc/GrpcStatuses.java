@@ -3,7 +3,7 @@ package io.weightstore.store.grpc;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.StoreException;
 
 /** The one mapping between store error codes and gRPC statuses, used by both ends of the master RPC. */
 final class GrpcStatuses {

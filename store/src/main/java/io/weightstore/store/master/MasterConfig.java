@@ -1,5 +1,6 @@
 package io.weightstore.store.master;
 
+import io.weightstore.store.checksum.Checksums;
 import java.time.Duration;
 
 /**
@@ -28,7 +29,7 @@ public record MasterConfig(long sliceSize, int checksumBlockSize, Duration heart
     }
 
     public static MasterConfig defaults() {
-        return new MasterConfig(DEFAULT_SLICE_SIZE, io.weightstore.store.Checksums.DEFAULT_BLOCK_SIZE, Duration.ofSeconds(1),
+        return new MasterConfig(DEFAULT_SLICE_SIZE, Checksums.DEFAULT_BLOCK_SIZE, Duration.ofSeconds(1),
                 Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(10), 0.95, 0.85);
     }
 

@@ -1,63 +1,39 @@
 package io.weightstore.store.master;
 
-import static io.weightstore.store.StoreException.Code.ALREADY_EXISTS;
-import static io.weightstore.store.StoreException.Code.FAILED_PRECONDITION;
-import static io.weightstore.store.StoreException.Code.INVALID_ARGUMENT;
-import static io.weightstore.store.StoreException.Code.NOT_FOUND;
-import static io.weightstore.store.StoreException.Code.NO_SPACE;
-import static io.weightstore.store.StoreException.Code.UNAVAILABLE;
+import static io.weightstore.store.api.StoreException.Code.ALREADY_EXISTS;
+import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
+import static io.weightstore.store.api.StoreException.Code.INVALID_ARGUMENT;
+import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
+import static io.weightstore.store.api.StoreException.Code.NO_SPACE;
+import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 
-import io.weightstore.store.MasterApi;
-import io.weightstore.store.ObjectKeys;
-import io.weightstore.store.StoreException;
-import io.weightstore.store.proto.GetReplicasRequest;
-import io.weightstore.store.proto.GetReplicasResponse;
-import io.weightstore.store.proto.HeartbeatRequest;
-import io.weightstore.store.proto.HeartbeatResponse;
-import io.weightstore.store.proto.ListRequest;
-import io.weightstore.store.proto.ListResponse;
-import io.weightstore.store.proto.LockRecord;
-import io.weightstore.store.proto.LockRequest;
-import io.weightstore.store.proto.LockResponse;
-import io.weightstore.store.proto.NodeInfo;
-import io.weightstore.store.proto.ObjectMeta;
-import io.weightstore.store.proto.PendingPut;
-import io.weightstore.store.proto.PutAbortRequest;
-import io.weightstore.store.proto.PutAbortResponse;
-import io.weightstore.store.proto.PutEndRequest;
-import io.weightstore.store.proto.PutEndResponse;
-import io.weightstore.store.proto.PutStartRequest;
-import io.weightstore.store.proto.PutStartResponse;
-import io.weightstore.store.proto.RegisterNodeRequest;
-import io.weightstore.store.proto.RegisterNodeResponse;
-import io.weightstore.store.proto.ReleaseLeaseRequest;
-import io.weightstore.store.proto.ReleaseLeaseResponse;
-import io.weightstore.store.proto.RemoveRequest;
-import io.weightstore.store.proto.RemoveResponse;
-import io.weightstore.store.proto.Replica;
-import io.weightstore.store.proto.SetPinnedRequest;
-import io.weightstore.store.proto.SetPinnedResponse;
-import io.weightstore.store.proto.Slice;
-import io.weightstore.store.proto.SliceChecksums;
-import io.weightstore.store.proto.StatRequest;
-import io.weightstore.store.proto.StatResponse;
-import io.weightstore.store.proto.StatusRequest;
-import io.weightstore.store.proto.StatusResponse;
-import java.nio.file.Path;
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.ListPage;
+import io.weightstore.store.api.Located;
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.ObjectKeys;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoreStatus;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,273 +49,228 @@ public final class MasterCore implements MasterApi {
     private static final int MAX_LIST_LIMIT = 10_000;
     private static final int DEFAULT_LIST_LIMIT = 1_000;
 
-    private final MasterDb db;
+    private final MetadataStore metadata;
     private final MasterConfig config;
     private final LongSupplier clock;
-    private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
-    private final Map<String, SegmentAllocator> allocators = new HashMap<>();
-    private final Map<String, Long> lastHeartbeat = new HashMap<>();
-    private final Map<String, PendingPut> pending = new HashMap<>();
-    private final Map<String, Map<Long, Long>> leases = new HashMap<>();
-    private final Map<String, Long> lastAccess = new HashMap<>();
-    private final AtomicLong leaseIds = new AtomicLong();
+    private final NodeRegistry nodes;
+    private final LeaseTable leases;
+    private final Placement placement = new SpreadPlacement();
+    private final Eviction eviction = new LeastRecentlyRead();
+    private final Map<String, PutGrant> pending = new LinkedHashMap<>();
+    private final Map<String, Long> lastRead = new HashMap<>();
     private final ScheduledExecutorService reaper;
     private long objectCount;
 
-    private MasterCore(MasterDb db, MasterConfig config, LongSupplier clock) throws StoreException {
-        this.db = db;
+    private MasterCore(MetadataStore metadata, MasterConfig config, LongSupplier clock) throws StoreException {
+        this.metadata = metadata;
         this.config = config;
         this.clock = clock;
+        this.nodes = new NodeRegistry(clock, config.nodeDeadline());
+        this.leases = new LeaseTable(clock.getAsLong());
         recover();
         this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("master-reaper").factory());
         reaper.scheduleWithFixedDelay(this::reapExpiredPuts, 1, 1, TimeUnit.SECONDS);
     }
 
-    public static MasterCore open(Path dataDir, MasterConfig config) throws StoreException {
-        return open(dataDir, config, System::currentTimeMillis);
+    /** A master over the metadata in {@code store}; closing the master closes it. */
+    public static MasterCore open(MetadataStore store, MasterConfig config) throws StoreException {
+        return open(store, config, System::currentTimeMillis);
     }
 
-    static MasterCore open(Path dataDir, MasterConfig config, LongSupplier clock) throws StoreException {
-        MasterDb db = MasterDb.open(dataDir);
+    static MasterCore open(MetadataStore store, MasterConfig config, LongSupplier clock) throws StoreException {
         try {
-            return new MasterCore(db, config, clock);
+            return new MasterCore(store, config, clock);
         } catch (StoreException | RuntimeException e) {
-            db.close();
+            store.close();
             throw e;
         }
     }
 
     private void recover() throws StoreException {
-        for (NodeInfo node : db.scanAll(MasterDb.NODE, NodeInfo.parser())) {
-            nodes.put(node.getNodeId(), node);
-            allocators.put(node.getNodeId(), new SegmentAllocator(node.getCapacity()));
-        }
-        List<ObjectMeta> objects = db.scanAll(MasterDb.OBJECT, ObjectMeta.parser());
+        metadata.nodes().forEach(nodes::recover);
+        List<ObjectMeta> objects = metadata.objects("", "", Integer.MAX_VALUE);
         for (ObjectMeta object : objects) {
-            reserve(object);
-            lastAccess.put(object.getKey(), object.getCreatedMs());
+            nodes.reserve(object);
+            lastRead.put(object.key(), object.createdAt().toEpochMilli());
         }
         objectCount = objects.size();
-        for (PendingPut put : db.scanAll(MasterDb.PENDING, PendingPut.parser())) {
-            pending.put(put.getPutId(), put);
-            reserve(put.getObject());
+        for (PutGrant put : metadata.pendingPuts()) {
+            pending.put(put.putId(), put);
+            nodes.reserve(put.object());
         }
-        log.info("master recovered {} nodes, {} objects, {} pending puts", nodes.size(), objectCount, pending.size());
-    }
-
-    private void reserve(ObjectMeta object) {
-        for (Slice slice : object.getSlicesList()) {
-            for (Replica replica : slice.getReplicasList()) {
-                SegmentAllocator allocator = allocators.get(replica.getNodeId());
-                if (allocator != null) {
-                    allocator.reserve(replica.getOffset(), slice.getLength());
-                }
-            }
-        }
-    }
-
-    private void release(ObjectMeta object) {
-        for (Slice slice : object.getSlicesList()) {
-            for (Replica replica : slice.getReplicasList()) {
-                SegmentAllocator allocator = allocators.get(replica.getNodeId());
-                if (allocator != null) {
-                    allocator.release(replica.getOffset(), slice.getLength());
-                }
-            }
-        }
+        log.info("master recovered {} nodes, {} objects, {} pending puts", nodes.statuses().size(), objectCount, pending.size());
     }
 
     // ---- nodes
 
     @Override
-    public synchronized RegisterNodeResponse registerNode(RegisterNodeRequest request) throws StoreException {
-        NodeInfo node = request.getNode();
-        if (node.getNodeId().isEmpty() || node.getCapacity() <= 0) {
+    public synchronized Duration registerNode(NodeInfo node) throws StoreException {
+        if (node.nodeId().isEmpty() || node.capacity() <= 0) {
             throw new StoreException(INVALID_ARGUMENT, "node registration needs an id and a capacity > 0: nodeId="
-                    + node.getNodeId() + " capacity=" + node.getCapacity());
+                    + node.nodeId() + " capacity=" + node.capacity());
         }
-        NodeInfo known = nodes.get(node.getNodeId());
-        if (known != null && known.getCapacity() != node.getCapacity()) {
-            throw new StoreException(INVALID_ARGUMENT, "node " + node.getNodeId() + " registered with capacity "
-                    + known.getCapacity() + ", now " + node.getCapacity() + "; a pool cannot change size");
+        Optional<NodeInfo> known = nodes.get(node.nodeId());
+        if (known.isPresent() && known.get().capacity() != node.capacity()) {
+            throw new StoreException(INVALID_ARGUMENT, "node " + node.nodeId() + " registered with capacity "
+                    + known.get().capacity() + ", now " + node.capacity() + "; a pool cannot change size");
         }
-        NodeInfo stored = node.toBuilder().clearUsed().clearUp().clearLastHeartbeatMs().build();
-        db.put(MasterDb.NODE + node.getNodeId(), stored);
-        nodes.put(node.getNodeId(), stored);
-        allocators.computeIfAbsent(node.getNodeId(), id -> new SegmentAllocator(node.getCapacity()));
-        lastHeartbeat.put(node.getNodeId(), clock.getAsLong());
-        log.info("node {} registered at {}:{} with {} bytes ({})", node.getNodeId(), node.getHost(), node.getPort(),
-                node.getCapacity(), known == null ? "new" : "known");
-        return RegisterNodeResponse.newBuilder().setHeartbeatIntervalMs(config.heartbeatInterval().toMillis()).build();
+        metadata.apply(new MetadataBatch().putNode(node));
+        nodes.register(node);
+        log.info("node {} registered at {} with {} bytes ({})", node.nodeId(), node.endpoint(), node.capacity(),
+                known.isPresent() ? "known" : "new");
+        return config.heartbeatInterval();
     }
 
     @Override
-    public synchronized HeartbeatResponse heartbeat(HeartbeatRequest request) {
-        boolean known = nodes.containsKey(request.getNodeId());
-        if (known) {
-            lastHeartbeat.put(request.getNodeId(), clock.getAsLong());
-        }
-        return HeartbeatResponse.newBuilder().setKnown(known).build();
-    }
-
-    private boolean isUp(NodeInfo node) {
-        if (node.getPort() == 0) {
-            return true; // an in-process pool lives and dies with the master
-        }
-        Long last = lastHeartbeat.get(node.getNodeId());
-        return last != null && clock.getAsLong() - last <= config.nodeDeadline().toMillis();
-    }
-
-    private NodeInfo withLiveness(NodeInfo node) {
-        SegmentAllocator allocator = allocators.get(node.getNodeId());
-        return node.toBuilder().setUp(isUp(node)).setUsed(allocator.used())
-                .setLastHeartbeatMs(lastHeartbeat.getOrDefault(node.getNodeId(), 0L)).build();
+    public synchronized boolean heartbeat(String nodeId) {
+        return nodes.heartbeat(nodeId);
     }
 
     // ---- puts
 
     @Override
-    public synchronized PutStartResponse putStart(PutStartRequest request) throws StoreException {
-        String key = ObjectKeys.validate(request.getKey());
-        long size = request.getSize();
-        int replicas = Math.max(1, request.getReplicas());
-        long sliceSize = request.getSliceSize() == 0 ? config.sliceSize() : request.getSliceSize();
+    public synchronized PutGrant putStart(String key, long size, PutOptions options) throws StoreException {
+        ObjectKeys.validate(key);
+        int replicas = options.replicas();
+        long sliceSize = options.sliceSize() == 0 ? config.sliceSize() : options.sliceSize();
         if (size < 0 || sliceSize <= 0 || sliceSize % config.checksumBlockSize() != 0) {
             throw new StoreException(INVALID_ARGUMENT, "put of " + key + ": size must be >= 0 and the slice size a multiple of "
                     + config.checksumBlockSize() + ": size=" + size + " sliceSize=" + sliceSize);
         }
-        if (!request.getReplace() && db.get(objectKey(key), ObjectMeta.parser()) != null) {
-            throw new StoreException(ALREADY_EXISTS, "object " + key + " exists; ask for replace to overwrite it");
-        }
-        for (PendingPut put : pending.values()) {
-            if (put.getObject().getKey().equals(key)) {
-                throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.getPutId());
+        if (metadata.object(key).isPresent()) {
+            if (!options.replace()) {
+                throw new StoreException(ALREADY_EXISTS, "object " + key + " exists; put it with replace to overwrite it");
+            }
+            int readers = leases.holders(key, clock.getAsLong());
+            if (readers > 0) {
+                throw new StoreException(FAILED_PRECONDITION, "object " + key + " is being read by " + readers
+                        + " reader(s); replacing it would pull it from under them, so try again when they finish");
             }
         }
-        List<NodeInfo> up = nodes.values().stream().filter(this::isUp).toList();
+        for (PutGrant put : pending.values()) {
+            if (put.object().key().equals(key)) {
+                throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
+            }
+        }
+        List<NodeInfo> up = nodes.up();
         if (up.size() < replicas) {
             throw new StoreException(UNAVAILABLE, "put of " + key + " needs " + replicas + " nodes up, " + up.size() + " are");
         }
-        ObjectMeta.Builder object = ObjectMeta.newBuilder().setKey(key).setSize(size).setSliceSize(sliceSize)
-                .setChecksumBlockSize(config.checksumBlockSize()).setPinned(request.getPin())
-                .setCreatedMs(clock.getAsLong()).setReplicas(replicas);
         evictIfNeeded(size * replicas, key);
         int sliceCount = (int) Math.ceilDiv(size, sliceSize);
+        List<SliceMeta> slices = new ArrayList<>(sliceCount);
         for (int i = 0; i < sliceCount; i++) {
             long length = Math.min(sliceSize, size - i * sliceSize);
-            Slice.Builder slice = Slice.newBuilder().setOffset(i * sliceSize).setLength(length);
-            if (!place(slice, up, replicas, i)) {
-                release(object.addSlices(slice).build());
+            List<ReplicaRef> placed = placement.place(i, length, replicas, up, nodes);
+            slices.add(new SliceMeta(i * sliceSize, length, placed, BlockCrcs.none()));
+            if (placed.size() < replicas) {
+                nodes.release(unsealed(key, size, sliceSize, options, slices));
                 throw new StoreException(NO_SPACE, "no room for " + key + " (" + size + " bytes x " + replicas
                         + " replicas): slice " + i + " fits on fewer than " + replicas + " nodes");
             }
-            object.addSlices(slice);
         }
-        String putId = UUID.randomUUID().toString();
-        long deadline = clock.getAsLong() + config.putTimeout().toMillis();
-        PendingPut put = PendingPut.newBuilder().setPutId(putId).setObject(object).setDeadlineMs(deadline).build();
-        db.put(MasterDb.PENDING + putId, put);
-        pending.put(putId, put);
-        PutStartResponse.Builder response = PutStartResponse.newBuilder().setPutId(putId).setObject(object).setDeadlineMs(deadline);
-        nodesOf(object.build()).forEach(response::addNodes);
-        return response.build();
+        ObjectMeta object = unsealed(key, size, sliceSize, options, slices);
+        Map<String, NodeInfo> involved = new LinkedHashMap<>();
+        nodes.holders(object).forEach((id, status) -> involved.put(id, status.info()));
+        PutGrant put = new PutGrant(UUID.randomUUID().toString(), object, involved,
+                Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()), options.writer());
+        metadata.apply(new MetadataBatch().putPending(put));
+        pending.put(put.putId(), put);
+        return put;
     }
 
-    /** Puts a slice's replicas on distinct nodes, starting the scan at a different node per slice to spread load. */
-    private boolean place(Slice.Builder slice, List<NodeInfo> up, int replicas, int sliceIndex) {
-        List<NodeInfo> candidates = new ArrayList<>(up);
-        Collections.rotate(candidates, -(sliceIndex % candidates.size()));
-        candidates.sort(Comparator.comparingLong((NodeInfo n) -> -allocators.get(n.getNodeId()).free() / slice.getLength()));
-        for (NodeInfo node : candidates) {
-            if (slice.getReplicasCount() == replicas) {
-                break;
-            }
-            OptionalLong offset = allocators.get(node.getNodeId()).allocate(slice.getLength());
-            if (offset.isPresent()) {
-                slice.addReplicas(Replica.newBuilder().setNodeId(node.getNodeId()).setOffset(offset.getAsLong()));
-            }
-        }
-        return slice.getReplicasCount() == replicas;
+    private ObjectMeta unsealed(String key, long size, long sliceSize, PutOptions options, List<SliceMeta> slices) {
+        return new ObjectMeta(key, size, sliceSize, config.checksumBlockSize(), slices, options.pin(),
+                Instant.ofEpochMilli(clock.getAsLong()), options.replicas());
     }
 
     private void evictIfNeeded(long incoming, String forKey) throws StoreException {
-        long capacity = allocators.values().stream().mapToLong(SegmentAllocator::capacity).sum();
-        long used = allocators.values().stream().mapToLong(SegmentAllocator::used).sum();
-        if (used + incoming <= config.highWatermark() * capacity) {
+        long capacity = nodes.capacity();
+        if (nodes.used() + incoming <= config.highWatermark() * capacity) {
             return;
         }
         long target = (long) (config.lowWatermark() * capacity) - incoming;
-        List<ObjectMeta> candidates = new ArrayList<>();
-        db.scan(MasterDb.OBJECT, "", Integer.MAX_VALUE, ObjectMeta.parser(), (k, object) -> {
-            if (!object.getPinned() && !isLeased(object.getKey())) {
-                candidates.add(object);
-            }
-        });
-        candidates.sort(Comparator.comparingLong(o -> lastAccess.getOrDefault(o.getKey(), o.getCreatedMs())));
-        for (ObjectMeta victim : candidates) {
-            if (used <= target) {
+        long now = clock.getAsLong();
+        List<ObjectMeta> candidates = metadata.objects("", "", Integer.MAX_VALUE).stream()
+                .filter(o -> !o.pinned() && !leases.isLeased(o.key(), now)).toList();
+        for (ObjectMeta victim : eviction.order(candidates, lastRead)) {
+            if (nodes.used() <= target) {
                 break;
             }
-            log.info("evicting {} ({} bytes, unpinned, least recently read) to make room for {}", victim.getKey(),
-                    victim.getSize(), forKey);
+            log.info("evicting {} ({} bytes, unpinned, least recently read) to make room for {}", victim.key(), victim.size(),
+                    forKey);
             removeObject(victim);
-            used = allocators.values().stream().mapToLong(SegmentAllocator::used).sum();
         }
     }
 
     @Override
-    public synchronized PutEndResponse putEnd(PutEndRequest request) throws StoreException {
-        PendingPut put = pending.get(request.getPutId());
+    public synchronized ObjectMeta putEnd(String putId, List<BlockCrcs> checksums) throws StoreException {
+        PutGrant put = pending.get(putId);
         if (put == null) {
-            throw new StoreException(NOT_FOUND, "put " + request.getPutId() + " is unknown, expired or already ended");
+            throw new StoreException(NOT_FOUND, "put " + putId + " is unknown, expired or already ended");
         }
-        ObjectMeta.Builder object = put.getObject().toBuilder();
-        if (request.getChecksumsCount() != object.getSlicesCount()) {
-            throw new StoreException(INVALID_ARGUMENT, "put of " + object.getKey() + " has " + object.getSlicesCount()
-                    + " slices, got checksums for " + request.getChecksumsCount());
+        ObjectMeta object = put.object();
+        if (checksums.size() != object.slices().size()) {
+            throw new StoreException(INVALID_ARGUMENT, "put of " + object.key() + " has " + object.slices().size()
+                    + " slices, got checksums for " + checksums.size());
         }
-        for (int i = 0; i < object.getSlicesCount(); i++) {
-            Slice slice = object.getSlices(i);
-            SliceChecksums sums = request.getChecksums(i);
-            long blocks = Math.ceilDiv(slice.getLength(), (long) object.getChecksumBlockSize());
-            if (sums.getBlockCrcsCount() != blocks) {
-                throw new StoreException(INVALID_ARGUMENT, "put of " + object.getKey() + ": slice " + i + " has " + blocks
-                        + " checksum blocks, got " + sums.getBlockCrcsCount());
+        List<SliceMeta> slices = new ArrayList<>();
+        for (int i = 0; i < checksums.size(); i++) {
+            SliceMeta slice = object.slice(i);
+            long blocks = Math.ceilDiv(slice.length(), (long) object.checksumBlockSize());
+            if (checksums.get(i).count() != blocks) {
+                throw new StoreException(INVALID_ARGUMENT, "put of " + object.key() + ": slice " + i + " has " + blocks
+                        + " checksum blocks, got " + checksums.get(i).count());
             }
-            object.setSlices(i, slice.toBuilder().clearBlockCrcs().addAllBlockCrcs(sums.getBlockCrcsList()));
+            slices.add(slice.withCrcs(checksums.get(i)));
         }
-        ObjectMeta sealed = object.setCreatedMs(clock.getAsLong()).build();
-        ObjectMeta previous = db.get(objectKey(sealed.getKey()), ObjectMeta.parser());
-        db.write(new MasterDb.Batch().delete(MasterDb.PENDING + put.getPutId()).put(objectKey(sealed.getKey()), sealed));
-        pending.remove(put.getPutId());
-        if (previous != null) {
-            release(previous);
+        ObjectMeta sealed = object.withSlices(slices).withCreatedAt(Instant.ofEpochMilli(clock.getAsLong()));
+        Optional<ObjectMeta> previous = metadata.object(sealed.key());
+        metadata.apply(new MetadataBatch().deletePending(putId).putObject(sealed));
+        pending.remove(putId);
+        if (previous.isPresent()) {
+            nodes.release(previous.get());
         } else {
             objectCount++;
         }
-        lastAccess.put(sealed.getKey(), sealed.getCreatedMs());
-        return PutEndResponse.newBuilder().setObject(sealed).build();
+        lastRead.put(sealed.key(), sealed.createdAt().toEpochMilli());
+        return sealed;
     }
 
     @Override
-    public synchronized PutAbortResponse putAbort(PutAbortRequest request) throws StoreException {
-        PendingPut put = pending.remove(request.getPutId());
+    public synchronized void putAbort(String putId) throws StoreException {
+        PutGrant put = pending.remove(putId);
         if (put != null) {
-            db.delete(MasterDb.PENDING + put.getPutId());
-            release(put.getObject());
+            metadata.apply(new MetadataBatch().deletePending(putId));
+            nodes.release(put.object());
         }
-        return PutAbortResponse.getDefaultInstance();
+    }
+
+    @Override
+    public synchronized int abortPutsOf(String writer) throws StoreException {
+        if (writer.isEmpty()) {
+            throw new StoreException(INVALID_ARGUMENT, "name the writer whose puts to abort");
+        }
+        int aborted = 0;
+        for (PutGrant put : List.copyOf(pending.values())) {
+            if (put.writer().equals(writer)) {
+                log.warn("reclaiming put {} of {}: its writer {} is gone", put.putId(), put.object().key(), writer);
+                putAbort(put.putId());
+                aborted++;
+            }
+        }
+        return aborted;
     }
 
     private synchronized void reapExpiredPuts() {
         long now = clock.getAsLong();
-        for (PendingPut put : List.copyOf(pending.values())) {
-            if (put.getDeadlineMs() < now) {
-                log.warn("reclaiming abandoned put {} of {}", put.getPutId(), put.getObject().getKey());
+        for (PutGrant put : List.copyOf(pending.values())) {
+            if (put.deadline().toEpochMilli() < now) {
+                log.warn("reclaiming abandoned put {} of {}", put.putId(), put.object().key());
                 try {
-                    putAbort(PutAbortRequest.newBuilder().setPutId(put.getPutId()).build());
+                    putAbort(put.putId());
                 } catch (StoreException e) {
-                    log.error("cannot reclaim put {}: {}", put.getPutId(), e.getMessage());
+                    log.error("cannot reclaim put {}: {}", put.putId(), e.getMessage());
                 }
             }
         }
@@ -353,181 +284,126 @@ public final class MasterCore implements MasterApi {
     // ---- reads
 
     @Override
-    public synchronized StatResponse stat(StatRequest request) throws StoreException {
-        return StatResponse.newBuilder().setObject(sealed(request.getKey())).build();
+    public synchronized ObjectMeta stat(String key) throws StoreException {
+        return sealed(key);
     }
 
     @Override
-    public synchronized GetReplicasResponse getReplicas(GetReplicasRequest request) throws StoreException {
-        ObjectMeta object = sealed(request.getKey());
-        long leaseMs = request.getLeaseMs() > 0 ? request.getLeaseMs() : config.leaseDuration().toMillis();
+    public synchronized Located locate(String key, Duration lease) throws StoreException {
+        ObjectMeta object = sealed(key);
         long now = clock.getAsLong();
-        long leaseId = leaseIds.incrementAndGet();
-        long expires = now + leaseMs;
-        leases.computeIfAbsent(object.getKey(), k -> new HashMap<>()).put(leaseId, expires);
-        lastAccess.put(object.getKey(), now);
-        GetReplicasResponse.Builder response = GetReplicasResponse.newBuilder().setObject(object)
-                .setLeaseId(leaseId).setLeaseExpiresMs(expires);
-        nodesOf(object).forEach(response::addNodes);
-        return response.build();
+        lastRead.put(object.key(), now);
+        return new Located(object, nodes.holders(object), leases.grant(object.key(), now, leaseMillis(lease)));
     }
 
     @Override
-    public synchronized ReleaseLeaseResponse releaseLease(ReleaseLeaseRequest request) {
-        Map<Long, Long> held = leases.get(request.getKey());
-        if (held != null) {
-            held.remove(request.getLeaseId());
-            if (held.isEmpty()) {
-                leases.remove(request.getKey());
-            }
-        }
-        return ReleaseLeaseResponse.getDefaultInstance();
+    public synchronized Lease renewLease(String key, long leaseId, Duration lease) throws StoreException {
+        sealed(key);
+        return leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease));
     }
 
-    private boolean isLeased(String key) {
-        Map<Long, Long> held = leases.get(key);
-        if (held == null) {
-            return false;
-        }
+    private long leaseMillis(Duration requested) {
+        return requested.isZero() || requested.isNegative() ? config.leaseDuration().toMillis() : requested.toMillis();
+    }
+
+    @Override
+    public synchronized void releaseLease(String key, long leaseId) {
+        leases.release(key, leaseId);
+    }
+
+    // ---- removal, listing
+
+    @Override
+    public synchronized void remove(String key, boolean force) throws StoreException {
+        ObjectMeta object = sealed(key);
         long now = clock.getAsLong();
-        held.values().removeIf(expires -> expires < now);
-        if (held.isEmpty()) {
-            leases.remove(key);
-            return false;
-        }
-        return true;
-    }
-
-    private List<NodeInfo> nodesOf(ObjectMeta object) {
-        Map<String, NodeInfo> involved = new LinkedHashMap<>();
-        for (Slice slice : object.getSlicesList()) {
-            for (Replica replica : slice.getReplicasList()) {
-                NodeInfo node = nodes.get(replica.getNodeId());
-                if (node != null) {
-                    involved.putIfAbsent(node.getNodeId(), withLiveness(node));
-                }
-            }
-        }
-        return List.copyOf(involved.values());
-    }
-
-    // ---- removal, listing, pins
-
-    @Override
-    public synchronized RemoveResponse remove(RemoveRequest request) throws StoreException {
-        ObjectMeta object = sealed(request.getKey());
-        if (!request.getForce() && isLeased(object.getKey())) {
-            Map<Long, Long> held = leases.get(object.getKey());
-            throw new StoreException(FAILED_PRECONDITION, "object " + object.getKey() + " is leased by " + held.size()
-                    + " reader(s) until " + Instant.ofEpochMilli(held.values().stream().max(Long::compare).orElse(0L))
-                    + "; force to remove it anyway");
+        int holders = leases.holders(object.key(), now);
+        if (!force && holders > 0) {
+            throw new StoreException(FAILED_PRECONDITION, "object " + object.key() + " is leased by " + holders + " reader(s) until "
+                    + Instant.ofEpochMilli(leases.latestExpiry(object.key()).orElse(now)) + "; force to remove it anyway");
         }
         removeObject(object);
-        return RemoveResponse.getDefaultInstance();
     }
 
     private void removeObject(ObjectMeta object) throws StoreException {
-        db.delete(objectKey(object.getKey()));
-        release(object);
-        leases.remove(object.getKey());
-        lastAccess.remove(object.getKey());
+        metadata.apply(new MetadataBatch().deleteObject(object.key()));
+        nodes.release(object);
+        leases.forget(object.key());
+        lastRead.remove(object.key());
         objectCount--;
     }
 
     @Override
-    public synchronized ListResponse list(ListRequest request) throws StoreException {
-        int limit = request.getLimit() <= 0 ? DEFAULT_LIST_LIMIT : Math.min(request.getLimit(), MAX_LIST_LIMIT);
-        ListResponse.Builder response = ListResponse.newBuilder();
-        String startAfter = request.getStartAfter().isEmpty() ? "" : objectKey(request.getStartAfter());
-        db.scan(MasterDb.OBJECT + request.getPrefix(), startAfter, limit + 1, ObjectMeta.parser(), (k, object) -> {
-            if (response.getObjectsCount() < limit) {
-                response.addObjects(object);
-            } else {
-                response.setNextStartAfter(response.getObjects(limit - 1).getKey());
-            }
-        });
-        return response.build();
-    }
-
-    @Override
-    public synchronized SetPinnedResponse setPinned(SetPinnedRequest request) throws StoreException {
-        ObjectMeta object = sealed(request.getKey());
-        db.put(objectKey(object.getKey()), object.toBuilder().setPinned(request.getPinned()).build());
-        return SetPinnedResponse.getDefaultInstance();
+    public synchronized ListPage list(String prefix, String startAfter, int limit) throws StoreException {
+        int pageSize = limit <= 0 ? DEFAULT_LIST_LIMIT : Math.min(limit, MAX_LIST_LIMIT);
+        List<ObjectMeta> found = metadata.objects(prefix, startAfter, pageSize + 1);
+        if (found.size() <= pageSize) {
+            return new ListPage(found, Optional.empty());
+        }
+        List<ObjectMeta> page = found.subList(0, pageSize);
+        return new ListPage(page, Optional.of(page.getLast().key()));
     }
 
     // ---- locks
 
     @Override
-    public synchronized LockResponse tryLock(LockRequest request) throws StoreException {
-        requireLockArguments(request);
-        LockRecord current = db.get(MasterDb.LOCK + request.getName(), LockRecord.parser());
+    public synchronized LockState tryLock(String name, String owner, Duration ttl) throws StoreException {
+        requireLockArguments(name, owner, ttl);
+        Optional<LockState> current = metadata.lock(name);
         long now = clock.getAsLong();
-        if (current != null && current.getExpiresMs() >= now && !current.getOwner().equals(request.getOwner())) {
-            return LockResponse.newBuilder().setHeld(false).setOwner(current.getOwner()).setExpiresMs(current.getExpiresMs()).build();
+        if (current.isPresent() && current.get().expiresAt().toEpochMilli() >= now && !current.get().owner().equals(owner)) {
+            return new LockState(false, current.get().owner(), current.get().expiresAt());
         }
-        return grant(request, now);
+        return grant(name, owner, ttl, now);
     }
 
     @Override
-    public synchronized LockResponse renewLock(LockRequest request) throws StoreException {
-        requireLockArguments(request);
-        LockRecord current = db.get(MasterDb.LOCK + request.getName(), LockRecord.parser());
-        long now = clock.getAsLong();
-        if (current == null || !current.getOwner().equals(request.getOwner())) {
-            throw new StoreException(FAILED_PRECONDITION, "lock " + request.getName() + " is not held by " + request.getOwner()
-                    + (current == null ? "" : "; it is held by " + current.getOwner()));
+    public synchronized LockState renewLock(String name, String owner, Duration ttl) throws StoreException {
+        requireLockArguments(name, owner, ttl);
+        Optional<LockState> current = metadata.lock(name);
+        if (current.isEmpty() || !current.get().owner().equals(owner)) {
+            throw new StoreException(FAILED_PRECONDITION, "lock " + name + " is not held by " + owner
+                    + current.map(c -> "; it is held by " + c.owner()).orElse(""));
         }
-        return grant(request, now);
+        return grant(name, owner, ttl, clock.getAsLong());
     }
 
     @Override
-    public synchronized LockResponse releaseLock(LockRequest request) throws StoreException {
-        LockRecord current = db.get(MasterDb.LOCK + request.getName(), LockRecord.parser());
-        if (current != null && current.getOwner().equals(request.getOwner())) {
-            db.delete(MasterDb.LOCK + request.getName());
+    public synchronized void releaseLock(String name, String owner) throws StoreException {
+        Optional<LockState> current = metadata.lock(name);
+        if (current.isPresent() && current.get().owner().equals(owner)) {
+            metadata.apply(new MetadataBatch().deleteLock(name));
         }
-        return LockResponse.newBuilder().setHeld(false).build();
     }
 
-    private LockResponse grant(LockRequest request, long now) throws StoreException {
-        long expires = now + request.getTtlMs();
-        db.put(MasterDb.LOCK + request.getName(), LockRecord.newBuilder().setOwner(request.getOwner()).setExpiresMs(expires).build());
-        return LockResponse.newBuilder().setHeld(true).setOwner(request.getOwner()).setExpiresMs(expires).build();
+    private LockState grant(String name, String owner, Duration ttl, long now) throws StoreException {
+        LockState held = new LockState(true, owner, Instant.ofEpochMilli(now + ttl.toMillis()));
+        metadata.apply(new MetadataBatch().putLock(name, held));
+        return held;
     }
 
-    private static void requireLockArguments(LockRequest request) throws StoreException {
-        if (request.getName().isEmpty() || request.getOwner().isEmpty() || request.getTtlMs() <= 0) {
-            throw new StoreException(INVALID_ARGUMENT, "a lock needs a name, an owner and a ttl > 0: name="
-                    + request.getName() + " owner=" + request.getOwner() + " ttlMs=" + request.getTtlMs());
+    private static void requireLockArguments(String name, String owner, Duration ttl) throws StoreException {
+        if (name.isEmpty() || owner.isEmpty() || ttl.toMillis() <= 0) {
+            throw new StoreException(INVALID_ARGUMENT, "a lock needs a name, an owner and a ttl > 0: name=" + name + " owner="
+                    + owner + " ttlMs=" + ttl.toMillis());
         }
     }
 
     // ---- status
 
     @Override
-    public synchronized StatusResponse status(StatusRequest request) {
-        StatusResponse.Builder response = StatusResponse.newBuilder().setObjects(objectCount).setPendingPuts(pending.size());
-        nodes.values().forEach(node -> response.addNodes(withLiveness(node)));
-        return response.build();
+    public synchronized StoreStatus status() {
+        return new StoreStatus(nodes.statuses(), objectCount, pending.size());
     }
 
     private ObjectMeta sealed(String key) throws StoreException {
         ObjectKeys.validate(key);
-        ObjectMeta object = db.get(objectKey(key), ObjectMeta.parser());
-        if (object == null) {
-            throw new StoreException(NOT_FOUND, "no object " + key);
-        }
-        return object;
-    }
-
-    private static String objectKey(String key) {
-        return MasterDb.OBJECT + key;
+        return metadata.object(key).orElseThrow(() -> new StoreException(NOT_FOUND, "no object " + key));
     }
 
     @Override
     public synchronized void close() {
         reaper.shutdownNow();
-        db.close();
+        metadata.close();
     }
 }

@@ -1,53 +1,41 @@
 package io.weightstore.store.node;
 
-import static io.weightstore.store.dataplane.DataPlane.CHECK_BYTES;
-import static io.weightstore.store.dataplane.DataPlane.MAX_BODY;
-import static io.weightstore.store.dataplane.DataPlane.MAX_CHECKS;
-import static io.weightstore.store.dataplane.DataPlane.MAX_CHECK_BLOCK;
-import static io.weightstore.store.dataplane.DataPlane.MAX_RANGES;
-import static io.weightstore.store.dataplane.DataPlane.RANGE_BYTES;
-import static io.weightstore.store.dataplane.DataPlane.REQUEST_HEADER_BYTES;
-
-import io.weightstore.store.Checksums;
-import io.weightstore.store.dataplane.DataPlane;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.Stride;
+import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.FrameException;
+import io.weightstore.store.wire.Request;
+import io.weightstore.store.wire.Response;
+import io.weightstore.store.wire.Status;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Serves one data-plane connection: handshake, then requests until the peer closes or breaks the
- * protocol. Every length and count is checked before it is used; a broken frame only ends this
+ * protocol. Frames are decoded by {@link FrameCodec}; this class checks that what they ask for lies
+ * inside the pool, verifies checksum blocks, and moves the bytes. A broken frame only ends this
  * connection.
  */
 final class RequestHandler implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RequestHandler.class);
     private static final int STAGING_BYTES = 4 << 20;
-
-    /** A request that cannot be served; {@code closeAfter} when the framing can no longer be trusted. */
-    private static final class Refusal extends Exception {
-        private static final long serialVersionUID = 1L;
-        final byte status;
-        final boolean closeAfter;
-
-        Refusal(byte status, boolean closeAfter, String message) {
-            super(message, null, false, false);
-            this.status = status;
-            this.closeAfter = closeAfter;
-        }
-    }
+    private static final int CHUNK = 1 << 30;
 
     private final SocketChannel socket;
     private final PoolFile pool;
     private final byte[] token;
-    private final ByteBuffer header = ByteBuffer.allocate(REQUEST_HEADER_BYTES);
-    private final ByteBuffer responseHeader = ByteBuffer.allocate(DataPlane.RESPONSE_HEADER_BYTES + DataPlane.MAX_MESSAGE);
+    private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
+    private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
     private ByteBuffer staging;
 
@@ -65,11 +53,11 @@ final class RequestHandler implements Runnable {
             }
             while (readRequestHeader()) {
                 try {
-                    serve();
-                } catch (Refusal refusal) {
-                    respond(refusal.status, refusal.getMessage(), 0);
-                    if (refusal.closeAfter) {
-                        log.debug("closing data-plane connection from {}: {}", peer(), refusal.getMessage());
+                    serve(FrameCodec.decodeRequestHeader(header));
+                } catch (FrameException refused) {
+                    respond(Response.refused(refused.status(), refused.getMessage()));
+                    if (refused.closeConnection()) {
+                        log.debug("closing data-plane connection from {}: {}", peer(), refused.getMessage());
                         return;
                     }
                 }
@@ -84,118 +72,74 @@ final class RequestHandler implements Runnable {
     }
 
     private boolean handshake() throws IOException {
-        ByteBuffer hello = ByteBuffer.allocate(8);
-        readFully(hello.clear());
-        int magic = hello.getInt(0);
-        short version = hello.getShort(4);
-        int tokenLength = Short.toUnsignedInt(hello.getShort(6));
-        byte status = DataPlane.STATUS_OK;
-        if (magic != DataPlane.MAGIC || tokenLength > DataPlane.MAX_TOKEN) {
-            status = DataPlane.STATUS_BAD_REQUEST;
-        } else if (version != DataPlane.VERSION) {
-            status = DataPlane.STATUS_VERSION;
-        } else {
-            ByteBuffer presented = ByteBuffer.allocate(tokenLength);
+        ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
+        readFully(hello);
+        Status status = Status.OK;
+        try {
+            ByteBuffer presented = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
             readFully(presented);
             if (token.length > 0 && !MessageDigest.isEqual(token, presented.array())) {
-                status = DataPlane.STATUS_AUTH;
+                status = Status.AUTH;
             }
+        } catch (FrameException e) {
+            status = e.status();
         }
-        ByteBuffer reply = ByteBuffer.allocate(8).putInt(DataPlane.MAGIC).putShort(DataPlane.VERSION).putShort(status).flip();
-        writeFully(reply);
-        if (status != DataPlane.STATUS_OK) {
-            log.warn("refused data-plane handshake from {}: {}", peer(), DataPlane.statusName(status));
+        writeFully(FrameCodec.encodeHelloReply(status));
+        if (status != Status.OK) {
+            log.warn("refused data-plane handshake from {}: {}", peer(), status);
         }
-        return status == DataPlane.STATUS_OK;
+        return status == Status.OK;
     }
 
     private boolean readRequestHeader() throws IOException {
         header.clear();
-        int first = socket.read(header);
-        if (first < 0) {
+        if (socket.read(header) < 0) {
             return false;
         }
         readFully(header);
         return true;
     }
 
-    private void serve() throws IOException, Refusal {
-        byte op = header.get(0);
-        int bodyLength = header.getInt(4);
-        if (header.get(1) != 0 || header.getShort(2) != 0 || bodyLength < 0 || bodyLength > MAX_BODY) {
-            throw new Refusal(DataPlane.STATUS_BAD_REQUEST, true, "bad request header: op=" + op + " bodyLength=" + bodyLength);
+    private void serve(FrameCodec.RequestHeader requestHeader) throws IOException, FrameException {
+        if (body.capacity() < requestHeader.bodyLength()) {
+            body = ByteBuffer.allocate(requestHeader.bodyLength());
         }
-        if (body.capacity() < bodyLength) {
-            body = ByteBuffer.allocate(bodyLength);
-        }
-        body.clear().limit(bodyLength);
+        body.clear().limit(requestHeader.bodyLength());
         readFully(body);
         body.flip();
-        switch (op) {
-            case DataPlane.OP_READ -> read();
-            case DataPlane.OP_READ_RANGES -> readRanges();
-            case DataPlane.OP_READ_STRIDED -> readStrided();
-            case DataPlane.OP_WRITE -> write();
-            default -> throw new Refusal(DataPlane.STATUS_BAD_REQUEST, true, "unknown op " + op);
+        switch (FrameCodec.decodeRequest(requestHeader, body)) {
+            case Request.Read r -> sendRanges(List.of(r.range()), r.checks());
+            case Request.ReadRanges r -> sendRanges(r.ranges(), r.checks());
+            case Request.ReadStrided r -> sendStrided(r.stride(), r.checks());
+            case Request.Write w -> receive(w.range());
         }
     }
 
-    private void read() throws IOException, Refusal {
-        need(16 + 4);
-        long offset = body.getLong();
-        long length = body.getLong();
-        checkRange(offset, length);
-        verify(readChecks());
-        respond(DataPlane.STATUS_OK, null, length);
-        sendFile(offset, length);
-    }
-
-    private void readRanges() throws IOException, Refusal {
-        need(4);
-        int count = body.getInt();
-        if (count < 0 || count > MAX_RANGES) {
-            throw new Refusal(DataPlane.STATUS_BAD_REQUEST, true, "range count " + count + " outside 0.." + MAX_RANGES);
-        }
-        need((long) count * RANGE_BYTES + 4);
-        long[] ranges = new long[count * 2];
+    private void sendRanges(List<Range> ranges, List<BlockCheck> checks) throws IOException, FrameException {
         long total = 0;
-        for (int i = 0; i < count; i++) {
-            ranges[2 * i] = body.getLong();
-            ranges[2 * i + 1] = body.getLong();
-            checkRange(ranges[2 * i], ranges[2 * i + 1]);
-            total += ranges[2 * i + 1];
+        for (Range range : ranges) {
+            requireInPool(range.offset(), range.length(), false);
+            total += range.length();
         }
-        verify(readChecks());
-        respond(DataPlane.STATUS_OK, null, total);
-        for (int i = 0; i < count; i++) {
-            sendFile(ranges[2 * i], ranges[2 * i + 1]);
+        verify(checks);
+        respond(Response.ok(total));
+        for (Range range : ranges) {
+            sendFile(range);
         }
     }
 
-    private void readStrided() throws IOException, Refusal {
-        need(28 + 4);
-        long offset = body.getLong();
-        long blockLength = body.getLong();
-        long stride = body.getLong();
-        int count = body.getInt();
-        if (blockLength < 0 || stride < blockLength || count < 0) {
-            throw new Refusal(DataPlane.STATUS_OUT_OF_RANGE, false, "strided read needs 0 <= blockLength <= stride and count >= 0: "
-                    + "blockLength=" + blockLength + " stride=" + stride + " count=" + count);
-        }
-        long span = count == 0 ? 0 : stridedSpan(stride, count, blockLength);
-        checkRange(offset, span);
-        verify(readChecks());
-        long total = blockLength * count;
-        respond(DataPlane.STATUS_OK, null, total);
+    private void sendStrided(Stride stride, List<BlockCheck> checks) throws IOException, FrameException {
+        requireInPool(stride.offset(), stride.span(), false);
+        verify(checks);
+        respond(Response.ok(stride.bytes()));
         // Rows are often small: gather them into a staging buffer instead of a syscall per row.
         ByteBuffer out = staging();
         MemorySegment data = pool.data();
         MemorySegment stage = MemorySegment.ofBuffer(out);
-        for (int i = 0; i < count; i++) {
-            long rowStart = offset + i * stride;
-            long copied = 0;
-            while (copied < blockLength) {
-                int n = (int) Math.min(blockLength - copied, out.remaining());
+        for (int row = 0; row < stride.count(); row++) {
+            long rowStart = stride.rowOffset(row);
+            for (long copied = 0; copied < stride.blockLength(); ) {
+                int n = (int) Math.min(stride.blockLength() - copied, out.remaining());
                 MemorySegment.copy(data, rowStart + copied, stage, out.position(), n);
                 out.position(out.position() + n);
                 copied += n;
@@ -208,96 +152,43 @@ final class RequestHandler implements Runnable {
         writeFully(out.flip());
     }
 
-    private void write() throws IOException, Refusal {
-        need(16);
-        long offset = body.getLong();
-        long length = body.getLong();
-        try {
-            checkRange(offset, length);
-        } catch (Refusal refusal) {
-            // The payload that follows cannot be skipped safely: end the connection.
-            throw new Refusal(refusal.status, true, refusal.getMessage());
+    private void receive(Range range) throws IOException, FrameException {
+        // The payload that follows cannot be skipped safely: a refused write ends the connection.
+        requireInPool(range.offset(), range.length(), true);
+        MemorySegment target = pool.data().asSlice(range.offset(), range.length());
+        for (long done = 0; done < range.length(); done += CHUNK) {
+            readFully(target.asSlice(done, Math.min(CHUNK, range.length() - done)).asByteBuffer());
         }
-        MemorySegment target = pool.data().asSlice(offset, length);
-        long done = 0;
-        while (done < length) {
-            int n = (int) Math.min(length - done, 1 << 30);
-            readFully(target.asSlice(done, n).asByteBuffer());
-            done += n;
-        }
-        respond(DataPlane.STATUS_OK, null, 0);
+        respond(Response.ok(0));
     }
 
-    private BlockCheckList readChecks() throws Refusal {
-        need(4);
-        int count = body.getInt();
-        if (count < 0 || count > MAX_CHECKS) {
-            throw new Refusal(DataPlane.STATUS_BAD_REQUEST, true, "check count " + count + " outside 0.." + MAX_CHECKS);
-        }
-        if (body.remaining() != (long) count * CHECK_BYTES) {
-            throw new Refusal(DataPlane.STATUS_BAD_REQUEST, true, "body length does not match " + count + " checks: "
-                    + body.remaining() + " bytes left, expected " + (long) count * CHECK_BYTES);
-        }
-        BlockCheckList checks = new BlockCheckList(count);
-        for (int i = 0; i < count; i++) {
-            long offset = body.getLong();
-            int length = body.getInt();
-            int crc = body.getInt();
-            if (length < 0 || length > MAX_CHECK_BLOCK) {
-                throw new Refusal(DataPlane.STATUS_OUT_OF_RANGE, false, "check block length " + length + " outside 0.."
-                        + MAX_CHECK_BLOCK);
-            }
-            checkRange(offset, length);
-            checks.add(offset, length, crc);
-        }
-        return checks;
-    }
-
-    private void verify(BlockCheckList checks) throws Refusal {
-        for (int i = 0; i < checks.size(); i++) {
-            int actual = Checksums.crc32c(pool.data().asSlice(checks.offset(i), checks.length(i)));
-            if (actual != checks.crc(i)) {
-                log.warn("checksum mismatch in pool {} at offset {} length {}: expected {} found {}", pool.path(),
-                        checks.offset(i), checks.length(i), Integer.toHexString(checks.crc(i)), Integer.toHexString(actual));
-                throw new Refusal(DataPlane.STATUS_CORRUPT, false, "checksum mismatch on node " + pool.nodeId() + " at pool offset "
-                        + checks.offset(i) + " (block of " + checks.length(i) + " bytes)");
+    private void verify(List<BlockCheck> checks) throws FrameException {
+        for (BlockCheck check : checks) {
+            requireInPool(check.offset(), check.length(), false);
+            int actual = Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
+            if (actual != check.crc32c()) {
+                log.warn("checksum mismatch in pool {} at offset {} length {}: expected {} found {}", pool.path(), check.offset(),
+                        check.length(), Integer.toHexString(check.crc32c()), Integer.toHexString(actual));
+                throw new FrameException(Status.CORRUPT, false, "checksum mismatch on node " + pool.nodeId() + " at pool offset "
+                        + check.offset() + " (block of " + check.length() + " bytes)");
             }
         }
     }
 
-    private void need(long bytes) throws Refusal {
-        if (body.remaining() < bytes) {
-            throw new Refusal(DataPlane.STATUS_BAD_REQUEST, true, "request body too short: " + body.remaining()
-                    + " bytes left, need " + bytes);
-        }
-    }
-
-    private void checkRange(long offset, long length) throws Refusal {
-        if (offset < 0 || length < 0 || offset > pool.capacity() || length > pool.capacity() - offset) {
-            throw new Refusal(DataPlane.STATUS_OUT_OF_RANGE, false, "range offset=" + offset + " length=" + length
+    private void requireInPool(long offset, long length, boolean closeConnection) throws FrameException {
+        if (offset > pool.capacity() || length > pool.capacity() - offset) {
+            throw new FrameException(Status.OUT_OF_RANGE, closeConnection, "range offset=" + offset + " length=" + length
                     + " is outside the pool of " + pool.capacity() + " bytes");
         }
     }
 
-    private static long stridedSpan(long stride, int count, long blockLength) throws Refusal {
-        try {
-            return Math.addExact(Math.multiplyExact(stride, count - 1L), blockLength);
-        } catch (ArithmeticException e) {
-            throw new Refusal(DataPlane.STATUS_OUT_OF_RANGE, false, "strided range overflows");
-        }
+    private void respond(Response response) throws IOException {
+        writeFully(FrameCodec.encode(response, responseBuffer));
     }
 
-    private void respond(byte status, String message, long payloadLength) throws IOException {
-        byte[] text = message == null ? new byte[0] : message.getBytes(StandardCharsets.UTF_8);
-        int textLength = Math.min(text.length, DataPlane.MAX_MESSAGE);
-        responseHeader.clear().put(status).put((byte) 0).putShort((short) textLength).putLong(payloadLength)
-                .put(text, 0, textLength).flip();
-        writeFully(responseHeader);
-    }
-
-    private void sendFile(long offset, long length) throws IOException {
-        long position = PoolFile.DATA_START + offset;
-        long end = position + length;
+    private void sendFile(Range range) throws IOException {
+        long position = PoolFile.DATA_START + range.offset();
+        long end = position + range.length();
         while (position < end) {
             long sent = pool.channel().transferTo(position, end - position, socket);
             if (sent <= 0) {
@@ -333,42 +224,6 @@ final class RequestHandler implements Runnable {
             return String.valueOf(socket.getRemoteAddress());
         } catch (IOException e) {
             return "?";
-        }
-    }
-
-    /** Checks parsed from one request, in flat arrays. */
-    private static final class BlockCheckList {
-        private final long[] offsets;
-        private final int[] lengths;
-        private final int[] crcs;
-        private int size;
-
-        BlockCheckList(int capacity) {
-            offsets = new long[capacity];
-            lengths = new int[capacity];
-            crcs = new int[capacity];
-        }
-
-        void add(long offset, int length, int crc) {
-            offsets[size] = offset;
-            lengths[size] = length;
-            crcs[size++] = crc;
-        }
-
-        int size() {
-            return size;
-        }
-
-        long offset(int i) {
-            return offsets[i];
-        }
-
-        int length(int i) {
-            return lengths[i];
-        }
-
-        int crc(int i) {
-            return crcs[i];
         }
     }
 }

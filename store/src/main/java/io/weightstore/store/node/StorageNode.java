@@ -1,20 +1,19 @@
 package io.weightstore.store.node;
 
-import io.weightstore.store.MasterApi;
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.proto.HeartbeatRequest;
-import io.weightstore.store.proto.NodeInfo;
-import io.weightstore.store.proto.RegisterNodeRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,41 +34,52 @@ public final class StorageNode implements AutoCloseable {
     private final PoolFile pool;
     private final ServerSocketChannel server;
     private final MasterApi master;
-    private final String advertisedHost;
+    private final NodeOptions options;
     private final byte[] token;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptor;
     private final Thread heartbeats;
-    private volatile long heartbeatIntervalMs = 1000;
+    private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
 
-    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, String advertisedHost, String token) {
+    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options) {
         this.pool = pool;
         this.server = server;
         this.master = master;
-        this.advertisedHost = advertisedHost;
-        this.token = token == null ? new byte[0] : token.getBytes(StandardCharsets.UTF_8);
+        this.options = options;
+        this.token = options.token().getBytes(StandardCharsets.UTF_8);
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
     }
 
     /**
-     * Opens (or creates) the pool, binds the data-plane port (0 for an ephemeral one), registers
-     * with the master and starts serving.
+     * Opens (or creates) the pool, binds the data-plane port, registers with the master at
+     * {@code masterAddress} (HOST:PORT) and starts serving.
      */
-    public static StorageNode start(MasterApi master, Path poolPath, long capacity, String bindHost, int port,
-            String advertisedHost, String token) throws StoreException {
-        PoolFile pool = PoolFile.openOrCreate(poolPath, capacity);
+    public static StorageNode start(String masterAddress, NodeOptions options) throws StoreException {
+        MasterApi master = GrpcMasterApi.connect(masterAddress, options.token());
+        try {
+            return start(master, options);
+        } catch (StoreException | RuntimeException e) {
+            master.close();
+            throw e;
+        }
+    }
+
+    /** As {@link #start(String, NodeOptions)}, registering through {@code master}, which the node closes with itself. */
+    static StorageNode start(MasterApi master, NodeOptions options) throws StoreException {
+        PoolFile pool = PoolFile.openOrCreate(options.pool(), options.capacity());
         ServerSocketChannel server;
         try {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(bindHost, port), 128);
+            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
         } catch (IOException e) {
             pool.close();
-            throw new StoreException(StoreException.Code.IO, "cannot listen on " + bindHost + ":" + port + ": " + e.getMessage(), e);
+            throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
+                    + e.getMessage(), e);
         }
-        StorageNode node = new StorageNode(pool, server, master, advertisedHost, token);
+        StorageNode node = new StorageNode(pool, server, master, options);
         try {
             node.register();
         } catch (StoreException e) {
@@ -85,38 +95,31 @@ public final class StorageNode implements AutoCloseable {
     }
 
     public int port() {
-        return ((InetSocketAddress) localAddress()).getPort();
-    }
-
-    public PoolFile pool() {
-        return pool;
-    }
-
-    private SocketAddress localAddress() {
         try {
-            return server.getLocalAddress();
+            return ((InetSocketAddress) server.getLocalAddress()).getPort();
         } catch (IOException e) {
             throw new IllegalStateException("node socket closed", e);
         }
     }
 
+    public long capacity() {
+        return pool.capacity();
+    }
+
     private NodeInfo info() {
-        return NodeInfo.newBuilder().setNodeId(pool.nodeId()).setHost(advertisedHost).setPort(port())
-                .setPoolPath(pool.path().toAbsolutePath().toString()).setPoolUuid(pool.uuid().toString())
-                .setCapacity(pool.capacity()).build();
+        return new NodeInfo(pool.nodeId(), new Endpoint(options.advertisedHost(), port()), pool.path().toAbsolutePath().toString(),
+                pool.uuid(), pool.capacity());
     }
 
     private void register() throws StoreException {
-        heartbeatIntervalMs = master.registerNode(RegisterNodeRequest.newBuilder().setNode(info()).build())
-                .getHeartbeatIntervalMs();
+        heartbeatInterval = master.registerNode(info());
     }
 
     private void heartbeatLoop() {
         while (!closed.get()) {
             try {
-                Thread.sleep(heartbeatIntervalMs);
-                boolean known = master.heartbeat(HeartbeatRequest.newBuilder().setNodeId(pool.nodeId()).build()).getKnown();
-                if (!known) {
+                Thread.sleep(heartbeatInterval);
+                if (!master.heartbeat(pool.nodeId())) {
                     register();
                 }
             } catch (InterruptedException e) {

@@ -1,6 +1,6 @@
 package io.weightstore.store.pool;
 
-import io.weightstore.store.StoreException;
+import io.weightstore.store.api.StoreException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

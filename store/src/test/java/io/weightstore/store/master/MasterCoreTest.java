@@ -1,30 +1,30 @@
 package io.weightstore.store.master;
 
-import static io.weightstore.store.StoreException.Code.ALREADY_EXISTS;
-import static io.weightstore.store.StoreException.Code.INVALID_ARGUMENT;
-import static io.weightstore.store.StoreException.Code.NOT_FOUND;
-import static io.weightstore.store.StoreException.Code.NO_SPACE;
-import static io.weightstore.store.StoreException.Code.UNAVAILABLE;
+import static io.weightstore.store.api.StoreException.Code.ALREADY_EXISTS;
+import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
+import static io.weightstore.store.api.StoreException.Code.INVALID_ARGUMENT;
+import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
+import static io.weightstore.store.api.StoreException.Code.NO_SPACE;
+import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
-import io.weightstore.store.StoreException;
-import io.weightstore.store.proto.HeartbeatRequest;
-import io.weightstore.store.proto.ListRequest;
-import io.weightstore.store.proto.ListResponse;
-import io.weightstore.store.proto.LockRequest;
-import io.weightstore.store.proto.NodeInfo;
-import io.weightstore.store.proto.ObjectMeta;
-import io.weightstore.store.proto.PutEndRequest;
-import io.weightstore.store.proto.PutStartRequest;
-import io.weightstore.store.proto.PutStartResponse;
-import io.weightstore.store.proto.RegisterNodeRequest;
-import io.weightstore.store.proto.SetPinnedRequest;
-import io.weightstore.store.proto.SliceChecksums;
-import io.weightstore.store.proto.StatRequest;
-import io.weightstore.store.proto.StatusRequest;
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.ListPage;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MasterCoreTest {
     private static final long SLICE = 1 << 20;
     private static final long NODE = 16 * SLICE;
+    private static final Duration MINUTE = Duration.ofMinutes(1);
 
     @TempDir
     Path dir;
@@ -48,12 +49,19 @@ class MasterCoreTest {
                 Duration.ofSeconds(60), 0.75, 0.5);
     }
 
+    private static NodeInfo node(String id, long capacity) {
+        return new NodeInfo(id, new Endpoint("h", 1), "", new UUID(0, id.hashCode()), capacity);
+    }
+
+    private MasterCore open() throws StoreException {
+        return MasterCore.open(RocksMetadataStore.open(dir), config(), now::get);
+    }
+
     @BeforeEach
-    void open() throws StoreException {
-        master = MasterCore.open(dir, config(), now::get);
+    void start() throws StoreException {
+        master = open();
         for (String id : new String[] {"n1", "n2"}) {
-            master.registerNode(RegisterNodeRequest.newBuilder().setNode(NodeInfo.newBuilder().setNodeId(id).setHost("h")
-                    .setPort(1).setCapacity(NODE)).build());
+            master.registerNode(node(id, NODE));
         }
     }
 
@@ -62,27 +70,21 @@ class MasterCoreTest {
         master.close();
     }
 
-    private PutStartResponse start(String key, long size, int replicas) throws StoreException {
-        return master.putStart(PutStartRequest.newBuilder().setKey(key).setSize(size).setReplicas(replicas).build());
+    private PutGrant start(String key, long size, int replicas) throws StoreException {
+        return master.putStart(key, size, PutOptions.defaults().withReplicas(replicas));
     }
 
-    private ObjectMeta seal(PutStartResponse put) throws StoreException {
-        PutEndRequest.Builder end = PutEndRequest.newBuilder().setPutId(put.getPutId());
-        put.getObject().getSlicesList().forEach(slice -> {
-            SliceChecksums.Builder sums = SliceChecksums.newBuilder();
-            for (long b = 0; b < Math.ceilDiv(slice.getLength(), 64 << 10); b++) {
-                sums.addBlockCrcs((int) b);
-            }
-            end.addChecksums(sums);
-        });
-        return master.putEnd(end.build()).getObject();
+    private ObjectMeta seal(PutGrant put) throws StoreException {
+        List<BlockCrcs> sums = new ArrayList<>();
+        put.object().slices().forEach(slice -> sums.add(BlockCrcs.of(new int[(int) Math.ceilDiv(slice.length(), 64 << 10)])));
+        return master.putEnd(put.putId(), sums);
     }
 
     private ObjectMeta put(String key, long size) throws StoreException {
         return seal(start(key, size, 1));
     }
 
-    private void assertCode(ThrowingAction action, StoreException.Code code) {
+    private static void assertCode(ThrowingAction action, StoreException.Code code) {
         assertThatThrownBy(action::run).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                 .satisfies(e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(code));
     }
@@ -94,50 +96,60 @@ class MasterCoreTest {
 
     @Test
     void unsealedObjectIsInvisibleUntilPutEnd() throws StoreException {
-        PutStartResponse put = start("w/a", 3 * SLICE, 2);
-        assertThat(put.getObject().getSlicesList()).allSatisfy(s -> assertThat(s.getReplicasList())
-                .extracting(r -> r.getNodeId()).containsExactlyInAnyOrder("n1", "n2"));
-        assertCode(() -> master.stat(StatRequest.newBuilder().setKey("w/a").build()), NOT_FOUND);
-        assertThat(master.list(ListRequest.newBuilder().setPrefix("w/").build()).getObjectsList()).isEmpty();
+        PutGrant put = start("w/a", 3 * SLICE, 2);
+        assertThat(put.object().slices()).allSatisfy(s -> assertThat(s.nodeIds()).containsExactlyInAnyOrder("n1", "n2"));
+        assertCode(() -> master.stat("w/a"), NOT_FOUND);
+        assertThat(master.list("w/", "", 0).objects()).isEmpty();
         assertCode(() -> start("w/a", 10, 1), ALREADY_EXISTS);
         seal(put);
-        assertThat(master.stat(StatRequest.newBuilder().setKey("w/a").build()).getObject().getSize()).isEqualTo(3 * SLICE);
+        assertThat(master.stat("w/a").size()).isEqualTo(3 * SLICE);
     }
 
     @Test
     void abandonedPutIsReclaimedAfterItsDeadline() throws StoreException {
-        PutStartResponse put = start("abandoned", 4 * SLICE, 1);
-        assertThat(master.status(StatusRequest.getDefaultInstance()).getPendingPuts()).isEqualTo(1);
+        PutGrant put = start("abandoned", 4 * SLICE, 1);
+        assertThat(master.status().pendingPuts()).isEqualTo(1);
         now.addAndGet(config().putTimeout().toMillis() + 1);
         master.reapNow();
-        assertThat(master.status(StatusRequest.getDefaultInstance()).getPendingPuts()).isZero();
-        assertThat(master.status(StatusRequest.getDefaultInstance()).getNodesList()).allSatisfy(n -> assertThat(n.getUsed()).isZero());
+        assertThat(master.status().pendingPuts()).isZero();
+        assertThat(master.status().nodes()).allSatisfy(n -> assertThat(n.used()).isZero());
         assertCode(() -> seal(put), NOT_FOUND);
     }
 
     @Test
+    void aDeadWritersPutsAreReclaimedAtOnceAndNobodyElses() throws StoreException {
+        PutGrant first = master.putStart("dead/a", 2 * SLICE, PutOptions.defaults().withWriter("host/1/import/x"));
+        master.putStart("dead/b", SLICE, PutOptions.defaults().withWriter("host/1/import/x"));
+        master.putStart("alive", SLICE, PutOptions.defaults().withWriter("host/2/import/y"));
+        assertThat(master.abortPutsOf("host/1/import/x")).isEqualTo(2);
+        assertThat(master.status().pendingPuts()).isEqualTo(1);
+        assertCode(() -> seal(first), NOT_FOUND);
+        seal(start("dead/a", 10, 1));
+        assertCode(() -> master.abortPutsOf(""), INVALID_ARGUMENT);
+    }
+
+    @Test
     void sliceChecksumsMustMatchTheSlices() throws StoreException {
-        PutStartResponse put = start("sums", 2 * SLICE, 1);
-        assertCode(() -> master.putEnd(PutEndRequest.newBuilder().setPutId(put.getPutId()).build()), INVALID_ARGUMENT);
+        PutGrant put = start("sums", 2 * SLICE, 1);
+        assertCode(() -> master.putEnd(put.putId(), List.of()), INVALID_ARGUMENT);
+        assertCode(() -> master.putEnd(put.putId(), List.of(BlockCrcs.of(1), BlockCrcs.of(2))), INVALID_ARGUMENT);
     }
 
     @Test
     void nodeThatMissesItsDeadlineIsDownAndGetsNoReplicas() throws StoreException {
         now.addAndGet(config().nodeDeadline().toMillis() + 1);
-        master.heartbeat(HeartbeatRequest.newBuilder().setNodeId("n1").build());
-        assertThat(master.status(StatusRequest.getDefaultInstance()).getNodesList())
-                .extracting(NodeInfo::getNodeId, NodeInfo::getUp).containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("n1", true), org.assertj.core.groups.Tuple.tuple("n2", false));
+        master.heartbeat("n1");
+        assertThat(master.status().nodes()).extracting(NodeStatus::nodeId, NodeStatus::up)
+                .containsExactly(tuple("n1", true), tuple("n2", false));
         assertCode(() -> start("needs-two", 10, 2), UNAVAILABLE);
-        assertThat(start("one", 3 * SLICE, 1).getObject().getSlicesList())
-                .allSatisfy(s -> assertThat(s.getReplicas(0).getNodeId()).isEqualTo("n1"));
-        assertThat(master.heartbeat(HeartbeatRequest.newBuilder().setNodeId("stranger").build()).getKnown()).isFalse();
+        assertThat(start("one", 3 * SLICE, 1).object().slices()).allSatisfy(s -> assertThat(s.nodeIds()).containsExactly("n1"));
+        assertThat(master.heartbeat("stranger")).isFalse();
     }
 
     @Test
     void slicesAreSpreadOverTheNodes() throws StoreException {
         ObjectMeta object = put("spread", 8 * SLICE);
-        assertThat(object.getSlicesList()).extracting(s -> s.getReplicas(0).getNodeId()).contains("n1", "n2");
+        assertThat(object.slices()).extracting(s -> s.nodeIds().getFirst()).contains("n1", "n2");
     }
 
     @Test
@@ -145,23 +157,49 @@ class MasterCoreTest {
         // 32 MiB in all; the high watermark is 75%.
         put("old", 8 * SLICE);
         now.addAndGet(10);
-        ObjectMeta pinned = seal(master.putStart(PutStartRequest.newBuilder().setKey("pinned").setSize(8 * SLICE).setPin(true).build()));
-        assertThat(pinned.getPinned()).isTrue();
+        ObjectMeta pinned = seal(master.putStart("pinned", 8 * SLICE, PutOptions.defaults().withPin(true)));
+        assertThat(pinned.pinned()).isTrue();
         now.addAndGet(10);
         put("newer", 4 * SLICE);
         now.addAndGet(10);
-        master.getReplicas(io.weightstore.store.proto.GetReplicasRequest.newBuilder().setKey("old").setLeaseMs(1).build());
+        Lease lease = master.locate("old", Duration.ofMillis(1)).lease();
         now.addAndGet(10);
+        assertThat(lease.expiresAt().toEpochMilli()).isLessThan(now.get());
         put("incoming", 8 * SLICE);
-        assertCode(() -> master.stat(StatRequest.newBuilder().setKey("newer").build()), NOT_FOUND);
-        assertThat(master.stat(StatRequest.newBuilder().setKey("pinned").build()).getObject().getPinned()).isTrue();
-        assertThat(master.stat(StatRequest.newBuilder().setKey("incoming").build()).getObject().getSize()).isEqualTo(8 * SLICE);
+        assertCode(() -> master.stat("newer"), NOT_FOUND);
+        assertThat(master.stat("pinned").pinned()).isTrue();
+        assertThat(master.stat("incoming").size()).isEqualTo(8 * SLICE);
+    }
+
+    @Test
+    void leasedObjectIsNeitherEvictedNorRemovedWithoutForce() throws StoreException {
+        put("read-now", 8 * SLICE);
+        Lease lease = master.locate("read-now", MINUTE).lease();
+        assertCode(() -> master.remove("read-now", false), FAILED_PRECONDITION);
+        assertCode(() -> master.putStart("read-now", 10, PutOptions.defaults().withReplace(true)), FAILED_PRECONDITION);
+        seal(master.putStart("filler", 12 * SLICE, PutOptions.defaults().withPin(true)));
+        assertThat(master.stat("read-now").size()).isEqualTo(8 * SLICE);
+        master.releaseLease("read-now", lease.id());
+        master.remove("read-now", false);
+    }
+
+    @Test
+    void leaseIsRenewedUntilReleasedAndUnknownAfterItExpires() throws StoreException {
+        put("renewed", SLICE);
+        Lease lease = master.locate("renewed", Duration.ofSeconds(10)).lease();
+        now.addAndGet(8_000);
+        Lease renewed = master.renewLease("renewed", lease.id(), Duration.ofSeconds(10));
+        assertThat(renewed.expiresAt()).isAfter(lease.expiresAt());
+        now.addAndGet(8_000);
+        assertCode(() -> master.remove("renewed", false), FAILED_PRECONDITION);
+        now.addAndGet(10_000);
+        assertCode(() -> master.renewLease("renewed", lease.id(), Duration.ofSeconds(10)), NOT_FOUND);
+        master.remove("renewed", false);
     }
 
     @Test
     void noRoomAfterEvictionIsAClearError() throws StoreException {
-        seal(master.putStart(PutStartRequest.newBuilder().setKey("p").setSize(24 * SLICE).setPin(true).build()));
-        master.setPinned(SetPinnedRequest.newBuilder().setKey("p").setPinned(true).build());
+        seal(master.putStart("p", 24 * SLICE, PutOptions.defaults().withPin(true)));
         assertThatThrownBy(() -> start("big", 16 * SLICE, 1)).isInstanceOf(StoreException.class)
                 .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(NO_SPACE)).hasMessageContaining("big");
     }
@@ -175,12 +213,15 @@ class MasterCoreTest {
         StringBuilder seen = new StringBuilder();
         String after = "";
         int pages = 0;
-        do {
-            ListResponse page = master.list(ListRequest.newBuilder().setPrefix("page/").setStartAfter(after).setLimit(10).build());
-            page.getObjectsList().forEach(o -> seen.append(o.getKey().substring(5)).append(','));
-            after = page.getNextStartAfter();
+        while (true) {
+            ListPage page = master.list("page/", after, 10);
+            page.objects().forEach(o -> seen.append(o.key().substring(5)).append(','));
             pages++;
-        } while (!after.isEmpty());
+            if (page.next().isEmpty()) {
+                break;
+            }
+            after = page.next().get();
+        }
         assertThat(pages).isEqualTo(3);
         assertThat(seen.toString()).startsWith("00,01,").endsWith("23,24,").doesNotContain("pagf");
     }
@@ -189,28 +230,26 @@ class MasterCoreTest {
     void stateSurvivesReopeningTheMetadata() throws StoreException {
         put("kept", 2 * SLICE);
         start("pending", SLICE, 1);
-        master.tryLock(LockRequest.newBuilder().setName("l").setOwner("me").setTtlMs(60_000).build());
-        long used = master.status(StatusRequest.getDefaultInstance()).getNodesList().stream().mapToLong(NodeInfo::getUsed).sum();
+        master.tryLock("l", "me", MINUTE);
+        long used = master.status().used();
         master.close();
-        master = MasterCore.open(dir, config(), now::get);
-        assertThat(master.stat(StatRequest.newBuilder().setKey("kept").build()).getObject().getSize()).isEqualTo(2 * SLICE);
-        assertThat(master.status(StatusRequest.getDefaultInstance()).getPendingPuts()).isEqualTo(1);
-        assertThat(master.status(StatusRequest.getDefaultInstance()).getNodesList().stream().mapToLong(NodeInfo::getUsed).sum())
-                .isEqualTo(used);
-        assertThat(master.tryLock(LockRequest.newBuilder().setName("l").setOwner("you").setTtlMs(1).build()).getHeld()).isFalse();
+        master = open();
+        assertThat(master.stat("kept").size()).isEqualTo(2 * SLICE);
+        assertThat(master.status().pendingPuts()).isEqualTo(1);
+        assertThat(master.status().used()).isEqualTo(used);
+        assertThat(master.tryLock("l", "you", Duration.ofMillis(1)).held()).isFalse();
     }
 
     @Test
     void expiredLockGoesToTheNextOwner() throws StoreException {
-        master.tryLock(LockRequest.newBuilder().setName("l").setOwner("a").setTtlMs(1000).build());
-        assertThat(master.tryLock(LockRequest.newBuilder().setName("l").setOwner("b").setTtlMs(1000).build()).getHeld()).isFalse();
+        master.tryLock("l", "a", Duration.ofSeconds(1));
+        assertThat(master.tryLock("l", "b", Duration.ofSeconds(1)).held()).isFalse();
         now.addAndGet(1001);
-        assertThat(master.tryLock(LockRequest.newBuilder().setName("l").setOwner("b").setTtlMs(1000).build()).getHeld()).isTrue();
+        assertThat(master.tryLock("l", "b", Duration.ofSeconds(1)).held()).isTrue();
     }
 
     @Test
     void nodeCannotChangeItsPoolSize() {
-        assertCode(() -> master.registerNode(RegisterNodeRequest.newBuilder().setNode(NodeInfo.newBuilder().setNodeId("n1")
-                .setCapacity(NODE * 2)).build()), INVALID_ARGUMENT);
+        assertCode(() -> master.registerNode(node("n1", NODE * 2)), INVALID_ARGUMENT);
     }
 }

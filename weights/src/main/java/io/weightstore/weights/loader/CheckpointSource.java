@@ -4,65 +4,90 @@ import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.SafetensorsHeaderParser;
 import io.weightstore.format.TensorInfo;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.Stride;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
-import io.weightstore.weights.CatalogKeys;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.Manifest;
-import io.weightstore.weights.ManifestFile;
-import io.weightstore.weights.Sha256;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
+import io.weightstore.weights.StoredFile;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A READY checkpoint opened for loading: {@code weightstore://<checkpoint-id>}. Metadata files are
- * materialized to a local cache; weight files never touch local disk: their tensors stream from
- * the nodes into off-heap memory, the whole checkpoint or one tensor-parallel rank's share.
+ * A READY checkpoint opened for loading: {@code weightstore://<checkpoint-id>}. Every weight file
+ * is opened at once, under read leases held until the source is closed, so the checkpoint cannot
+ * be deleted (without force) in the middle of a load. Metadata files are materialized to a local
+ * cache; weight files never touch local disk: their tensors stream from the nodes into off-heap
+ * memory, the whole checkpoint or one tensor-parallel rank's share.
  */
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
 
-    /** Where a tensor is: its file, that file's data offset, and its header entry. */
-    public record Location(String file, String key, long dataStart, TensorInfo info) {}
+    /** Where a tensor is: its file, the open object holding it, that file's data offset, and its header entry. */
+    public record Location(String file, ObjectReader object, long dataStart, TensorInfo info) {
+        /** Where {@code read}'s bytes start in the object. */
+        long offsetOf(ShardRead read) {
+            return dataStart + info.begin() + read.offset();
+        }
+    }
 
     /** What {@link #materializeMetadata} did. */
     public record Materialized(Path dir, int written, int unchanged) {}
 
+    /** Takes each tensor of a stream in turn. */
+    @FunctionalInterface
+    public interface TensorSink {
+        void accept(Tensor tensor) throws IOException;
+    }
+
     private final StoreClient store;
     private final boolean ownsStore;
+    private final Catalog catalog;
     private final Manifest manifest;
     private final LoadOptions options;
     private final StreamBufferPool buffers;
     private final boolean ownsBuffers;
+    private final Map<String, ObjectReader> weightFiles = new LinkedHashMap<>();
     private Map<String, Location> tensors;
 
-    private CheckpointSource(StoreClient store, boolean ownsStore, Manifest manifest, LoadOptions options) {
+    private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options) throws IOException {
         this.store = store;
         this.ownsStore = ownsStore;
-        this.manifest = manifest;
+        this.catalog = new Catalog(store);
+        this.manifest = catalog.readyManifest(id);
         this.options = options;
         this.ownsBuffers = options.bufferPool() == null;
         this.buffers = ownsBuffers ? new StreamBufferPool() : options.bufferPool();
+        try {
+            for (StoredFile file : catalog.files(manifest)) {
+                if (file.file().isSafetensors()) {
+                    weightFiles.put(file.path(), file.open());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
     }
 
     /** Opens {@code weightstore://ID} on the store chosen by {@code options} (or the usual selection). */
     public static CheckpointSource open(URI uri, LoadOptions options) throws IOException {
-        String id = checkpointId(uri);
+        CheckpointId id = checkpointId(uri);
         StoreClient store = StoreLocator.open(options.store(), options.connections());
         try {
-            return new CheckpointSource(store, true, new Catalog(store).readyManifest(id), options);
+            return new CheckpointSource(store, true, id, options);
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -70,17 +95,17 @@ public final class CheckpointSource implements AutoCloseable {
     }
 
     /** Opens a checkpoint on a store the caller keeps open. */
-    public static CheckpointSource open(StoreClient store, String id, LoadOptions options) throws IOException {
-        return new CheckpointSource(store, false, new Catalog(store).readyManifest(CheckpointId.validate(id)), options);
+    public static CheckpointSource open(StoreClient store, CheckpointId id, LoadOptions options) throws IOException {
+        return new CheckpointSource(store, false, id, options);
     }
 
     /** The checkpoint id of a {@code weightstore://ID} URI. */
-    public static String checkpointId(URI uri) throws CheckpointException {
+    public static CheckpointId checkpointId(URI uri) throws CheckpointException {
         if (!SCHEME.equals(uri.getScheme()) || uri.getAuthority() == null || !(uri.getPath() == null || uri.getPath().isEmpty()
                 || uri.getPath().equals("/")) || uri.getQuery() != null) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "expected weightstore://<checkpoint-id>, found " + uri);
         }
-        return CheckpointId.validate(uri.getAuthority());
+        return CheckpointId.of(uri.getAuthority());
     }
 
     public static boolean isStoreUri(String text) {
@@ -91,7 +116,7 @@ public final class CheckpointSource implements AutoCloseable {
         return manifest;
     }
 
-    public String checkpointId() {
+    public CheckpointId checkpointId() {
         return manifest.checkpointId();
     }
 
@@ -107,7 +132,7 @@ public final class CheckpointSource implements AutoCloseable {
     /** Writes config, tokenizer and other metadata files to the cache directory; never a weight file. */
     public Materialized materializeMetadata() throws IOException {
         Path dir = options.cacheDir() != null ? options.cacheDir()
-                : WeightstoreHome.resolve().resolve("cache").resolve(manifest.checkpointId());
+                : WeightstoreHome.resolve().resolve("cache").resolve(manifest.checkpointId().value());
         return materializeMetadata(dir);
     }
 
@@ -116,45 +141,36 @@ public final class CheckpointSource implements AutoCloseable {
         int written = 0;
         int unchanged = 0;
         Path root = dir.toAbsolutePath().normalize();
-        for (ManifestFile file : manifest.files()) {
-            if (file.isWeight()) {
+        for (StoredFile file : catalog.files(manifest)) {
+            if (file.file().isWeight()) {
                 continue;
             }
             Path target = root.resolve(file.path()).normalize();
             if (!target.startsWith(root)) {
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest path " + file.path() + " leaves " + root);
             }
-            if (Files.isRegularFile(target) && Files.size(target) == file.size()
-                    && Sha256.of(MemorySegment.ofArray(Files.readAllBytes(target))).equals(file.sha256())) {
+            if (file.matches(target)) {
                 unchanged++;
-                continue;
+            } else {
+                file.exportTo(target, Progress.NONE);
+                written++;
             }
-            byte[] bytes = store.readAll(CatalogKeys.file(manifest.checkpointId(), file.path()));
-            if (!Sha256.of(MemorySegment.ofArray(bytes)).equals(file.sha256())) {
-                throw new CheckpointException(CheckpointException.Code.CORRUPT, file.path() + " of " + manifest.checkpointId()
-                        + " does not match its manifest hash");
-            }
-            Files.createDirectories(target.getParent());
-            Path partial = target.resolveSibling(target.getFileName() + ".partial");
-            Files.write(partial, bytes);
-            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            written++;
         }
         return new Materialized(root, written, unchanged);
     }
 
-    /** Every tensor by name, in file order, from the headers read by range and validated. */
+    /** Every tensor by name, in file order, from the headers read by range and checked against the manifest. */
     public synchronized Map<String, Location> tensors() throws IOException {
         if (tensors == null) {
             Map<String, Location> all = new LinkedHashMap<>();
-            for (ManifestFile file : manifest.files()) {
-                if (file.headerLength() == null) {
+            for (var file : manifest.files()) {
+                ObjectReader object = weightFiles.get(file.path());
+                if (object == null) {
                     continue;
                 }
-                String key = CatalogKeys.file(manifest.checkpointId(), file.path());
                 SafetensorsHeader header;
                 try {
-                    header = SafetensorsHeaderParser.read(new StoreRangeSource(store, key, file.size()));
+                    header = SafetensorsHeaderParser.read(new StoreRangeSource(object));
                 } catch (SafetensorsFormatException e) {
                     throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + file.path() + " of "
                             + manifest.checkpointId() + " has an invalid header: " + e.getMessage(), e);
@@ -164,12 +180,17 @@ public final class CheckpointSource implements AutoCloseable {
                             + " does not match the manifest");
                 }
                 for (TensorInfo tensor : header.tensors()) {
-                    all.put(tensor.name(), new Location(file.path(), key, header.dataStart(), tensor));
+                    all.put(tensor.name(), new Location(file.path(), object, header.dataStart(), tensor));
                 }
             }
             tensors = all;
         }
         return tensors;
+    }
+
+    /** Bytes of tensor data in the whole checkpoint. */
+    public long tensorBytes() throws IOException {
+        return tensors().values().stream().mapToLong(l -> l.info().byteSize()).sum();
     }
 
     /** Every tensor, whole. */
@@ -183,31 +204,59 @@ public final class CheckpointSource implements AutoCloseable {
             throw new CheckpointException(CheckpointException.Code.INVALID, "rank must be in 0.." + (worldSize - 1) + ": rank="
                     + rank + " worldSize=" + worldSize);
         }
-        List<TensorStream.Item> items = new ArrayList<>();
+        List<TensorStream.Item> items = new java.util.ArrayList<>();
         for (Location location : tensors().values()) {
             Split split = worldSize == 1 ? Split.REPLICATE : plan.split(location.info().name());
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
-            items.add(new TensorStream.Item(location.file(), location.key(), location.dataStart(), location.info(), split, read));
+            items.add(new TensorStream.Item(location, split, read));
         }
         return new TensorStream(store, items, options.bufferBytes(), buffers);
     }
 
+    /** Streams rank {@code rank}'s share through {@code sink} and reports what it took. */
+    public LoadReport load(int rank, int worldSize, ShardPlan plan, TensorSink sink, Progress progress) throws IOException {
+        long checkpointBytes = tensorBytes(); // headers are read here, before the rank's bytes are counted
+        long before = bytesRead();
+        long start = System.nanoTime();
+        int count = 0;
+        long share;
+        try (TensorStream stream = stream(rank, worldSize, plan)) {
+            share = stream.plannedBytes();
+            progress.started(share);
+            for (Tensor tensor; (tensor = stream.next()) != null; ) {
+                count++;
+                sink.accept(tensor);
+                progress.advanced(tensor.data().byteSize());
+            }
+        }
+        return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * Every tensor, whole, read ahead in file order for an engine that asks for tensors one by one and
+     * keeps them: {@code batchBytes} per scatter-gather read, {@code ahead} batches in flight.
+     */
+    public TensorPrefetcher prefetch(long batchBytes, int ahead) throws IOException {
+        return new TensorPrefetcher(store, List.copyOf(tensors().values()), batchBytes, ahead);
+    }
+
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
     public void read(Location location, ShardRead read, MemorySegment dst) throws IOException {
-        long start = location.dataStart() + location.info().begin() + read.offset();
+        long start = location.offsetOf(read);
         if (read.contiguous()) {
-            store.readInto(location.key(), List.of(new io.weightstore.store.Range(start, read.bytes())), dst);
+            location.object().read(new Range(start, read.bytes()), dst);
         } else {
-            store.readStrided(location.key(), start, read.blockLength(), read.stride(), read.count(), dst);
+            location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst);
         }
     }
 
+    /** Ends the read leases, frees the source's own buffers, and closes the store if the source opened it. */
     @Override
     public void close() {
+        weightFiles.values().forEach(ObjectReader::close);
         if (ownsBuffers) {
             buffers.close();
         }
-        store.releaseLeases();
         if (ownsStore) {
             store.close();
         }

@@ -25,7 +25,8 @@ public record ShardRead(long offset, long blockLength, long stride, int count, L
         return count <= 1 || blockLength == stride;
     }
 
-    static ShardRead whole(TensorInfo tensor) {
+    /** All of {@code tensor}, as one range. */
+    public static ShardRead whole(TensorInfo tensor) {
         return new ShardRead(0, tensor.byteSize(), tensor.byteSize(), 1, tensor.shape());
     }
 

@@ -1,9 +1,10 @@
 package io.weightstore.weights.loader;
 
-import io.weightstore.store.Futures;
-import io.weightstore.store.Range;
-import io.weightstore.store.Read;
-import io.weightstore.store.StoreClient;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.Stride;
+import io.weightstore.store.client.Read;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.weights.Futures;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,8 +30,12 @@ import java.util.concurrent.TimeUnit;
 public final class TensorStream implements AutoCloseable {
     static final long ALIGNMENT = 64;
 
-    /** One tensor to read: where it is in which object, and which part of it this rank takes. */
-    record Item(String file, String key, long dataStart, io.weightstore.format.TensorInfo info, Split split, ShardRead read) {}
+    /** One tensor to read: where it is, and which part of it this rank takes. */
+    record Item(CheckpointSource.Location location, Split split, ShardRead read) {
+        long start() {
+            return location.offsetOf(read);
+        }
+    }
 
     private record Batch(int index, List<Item> items, long bytes) {}
 
@@ -136,13 +141,14 @@ public final class TensorStream implements AutoCloseable {
                 Item item = items.get(i);
                 ShardRead r = item.read();
                 if (!r.contiguous()) {
-                    reads.add(new Read.Strided(item.key(), item.dataStart() + item.info().begin() + r.offset(), r.blockLength(),
-                            r.stride(), r.count(), data.asSlice(offsets[i], r.bytes())));
+                    reads.add(new Read.Strided(item.location().object(), new Stride(item.start(), r.blockLength(), r.stride(),
+                            r.count()), data.asSlice(offsets[i], r.bytes())));
                     i++;
                     continue;
                 }
                 int end = i + 1;
-                while (end < items.size() && items.get(end).read().contiguous() && items.get(end).key().equals(item.key())) {
+                while (end < items.size() && items.get(end).read().contiguous()
+                        && items.get(end).location().object() == item.location().object()) {
                     end++;
                 }
                 reads.add(contiguous(items.subList(i, end), data, offsets[i]));
@@ -160,7 +166,7 @@ public final class TensorStream implements AutoCloseable {
         List<Range> ranges = new ArrayList<>();
         long bytes = 0;
         for (Item item : run) {
-            long start = item.dataStart() + item.info().begin() + item.read().offset();
+            long start = item.start();
             long length = item.read().bytes();
             Range last = ranges.isEmpty() ? null : ranges.getLast();
             if (last != null && last.end() == start) {
@@ -170,7 +176,7 @@ public final class TensorStream implements AutoCloseable {
             }
             bytes += length;
         }
-        return new Read.Ranges(run.getFirst().key(), ranges, data.asSlice(dstOffset, bytes));
+        return new Read.Ranges(run.getFirst().location().object(), ranges, data.asSlice(dstOffset, bytes));
     }
 
     /** The next tensor, or null after the last. The previous tensor's data may be overwritten from now on. */
@@ -196,9 +202,10 @@ public final class TensorStream implements AutoCloseable {
         Item item = current.batch().items().get(position);
         MemorySegment data = current.data().asSlice(current.offsets()[position], item.read().bytes());
         position++;
-        return new Tensor(item.info().name(), item.info().dtype(), item.read().shape(), item.info().shape(), item.split(),
-                item.file(), data);
+        var info = item.location().info();
+        return new Tensor(info.name(), info.dtype(), item.read().shape(), info.shape(), item.split(), item.location().file(), data);
     }
+
 
     private void release(Loaded loaded) {
         if (loaded.own() != null && loaded.view().scope().isAlive()) {

@@ -13,15 +13,18 @@ import io.weightstore.format.TensorInfo;
 import io.weightstore.format.TensorSpec;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.StoreClient;
 import io.weightstore.store.TestCluster;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
-import io.weightstore.weights.CatalogKeys;
 import io.weightstore.weights.CheckpointException;
+import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.CheckpointStatus;
-import io.weightstore.weights.ImportProgress;
 import io.weightstore.weights.ImportRequest;
+import io.weightstore.weights.Manifest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -29,6 +32,7 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -82,8 +86,8 @@ class LoaderTest {
     }
 
     private void importAs(String id, int replicas) throws IOException {
-        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/m", "main", source, replicas, false, 2),
-                ImportProgress.NONE);
+        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId(id), "org/m", "main", source, replicas,
+                false, 2), Progress.NONE);
     }
 
     private static Map<String, byte[]> readSourceTensors(Path dir) throws IOException {
@@ -105,7 +109,7 @@ class LoaderTest {
     }
 
     private CheckpointSource open(String id, long buffer) throws IOException {
-        return CheckpointSource.open(store, id, LoadOptions.defaults().withBuffer(buffer));
+        return CheckpointSource.open(store, new CheckpointId(id), LoadOptions.defaults().withBuffer(buffer));
     }
 
     private static Map<String, Tensor> collect(TensorStream stream, Map<String, byte[]> bytes) throws IOException {
@@ -181,7 +185,7 @@ class LoaderTest {
         try (StreamBufferPool pool = new StreamBufferPool()) {
             LoadOptions options = LoadOptions.defaults().withBuffer(3L << 20).withBufferPool(pool);
             for (int source = 0; source < 2; source++) {
-                try (CheckpointSource checkpoint = CheckpointSource.open(store, "ckpt", options);
+                try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("ckpt"), options);
                         TensorStream stream = checkpoint.stream()) {
                     Map<String, byte[]> got = new HashMap<>();
                     collect(stream, got);
@@ -193,6 +197,33 @@ class LoaderTest {
             // Still open, and holding the halves the streams gave back.
             assertThat(pool.borrow(1).halfBytes()).isGreaterThan(1);
         }
+    }
+
+    @Test
+    void twoSourcesOnOneClientNeverEndEachOthersLeases() throws IOException {
+        Catalog catalog = new Catalog(store);
+        Manifest manifest = catalog.readyManifest(new CheckpointId("ckpt"));
+        List<String> weightKeys = manifest.files().stream().filter(f -> f.isWeight()).map(f -> catalog.file(manifest, f).key())
+                .toList();
+        StoreClient other = cluster.client();
+        try (CheckpointSource first = open("ckpt", 1L << 20)) {
+            try (CheckpointSource second = open("ckpt", 1L << 20); TensorStream stream = second.stream()) {
+                collect(stream, new HashMap<>());
+            }
+            // The second source has closed, on the same client; the first still holds every file.
+            for (String key : weightKeys) {
+                assertThatThrownBy(() -> other.remove(key, false)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.FAILED_PRECONDITION));
+            }
+            try (TensorStream stream = first.stream()) {
+                Map<String, byte[]> got = new HashMap<>();
+                collect(stream, got);
+                for (String name : expected.keySet()) {
+                    assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+                }
+            }
+        }
+        other.remove(weightKeys.getFirst(), false);
     }
 
     @ParameterizedTest
@@ -305,7 +336,7 @@ class LoaderTest {
                 while (stream.next() != null) {
                     // Every tensor before the corrupt batch may arrive; the corrupt one must not.
                 }
-            }).asInstanceOf(InstanceOfAssertFactories.throwable(io.weightstore.store.StoreException.class))
+            }).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .hasMessageContaining("checksum mismatch");
         }
     }
@@ -323,15 +354,17 @@ class LoaderTest {
     }
 
     private void corrupt(String id, String filePrefix) throws IOException {
-        String path = new Catalog(store).readyManifest(id).files().stream().filter(f -> f.path().startsWith(filePrefix))
-                .findFirst().orElseThrow().path();
-        cluster.flipByte(CatalogKeys.file(id, path), 0, 200_000);
+        Catalog catalog = new Catalog(store);
+        Manifest manifest = catalog.readyManifest(new CheckpointId(id));
+        var file = manifest.files().stream().filter(f -> f.path().startsWith(filePrefix)).findFirst().orElseThrow();
+        cluster.flipByte(catalog.file(manifest, file).key(), 0, 200_000);
     }
 
     @Test
     void metadataIsMaterializedOnceAndWeightsNever() throws IOException {
         Path cache = tmp.resolve("cache");
-        try (CheckpointSource checkpoint = CheckpointSource.open(store, "ckpt", LoadOptions.defaults().withCacheDir(cache))) {
+        try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("ckpt"),
+                LoadOptions.defaults().withCacheDir(cache))) {
             CheckpointSource.Materialized first = checkpoint.materializeMetadata();
             assertThat(first.written()).isEqualTo(5);
             assertThat(Files.readString(cache.resolve("config.json"))).isEqualTo(Files.readString(source.resolve("config.json")));
@@ -349,15 +382,15 @@ class LoaderTest {
     @Test
     void onlyReadyCheckpointsOpenAndOnlyWeightstoreUris() throws IOException {
         Catalog catalog = new Catalog(store);
-        var manifest = catalog.readyManifest("ckpt");
-        store.put(CatalogKeys.manifest("ckpt"), manifest.withStatus(CheckpointStatus.DELETING, "now", null).toJson(),
-                io.weightstore.store.PutOptions.defaults().withReplace(true));
+        var manifest = catalog.readyManifest(new CheckpointId("ckpt"));
+        store.put("weights/ckpt/manifest", manifest.withStatus(CheckpointStatus.DELETING, Instant.now(), null).toJson(),
+                PutOptions.defaults().withReplace(true));
         assertThatThrownBy(() -> open("ckpt", 1 << 20)).asInstanceOf(InstanceOfAssertFactories.throwable(CheckpointException.class))
                 .satisfies(e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.NOT_READY)).hasMessageContaining("DELETING");
         assertThatThrownBy(() -> open("nope", 1 << 20)).hasMessageContaining("no checkpoint nope");
         for (String uri : List.of("http://ckpt", "weightstore://ckpt/extra", "weightstore:///ckpt", "weightstore://../x")) {
             assertThatThrownBy(() -> CheckpointSource.checkpointId(URI.create(uri))).isInstanceOf(CheckpointException.class);
         }
-        assertThat(CheckpointSource.checkpointId(URI.create("weightstore://ckpt"))).isEqualTo("ckpt");
+        assertThat(CheckpointSource.checkpointId(URI.create("weightstore://ckpt"))).isEqualTo(new CheckpointId("ckpt"));
     }
 }

@@ -1,0 +1,20 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.SliceMeta;
+import java.time.Instant;
+import java.util.List;
+
+/** An object as {@code --json} shows it: placement without the checksums, which mean nothing to a reader. */
+record ObjectView(String key, long size, int replicas, boolean pinned, Instant createdAt, List<SliceView> slices) {
+    record SliceView(long offset, long length, List<String> nodes) {}
+
+    static ObjectView of(ObjectMeta object) {
+        return new ObjectView(object.key(), object.size(), object.replicas(), object.pinned(), object.createdAt(),
+                object.slices().stream().map(ObjectView::slice).toList());
+    }
+
+    private static SliceView slice(SliceMeta slice) {
+        return new SliceView(slice.offset(), slice.length(), slice.nodeIds());
+    }
+}

@@ -1,0 +1,57 @@
+package io.weightstore.store.api;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The master's operations in domain terms. Implemented in-process by the master itself (the
+ * embedded store) and over gRPC by a remote client, so callers have one code path for both;
+ * protobuf stays at the gRPC edge.
+ */
+public interface MasterApi extends AutoCloseable {
+    /** A node announces itself and its pool, again after every restart; returns how often it must heartbeat. */
+    Duration registerNode(NodeInfo node) throws StoreException;
+
+    /** Keeps a node up; false when the master does not know it, so it must register again. */
+    boolean heartbeat(String nodeId) throws StoreException;
+
+    /** Reserves space for a new object and says where each slice's replicas go. */
+    PutGrant putStart(String key, long size, PutOptions options) throws StoreException;
+
+    /** Seals a put with each slice's block checksums; only now do readers see the object. */
+    ObjectMeta putEnd(String putId, List<BlockCrcs> checksums) throws StoreException;
+
+    /** Gives up a put and frees its space; abandoned puts are also reclaimed after their deadline. */
+    void putAbort(String putId) throws StoreException;
+
+    /** Gives up every pending put of {@code writer} (a writer known to be dead) and frees their space; returns how many. */
+    int abortPutsOf(String writer) throws StoreException;
+
+    ObjectMeta stat(String key) throws StoreException;
+
+    /** Where the object's slices are, with a read lease; {@link Duration#ZERO} takes the master's default length. */
+    Located locate(String key, Duration lease) throws StoreException;
+
+    /** Extends a lease this reader holds; NOT_FOUND when it already expired or the object is gone. */
+    Lease renewLease(String key, long leaseId, Duration lease) throws StoreException;
+
+    /** Ends a read lease before it expires. */
+    void releaseLease(String key, long leaseId) throws StoreException;
+
+    /** Removes a sealed object; refused while readers hold leases unless {@code force}. */
+    void remove(String key, boolean force) throws StoreException;
+
+    /** Sealed objects whose key starts with {@code prefix}, after {@code startAfter} (exclusive, may be empty), in key order. */
+    ListPage list(String prefix, String startAfter, int limit) throws StoreException;
+
+    LockState tryLock(String name, String owner, Duration ttl) throws StoreException;
+
+    LockState renewLock(String name, String owner, Duration ttl) throws StoreException;
+
+    void releaseLock(String name, String owner) throws StoreException;
+
+    StoreStatus status() throws StoreException;
+
+    @Override
+    void close();
+}

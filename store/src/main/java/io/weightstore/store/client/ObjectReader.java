@@ -1,0 +1,170 @@
+package io.weightstore.store.client;
+
+import io.weightstore.store.api.Located;
+import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Stride;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One object opened for reading, under a read lease that lasts until {@link #close()}: the client
+ * renews it in the background, so the object cannot be removed (without force) while this handle is
+ * open, however long the reads take. Each handle holds a lease of its own; closing one never ends
+ * another's. Reads through a handle always see the version it opened: if the object is replaced or
+ * removed meanwhile, reads fail with NOT_FOUND instead of mixing versions. Thread-safe.
+ */
+public final class ObjectReader implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ObjectReader.class);
+
+    private final StoreClient client;
+    private final String key;
+    private final Duration leaseDuration;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Located located;
+    private volatile long renewAtMillis;
+    private volatile StoreException gone;
+
+    private ObjectReader(StoreClient client, String key, Located located) {
+        this.client = client;
+        this.key = key;
+        this.leaseDuration = client.options().leaseDuration();
+        this.located = located;
+        scheduleRenewal();
+    }
+
+    static ObjectReader open(StoreClient client, String key) throws StoreException {
+        ObjectReader reader = new ObjectReader(client, key, client.master().locate(key, client.options().leaseDuration()));
+        client.leases().track(reader);
+        return reader;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public ObjectMeta object() {
+        return located.object();
+    }
+
+    public long size() {
+        return located.object().size();
+    }
+
+    /** The nodes holding this object's replicas, with their liveness when the lease was last taken. */
+    public Map<String, NodeStatus> nodes() {
+        return located.nodes();
+    }
+
+    /** Reads {@code range} of the object into {@code dst}. */
+    public void read(Range range, MemorySegment dst) throws IOException {
+        read(List.of(range), dst);
+    }
+
+    /** Reads {@code ranges} of the object into {@code dst}, packed one after another in order. */
+    public void read(List<Range> ranges, MemorySegment dst) throws IOException {
+        client.read(List.of(new Read.Ranges(this, ranges, dst)));
+    }
+
+    /** Reads the rows of {@code stride}, packed into {@code dst}: one column shard of a row-major matrix. */
+    public void readStrided(Stride stride, MemorySegment dst) throws IOException {
+        client.read(List.of(new Read.Strided(this, stride, dst)));
+    }
+
+    /** Where the object is now, for the read path; fails once the handle is closed or the object is gone. */
+    Located located() throws StoreException {
+        if (closed.get()) {
+            throw new IllegalStateException("reader of " + key + " is closed");
+        }
+        if (gone != null) {
+            throw gone;
+        }
+        return located;
+    }
+
+    /**
+     * Asks the master again where the object is (a node may be back on another port), unless another
+     * thread already did since {@code stale} was read. Takes a new lease and ends the old one.
+     */
+    synchronized void relocate(Located stale) throws StoreException {
+        if (located != stale || closed.get()) {
+            return;
+        }
+        MasterApi master = client.master();
+        Located fresh;
+        try {
+            fresh = master.locate(key, leaseDuration);
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                gone = new StoreException(StoreException.Code.NOT_FOUND, key + " was removed while a reader had it open", e);
+                throw gone;
+            }
+            throw e;
+        }
+        if (!fresh.object().createdAt().equals(stale.object().createdAt())) {
+            master.releaseLease(key, fresh.lease().id());
+            gone = new StoreException(StoreException.Code.NOT_FOUND, key + " was replaced while a reader had it open");
+            throw gone;
+        }
+        located = fresh;
+        scheduleRenewal();
+        releaseQuietly(stale);
+    }
+
+    /** Extends the lease when half of it has run; called by the client's lease keeper. */
+    void renewIfDue(long nowMillis) {
+        if (nowMillis < renewAtMillis || closed.get() || gone != null) {
+            return;
+        }
+        Located current = located;
+        try {
+            synchronized (this) {
+                if (located == current) {
+                    located = current.withLease(client.master().renewLease(key, current.lease().id(), leaseDuration));
+                    scheduleRenewal();
+                }
+            }
+        } catch (StoreException e) {
+            if (e.code() != StoreException.Code.NOT_FOUND) {
+                log.warn("could not renew the read lease on {} ({}); will retry", key, e.getMessage());
+                return;
+            }
+            // The master no longer knows the lease (it restarted, or the lease ran out): take a new one.
+            try {
+                relocate(current);
+            } catch (StoreException again) {
+                log.warn("read lease on {} lost: {}", key, again.getMessage());
+            }
+        }
+    }
+
+    private void scheduleRenewal() {
+        renewAtMillis = System.currentTimeMillis() + leaseDuration.toMillis() / 2;
+    }
+
+    private void releaseQuietly(Located held) {
+        try {
+            client.master().releaseLease(key, held.lease().id());
+        } catch (StoreException e) {
+            log.debug("could not release the lease on {} (it expires by itself): {}", key, e.getMessage());
+        }
+    }
+
+    /** Ends this handle's lease; the object may be removed from now on. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            client.leases().untrack(this);
+            releaseQuietly(located);
+        }
+    }
+}

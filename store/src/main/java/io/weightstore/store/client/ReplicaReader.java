@@ -1,0 +1,185 @@
+package io.weightstore.store.client;
+
+import io.weightstore.store.api.Located;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.plan.ReadPlanner;
+import io.weightstore.store.client.plan.ReadTask;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs batches of reads: plans each into tasks, spreads the tasks over the client's workers, and
+ * serves each task from the first replica of its slice that answers without error. Every byte is
+ * checked against the slice's checksums on the way.
+ */
+final class ReplicaReader {
+    private static final Logger log = LoggerFactory.getLogger(ReplicaReader.class);
+    /** Never started; asks whether a segment may be used from threads other than its owner. */
+    private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() -> {});
+
+    /** One task of one read, with where its bytes go. */
+    private record Job(ObjectReader object, ReadTask task, MemorySegment dst) {}
+
+    private final ExecutorService workers;
+    private final NodeConnections connections;
+    private final ReplicaChooser chooser;
+    private final long maxPieceBytes;
+    private final LongAdder bytesRead = new LongAdder();
+
+    ReplicaReader(ExecutorService workers, NodeConnections connections, long maxPieceBytes) {
+        this.workers = workers;
+        this.connections = connections;
+        this.chooser = new ReplicaChooser(connections);
+        this.maxPieceBytes = maxPieceBytes;
+    }
+
+    long bytesRead() {
+        return bytesRead.sum();
+    }
+
+    /** All reads are checked before any byte moves, then run as one scatter-gather operation. */
+    void read(List<Read> reads) throws IOException {
+        List<Job> jobs = new ArrayList<>();
+        for (Read read : reads) {
+            ObjectMeta object = read.object().located().object();
+            List<ReadTask> tasks = switch (read) {
+                case Read.Ranges r -> plan(r, object);
+                case Read.Strided r -> plan(r, object);
+            };
+            tasks.forEach(task -> jobs.add(new Job(read.object(), task, read.dst())));
+        }
+        execute(jobs);
+    }
+
+    private List<ReadTask> plan(Read.Ranges read, ObjectMeta object) throws StoreException {
+        long total = 0;
+        for (Range range : read.ranges()) {
+            if (range.end() > object.size()) {
+                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "range offset=" + range.offset() + " length="
+                        + range.length() + " is outside " + object.key() + " of " + object.size() + " bytes");
+            }
+            total += range.length();
+        }
+        requireRoom(object.key(), read.dst(), total);
+        return ReadPlanner.ranges(object, read.ranges(), maxPieceBytes);
+    }
+
+    private List<ReadTask> plan(Read.Strided read, ObjectMeta object) throws StoreException {
+        if (read.stride().end() > object.size()) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "strided read of " + object.key() + " ends at "
+                    + read.stride().end() + ", past its " + object.size() + " bytes");
+        }
+        requireRoom(object.key(), read.dst(), read.stride().bytes());
+        return ReadPlanner.strided(object, read.stride(), maxPieceBytes);
+    }
+
+    private static void requireRoom(String key, MemorySegment dst, long bytes) throws StoreException {
+        if (dst.byteSize() < bytes) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "destination of " + dst.byteSize()
+                    + " bytes is too small for " + bytes + " bytes of " + key);
+        }
+    }
+
+    private void execute(List<Job> jobs) throws IOException {
+        // A destination from a confined arena may only be touched by its owner: serve it piece by piece here.
+        if (jobs.size() == 1 || jobs.stream().anyMatch(job -> !job.dst().isAccessibleBy(NOT_THE_OWNER))) {
+            for (Job job : jobs) {
+                run(job);
+            }
+            return;
+        }
+        // On the first failure the jobs not yet started are skipped; all are awaited, so none writes into dst after return.
+        AtomicBoolean failed = new AtomicBoolean();
+        List<Future<Void>> running = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            running.add(workers.submit(() -> {
+                if (!failed.get()) {
+                    try {
+                        run(job);
+                    } catch (IOException | RuntimeException e) {
+                        failed.set(true);
+                        throw e;
+                    }
+                }
+                return null;
+            }));
+        }
+        IOException failure = null;
+        for (Future<Void> future : running) {
+            try {
+                Futures.await(future);
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void run(Job job) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            Located located = job.object().located();
+            try {
+                fromReplicas(located, job.task(), job.dst());
+                bytesRead.add(job.task().bytes());
+                return;
+            } catch (StoreException e) {
+                // Every replica failed. A node may have come back on another port: look again once.
+                if (attempt > 0 || e.code() != StoreException.Code.UNAVAILABLE) {
+                    throw e;
+                }
+                job.object().relocate(located);
+            }
+        }
+    }
+
+    private void fromReplicas(Located located, ReadTask task, MemorySegment dst) throws IOException {
+        ObjectMeta object = located.object();
+        SliceMeta slice = object.slice(task.slice());
+        List<String> errors = new ArrayList<>();
+        boolean allCorrupt = true;
+        for (ReplicaRef replica : chooser.order(located, task.slice())) {
+            NodeStatus node = located.nodes().get(replica.nodeId());
+            if (node == null) {
+                errors.add(replica.nodeId() + ": unknown node");
+                allCorrupt = false;
+                continue;
+            }
+            try {
+                task.run(connections.access(node.info()), replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
+                return;
+            } catch (StoreException e) {
+                if (e.code() == StoreException.Code.INVALID_ARGUMENT) {
+                    throw e;
+                }
+                allCorrupt &= e.code() == StoreException.Code.CORRUPT;
+                errors.add(node.nodeId() + ": " + e.getMessage());
+                log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
+            } catch (IOException e) {
+                allCorrupt = false;
+                chooser.suspect(node.nodeId());
+                errors.add(node.nodeId() + ": " + e.getMessage());
+                log.warn("slice {} of {} unreachable on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
+            }
+        }
+        throw new StoreException(allCorrupt && !errors.isEmpty() ? StoreException.Code.CORRUPT : StoreException.Code.UNAVAILABLE,
+                "no replica could serve slice " + task.slice() + " (bytes " + slice.offset() + ".." + slice.end() + ") of "
+                        + object.key() + ": " + String.join("; ", errors));
+    }
+}

@@ -1,0 +1,27 @@
+package io.weightstore.store.client.access;
+
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.Stride;
+import io.weightstore.store.wire.BlockCheck;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * How this client moves bytes to and from one node: over its data-plane socket, or, when the node's
+ * pool file is on this host, by mapping it. Offsets are pool data offsets. Reads verify
+ * {@code checks} (checksum blocks of the pool that cover what is read) before any byte reaches
+ * {@code dst}, or as the bytes land.
+ */
+public sealed interface NodeAccess extends AutoCloseable permits SocketNodeAccess, MappedNodeAccess {
+    /** Reads the ranges, packed in order into {@code dst}. */
+    void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException;
+
+    /** Reads the rows of {@code stride}, packed into {@code dst}. */
+    void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException;
+
+    void write(long offset, MemorySegment src) throws IOException;
+
+    @Override
+    void close();
+}

@@ -1,0 +1,130 @@
+package io.weightstore.store.client.access;
+
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Stride;
+import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.Request;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/**
+ * A node reached over its data-plane port, through a pool of idle connections.
+ *
+ * <p>Reads ask for exactly the wanted bytes, received straight into the caller's memory. A checksum
+ * block wholly inside a wanted range is checked here as it arrives ({@link ArrivalCheck}), so the
+ * check covers the network as well as the node's memory; a block only partly wanted (at the edge
+ * of a range, or under a strided read) is checked by the node before it sends anything, so no
+ * extra bytes cross the network to be checked.
+ */
+public final class SocketNodeAccess implements NodeAccess {
+    private static final int CONNECT_TIMEOUT_MILLIS = 3000;
+
+    /** One exchange on a borrowed connection. */
+    @FunctionalInterface
+    private interface Exchange {
+        void run(DataPlaneConnection connection) throws IOException;
+    }
+
+    private final String host;
+    private final int port;
+    private final String token;
+    private final ConcurrentLinkedDeque<DataPlaneConnection> idle = new ConcurrentLinkedDeque<>();
+    private volatile boolean closed;
+
+    public SocketNodeAccess(String host, int port, String token) {
+        this.host = host;
+        this.port = port;
+        this.token = token;
+    }
+
+    private void withConnection(Exchange exchange) throws IOException {
+        if (closed) {
+            throw new IllegalStateException("node access to " + host + ":" + port + " is closed");
+        }
+        DataPlaneConnection connection = idle.pollFirst();
+        if (connection == null) {
+            connection = DataPlaneConnection.open(host, port, token, CONNECT_TIMEOUT_MILLIS);
+        }
+        try {
+            exchange.run(connection);
+        } catch (StoreException e) {
+            // The node answered with an error frame, or a block failed its check after the whole
+            // payload was taken: the connection is still in step unless the protocol broke.
+            if (e.code() == StoreException.Code.PROTOCOL) {
+                connection.close();
+            } else {
+                idle.offerFirst(connection);
+            }
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+        idle.offerFirst(connection);
+    }
+
+    @Override
+    public void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException {
+        long[] dstOffsets = new long[ranges.size()];
+        for (int r = 1; r < ranges.size(); r++) {
+            dstOffsets[r] = dstOffsets[r - 1] + ranges.get(r - 1).length();
+        }
+        List<ArrivalCheck.Block> atClient = new ArrayList<>();
+        List<BlockCheck> atNode = new ArrayList<>();
+        for (BlockCheck block : checks) {
+            int range = containingRange(block, ranges);
+            if (range >= 0) {
+                atClient.add(new ArrivalCheck.Block(dstOffsets[range] + block.offset() - ranges.get(range).offset(), block.length(),
+                        block.crc32c(), block.offset()));
+            } else {
+                atNode.add(block);
+            }
+        }
+        Request request = ranges.size() == 1 ? new Request.Read(ranges.getFirst(), atNode) : new Request.ReadRanges(ranges, atNode);
+        withConnection(c -> {
+            ArrivalCheck check = new ArrivalCheck(c.peer(), atClient);
+            c.exchange(request, MemorySegment.NULL, dst, check);
+            check.throwIfCorrupt();
+        });
+    }
+
+    /** The one wanted range that holds the whole block and is the only one touching it, or -1. */
+    private static int containingRange(BlockCheck block, List<Range> ranges) {
+        int found = -1;
+        for (int i = 0; i < ranges.size(); i++) {
+            Range range = ranges.get(i);
+            if (range.offset() < block.end() && block.offset() < range.end()) {
+                if (found >= 0 || range.offset() > block.offset() || range.end() < block.end()) {
+                    return -1;
+                }
+                found = i;
+            }
+        }
+        return found;
+    }
+
+    @Override
+    public void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException {
+        withConnection(c -> c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst,
+                DataPlaneConnection.Arrivals.NONE));
+    }
+
+    @Override
+    public void write(long offset, MemorySegment src) throws IOException {
+        withConnection(c -> c.exchange(new Request.Write(new Range(offset, src.byteSize())), src, MemorySegment.NULL,
+                DataPlaneConnection.Arrivals.NONE));
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        DataPlaneConnection connection;
+        while ((connection = idle.pollFirst()) != null) {
+            connection.close();
+        }
+    }
+}

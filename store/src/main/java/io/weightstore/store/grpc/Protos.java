@@ -1,0 +1,171 @@
+package io.weightstore.store.grpc;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.proto.LockRecord;
+import io.weightstore.store.proto.PendingPut;
+import io.weightstore.store.proto.Replica;
+import io.weightstore.store.proto.Slice;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The one place where domain records and protobuf messages meet: the gRPC edge, and the bytes the
+ * master persists. Nothing outside this package sees a generated message.
+ */
+public final class Protos {
+    private Protos() {}
+
+    // ---- objects
+
+    static io.weightstore.store.proto.ObjectMeta toProto(ObjectMeta object) {
+        var builder = io.weightstore.store.proto.ObjectMeta.newBuilder().setKey(object.key()).setSize(object.size())
+                .setSliceSize(object.sliceSize()).setChecksumBlockSize(object.checksumBlockSize()).setPinned(object.pinned())
+                .setCreatedMs(object.createdAt().toEpochMilli()).setReplicas(object.replicas());
+        for (SliceMeta slice : object.slices()) {
+            Slice.Builder s = Slice.newBuilder().setOffset(slice.offset()).setLength(slice.length());
+            slice.replicas().forEach(r -> s.addReplicas(Replica.newBuilder().setNodeId(r.nodeId()).setOffset(r.offset())));
+            for (int crc : slice.crcs().toArray()) {
+                s.addBlockCrcs(crc);
+            }
+            builder.addSlices(s);
+        }
+        return builder.build();
+    }
+
+    static ObjectMeta fromProto(io.weightstore.store.proto.ObjectMeta object) {
+        List<SliceMeta> slices = object.getSlicesList().stream().map(s -> new SliceMeta(s.getOffset(), s.getLength(),
+                s.getReplicasList().stream().map(r -> new ReplicaRef(r.getNodeId(), r.getOffset())).toList(),
+                BlockCrcs.of(s.getBlockCrcsList().stream().mapToInt(Integer::intValue).toArray()))).toList();
+        return new ObjectMeta(object.getKey(), object.getSize(), object.getSliceSize(), object.getChecksumBlockSize(), slices,
+                object.getPinned(), Instant.ofEpochMilli(object.getCreatedMs()), object.getReplicas());
+    }
+
+    static io.weightstore.store.proto.SliceChecksums toProto(BlockCrcs crcs) {
+        var builder = io.weightstore.store.proto.SliceChecksums.newBuilder();
+        for (int crc : crcs.toArray()) {
+            builder.addBlockCrcs(crc);
+        }
+        return builder.build();
+    }
+
+    static BlockCrcs fromProto(io.weightstore.store.proto.SliceChecksums crcs) {
+        return BlockCrcs.of(crcs.getBlockCrcsList().stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    // ---- nodes
+
+    static io.weightstore.store.proto.NodeInfo toProto(NodeInfo node) {
+        return io.weightstore.store.proto.NodeInfo.newBuilder().setNodeId(node.nodeId()).setHost(node.endpoint().host())
+                .setPort(node.endpoint().port()).setPoolPath(node.poolPath()).setPoolUuid(node.poolUuid().toString())
+                .setCapacity(node.capacity()).build();
+    }
+
+    static NodeInfo fromProto(io.weightstore.store.proto.NodeInfo node) throws StoreException {
+        try {
+            return new NodeInfo(node.getNodeId(), new Endpoint(node.getHost(), node.getPort()), node.getPoolPath(),
+                    UUID.fromString(node.getPoolUuid()), node.getCapacity());
+        } catch (IllegalArgumentException e) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "node " + node.getNodeId() + ": " + e.getMessage(), e);
+        }
+    }
+
+    static io.weightstore.store.proto.NodeStatus toProto(NodeStatus node) {
+        return io.weightstore.store.proto.NodeStatus.newBuilder().setInfo(toProto(node.info())).setUsed(node.used())
+                .setUp(node.up()).setLastHeartbeatMs(node.lastHeartbeat().toEpochMilli()).build();
+    }
+
+    static NodeStatus fromProto(io.weightstore.store.proto.NodeStatus node) throws StoreException {
+        return new NodeStatus(fromProto(node.getInfo()), node.getUsed(), node.getUp(), Instant.ofEpochMilli(node.getLastHeartbeatMs()));
+    }
+
+    static Map<String, NodeStatus> nodeStatuses(List<io.weightstore.store.proto.NodeStatus> nodes) throws StoreException {
+        Map<String, NodeStatus> byId = new LinkedHashMap<>();
+        for (var node : nodes) {
+            NodeStatus status = fromProto(node);
+            byId.put(status.nodeId(), status);
+        }
+        return byId;
+    }
+
+    static Map<String, NodeInfo> nodeInfos(List<io.weightstore.store.proto.NodeInfo> nodes) throws StoreException {
+        Map<String, NodeInfo> byId = new LinkedHashMap<>();
+        for (var node : nodes) {
+            NodeInfo info = fromProto(node);
+            byId.put(info.nodeId(), info);
+        }
+        return byId;
+    }
+
+    // ---- what the master persists
+
+    public static byte[] encode(ObjectMeta object) {
+        return toProto(object).toByteArray();
+    }
+
+    public static ObjectMeta decodeObject(byte[] bytes) throws StoreException {
+        try {
+            return fromProto(io.weightstore.store.proto.ObjectMeta.parseFrom(bytes));
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("object", e);
+        }
+    }
+
+    public static byte[] encode(NodeInfo node) {
+        return toProto(node).toByteArray();
+    }
+
+    public static NodeInfo decodeNode(byte[] bytes) throws StoreException {
+        try {
+            return fromProto(io.weightstore.store.proto.NodeInfo.parseFrom(bytes));
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("node", e);
+        }
+    }
+
+    public static byte[] encode(PutGrant put) {
+        PendingPut.Builder builder = PendingPut.newBuilder().setPutId(put.putId()).setObject(toProto(put.object()))
+                .setDeadlineMs(put.deadline().toEpochMilli()).setWriter(put.writer());
+        put.nodes().values().forEach(n -> builder.addNodes(toProto(n)));
+        return builder.build().toByteArray();
+    }
+
+    public static PutGrant decodePut(byte[] bytes) throws StoreException {
+        try {
+            PendingPut put = PendingPut.parseFrom(bytes);
+            return new PutGrant(put.getPutId(), fromProto(put.getObject()), nodeInfos(put.getNodesList()),
+                    Instant.ofEpochMilli(put.getDeadlineMs()), put.getWriter());
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("pending put", e);
+        }
+    }
+
+    public static byte[] encode(LockState lock) {
+        return LockRecord.newBuilder().setOwner(lock.owner()).setExpiresMs(lock.expiresAt().toEpochMilli()).build().toByteArray();
+    }
+
+    public static LockState decodeLock(byte[] bytes) throws StoreException {
+        try {
+            LockRecord lock = LockRecord.parseFrom(bytes);
+            return new LockState(true, lock.getOwner(), Instant.ofEpochMilli(lock.getExpiresMs()));
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("lock", e);
+        }
+    }
+
+    private static StoreException unreadable(String what, InvalidProtocolBufferException e) {
+        return new StoreException(StoreException.Code.IO, "master metadata: unreadable " + what + " record: " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,45 @@
+package io.weightstore.store.master;
+
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.grpc.MasterEndpoint;
+import java.nio.file.Path;
+
+/** The master process: a {@link MasterCore} over RocksDB metadata, served over gRPC. */
+public final class MasterServer implements AutoCloseable {
+    private final MasterCore core;
+    private final MasterEndpoint endpoint;
+
+    private MasterServer(MasterCore core, MasterEndpoint endpoint) {
+        this.core = core;
+        this.endpoint = endpoint;
+    }
+
+    public static MasterServer start(Path dataDir, MasterConfig config, String bindHost, int port, String token)
+            throws StoreException {
+        MasterCore core = MasterCore.open(RocksMetadataStore.open(dataDir), config);
+        try {
+            return new MasterServer(core, MasterEndpoint.start(core, bindHost, port, token));
+        } catch (StoreException | RuntimeException e) {
+            core.close();
+            throw e;
+        }
+    }
+
+    public int port() {
+        return endpoint.port();
+    }
+
+    public MasterCore core() {
+        return core;
+    }
+
+    public void awaitTermination() throws InterruptedException {
+        endpoint.awaitTermination();
+    }
+
+    @Override
+    public void close() {
+        endpoint.close();
+        core.close();
+    }
+}

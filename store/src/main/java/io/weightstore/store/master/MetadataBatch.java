@@ -1,0 +1,67 @@
+package io.weightstore.store.master;
+
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Changes to the master's records that are persisted together or not at all. */
+public final class MetadataBatch {
+    /** One change; the stores turn each into a put or a delete of one record. */
+    public sealed interface Change {
+        record PutObject(ObjectMeta object) implements Change {}
+
+        record DeleteObject(String key) implements Change {}
+
+        record PutNode(NodeInfo node) implements Change {}
+
+        record PutPending(PutGrant put) implements Change {}
+
+        record DeletePending(String putId) implements Change {}
+
+        record PutLock(String name, LockState lock) implements Change {}
+
+        record DeleteLock(String name) implements Change {}
+    }
+
+    private final List<Change> changes = new ArrayList<>();
+
+    public MetadataBatch putObject(ObjectMeta object) {
+        return add(new Change.PutObject(object));
+    }
+
+    public MetadataBatch deleteObject(String key) {
+        return add(new Change.DeleteObject(key));
+    }
+
+    public MetadataBatch putNode(NodeInfo node) {
+        return add(new Change.PutNode(node));
+    }
+
+    public MetadataBatch putPending(PutGrant put) {
+        return add(new Change.PutPending(put));
+    }
+
+    public MetadataBatch deletePending(String putId) {
+        return add(new Change.DeletePending(putId));
+    }
+
+    public MetadataBatch putLock(String name, LockState lock) {
+        return add(new Change.PutLock(name, lock));
+    }
+
+    public MetadataBatch deleteLock(String name) {
+        return add(new Change.DeleteLock(name));
+    }
+
+    private MetadataBatch add(Change change) {
+        changes.add(change);
+        return this;
+    }
+
+    public List<Change> changes() {
+        return List.copyOf(changes);
+    }
+}

@@ -1,0 +1,31 @@
+package io.weightstore.store.master;
+
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.StoreException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The master's durable records: sealed objects, registered nodes, pending puts and locks. Changes
+ * go in batches applied all or nothing, so the master never persists half an operation.
+ */
+public interface MetadataStore extends AutoCloseable {
+    Optional<ObjectMeta> object(String key) throws StoreException;
+
+    /** Sealed objects whose key starts with {@code prefix} and sorts after {@code startAfter} ("" for none), in key order. */
+    List<ObjectMeta> objects(String prefix, String startAfter, int limit) throws StoreException;
+
+    List<NodeInfo> nodes() throws StoreException;
+
+    List<PutGrant> pendingPuts() throws StoreException;
+
+    Optional<LockState> lock(String name) throws StoreException;
+
+    void apply(MetadataBatch batch) throws StoreException;
+
+    @Override
+    void close();
+}

@@ -1,0 +1,131 @@
+package io.weightstore.store.master;
+
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.SliceMeta;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * The nodes the master knows: their registrations, the free space of each pool segment, and their
+ * liveness by heartbeat. Not thread-safe; the master serialises access.
+ */
+final class NodeRegistry {
+    private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
+    private final Map<String, SegmentAllocator> space = new HashMap<>();
+    private final Map<String, Long> lastHeartbeat = new HashMap<>();
+    private final LongSupplier clock;
+    private final Duration deadline;
+
+    NodeRegistry(LongSupplier clock, Duration deadline) {
+        this.clock = clock;
+        this.deadline = deadline;
+    }
+
+    /** Adds a node known from the metadata; it counts as down until it heartbeats. */
+    void recover(NodeInfo node) {
+        nodes.put(node.nodeId(), node);
+        space.put(node.nodeId(), new SegmentAllocator(node.capacity()));
+    }
+
+    Optional<NodeInfo> get(String nodeId) {
+        return Optional.ofNullable(nodes.get(nodeId));
+    }
+
+    /** Records a (re-)registration and counts it as a heartbeat. */
+    void register(NodeInfo node) {
+        nodes.put(node.nodeId(), node);
+        space.computeIfAbsent(node.nodeId(), id -> new SegmentAllocator(node.capacity()));
+        lastHeartbeat.put(node.nodeId(), clock.getAsLong());
+    }
+
+    /** False when the node is unknown and must register again. */
+    boolean heartbeat(String nodeId) {
+        if (!nodes.containsKey(nodeId)) {
+            return false;
+        }
+        lastHeartbeat.put(nodeId, clock.getAsLong());
+        return true;
+    }
+
+    boolean isUp(NodeInfo node) {
+        if (node.endpoint().isInProcess()) {
+            return true; // an in-process pool lives and dies with the master
+        }
+        Long last = lastHeartbeat.get(node.nodeId());
+        return last != null && clock.getAsLong() - last <= deadline.toMillis();
+    }
+
+    List<NodeInfo> up() {
+        return nodes.values().stream().filter(this::isUp).toList();
+    }
+
+    NodeStatus status(NodeInfo node) {
+        return new NodeStatus(node, space.get(node.nodeId()).used(), isUp(node),
+                Instant.ofEpochMilli(lastHeartbeat.getOrDefault(node.nodeId(), 0L)));
+    }
+
+    List<NodeStatus> statuses() {
+        return nodes.values().stream().map(this::status).toList();
+    }
+
+    /** The nodes holding replicas of {@code object}, with their liveness. */
+    Map<String, NodeStatus> holders(ObjectMeta object) {
+        Map<String, NodeStatus> involved = new LinkedHashMap<>();
+        for (SliceMeta slice : object.slices()) {
+            for (ReplicaRef replica : slice.replicas()) {
+                NodeInfo node = nodes.get(replica.nodeId());
+                if (node != null) {
+                    involved.computeIfAbsent(node.nodeId(), id -> status(node));
+                }
+            }
+        }
+        return involved;
+    }
+
+    SegmentAllocator space(String nodeId) {
+        return space.get(nodeId);
+    }
+
+    long capacity() {
+        return space.values().stream().mapToLong(SegmentAllocator::capacity).sum();
+    }
+
+    long used() {
+        return space.values().stream().mapToLong(SegmentAllocator::used).sum();
+    }
+
+    /** Marks the ranges of an object (sealed or pending) taken, when the master rebuilds its state. */
+    void reserve(ObjectMeta object) {
+        forEachReplica(object, (allocator, replica, length) -> allocator.reserve(replica.offset(), length));
+    }
+
+    void release(ObjectMeta object) {
+        forEachReplica(object, (allocator, replica, length) -> allocator.release(replica.offset(), length));
+    }
+
+    /** Work on one replica's range in its node's segment. */
+    @FunctionalInterface
+    private interface ReplicaAction {
+        void apply(SegmentAllocator allocator, ReplicaRef replica, long length);
+    }
+
+    private void forEachReplica(ObjectMeta object, ReplicaAction action) {
+        for (SliceMeta slice : object.slices()) {
+            for (ReplicaRef replica : slice.replicas()) {
+                SegmentAllocator allocator = space.get(replica.nodeId());
+                if (allocator != null) {
+                    action.apply(allocator, replica, slice.length());
+                }
+            }
+        }
+    }
+}

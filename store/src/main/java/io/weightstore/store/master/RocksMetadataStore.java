@@ -1,0 +1,164 @@
+package io.weightstore.store.master;
+
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.grpc.Protos;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The master's records in RocksDB: one key space with a prefix per record type. Every write is
+ * synced, so a master killed at any point restarts with every sealed object.
+ */
+public final class RocksMetadataStore implements MetadataStore {
+    private static final String OBJECT = "o/";
+    private static final String PENDING = "p/";
+    private static final String NODE = "n/";
+    private static final String LOCK = "l/";
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    /** Decodes one stored value. */
+    @FunctionalInterface
+    private interface Decoder<T> {
+        T decode(byte[] value) throws StoreException;
+    }
+
+    private final RocksDB db;
+    private final Options options;
+    private final WriteOptions syncWrites;
+
+    private RocksMetadataStore(RocksDB db, Options options) {
+        this.db = db;
+        this.options = options;
+        this.syncWrites = new WriteOptions().setSync(true);
+    }
+
+    public static RocksMetadataStore open(Path dir) throws StoreException {
+        Options options = new Options().setCreateIfMissing(true);
+        try {
+            Files.createDirectories(dir);
+            return new RocksMetadataStore(RocksDB.open(options, dir.toString()), options);
+        } catch (RocksDBException | IOException e) {
+            options.close();
+            throw new StoreException(StoreException.Code.IO, "cannot open master metadata in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Optional<ObjectMeta> object(String key) throws StoreException {
+        return get(OBJECT + key, Protos::decodeObject);
+    }
+
+    @Override
+    public List<ObjectMeta> objects(String prefix, String startAfter, int limit) throws StoreException {
+        return scan(OBJECT + prefix, startAfter.isEmpty() ? "" : OBJECT + startAfter, limit, Protos::decodeObject);
+    }
+
+    @Override
+    public List<NodeInfo> nodes() throws StoreException {
+        return scan(NODE, "", Integer.MAX_VALUE, Protos::decodeNode);
+    }
+
+    @Override
+    public List<PutGrant> pendingPuts() throws StoreException {
+        return scan(PENDING, "", Integer.MAX_VALUE, Protos::decodePut);
+    }
+
+    @Override
+    public Optional<LockState> lock(String name) throws StoreException {
+        return get(LOCK + name, Protos::decodeLock);
+    }
+
+    @Override
+    public void apply(MetadataBatch batch) throws StoreException {
+        try (WriteBatch write = new WriteBatch()) {
+            for (MetadataBatch.Change change : batch.changes()) {
+                switch (change) {
+                    case MetadataBatch.Change.PutObject c -> write.put(bytes(OBJECT + c.object().key()), Protos.encode(c.object()));
+                    case MetadataBatch.Change.DeleteObject c -> write.delete(bytes(OBJECT + c.key()));
+                    case MetadataBatch.Change.PutNode c -> write.put(bytes(NODE + c.node().nodeId()), Protos.encode(c.node()));
+                    case MetadataBatch.Change.PutPending c -> write.put(bytes(PENDING + c.put().putId()), Protos.encode(c.put()));
+                    case MetadataBatch.Change.DeletePending c -> write.delete(bytes(PENDING + c.putId()));
+                    case MetadataBatch.Change.PutLock c -> write.put(bytes(LOCK + c.name()), Protos.encode(c.lock()));
+                    case MetadataBatch.Change.DeleteLock c -> write.delete(bytes(LOCK + c.name()));
+                }
+            }
+            db.write(syncWrites, write);
+        } catch (RocksDBException e) {
+            throw failure("write " + batch.changes().size() + " records", e);
+        }
+    }
+
+    private <T> Optional<T> get(String key, Decoder<T> decoder) throws StoreException {
+        try {
+            byte[] value = db.get(bytes(key));
+            return value == null ? Optional.empty() : Optional.of(decoder.decode(value));
+        } catch (RocksDBException e) {
+            throw failure("read " + key, e);
+        }
+    }
+
+    /** Records under {@code prefix} with keys after {@code startAfter} (exclusive, may be empty), in key order. */
+    private <T> List<T> scan(String prefix, String startAfter, int limit, Decoder<T> decoder) throws StoreException {
+        byte[] prefixBytes = bytes(prefix);
+        List<T> found = new ArrayList<>();
+        try (RocksIterator it = db.newIterator()) {
+            if (startAfter.isEmpty()) {
+                it.seek(prefixBytes);
+            } else {
+                byte[] start = bytes(startAfter);
+                it.seek(start);
+                if (it.isValid() && Arrays.equals(it.key(), start)) {
+                    it.next();
+                }
+            }
+            for (; it.isValid() && found.size() < limit; it.next()) {
+                if (!startsWith(it.key(), prefixBytes)) {
+                    break;
+                }
+                found.add(decoder.decode(it.value()));
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw failure("scan " + prefix, e);
+        }
+        return found;
+    }
+
+    @Override
+    public void close() {
+        syncWrites.close();
+        db.close();
+        options.close();
+    }
+
+    private static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private static StoreException failure(String what, Exception e) {
+        return new StoreException(StoreException.Code.IO, "master metadata: cannot " + what + ": " + e.getMessage(), e);
+    }
+}

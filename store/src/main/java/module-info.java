@@ -1,0 +1,27 @@
+/**
+ * The store: objects cut into checksummed slices on storage nodes, a master that places them, and
+ * the client that moves bytes straight between a process and the nodes. Other modules see the
+ * domain API, the client, and the entry points of the master, node and embedded store.
+ */
+module io.weightstore.store {
+    requires com.google.common;
+    requires com.google.protobuf;
+    requires io.grpc;
+    requires io.grpc.netty.shaded;
+    requires io.grpc.protobuf;
+    requires io.grpc.services;
+    requires io.grpc.stub;
+    requires org.slf4j;
+    requires rocksdbjni;
+
+    exports io.weightstore.store.api;
+    exports io.weightstore.store.client;
+    exports io.weightstore.store.embedded;
+    exports io.weightstore.store.master;
+    exports io.weightstore.store.node;
+
+    // Internals the benchmarks measure directly.
+    exports io.weightstore.store.checksum to io.weightstore.bench;
+    exports io.weightstore.store.client.access to io.weightstore.bench;
+    exports io.weightstore.store.client.plan to io.weightstore.bench;
+}

@@ -1,0 +1,59 @@
+package io.weightstore.weights;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/** Writing stored files to the local disk: only inside the directory asked for, and never half-visible. */
+final class LocalFiles {
+    /** Fills the mapped bytes of a file being written. */
+    @FunctionalInterface
+    interface Filler {
+        void fill(MemorySegment file) throws IOException;
+    }
+
+    private LocalFiles() {}
+
+    /** {@code dir/relative}, refused when a manifest path would leave {@code dir}. */
+    static Path resolveInside(Path dir, String relative) throws CheckpointException {
+        Path root = dir.toAbsolutePath().normalize();
+        Path target = root.resolve(relative).normalize();
+        if (!target.startsWith(root) || target.equals(root)) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest path " + relative + " leaves " + root);
+        }
+        return target;
+    }
+
+    /**
+     * Writes {@code size} bytes to {@code target} through a mapping of a {@code .partial} sibling,
+     * which is moved into place only once {@code filler} returned: a failure leaves no file behind.
+     */
+    static void writeAtomically(Path target, long size, Filler filler) throws IOException {
+        Path parent = target.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        Path partial = parent.resolve(target.getFileName() + ".partial");
+        try {
+            try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+                    Arena arena = Arena.ofShared()) {
+                if (size > 0) {
+                    channel.write(ByteBuffer.allocate(1), size - 1);
+                    MemorySegment mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+                    filler.fill(mapped);
+                    mapped.force();
+                } else {
+                    filler.fill(MemorySegment.NULL);
+                }
+            }
+            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(partial);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.weightstore.weights.loader;
+
+import io.weightstore.store.api.Range;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.Read;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.weights.Futures;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Whole tensors for engines that ask for them one by one and keep them (Jlama does): the
+ * checkpoint is read in file order, a batch of tensors per scatter-gather read, straight into
+ * memory each tensor owns from then on, a few batches ahead of the furthest tensor asked for.
+ * {@link #take} waits only for its own batch, so an engine asking from several threads in any
+ * order gets the throughput of one sequential stream.
+ *
+ * <p>Each batch is one allocation that lives as long as any of its tensors is reachable (an
+ * automatic arena): the engine owns the memory and the collector frees it with the engine's tensors.
+ */
+public final class TensorPrefetcher implements AutoCloseable {
+    static final long ALIGNMENT = 64;
+
+    /** A tensor's place in its batch's memory. */
+    private record Slot(int batch, long offset, long length) {}
+
+    private record Batch(List<CheckpointSource.Location> tensors, long bytes) {}
+
+    private final StoreClient store;
+    private final List<Batch> batches = new ArrayList<>();
+    private final Map<String, Slot> slots = new HashMap<>();
+    private final List<Future<MemorySegment>> reads = new ArrayList<>();
+    private final int ahead;
+    private final ExecutorService reader =
+            Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("tensor-prefetch").factory());
+    private boolean closed;
+
+    TensorPrefetcher(StoreClient store, List<CheckpointSource.Location> inFileOrder, long batchBytes, int ahead) {
+        if (batchBytes < ALIGNMENT || ahead < 1) {
+            throw new IllegalArgumentException("prefetch needs batchBytes >= 64 and ahead >= 1: batchBytes=" + batchBytes
+                    + " ahead=" + ahead);
+        }
+        this.store = store;
+        this.ahead = ahead;
+        List<CheckpointSource.Location> current = new ArrayList<>();
+        long offset = 0;
+        for (CheckpointSource.Location tensor : inFileOrder) {
+            long length = tensor.info().byteSize();
+            if (!current.isEmpty() && offset + length > batchBytes) {
+                batches.add(new Batch(current, offset));
+                current = new ArrayList<>();
+                offset = 0;
+            }
+            current.add(tensor);
+            slots.put(tensor.info().name(), new Slot(batches.size(), offset, length));
+            offset = aligned(offset + length);
+        }
+        if (!current.isEmpty()) {
+            batches.add(new Batch(current, offset));
+        }
+        schedule(Math.min(ahead, batches.size()) - 1);
+    }
+
+    private static long aligned(long offset) {
+        return (offset + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    }
+
+    /** The whole tensor, once its batch is read; empty when this prefetcher does not hold it. */
+    public Optional<MemorySegment> take(String name) throws IOException {
+        Slot slot = slots.get(name);
+        if (slot == null) {
+            return Optional.empty();
+        }
+        Future<MemorySegment> batch;
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("tensor prefetcher is closed");
+            }
+            schedule(Math.min(batches.size() - 1, slot.batch() + ahead - 1));
+            batch = reads.get(slot.batch());
+        }
+        return Optional.of(Futures.await(batch).asSlice(slot.offset(), slot.length()));
+    }
+
+    /** Queues every batch up to {@code last} that is not queued yet, in order. */
+    private synchronized void schedule(int last) {
+        while (reads.size() <= last) {
+            Batch batch = batches.get(reads.size());
+            reads.add(reader.submit(() -> read(batch)));
+        }
+    }
+
+    /** One scatter-gather read: adjacent tensors of one file become one range. */
+    private MemorySegment read(Batch batch) throws IOException {
+        MemorySegment memory = Arena.ofAuto().allocate(Math.max(ALIGNMENT, batch.bytes()), ALIGNMENT);
+        List<Read> reads = new ArrayList<>();
+        ObjectReader object = null;
+        List<Range> ranges = new ArrayList<>();
+        long runStart = 0;
+        long runEnd = 0;
+        for (CheckpointSource.Location tensor : batch.tensors()) {
+            Slot slot = slots.get(tensor.info().name());
+            long start = tensor.dataStart() + tensor.info().begin();
+            boolean continues = tensor.object() == object && !ranges.isEmpty() && ranges.getLast().end() == start
+                    && runEnd == slot.offset();
+            if (!continues && object != null) {
+                reads.add(new Read.Ranges(object, ranges, memory.asSlice(runStart, runEnd - runStart)));
+                ranges = new ArrayList<>();
+            }
+            if (!continues) {
+                object = tensor.object();
+                runStart = slot.offset();
+                ranges.add(new Range(start, slot.length()));
+            } else {
+                Range last = ranges.removeLast();
+                ranges.add(new Range(last.offset(), last.length() + slot.length()));
+            }
+            runEnd = slot.offset() + slot.length();
+        }
+        if (object != null) {
+            reads.add(new Read.Ranges(object, ranges, memory.asSlice(runStart, runEnd - runStart)));
+        }
+        store.read(reads);
+        return memory;
+    }
+
+    /** Stops reading ahead; tensors already taken stay valid, as their memory belongs to whoever holds them. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        reads.forEach(f -> f.cancel(false));
+        reader.shutdown();
+    }
+}

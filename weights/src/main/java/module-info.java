@@ -1,0 +1,19 @@
+/**
+ * Checkpoints on the store: the catalog (manifests, import, verify, inspect, delete, export) and
+ * the loader that streams a checkpoint's tensors, or one tensor-parallel rank's share, into memory.
+ */
+module io.weightstore.weights {
+    requires transitive io.weightstore.format;
+    requires transitive io.weightstore.store;
+    requires com.fasterxml.jackson.annotation;
+    requires com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.datatype.jsr310;
+    requires org.slf4j;
+
+    exports io.weightstore.weights;
+    exports io.weightstore.weights.loader;
+
+    // Jackson reads and writes the manifest records and reports by reflection.
+    opens io.weightstore.weights to com.fasterxml.jackson.databind;
+    opens io.weightstore.weights.loader to com.fasterxml.jackson.databind;
+}
