@@ -7,6 +7,7 @@ import com.github.tjake.jlama.safetensors.prompt.PromptSupport;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -22,7 +23,12 @@ final class ChatPrompt {
 
     private ChatPrompt() {}
 
-    private record Message(String role, String text) {}
+    /** The roles a prompt can give text; OpenAI's {@code developer} is a system message under a newer name. */
+    private enum Role {
+        SYSTEM, USER, ASSISTANT
+    }
+
+    private record Message(Role role, String text) {}
 
     static PromptContext of(JsonNode body, AbstractModel model) {
         JsonNode messages = body.get("messages");
@@ -37,15 +43,15 @@ final class ChatPrompt {
         Optional<PromptSupport.Builder> template = model.promptSupport().map(PromptSupport::builder);
         if (template.isEmpty()) {
             StringBuilder plain = new StringBuilder();
-            parsed.forEach(m -> plain.append(m.role()).append(": ").append(m.text()).append('\n'));
+            parsed.forEach(m -> plain.append(m.role().name().toLowerCase(Locale.ROOT)).append(": ").append(m.text()).append('\n'));
             return PromptContext.of(plain.append("assistant: ").toString());
         }
         PromptSupport.Builder builder = template.get();
         for (Message m : parsed) {
             switch (m.role()) {
-                case "system" -> builder.addSystemMessage(m.text());
-                case "user" -> builder.addUserMessage(m.text());
-                default -> builder.addAssistantMessage(m.text());
+                case SYSTEM -> builder.addSystemMessage(m.text());
+                case USER -> builder.addUserMessage(m.text());
+                case ASSISTANT -> builder.addAssistantMessage(m.text());
             }
         }
         return builder.build();
@@ -62,10 +68,10 @@ final class ChatPrompt {
                         + " is not supported by this server; a message has only 'role' and 'content'");
             }
         }
-        String role = switch (message.path("role").asText("")) {
-            case "system", "developer" -> "system";
-            case "user" -> "user";
-            case "assistant" -> "assistant";
+        Role role = switch (message.path("role").asText("")) {
+            case "system", "developer" -> Role.SYSTEM;
+            case "user" -> Role.USER;
+            case "assistant" -> Role.ASSISTANT;
             case "tool", "function" -> throw ApiError.unsupported(where + ".role", where + ".role '" + message.get("role").asText()
                     + "' is not supported: this server has no tools");
             default -> throw ApiError.invalid(where + ".role", where + ".role must be system, developer, user or assistant, found "

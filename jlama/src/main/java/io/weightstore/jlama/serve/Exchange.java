@@ -1,6 +1,7 @@
 package io.weightstore.jlama.serve;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,8 +17,12 @@ import java.io.UncheckedIOException;
 
 /** Reading a JSON request body and writing JSON answers, with OpenAI-style errors for what goes wrong. */
 final class Exchange {
-    /** Numbers are read exactly, so that range checks see 1e12 as it was sent. */
-    static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
+    /**
+     * Numbers are read exactly, so that range checks see 1e12 as it was sent; a field given twice
+     * or anything after the object is an error rather than a guess.
+     */
+    static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     /** Enough for a prompt that fills a long context many times over. */
     static final int MAX_BODY = 16 << 20;
 
@@ -41,8 +46,11 @@ final class Exchange {
         } catch (IOException e) {
             throw new UncheckedIOException("parsing a request held in memory", e);
         }
-        if (body == null || !body.isObject()) {
-            throw ApiError.badBody("the request body must be a JSON object, found " + (body == null ? "nothing" : Fields.describe(body)));
+        if (body == null || body.isMissingNode()) {
+            throw ApiError.badBody("the request body is empty; it must be a JSON object");
+        }
+        if (!body.isObject()) {
+            throw ApiError.badBody("the request body must be a JSON object, found " + Fields.describe(body));
         }
         return body;
     }

@@ -270,6 +270,9 @@ class OpenAiServerTest {
         for (Case c : List.of(
                 new Case("/v1/completions", "not json", 400, "not valid JSON"),
                 new Case("/v1/completions", "[1]", 400, "must be a JSON object"),
+                new Case("/v1/completions", "", 400, "the request body is empty"),
+                new Case("/v1/completions", "{\"prompt\":\"a\",\"prompt\":\"b\"}", 400, "Duplicate field 'prompt'"),
+                new Case("/v1/completions", "{\"prompt\":\"a\"} {}", 400, "not valid JSON"),
                 new Case("/v1/completions", "{}", 400, "'prompt' is required"),
                 new Case("/v1/completions", "{\"prompt\":[\"a\",\"b\"]}", 400, "one prompt per request"),
                 new Case("/v1/chat/completions", "{\"messages\":[]}", 400, "non-empty array"),
