@@ -1,8 +1,13 @@
 package io.weightstore.cli;
 
 import io.weightstore.jlama.JlamaModels;
-import io.weightstore.jlama.OpenAiServer;
+import io.weightstore.jlama.serve.ApiKey;
+import io.weightstore.jlama.serve.OpenAiServer;
+import io.weightstore.jlama.serve.ServeConfig;
+import io.weightstore.jlama.serve.ServedModel;
 import io.weightstore.weights.loader.LoadOptions;
+import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -15,10 +20,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Serve a model with Jlama behind an OpenAI-compatible HTTP API.",
-            "Endpoints: GET /v1/models, POST /v1/completions and POST /v1/chat/completions (\"stream\": true gives",
-            "server-sent events). Runs until stopped."
+            "Endpoints: GET /v1/models, GET /v1/models/{id}, POST /v1/completions and POST /v1/chat/completions (\"stream\": true",
+            "gives server-sent events); GET /health (up), GET /ready (model loaded) and GET /metrics (Prometheus). Runs until",
+            "stopped."
         })
 final class ServeCommand implements Callable<Integer> {
+    static final String API_KEY_ENV = "WEIGHTSTORE_API_KEY";
+
     @Spec
     private CommandSpec spec;
 
@@ -31,24 +39,49 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8000", description = "HTTP port (0 for any free one). Default: ${DEFAULT-VALUE}.")
     private int port;
 
-    @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "HOST", description = "Address to listen on. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--bind", defaultValue = ServeConfig.DEFAULT_HOST, paramLabel = "HOST",
+            description = "Address to listen on; 0.0.0.0 for every interface (then set an API key). Default: ${DEFAULT-VALUE}.")
     private String bind;
 
     @Option(names = "--served-model-name", paramLabel = "NAME",
             description = "Model name in the API. Default: the checkpoint id (or directory name), with unsafe characters replaced.")
     private String servedName;
 
+    @Option(names = "--max-concurrent", defaultValue = "" + ServeConfig.DEFAULT_MAX_CONCURRENT, paramLabel = "N",
+            description = "Generations in progress at once; their passes through the model take turns. Default: ${DEFAULT-VALUE}.")
+    private int maxConcurrent;
+
+    @Option(names = "--max-queue", defaultValue = "" + ServeConfig.DEFAULT_MAX_QUEUE, paramLabel = "N",
+            description = "Requests that may wait, in arrival order, for a generation; more get HTTP 429. Default: ${DEFAULT-VALUE}.")
+    private int maxQueue;
+
+    // No default here: picocli would print a default value in --help, and this one is a secret.
+    @Option(names = "--api-key", paramLabel = "KEY",
+            description = "Require 'Authorization: Bearer KEY' on every /v1/ request (401 without it). Also from $" + API_KEY_ENV
+                    + ", which, unlike a flag, other users cannot read in the process list.")
+    private String apiKey;
+
     @Override
     public Integer call() throws Exception {
+        ServerLogging.enable();
+        String key = apiKey != null ? apiKey : System.getenv(API_KEY_ENV);
+        ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue,
+                key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)));
+        String name = servedName != null ? servedName : ServedModel.nameFor(model);
+        PrintWriter out = spec.commandLine().getOut();
         CountDownLatch stopped = new CountDownLatch(1);
-        try (JlamaModels.Loaded loaded = JlamaModels.load(model, LoadOptions.defaults().withStore(selection.store));
-                OpenAiServer server = OpenAiServer.start(loaded.model(),
-                        servedName != null ? servedName : OpenAiServer.servedName(model), bind, port)) {
-            spec.commandLine().getOut().printf("serving %s as '%s' on http://%s:%d/v1 (loaded in %.2f s)%n", model,
-                    server.modelName(), bind, server.port(), loaded.loadSeconds());
-            spec.commandLine().getOut().flush();
-            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
-            stopped.await();
+        try (OpenAiServer server = OpenAiServer.start(config)) {
+            String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.port();
+            out.printf("listening on %s; loading %s%n", url, model);
+            out.flush();
+            try (JlamaModels.Loaded loaded = JlamaModels.load(model, LoadOptions.defaults().withStore(selection.store))) {
+                server.serve(ServedModel.of(loaded.model(), name));
+                out.printf("serving %s as '%s' on %s/v1 (loaded in %.2f s)%s%n", model, name, url, loaded.loadSeconds(),
+                        config.apiKey().isPresent() ? "; API key required" : "");
+                out.flush();
+                Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
+                stopped.await();
+            }
         }
         return ExitCodes.OK;
     }

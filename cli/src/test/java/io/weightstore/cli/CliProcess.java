@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /** The weightstore command in its own JVM, as a user on another terminal or machine would run it. */
@@ -27,8 +28,12 @@ final class CliProcess {
     /** As {@link #start(Path, String...)}, with extra environment variables. */
     static CliProcess start(Path log, Map<String, String> environment, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-cp", System.getProperty("java.class.path"), WeightstoreCli.class.getName()));
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+        // As the launcher does: the verbs that run a model need Jlama's incubating Vector API.
+        if (args.length > 0 && Set.of("generate", "serve", "quickstart").contains(args[0])) {
+            command.addAll(List.of("--add-modules", "jdk.incubator.vector"));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), WeightstoreCli.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         // Only what the test says picks the store: nothing inherited from whoever runs the tests, and the
@@ -46,6 +51,15 @@ final class CliProcess {
             throw new AssertionError("weightstore did not finish in 120 s");
         }
         return process.exitValue();
+    }
+
+    /** SIGTERM, as Ctrl-C or a service manager would stop it. */
+    void stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("weightstore did not stop in 30 s after SIGTERM");
+        }
     }
 
     /** SIGKILL, as a crash or an OOM killer would end it. */

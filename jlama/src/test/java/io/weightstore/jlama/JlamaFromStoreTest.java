@@ -9,6 +9,7 @@ import com.github.tjake.jlama.model.DistributedContext;
 import com.github.tjake.jlama.model.llama.LlamaConfig;
 import com.github.tjake.jlama.safetensors.SafeTensorIndex;
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
+import com.github.tjake.jlama.safetensors.tokenizer.Tokenizer;
 import com.github.tjake.jlama.tensor.AbstractTensor;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
@@ -78,15 +79,59 @@ class JlamaFromStoreTest {
 
     @Test
     void greedyCompletionIsWhatJlamasOwnGenerateGives() throws IOException {
-        Path dir = synthAndImport(DType.F32, "greedy");
+        synthAndImport(DType.F32, "greedy");
         Completion ours = generate("weightstore://greedy");
+        String theirs;
         try (JlamaModels.Loaded loaded = JlamaModels.load("weightstore://greedy", LoadOptions.defaults())) {
-            var theirs = loaded.model().generate(UUID.randomUUID(), PromptContext.of(PROMPT), 0.0f,
-                    loaded.model().getTokenizer().encode(PROMPT).length + 1 + 24, (t, f) -> {});
-            assertThat(ours.text()).isEqualTo(theirs.responseText);
-            assertThat(ours.generatedTokens()).isEqualTo(theirs.generatedTokens);
+            // Jlama's loop yields one token from the prompt's pass, then one per position up to its limit.
+            var response = loaded.model().generate(UUID.randomUUID(), PromptContext.of(PROMPT), 0.0f,
+                    loaded.model().getTokenizer().encode(PROMPT).length + 1 + 23, (t, f) -> {});
+            theirs = response.responseText;
+            // Jlama does not count the token the prompt's pass yields; we do.
+            assertThat(ours.generatedTokens()).isEqualTo(response.generatedTokens + 1).isEqualTo(24);
         }
-        assertThat(dir).exists();
+        // Jlama's decoding keeps state in the tokenizer (see TokenText): the same tokens through a fresh one.
+        try (JlamaModels.Loaded fresh = JlamaModels.load("weightstore://greedy", LoadOptions.defaults())) {
+            Tokenizer tokenizer = fresh.model().getTokenizer();
+            StringBuilder decodedAsJlamaDoes = new StringBuilder();
+            ours.tokens().stream().filter(t -> !tokenizer.getModel().isSpecialToken(t)).forEach(t -> decodedAsJlamaDoes.append(tokenizer.decode(t)));
+            assertThat(decodedAsJlamaDoes.toString()).isEqualTo(theirs);
+        }
+    }
+
+    @Test
+    void greedyTextIsTheSameOnEveryRunOfOneModel() throws IOException {
+        Path dir = synthAndImport(DType.F32, "again");
+        try (JlamaModels.Loaded loaded = JlamaModels.load(dir.toString(), LoadOptions.defaults())) {
+            String first = Completion.generate(loaded.model(), PromptContext.of(PROMPT), 24, 0f, t -> {}).text();
+            for (int run = 0; run < 2; run++) {
+                assertThat(Completion.generate(loaded.model(), PromptContext.of(PROMPT), 24, 0f, t -> {}).text()).isEqualTo(first);
+            }
+        }
+    }
+
+    @Test
+    void tokensDecodeBackToTheirTextWithMultiByteCharactersWhole() throws IOException {
+        Path dir = tmp.resolve("tokenizer");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 3), dir, b -> {});
+        String text = "naïve café, 5€ and 🙂 twice: naïve café 🙂";
+        try (JlamaModels.Loaded loaded = JlamaModels.load(dir.toString(), LoadOptions.defaults())) {
+            Tokenizer tokenizer = loaded.model().getTokenizer();
+            long[] tokens = tokenizer.encode(text);
+            for (int pass = 0; pass < 2; pass++) {
+                TokenText decoder = new TokenText(tokenizer);
+                StringBuilder decoded = new StringBuilder();
+                for (long token : tokens) {
+                    decoded.append(decoder.decode((int) token));
+                }
+                decoded.append(decoder.finish());
+                assertThat(decoded.toString().stripLeading()).isEqualTo(text);
+            }
+            TokenText cutShort = new TokenText(tokenizer);
+            long euroFirstByte = tokenizer.getModel().vocabLookup.get("<0xE2>");
+            assertThat(cutShort.decode((int) euroFirstByte)).isEmpty();
+            assertThat(cutShort.finish()).isEqualTo("\uFFFD");
+        }
     }
 
     @Test

@@ -1,0 +1,82 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code weightstore serve} as a process: where it listens, its key, and what it logs. */
+class ServeCommandTest {
+    private static final String SECRET = "sk-cli-secret-4242";
+    private static final Pattern SERVING = Pattern.compile("serving .* on (http://[^/\\s]+)/v1");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void helpShowsEveryFlagAndNeverTheKey() throws Exception {
+        CliProcess help = CliProcess.start(tmp.resolve("help.log"), Map.of(ServeCommand.API_KEY_ENV, SECRET), "serve", "--help");
+        assertThat(help.await()).isZero();
+        assertThat(help.output()).contains("--model", "--port", "--bind", "--served-model-name", "--max-concurrent", "--max-queue",
+                "--api-key=KEY", ServeCommand.API_KEY_ENV, "Default: 127.0.0.1").doesNotContain(SECRET);
+    }
+
+    @Test
+    void servesOnLoopbackByDefaultWithTheKeyFromTheEnvironmentAndLogsEachRequest() throws Exception {
+        Path model = tmp.resolve("tiny");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        Path log = tmp.resolve("serve.log");
+        CliProcess serve = CliProcess.start(log, Map.of(ServeCommand.API_KEY_ENV, SECRET), "serve", "--model", model.toString(),
+                "--port", "0");
+        try {
+            String base = awaitServing(serve);
+            assertThat(base).startsWith("http://127.0.0.1:");
+            HttpClient http = HttpClient.newHttpClient();
+            assertThat(get(http, base + "/health", null).statusCode()).isEqualTo(200);
+            assertThat(get(http, base + "/ready", null).statusCode()).isEqualTo(200);
+            HttpResponse<String> refused = get(http, base + "/v1/models", null);
+            assertThat(refused.statusCode()).isEqualTo(401);
+            assertThat(refused.body()).contains("\"code\":\"invalid_api_key\"");
+            HttpResponse<String> models = get(http, base + "/v1/models", SECRET);
+            assertThat(models.statusCode()).isEqualTo(200);
+            assertThat(models.body()).contains("\"id\":\"tiny\"");
+            assertThat(get(http, base + "/metrics", null).body()).contains("weightstore_serve_requests_total");
+        } finally {
+            serve.stop();
+        }
+        assertThat(serve.output()).contains("GET /v1/models 401", "GET /v1/models 200", "GET /health 200", "API key required")
+                .doesNotContain(SECRET).doesNotContain("Exception");
+    }
+
+    private static String awaitServing(CliProcess serve) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Matcher serving = SERVING.matcher(serve.output());
+            if (serving.find()) {
+                return serving.group(1);
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("serve did not report serving in 60 s:\n" + serve.output());
+    }
+
+    private static HttpResponse<String> get(HttpClient http, String url, String key) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30));
+        if (key != null) {
+            request.header("Authorization", "Bearer " + key);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}

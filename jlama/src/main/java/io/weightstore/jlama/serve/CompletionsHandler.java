@@ -1,0 +1,107 @@
+package io.weightstore.jlama.serve;
+
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import io.weightstore.jlama.Completion;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v1/chat/completions} and {@code POST /v1/completions}. Everything that can be
+ * refused is refused before the request queues or the model computes anything: unknown fields,
+ * bad values, a prompt and completion that do not fit the context. Then the request waits for a
+ * generation slot, and its choices are generated one after another, answered whole or streamed.
+ */
+final class CompletionsHandler {
+    private static final Logger log = LoggerFactory.getLogger(CompletionsHandler.class);
+
+    private final Endpoint endpoint;
+    private final Supplier<ServedModel> model;
+    private final AdmissionQueue queue;
+    private final ServeMetrics metrics;
+
+    CompletionsHandler(Endpoint endpoint, Supplier<ServedModel> model, AdmissionQueue queue, ServeMetrics metrics) {
+        this.endpoint = endpoint;
+        this.model = model;
+        this.queue = queue;
+        this.metrics = metrics;
+    }
+
+    void handle(ServerRequest httpRequest, ServerResponse response) {
+        ServedModel served = model.get();
+        CompletionRequest request = CompletionRequest.parse(endpoint, Exchange.body(httpRequest), served);
+        int[] prompt = served.encode(request.prompt());
+        int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
+        Responses shapes = new Responses(endpoint, endpoint.idPrefix + UUID.randomUUID(), Instant.now().getEpochSecond(),
+                served.name());
+        long seed = request.seed().orElseGet(() -> ThreadLocalRandom.current().nextLong());
+        try (AdmissionQueue.Ticket ticket = queue.enter()) {
+            ticket.awaitTurn();
+            if (request.stream()) {
+                stream(served, prompt, request, maxTokens, seed, shapes, response);
+            } else {
+                List<Completion> choices = new ArrayList<>();
+                for (int i = 0; i < request.n(); i++) {
+                    choices.add(generate(served, prompt, request, maxTokens, seed + i, text -> {}));
+                }
+                Exchange.send(response, 200, shapes.completion(choices));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiError.unavailable("the server is shutting down");
+        }
+    }
+
+    private void stream(ServedModel served, int[] prompt, CompletionRequest request, int maxTokens, long seed, Responses shapes,
+            ServerResponse response) {
+        boolean usage = request.includeUsage();
+        List<Completion> choices = new ArrayList<>();
+        try (EventStream events = new EventStream(response)) {
+            try {
+                for (int i = 0; i < request.n(); i++) {
+                    int index = i;
+                    if (endpoint == Endpoint.CHAT) {
+                        events.send(shapes.textChunk(index, "", true, usage));
+                    }
+                    Completion done = generate(served, prompt, request, maxTokens, seed + i,
+                            text -> events.send(shapes.textChunk(index, text, false, usage)));
+                    events.send(shapes.finishChunk(index, done.finishReason(), usage));
+                    choices.add(done);
+                }
+                if (usage) {
+                    events.send(shapes.usageChunk(choices));
+                }
+            } catch (ClientGone e) {
+                throw e;
+            } catch (RuntimeException e) {
+                // The status is out already: the error goes in the stream, as OpenAI sends one.
+                log.error("{} failed while streaming", endpoint.path, e);
+                events.send(ApiError.internal("the server failed: " + e).toJson());
+            }
+            events.done();
+        }
+    }
+
+    private Completion generate(ServedModel served, int[] prompt, CompletionRequest request, int maxTokens, long seed,
+            Consumer<String> onText) {
+        Completion done;
+        try {
+            done = Completion.generate(served.model(), prompt,
+                    new Completion.Sampling(maxTokens, request.temperature(), seed, request.stop()), served.turns(), onText);
+        } catch (ClientGone e) {
+            metrics.cancelled();
+            throw e;
+        }
+        metrics.generated(done);
+        log.debug("{} choice: {} prompt tokens, {} generated at {} tokens/s ({})", endpoint.path, done.promptTokens(),
+                done.generatedTokens(), done.tokensPerSecond(), done.finishReason());
+        return done;
+    }
+}

@@ -1,0 +1,88 @@
+package io.weightstore.jlama.serve;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Status;
+import io.helidon.webserver.ServerConnectionException;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/** Reading a JSON request body and writing JSON answers, with OpenAI-style errors for what goes wrong. */
+final class Exchange {
+    /**
+     * Numbers are read exactly, so that range checks see 1e12 as it was sent; a field given twice
+     * or anything after the object is an error rather than a guess.
+     */
+    static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    /** Enough for a prompt that fills a long context many times over. */
+    static final int MAX_BODY = 16 << 20;
+
+    private Exchange() {}
+
+    static JsonNode body(ServerRequest request) {
+        byte[] bytes;
+        try (InputStream in = request.content().inputStream()) {
+            bytes = in.readNBytes(MAX_BODY + 1);
+        } catch (IOException | UncheckedIOException | ServerConnectionException e) {
+            throw new ClientGone(e);
+        }
+        if (bytes.length > MAX_BODY) {
+            throw ApiError.bodyTooLarge("the request body is larger than " + MAX_BODY + " bytes");
+        }
+        JsonNode body;
+        try {
+            body = JSON.readTree(bytes);
+        } catch (JsonProcessingException e) {
+            throw ApiError.badBody("the request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException("parsing a request held in memory", e);
+        }
+        if (body == null || body.isMissingNode()) {
+            throw ApiError.badBody("the request body is empty; it must be a JSON object");
+        }
+        if (!body.isObject()) {
+            throw ApiError.badBody("the request body must be a JSON object, found " + Fields.describe(body));
+        }
+        return body;
+    }
+
+    static void send(ServerResponse response, int status, JsonNode body) {
+        byte[] bytes;
+        try {
+            bytes = JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree always serializes", e);
+        }
+        response.status(Status.create(status));
+        response.header(HeaderNames.CONTENT_TYPE, "application/json");
+        try {
+            response.send(bytes);
+        } catch (UncheckedIOException | ServerConnectionException e) {
+            throw new ClientGone(e);
+        }
+    }
+
+    static void send(ServerResponse response, ApiError error) {
+        if (error.status() == 401) {
+            response.header(HeaderNames.WWW_AUTHENTICATE, "Bearer");
+        }
+        if (error.status() == 413) {
+            // The rest of the body is not read: the connection cannot carry another request.
+            response.header(HeaderNames.CONNECTION, "close");
+        }
+        if (error.status() == 429) {
+            // OpenAI's clients wait this long and retry by themselves.
+            response.header(HeaderNames.RETRY_AFTER, "1");
+        }
+        send(response, error.status(), error.toJson());
+    }
+}

@@ -1,0 +1,153 @@
+package io.weightstore.jlama.serve;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.helidon.http.HeaderNames;
+import io.helidon.webserver.ServerConnectionException;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.Handler;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An OpenAI-compatible HTTP API for one Jlama model, on Helidon's web server (a virtual thread per
+ * request). It listens as soon as it starts, so that {@code /health} answers while the model loads;
+ * {@code /ready} and the API answer once {@link #serve} hands it the model.
+ *
+ * <ul>
+ *   <li>{@code GET /v1/models}, {@code GET /v1/models/{id}}
+ *   <li>{@code POST /v1/chat/completions}, {@code POST /v1/completions} (see {@link CompletionsHandler})
+ *   <li>{@code GET /health} (200 while the process is up), {@code GET /ready} (200 once the model is
+ *       loaded, 503 before), {@code GET /metrics} (Prometheus)
+ * </ul>
+ */
+public final class OpenAiServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(OpenAiServer.class);
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+    /** The method each path takes, to tell a wrong method (405) from a wrong path (404). */
+    private static final Map<String, String> METHODS = Map.of("/health", "GET", "/ready", "GET", "/metrics", "GET",
+            "/v1/models", "GET", Endpoint.COMPLETIONS.path, "POST", Endpoint.CHAT.path, "POST");
+
+    private final WebServer server;
+    private final AtomicReference<ServedModel> model;
+    private final AdmissionQueue queue;
+
+    private OpenAiServer(WebServer server, AtomicReference<ServedModel> model, AdmissionQueue queue) {
+        this.server = server;
+        this.model = model;
+        this.queue = queue;
+    }
+
+    /** Starts listening, not yet ready: every {@code /v1/} request gets a 503 until {@link #serve}. */
+    public static OpenAiServer start(ServeConfig config) {
+        AtomicReference<ServedModel> model = new AtomicReference<>();
+        AdmissionQueue queue = new AdmissionQueue(config.maxConcurrent(), config.maxQueue());
+        ServeMetrics metrics = new ServeMetrics(queue);
+        HttpRouting.Builder routing = HttpRouting.builder().addFilter(new AccessLog(metrics));
+        config.apiKey().ifPresent(key -> routing.addFilter(new BearerAuth(key)));
+        Supplier<ServedModel> loaded = () -> {
+            ServedModel served = model.get();
+            if (served == null) {
+                throw ApiError.unavailable("the model is still loading; GET /ready answers 200 once it is loaded");
+            }
+            return served;
+        };
+        CompletionsHandler chat = new CompletionsHandler(Endpoint.CHAT, loaded, queue, metrics);
+        CompletionsHandler completions = new CompletionsHandler(Endpoint.COMPLETIONS, loaded, queue, metrics);
+        routing.get("/health", guarded((req, res) -> Exchange.send(res, 200, JSON.objectNode().put("status", "ok"))))
+                .get("/ready", guarded((req, res) -> {
+                    ServedModel served = model.get();
+                    Exchange.send(res, served == null ? 503 : 200, served == null ? JSON.objectNode().put("status", "loading")
+                            : JSON.objectNode().put("status", "ready").put("model", served.name()));
+                }))
+                .get("/metrics", guarded((req, res) -> {
+                    res.header(HeaderNames.CONTENT_TYPE, metrics.contentType());
+                    res.send(metrics.scrape());
+                }))
+                .get("/v1/models", guarded((req, res) -> Exchange.send(res, 200, Responses.modelList(loaded.get()))))
+                .get("/v1/models/*", guarded((req, res) -> retrieveModel(req, res, loaded.get())))
+                .post(Endpoint.CHAT.path, guarded(chat::handle))
+                .post(Endpoint.COMPLETIONS.path, guarded(completions::handle))
+                .any(guarded(OpenAiServer::noRoute));
+        WebServer server = WebServer.builder().host(config.host()).port(config.port()).routing(routing).build().start();
+        return new OpenAiServer(server, model, queue);
+    }
+
+    /** Makes the server ready: from now on the API serves this model. */
+    public void serve(ServedModel served) {
+        if (!model.compareAndSet(null, served)) {
+            throw new IllegalStateException("this server already serves '" + model.get().name() + "'");
+        }
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    /** Generations in progress and waiting, as {@code /metrics} reports them. */
+    AdmissionQueue queue() {
+        return queue;
+    }
+
+    private static void retrieveModel(ServerRequest request, ServerResponse response, ServedModel served) {
+        String id = request.path().path().substring("/v1/models/".length());
+        if (!id.equals(served.name())) {
+            throw ApiError.modelNotFound("model", "model '" + id + "' is not served here; this server serves '" + served.name() + "'");
+        }
+        Exchange.send(response, 200, Responses.model(served));
+    }
+
+    private static void noRoute(ServerRequest request, ServerResponse response) {
+        String path = request.path().path();
+        String method = request.prologue().method().text();
+        String allowed = path.startsWith("/v1/models/") ? "GET" : METHODS.get(path);
+        if (allowed != null) {
+            response.header(HeaderNames.ALLOW, allowed);
+            throw ApiError.methodNotAllowed("method " + method + " is not allowed on " + path + "; use " + allowed);
+        }
+        throw ApiError.notFound("no endpoint " + path + "; this server has GET /v1/models, GET /v1/models/{id},"
+                + " POST /v1/completions, POST /v1/chat/completions, GET /health, GET /ready and GET /metrics");
+    }
+
+    /**
+     * Answers an {@link ApiError} in OpenAI's form; lets a client that went away go with one note in
+     * the access log line; logs anything else, with its stack trace, as the server's fault.
+     */
+    private static Handler guarded(Handler handler) {
+        return (request, response) -> {
+            try {
+                handler.handle(request, response);
+            } catch (ApiError e) {
+                sendUnlessSent(response, e);
+            } catch (ClientGone e) {
+                request.context().register(e);
+            } catch (ServerConnectionException e) {
+                // Helidon's word for a connection that broke while the answer was written.
+                request.context().register(new ClientGone(e));
+            } catch (RuntimeException e) {
+                log.error("{} {} failed", request.prologue().method().text(), request.path().rawPath(), e);
+                sendUnlessSent(response, ApiError.internal("the server failed: " + e));
+            }
+        };
+    }
+
+    private static void sendUnlessSent(ServerResponse response, ApiError error) {
+        try {
+            if (!response.isSent()) {
+                Exchange.send(response, error);
+            }
+        } catch (ClientGone gone) {
+            // Nobody is left to tell.
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop();
+    }
+}
