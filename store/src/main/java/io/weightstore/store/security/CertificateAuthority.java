@@ -82,7 +82,7 @@ public final class CertificateAuthority {
                     + " needed); create one with: weightstore cert init --dir " + dir);
         }
         try {
-            X509Certificate certificate = KeyFiles.readCertificate(certFile);
+            X509Certificate certificate = CertificateFiles.read(certFile);
             PrivateKey key = KeyFiles.readPrivateKey(keyFile);
             KeyFiles.requireMatch(certificate, key, certFile, keyFile);
             return new CertificateAuthority(dir, certificate, key);

@@ -70,8 +70,8 @@ public final class Credentials {
                     + " weightstore cert issue");
         }
         try {
-            X509Certificate ca = KeyFiles.readCertificate(dir.resolve(CA_CERT_FILE));
-            X509Certificate certificate = KeyFiles.readCertificate(dir.resolve(CERT_FILE));
+            X509Certificate ca = CertificateFiles.read(dir.resolve(CA_CERT_FILE));
+            X509Certificate certificate = CertificateFiles.read(dir.resolve(CERT_FILE));
             PrivateKey key = KeyFiles.readPrivateKey(dir.resolve(KEY_FILE));
             KeyFiles.requireMatch(certificate, key, dir.resolve(CERT_FILE), dir.resolve(KEY_FILE));
             if (!certificate.getIssuerX500Principal().equals(ca.getSubjectX500Principal())) {

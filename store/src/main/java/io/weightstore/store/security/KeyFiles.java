@@ -1,15 +1,12 @@
 package io.weightstore.store.security;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.Signature;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Arrays;
@@ -25,14 +22,6 @@ final class KeyFiles {
             return Pem.encode(Pem.PRIVATE_KEY, der);
         } finally {
             Arrays.fill(der, (byte) 0);
-        }
-    }
-
-    static X509Certificate readCertificate(Path file) throws IOException, GeneralSecurityException {
-        try (InputStream in = Files.newInputStream(file)) {
-            return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
-        } catch (GeneralSecurityException e) {
-            throw new GeneralSecurityException(file + " holds no readable X.509 certificate: " + e.getMessage(), e);
         }
     }
 
