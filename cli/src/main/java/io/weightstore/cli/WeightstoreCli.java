@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,
+            CertCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         },
