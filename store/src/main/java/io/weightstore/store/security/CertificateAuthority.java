@@ -27,7 +27,6 @@ public final class CertificateAuthority {
     public static final String CERT_FILE = "ca.crt";
     public static final String KEY_FILE = "ca.key";
     public static final Duration DEFAULT_VALIDITY = Duration.ofDays(3650);
-    public static final Duration DEFAULT_IDENTITY_VALIDITY = Duration.ofDays(365);
     /** Certificates start this long before they are made, so a peer whose clock is a little behind accepts them. */
     static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
@@ -39,6 +38,11 @@ public final class CertificateAuthority {
         this.dir = dir;
         this.certificate = certificate;
         this.key = key;
+    }
+
+    /** {@link #init(Path, Duration)} for {@link #DEFAULT_VALIDITY}, ten years. */
+    public static CertificateAuthority init(Path dir) throws StoreException {
+        return init(dir, DEFAULT_VALIDITY);
     }
 
     /**
@@ -56,7 +60,7 @@ public final class CertificateAuthority {
         }
         try {
             KeyPair keys = CertificateSigner.newKeyPair();
-            // A random suffix tells clusters apart in error messages ("issued by CN=… 3f9a…, not by …").
+            // A suffix taken from the new key tells clusters apart in messages ("issued by CN=… 3f9a…, not by …").
             String name = "weightstore cluster CA " + HexFormat.of().formatHex(Sha256.of(keys.getPublic().getEncoded()), 0, 4);
             Instant now = Instant.now();
             X509Certificate certificate =

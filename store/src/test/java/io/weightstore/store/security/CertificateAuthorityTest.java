@@ -54,7 +54,9 @@ class CertificateAuthorityTest {
 
     @Test
     void issueWritesCredentialsThatLoadAndCarryTheIdentity() throws Exception {
-        CertificateAuthority ca = CertificateAuthority.init(tmp.resolve("ca"), CertificateAuthority.DEFAULT_VALIDITY);
+        CertificateAuthority ca = CertificateAuthority.init(tmp.resolve("ca"));
+        assertThat(Duration.between(Instant.now(), ca.certificate().getNotAfter().toInstant()))
+                .isBetween(Duration.ofDays(3650).minusMinutes(1), Duration.ofDays(3650));
         Path out = tmp.resolve("creds/node-1");
         X509Certificate issued = ca.issue(Role.NODE, "node-1", out, Duration.ofDays(7), List.of("10.0.0.7", "node-1.local"));
 

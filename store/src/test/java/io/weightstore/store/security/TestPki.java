@@ -17,7 +17,7 @@ final class TestPki {
     }
 
     static TestPki create(Path root, String caDir) throws StoreException {
-        return new TestPki(CertificateAuthority.init(root.resolve(caDir), CertificateAuthority.DEFAULT_VALIDITY), root);
+        return new TestPki(CertificateAuthority.init(root.resolve(caDir)), root);
     }
 
     /** Credentials for {@code role} and {@code name} in {@code root/name}, valid for a day. */
