@@ -11,6 +11,8 @@ module io.weightstore.store {
     requires io.grpc.protobuf;
     requires io.grpc.services;
     requires io.grpc.stub;
+    requires org.bouncycastle.pkix;
+    requires org.bouncycastle.provider;
     requires org.slf4j;
     requires rocksdbjni;
 
@@ -19,6 +21,7 @@ module io.weightstore.store {
     exports io.weightstore.store.embedded;
     exports io.weightstore.store.master;
     exports io.weightstore.store.node;
+    exports io.weightstore.store.security;
 
     // Internals the benchmarks measure directly.
     exports io.weightstore.store.checksum to io.weightstore.bench;

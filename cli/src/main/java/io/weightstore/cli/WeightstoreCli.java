@@ -29,6 +29,7 @@ import picocli.CommandLine.Spec;
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,
+            CertCommand.class,
             CommandLine.HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",
