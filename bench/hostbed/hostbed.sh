@@ -454,10 +454,15 @@ cmd_run() {
   shift
   cmd_up "${up_args[@]}" >/dev/null
   trap 'lock; teardown "$P"' EXIT
+  # CMD runs in the background so that a signal to this script is handled at once (bash runs traps
+  # only after a foreground child ends); it keeps this script's stdin.
+  WSBED_PREFIX=$P WSBED_SCRIPT=$SELF "$@" <&0 &
+  local child=$! status=0
+  # shellcheck disable=SC2064
+  trap "kill -TERM $child 2>/dev/null; lock; teardown '$P'" EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
-  local status=0
-  WSBED_PREFIX=$P WSBED_SCRIPT=$SELF "$@" || status=$?
+  wait "$child" || status=$?
   exit $status
 }
 
