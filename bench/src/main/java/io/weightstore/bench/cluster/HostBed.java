@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -12,6 +13,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -120,10 +122,10 @@ public final class HostBed implements AutoCloseable {
                 options.tmpfsSize(), "--owner", Long.toString(ProcessHandle.current().pid())));
         Result result = run(script, options.prefix(), up);
         if (result.exitCode() == EXIT_UNAVAILABLE) {
-            throw new HostBedUnavailableException(result.error().strip());
+            throw new HostBedUnavailableException(message(result.error()).replaceFirst("^cannot make a host bed here: ", ""));
         }
         if (result.exitCode() != 0) {
-            throw new IOException("hostbed up failed (exit " + result.exitCode() + "): " + result.error().strip());
+            throw new IOException("hostbed up failed (exit " + result.exitCode() + "): " + message(result.error()));
         }
         try {
             return new HostBed(script, options.prefix(), parse(result.output()));
@@ -169,7 +171,7 @@ public final class HostBed implements AutoCloseable {
         try {
             Result result = run(script, prefix, List.of("down"));
             if (result.exitCode() != 0) {
-                System.err.println("hostbed down failed (exit " + result.exitCode() + "): " + result.error().strip());
+                System.err.println("hostbed down failed (exit " + result.exitCode() + "): " + message(result.error()));
             }
         } catch (IOException e) {
             System.err.println("hostbed down failed: " + e.getMessage());
@@ -225,7 +227,7 @@ public final class HostBed implements AutoCloseable {
         try {
             Result result = run(script, prefix, List.of(command, Integer.toString(host)));
             if (result.exitCode() != 0) {
-                throw new IllegalStateException("hostbed " + command + " " + host + " failed: " + result.error().strip());
+                throw new IllegalStateException("hostbed " + command + " " + host + " failed: " + message(result.error()));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -270,6 +272,12 @@ public final class HostBed implements AutoCloseable {
         return output;
     }
 
+    /** The script's messages as one line, without their "hostbed: " prefixes. */
+    private static String message(String stderr) {
+        return stderr.lines().map(l -> l.replaceFirst("^hostbed: ", "").strip()).filter(l -> !l.isEmpty())
+                .collect(Collectors.joining(" "));
+    }
+
     private static String readAll(InputStream in) {
         try (in) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -289,8 +297,9 @@ public final class HostBed implements AutoCloseable {
 
     /**
      * The script: {@code -Dweightstore.hostbed.script=PATH} when set, else the copy packaged with
-     * these classes, written once per content to the temporary directory (it must outlive this JVM:
-     * the watchdog that removes the bed after a crash runs it).
+     * these classes, written to the temporary directory (it must outlive this JVM: the watchdog that
+     * removes the bed after a crash runs it). The copy is named by its content and reused while it
+     * is ours and unchanged; otherwise a fresh one is written.
      */
     static Path script() throws IOException {
         String override = System.getProperty("weightstore.hostbed.script");
@@ -311,14 +320,34 @@ public final class HostBed implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        Path target = Path.of(System.getProperty("java.io.tmpdir"), "weightstore-hostbed-" + digest + ".sh");
-        if (!Files.exists(target)) {
-            Path temp = Files.createTempFile(target.getParent(), "weightstore-hostbed-", ".tmp",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Files.write(temp, bytes);
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Path target = tmp.resolve("weightstore-hostbed-" + digest + ".sh");
+        if (ours(target, bytes)) {
+            return target;
         }
-        return target;
+        Path temp = Files.createTempFile(tmp, "weightstore-hostbed-", ".sh",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.write(temp, bytes);
+        if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+                return target;
+            } catch (IOException raced) {
+                // Another JVM wrote it meanwhile, or the name is taken: use the fresh copy.
+            }
+        }
+        return temp;
+    }
+
+    /** A regular file (not a link), owned by this user, with exactly these bytes. */
+    private static boolean ours(Path file, byte[] bytes) {
+        try {
+            return Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                    && Files.getOwner(file, LinkOption.NOFOLLOW_LINKS).getName().equals(System.getProperty("user.name"))
+                    && Arrays.equals(Files.readAllBytes(file), bytes);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static String randomPrefix() {
