@@ -48,11 +48,13 @@ public final class ClusterBench {
     static final long RANGE_CHUNK = 64L << 20;
     /** Loads that overlap for less than this cannot give an aggregate. */
     static final double MIN_OVERLAP_SECONDS = 0.2;
+    /** What a receiving host gets before the start barrier holds its process. */
+    static final long BARRIER_BYTES = 4L << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The flags. */
     public record Config(int hosts, int nodes, int loaders, String nicRate, int latencyMillis, String size, int replicas, int tpSize,
-            int runs, boolean json, Path out, int connections, Path cli, String prefix) {}
+            int runs, boolean json, Path out, int connections, Path cli, String prefix, boolean barrier) {}
 
     private final Config config;
     private final Path logs;
@@ -110,7 +112,7 @@ public final class ClusterBench {
     static final String USAGE = """
             usage: ClusterBench [--hosts N] [--nodes K] [--loaders M] [--nic-rate RATE] [--latency MS] [--size SIZE]
                                 [--replicas R] [--tp-size T] [--runs N] [--connections C] [--json] [--out DIR]
-                                [--cli DIR] [--prefix P]
+                                [--cli DIR] [--prefix P] [--no-barrier]
               --nodes K        node hosts (default 4)          --loaders M   loader hosts (default 4)
               --hosts N        hosts on the bed, at least 1 + K + M (the default)
               --nic-rate RATE  each NIC, each way: NUM[k|m|g]bit (default 1gbit)
@@ -122,11 +124,14 @@ public final class ClusterBench {
               --out DIR        cluster.json, cluster.svg and cluster-logs/ (default bench-results)
               --cli DIR        the repository root with the built CLI (./weightstore --help builds it; default .)
               --prefix P       names of the bed's namespaces: wsbed + up to 4 of [a-z0-9] (default: random)
+              --no-barrier     start the M receivers of a phase and let them run; by default each is held
+                               (SIGSTOP) after its first 4 MiB until all M got there, then all continue at once
             Needs root (network namespaces); exits 77 when a bed cannot be made here.""";
 
     static Config parse(String[] args) {
         Map<String, String> values = new LinkedHashMap<>();
         boolean json = false;
+        boolean barrier = true;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("-h") || arg.equals("--help")) {
@@ -134,6 +139,10 @@ public final class ClusterBench {
             }
             if (arg.equals("--json")) {
                 json = true;
+                continue;
+            }
+            if (arg.equals("--no-barrier")) {
+                barrier = false;
                 continue;
             }
             String name = arg;
@@ -177,7 +186,7 @@ public final class ClusterBench {
         return new Config(hosts, nodes, loaders, values.getOrDefault("--nic-rate", "1gbit"), latency, size, replicas, tpSize,
                 positive(values, "--runs", 1), json, Path.of(values.getOrDefault("--out", "bench-results")),
                 positive(values, "--connections", 4), Path.of(values.getOrDefault("--cli", ".")).toAbsolutePath().normalize(),
-                values.getOrDefault("--prefix", HostBed.Options.hosts(1).prefix()));
+                values.getOrDefault("--prefix", HostBed.Options.hosts(1).prefix()), barrier);
     }
 
     private static int positive(Map<String, String> values, String name, int fallback) {
@@ -460,19 +469,37 @@ public final class ClusterBench {
 
     /**
      * Starts one process per receiving host at once, waits for all, and times the phase on the wire.
-     * The aggregate is the payload rate while every receiver was receiving (between the last one's
-     * start and the first one's end); the wall aggregate spans the first start to the last end.
+     *
+     * <p>With the start barrier (the default), each receiving process is stopped (SIGSTOP) once its
+     * host has received {@link #BARRIER_BYTES}, and all are continued together when every one got
+     * there: JVMs starting on this machine's 2 shared cores begin seconds apart, often further apart
+     * than a load lasts, and a cluster's hosts do not share cores. A stopped receiver's kernel stops
+     * the sender with TCP flow control; nothing is dropped or retried. The processes' own timings
+     * then include the hold (reported, and subtracted beside them); the wire timings start at the release.
+     *
+     * <p>The aggregate is the payload rate while every receiver was receiving (from the last one's
+     * start to the first one's end); the wall aggregate spans the first start to the last end.
      */
     private Map<String, Object> concurrent(String name, List<Host> receivers, List<Host> senders, IntFunction<List<String>> command,
             ReportParser parser) throws Exception {
+        int n = receivers.size();
         List<Host> watched = new ArrayList<>(receivers);
         watched.addAll(senders);
         List<HostProcess> processes = new ArrayList<>();
+        double[] held = new double[n];
+        long releaseNanos = 0;
         WireSampler.Timing timing;
         try (WireSampler sampler = new WireSampler(watched)) {
-            for (int j = 0; j < receivers.size(); j++) {
+            long[] base = new long[n];
+            for (int j = 0; j < n; j++) {
+                base[j] = receivers.get(j).rxBytes();
+            }
+            for (int j = 0; j < n; j++) {
                 Host host = receivers.get(j);
                 processes.add(host.start(logs.resolve(name + "-host" + host.index() + ".log"), command.apply(j)));
+            }
+            if (config.barrier()) {
+                releaseNanos = barrier(receivers, processes, base, held);
             }
             for (HostProcess process : processes) {
                 int exit = process.waitFor(Duration.ofMinutes(30));
@@ -485,26 +512,32 @@ public final class ClusterBench {
             processes.forEach(HostProcess::stop);
         }
         List<Receiver> reports = new ArrayList<>();
-        for (int j = 0; j < receivers.size(); j++) {
+        for (int j = 0; j < n; j++) {
             reports.add(parser.parse(receivers.get(j).index(), processes.get(j).output()));
         }
-        List<Integer> indices = IntStream.range(0, receivers.size()).boxed().toList();
+        double release = config.barrier() ? timing.secondsAt(releaseNanos) : 0;
+        double[] start = new double[n];
+        double[] end = new double[n];
+        for (int j = 0; j < n; j++) {
+            start[j] = Math.max(timing.start(j), release);
+            end[j] = timing.end(j);
+        }
+        List<Integer> indices = IntStream.range(0, n).boxed().toList();
         long payload = reports.stream().mapToLong(Receiver::payloadBytes).sum();
         long wire = indices.stream().mapToLong(timing::rxBytes).sum();
         double payloadPerWireByte = (double) payload / wire;
-        double lastStart = indices.stream().mapToDouble(timing::start).max().orElseThrow();
-        double firstEnd = indices.stream().mapToDouble(timing::end).min().orElseThrow();
-        double firstStart = indices.stream().mapToDouble(timing::start).min().orElseThrow();
-        double lastEnd = indices.stream().mapToDouble(timing::end).max().orElseThrow();
+        double lastStart = Arrays.stream(start).max().orElseThrow();
+        double firstEnd = Arrays.stream(end).min().orElseThrow();
+        double firstStart = Arrays.stream(start).min().orElseThrow();
+        double lastEnd = Arrays.stream(end).max().orElseThrow();
         double overlap = firstEnd - lastStart;
         Double aggregate = overlap >= MIN_OVERLAP_SECONDS
                 ? timing.rxBetween(indices, lastStart, firstEnd) * payloadPerWireByte / overlap / 1e9 : null;
         double wall = timing.rxBetween(indices, firstStart, lastEnd) * payloadPerWireByte / (lastEnd - firstStart) / 1e9;
 
         List<Map<String, Object>> perReceiver = new ArrayList<>();
-        for (int j = 0; j < receivers.size(); j++) {
+        for (int j = 0; j < n; j++) {
             Receiver r = reports.get(j);
-            double wireSeconds = timing.end(j) - timing.start(j);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("host", receivers.get(j).index());
             m.put("payloadBytes", r.payloadBytes());
@@ -513,20 +546,25 @@ public final class ClusterBench {
             if (r.fractionOfCheckpoint() != null) {
                 m.put("fractionOfCheckpoint", r.fractionOfCheckpoint());
             }
+            m.put("heldSeconds", held[j]);
             if (r.ownSeconds() != null) {
                 m.put("seconds", r.ownSeconds());
                 m.put("gbPerSecond", r.ownGbPerSecond());
+                m.put("secondsWithoutHold", r.ownSeconds() - held[j]);
+                m.put("gbPerSecondWithoutHold", r.payloadBytes() / (r.ownSeconds() - held[j]) / 1e9);
             }
-            m.put("wireStartSeconds", timing.start(j));
-            m.put("wireEndSeconds", timing.end(j));
-            m.put("wireGbPerSecond", 0.98 * r.payloadBytes() / wireSeconds / 1e9);
+            m.put("wireStartSeconds", start[j]);
+            m.put("wireEndSeconds", end[j]);
+            m.put("wireGbPerSecond", timing.rxBetween(List.of(j), start[j], end[j]) * r.payloadBytes() / timing.rxBytes(j)
+                    / (end[j] - start[j]) / 1e9);
             perReceiver.add(m);
         }
-        long served = IntStream.range(0, senders.size()).mapToLong(i -> timing.txBytes(receivers.size() + i)).sum();
-        List<Double> shares = IntStream.range(0, senders.size())
-                .mapToObj(i -> (double) timing.txBytes(receivers.size() + i) / served).toList();
+        long served = IntStream.range(0, senders.size()).mapToLong(i -> timing.txBytes(n + i)).sum();
+        List<Double> shares = IntStream.range(0, senders.size()).mapToObj(i -> (double) timing.txBytes(n + i) / served).toList();
 
         Map<String, Object> phase = new LinkedHashMap<>();
+        phase.put("startBarrier", config.barrier());
+        phase.put("releaseSeconds", release);
         phase.put("receivers", perReceiver);
         phase.put("overlapSeconds", overlap);
         phase.put("aggregateGbPerSecond", aggregate);
@@ -535,6 +573,58 @@ public final class ClusterBench {
         phase.put("senderHosts", senders.stream().map(Host::index).toList());
         phase.put("senderShares", shares);
         return phase;
+    }
+
+    /**
+     * Stops each receiving process once its host received {@link #BARRIER_BYTES} (or leaves it if it
+     * already ended), then continues all of them with one {@code kill}; returns when (System.nanoTime).
+     */
+    private static long barrier(List<Host> receivers, List<HostProcess> processes, long[] base, double[] held) throws Exception {
+        int n = processes.size();
+        long[] heldAt = new long[n];
+        boolean[] settled = new boolean[n];
+        List<String> stopped = new ArrayList<>();
+        int remaining = n;
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+        try {
+            while (remaining > 0 && System.nanoTime() < deadline) {
+                for (int j = 0; j < n; j++) {
+                    if (settled[j]) {
+                        continue;
+                    }
+                    if (!processes.get(j).isAlive()) {
+                        settled[j] = true;
+                        remaining--;
+                    } else if (receivers.get(j).rxBytes() - base[j] >= BARRIER_BYTES) {
+                        signal("-STOP", List.of(Long.toString(processes.get(j).pid())));
+                        heldAt[j] = System.nanoTime();
+                        stopped.add(Long.toString(processes.get(j).pid()));
+                        settled[j] = true;
+                        remaining--;
+                    }
+                }
+                Thread.sleep(2);
+            }
+        } finally {
+            if (!stopped.isEmpty()) {
+                signal("-CONT", stopped);
+            }
+        }
+        long release = System.nanoTime();
+        for (int j = 0; j < n; j++) {
+            held[j] = heldAt[j] == 0 ? 0 : (release - heldAt[j]) / 1e9;
+        }
+        return release;
+    }
+
+    private static void signal(String signal, List<String> pids) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("kill", signal));
+        command.addAll(pids);
+        Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(kill.getInputStream().readAllBytes());
+        if (kill.waitFor() != 0 && signal.equals("-STOP")) {
+            throw new IOException("kill " + signal + " " + pids + " failed: " + output.strip());
+        }
     }
 
     // ---- the report
@@ -576,6 +666,7 @@ public final class ClusterBench {
         bedInfo.put("latencyMillis", config.latencyMillis());
         bedInfo.put("cores", Runtime.getRuntime().availableProcessors());
         report.put("bed", bedInfo);
+        report.put("startBarrier", config.barrier());
         report.put("checkpointBytes", checkpointBytes);
         report.put("checkpointFiles", files.size());
         report.put("replicas", config.replicas());
@@ -591,7 +682,7 @@ public final class ClusterBench {
         report.put("ratioToRaw", aggregate == null || rawAggregate == null ? null : aggregate / rawAggregate);
         report.put("wallAggregateGbPerSecond", wall);
         report.put("wallRatioToIdeal", wall == null ? null : wall / ideal);
-        report.put("loaderGbPerSecond", perHost(fanIns, "gbPerSecond"));
+        report.put("loaderGbPerSecond", perHost(fanIns, "gbPerSecondWithoutHold"));
         report.put("loaderWireGbPerSecond", perHost(fanIns, "wireGbPerSecond"));
         report.put("nodeShares", nodeShares);
         report.put("maxNodeShareToFair", nodeShares.stream().mapToDouble(Double::doubleValue).max().orElse(0) * k);
@@ -609,7 +700,7 @@ public final class ClusterBench {
                 for (Map<String, Object> rank : (List<Map<String, Object>>) tp.get("receivers")) {
                     fraction = Math.max(fraction, (Double) rank.get("fractionOfCheckpoint"));
                     wireFraction = Math.max(wireFraction, (Double) rank.get("fractionOfCheckpointOverNic"));
-                    seconds = Math.max(seconds, (Double) rank.get("seconds"));
+                    seconds = Math.max(seconds, (Double) rank.get("secondsWithoutHold"));
                 }
             }
             report.put("tpSize", config.tpSize());
@@ -618,11 +709,16 @@ public final class ClusterBench {
             report.put("tpSlowestRankSeconds", seconds);
             report.put("wholeCheckpointLoaderSeconds", fanIns.stream()
                     .flatMap(f -> ((List<Map<String, Object>>) f.get("receivers")).stream())
-                    .mapToDouble(r -> (Double) r.get("seconds")).max().orElse(0));
+                    .mapToDouble(r -> (Double) r.get("secondsWithoutHold")).max().orElse(0));
         }
         if (aggregate == null) {
             notes.add("the loaders did not all receive at once for " + MIN_OVERLAP_SECONDS + " s (JVM start-up on this machine staggers"
-                    + " them): no aggregate; use a larger --size");
+                    + " them): no aggregate; use a larger --size, or the start barrier");
+        }
+        if (config.barrier()) {
+            notes.add("start barrier: in each phase every receiving process was stopped after its first 4 MiB until all had"
+                    + " started, then all continued at once (JVM start-up on this machine's shared cores staggers them by"
+                    + " seconds); the processes' own times are given less the hold");
         }
         notes.add("GB/s are 10^9 payload bytes per second; ideals are NIC rates, of which TCP/IP/Ethernet headers take ~4.4% at MTU 1500");
         notes.add("aggregate: payload rate while all receivers were receiving at once, timed from NIC counters every 10 ms;"
@@ -683,7 +779,7 @@ public final class ClusterBench {
         List<Map<String, Object>> own = (List<Map<String, Object>>) report.get("loaderGbPerSecond");
         List<Map<String, Object>> wire = (List<Map<String, Object>>) report.get("loaderWireGbPerSecond");
         for (int i = 0; i < own.size(); i++) {
-            row("  loader on host " + own.get(i).get("host") + ": its own report", own.get(i).get("gbPerSecond"),
+            row("  loader on host " + own.get(i).get("host") + ": its own report, less the hold", own.get(i).get("gbPerSecond"),
                     (Double) own.get(i).get("gbPerSecond"), ((Long) bedInfo.get("nicBitsPerSecond")) / 8e9);
             row("  loader on host " + wire.get(i).get("host") + ": its NIC, 1% to 99% of its bytes", wire.get(i).get("gbPerSecond"),
                     (Double) wire.get(i).get("gbPerSecond"), ((Long) bedInfo.get("nicBitsPerSecond")) / 8e9);

@@ -106,6 +106,11 @@ final class WireSampler implements AutoCloseable {
             return seconds(samples.getLast().nanos());
         }
 
+        /** Seconds from the phase's start to a {@link System#nanoTime()} reading. */
+        double secondsAt(long nanos) {
+            return seconds(nanos);
+        }
+
         double start(int host) {
             return reached(host, 0.01);
         }
