@@ -202,6 +202,7 @@ class HostBedTest {
     @Test
     void aLatencyIsRefusedWhereTheKernelCannotDelay() throws Exception {
         HostBed.Result probe = script(HostBed.Options.hosts(1).prefix(), "probe");
+        Assumptions.assumeTrue(probe.exitCode() != HostBed.EXIT_UNAVAILABLE, () -> "no host bed here: " + probe.error());
         Assumptions.assumeTrue(probe.output().contains("qdisc.netem=no"), "this kernel has netem: a latency can be honoured");
         String prefix = HostBed.Options.hosts(1).prefix();
         assertThatThrownBy(() -> HostBed.create(HostBed.Options.hosts(2).withPrefix(prefix).withLatencyMillis(5)))
@@ -214,6 +215,7 @@ class HostBedTest {
     @Test
     void withoutRootTheScriptSaysWhyAndExitsWithTheSkipStatus(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv is not installed");
+        Assumptions.assumeTrue(System.getProperty("user.name").equals("root"), "not root: cannot switch to another user to test");
         Path copy = dir.resolve("hostbed.sh");
         Files.copy(HostBed.script(), copy);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
