@@ -103,7 +103,8 @@ class HostBedTest {
     @Test
     void aHostsDownloadIsShapedTooSoTwoSendersShareIt() throws Exception {
         assumeBed();
-        long bytes = RATE / 8;
+        // 2 s each alone: longer than the senders' JVMs start apart, so the link never idles between them.
+        long bytes = RATE / 8 * 2;
         Thread other = Thread.ofPlatform().start(() -> {
             try {
                 send(bed.host(2), bed.host(1), bytes);
