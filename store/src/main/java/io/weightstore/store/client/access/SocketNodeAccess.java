@@ -4,7 +4,9 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.Request;
+import io.weightstore.store.wire.TransferDeadlines;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -21,8 +23,6 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * extra bytes cross the network to be checked.
  */
 public final class SocketNodeAccess implements NodeAccess {
-    private static final int CONNECT_TIMEOUT_MILLIS = 3000;
-
     /** One exchange on a borrowed connection. */
     @FunctionalInterface
     private interface Exchange {
@@ -32,13 +32,18 @@ public final class SocketNodeAccess implements NodeAccess {
     private final String host;
     private final int port;
     private final String token;
+    private final TransferDeadlines deadlines;
+    private final DeadlineTimer timer;
     private final ConcurrentLinkedDeque<DataPlaneConnection> idle = new ConcurrentLinkedDeque<>();
     private volatile boolean closed;
 
-    public SocketNodeAccess(String host, int port, String token) {
+    /** Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}. */
+    public SocketNodeAccess(String host, int port, String token, TransferDeadlines deadlines, DeadlineTimer timer) {
         this.host = host;
         this.port = port;
         this.token = token;
+        this.deadlines = deadlines;
+        this.timer = timer;
     }
 
     private void withConnection(Exchange exchange) throws IOException {
@@ -47,7 +52,7 @@ public final class SocketNodeAccess implements NodeAccess {
         }
         DataPlaneConnection connection = idle.pollFirst();
         if (connection == null) {
-            connection = DataPlaneConnection.open(host, port, token, CONNECT_TIMEOUT_MILLIS);
+            connection = DataPlaneConnection.open(host, port, token, deadlines.base(), timer);
         }
         try {
             exchange.run(connection);
@@ -87,7 +92,7 @@ public final class SocketNodeAccess implements NodeAccess {
         Request request = ranges.size() == 1 ? new Request.Read(ranges.getFirst(), atNode) : new Request.ReadRanges(ranges, atNode);
         withConnection(c -> {
             ArrivalCheck check = new ArrivalCheck(c.peer(), atClient);
-            c.exchange(request, MemorySegment.NULL, dst, check);
+            c.exchange(request, MemorySegment.NULL, dst, check, deadlines.forBytes(dst.byteSize()));
             check.throwIfCorrupt();
         });
     }
@@ -110,13 +115,13 @@ public final class SocketNodeAccess implements NodeAccess {
     @Override
     public void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException {
         withConnection(c -> c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst,
-                DataPlaneConnection.Arrivals.NONE));
+                DataPlaneConnection.Arrivals.NONE, deadlines.forBytes(dst.byteSize())));
     }
 
     @Override
     public void write(long offset, MemorySegment src) throws IOException {
         withConnection(c -> c.exchange(new Request.Write(new Range(offset, src.byteSize())), src, MemorySegment.NULL,
-                DataPlaneConnection.Arrivals.NONE));
+                DataPlaneConnection.Arrivals.NONE, deadlines.forBytes(src.byteSize())));
     }
 
     @Override
