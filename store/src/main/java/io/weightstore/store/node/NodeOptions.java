@@ -1,6 +1,6 @@
 package io.weightstore.store.node;
 
-import io.weightstore.store.wire.TransferDeadlines;
+import io.weightstore.store.api.TransferDeadlines;
 import java.nio.file.Path;
 
 /**

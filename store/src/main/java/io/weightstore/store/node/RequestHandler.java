@@ -2,6 +2,7 @@ package io.weightstore.store.node;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.pool.PoolFile;
@@ -12,7 +13,6 @@ import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
-import io.weightstore.store.wire.TransferDeadlines;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

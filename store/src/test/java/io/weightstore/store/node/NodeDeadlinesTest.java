@@ -2,10 +2,10 @@ package io.weightstore.store.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Status;
-import io.weightstore.store.wire.TransferDeadlines;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;

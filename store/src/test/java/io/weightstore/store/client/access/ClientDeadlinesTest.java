@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Status;
-import io.weightstore.store.wire.TransferDeadlines;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package io.weightstore.store.wire;
+package io.weightstore.store.api;
 
 import java.time.Duration;
 
