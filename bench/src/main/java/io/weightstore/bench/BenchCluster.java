@@ -7,6 +7,7 @@ import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.security.MasterSecurity;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,7 @@ final class BenchCluster implements AutoCloseable {
     private final List<StorageNode> nodes = new ArrayList<>();
 
     BenchCluster(Path dir, long bytesToHold) throws StoreException {
-        master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "");
+        master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, MasterSecurity.insecure());
         long capacity = Math.ceilDiv(bytesToHold, 3) + (512L << 20);
         try {
             for (int i = 0; i < 3; i++) {

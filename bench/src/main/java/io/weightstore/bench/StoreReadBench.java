@@ -10,6 +10,7 @@ import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.security.MasterSecurity;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -56,7 +57,7 @@ public final class StoreReadBench {
             Deque<AutoCloseable> open = new ArrayDeque<>();
             long nodeCapacity = Math.ceilDiv(objectBytes, 3) + (256L << 20);
             List<Measurement> measured;
-            try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "")) {
+            try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, MasterSecurity.insecure())) {
                 try {
                     for (int c : rawConnections) {
                         Ceilings.RawSocket raw = Ceilings.rawSocket(source, dst, c);

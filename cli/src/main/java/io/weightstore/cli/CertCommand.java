@@ -6,6 +6,6 @@ import picocli.CommandLine.Command;
 @Command(
         name = "cert",
         mixinStandardHelpOptions = true,
-        description = "Cluster certificates: create the CA, issue credentials, show a certificate.",
-        subcommands = {CertInitCommand.class, CertIssueCommand.class, CertShowCommand.class})
+        description = "Cluster credentials: create the CA, issue certificates and tokens, show a certificate.",
+        subcommands = {CertInitCommand.class, CertIssueCommand.class, CertTokenCommand.class, CertShowCommand.class})
 final class CertCommand {}

@@ -59,7 +59,7 @@ final class GenerateCommand implements Callable<Integer> {
         if (temperature < 0) {
             throw new IllegalArgumentException("--temperature must be >= 0, found " + temperature);
         }
-        LoadOptions options = LoadOptions.defaults().withStore(selection.store);
+        LoadOptions options = selection.loadOptions();
         Result result;
         try (JlamaModels.Loaded loaded = JlamaModels.load(model, options)) {
             long sampling = seed != null ? seed : ThreadLocalRandom.current().nextLong();

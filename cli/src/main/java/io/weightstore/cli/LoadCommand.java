@@ -90,7 +90,7 @@ final class LoadCommand implements Callable<Integer> {
             toLoad.add(rank);
         }
         ShardPlan shardPlan = tpSize == 1 ? ShardPlan.replicateAll() : ShardPlan.resolve(plan);
-        LoadOptions options = new LoadOptions(selection.store, selection.connections, ByteSizes.parse(buffer), null, null);
+        LoadOptions options = selection.loadOptions().withBuffer(ByteSizes.parse(buffer));
         List<RankResult> results = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {
             for (int rank : toLoad) {

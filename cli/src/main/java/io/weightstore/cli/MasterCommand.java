@@ -2,11 +2,16 @@ package io.weightstore.cli;
 
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.security.Credentials;
+import io.weightstore.store.security.MasterSecurity;
+import io.weightstore.store.security.Role;
+import io.weightstore.store.security.TokenRegistry;
 import io.weightstore.weights.ByteSizes;
-import io.weightstore.weights.StoreLocator;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -19,7 +24,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Run the master: node registry, object table, leases, locks and pins, over gRPC.",
             "Metadata lives in RocksDB under --data-dir; a master killed and restarted loses no sealed object.",
-            "Clients and nodes present $WEIGHTSTORE_TOKEN when the master is started with one."
+            "With --credentials it speaks TLS only and admits callers by certificate (or by a token of --tokens) and role;",
+            "it refuses to start without credentials unless --insecure is given."
         })
 final class MasterCommand implements Callable<Integer> {
     @Spec
@@ -38,12 +44,30 @@ final class MasterCommand implements Callable<Integer> {
             description = "Default slice size of new objects (a multiple of 1M). Default: ${DEFAULT-VALUE}.")
     private String sliceSize;
 
+    @Mixin
+    private ServerCredentials security;
+
+    @Option(names = "--tokens", paramLabel = "FILE",
+            description = "Bearer tokens to accept, as 'weightstore cert token' records them (DIR/tokens): one 'name role "
+                    + "sha256' per line. Default: none, certificates only.")
+    private Path tokens;
+
     @Override
     public Integer call() throws Exception {
         ServerLogging.enable();
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize));
-        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, System.getenv(StoreLocator.TOKEN_ENV))) {
-            spec.commandLine().getOut().printf("master listening on %s:%d, metadata in %s%n", bind, server.port(), dataDir);
+        Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr());
+        if (credentials.isEmpty() && tokens != null) {
+            throw new IllegalArgumentException("--tokens needs --credentials: tokens are sent only inside TLS");
+        }
+        MasterSecurity mode = credentials.<MasterSecurity>map(c -> new MasterSecurity.Secure(c, TokenRegistry.none()))
+                .orElseGet(MasterSecurity::insecure);
+        if (tokens != null) {
+            mode = new MasterSecurity.Secure(credentials.get(), TokenRegistry.load(tokens));
+        }
+        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, mode)) {
+            spec.commandLine().getOut().printf("master listening on %s:%d (%s), metadata in %s%n", bind, server.port(),
+                    credentials.map(c -> "TLS as " + c.identity()).orElse("INSECURE"), dataDir);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(server::close));
             server.awaitTermination();

@@ -3,14 +3,16 @@ package io.weightstore.cli;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.Role;
 import io.weightstore.weights.ByteSizes;
-import io.weightstore.weights.StoreLocator;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -24,7 +26,9 @@ import picocli.CommandLine.Spec;
         description = {
             "Run a storage node: map a pool file and serve its bytes on the data plane.",
             "A pool on /dev/shm is memory; on a disk it survives reboots. Restarting on the same pool file keeps its data",
-            "and its identity, and the node registers again."
+            "and its identity, and the node registers again.",
+            "With --credentials (a node certificate, whose name becomes the node id) it talks TLS to the master and serves",
+            "only callers with a ticket from it; it refuses to start without credentials unless --insecure is given."
         })
 final class NodeCommand implements Callable<Integer> {
     @Spec
@@ -61,17 +65,22 @@ final class NodeCommand implements Callable<Integer> {
             description = "Closes a connection that sends no request for this long. Default: ${DEFAULT-VALUE}.")
     private Duration idleTimeout;
 
+    @Mixin
+    private ServerCredentials security;
+
     @Override
     public Integer call() throws Exception {
         ServerLogging.enable();
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
-        String token = System.getenv(StoreLocator.TOKEN_ENV);
+        Authentication authentication = security.load(Role.NODE, "node", port, spec.commandLine().getErr())
+                .<Authentication>map(Authentication.Certificate::new).orElseGet(Authentication::insecure);
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
-        NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, token, deadlines, maxConnections);
+        NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
+                maxConnections);
         try (StorageNode node = StorageNode.start(master, options)) {
-            spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s%n", node.nodeId(), pool,
-                    ByteSizes.format(node.capacity()), host, node.port(), master);
+            spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
+                    ByteSizes.format(node.capacity()), host, node.port(), master, options.secure() ? "TLS" : "INSECURE");
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();

@@ -66,7 +66,7 @@ final class QuickstartCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
-        Path work = dir != null ? dir : WeightstoreHome.resolve().resolve("quickstart");
+        Path work = dir != null ? dir : WeightstoreHome.created().resolve("quickstart");
         Path checkpoint = work.resolve(CHECKPOINT_DIR);
         deleteRecursively(checkpoint);
 
@@ -131,7 +131,7 @@ final class QuickstartCommand implements Callable<Integer> {
     }
 
     private String generate(String model, PrintWriter out) throws IOException {
-        try (JlamaModels.Loaded loaded = JlamaModels.load(model, LoadOptions.defaults().withStore(selection.store))) {
+        try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions())) {
             Completion done = Completion.generate(loaded.model(), PromptContext.of(PROMPT), 16, 0.0f, token -> {});
             out.printf(Locale.ROOT, "%-40s loaded in %.2f s -> %s%n", model, loaded.loadSeconds(), quote(done.text()));
             out.flush();

@@ -5,7 +5,6 @@ import io.weightstore.jlama.serve.ApiKey;
 import io.weightstore.jlama.serve.OpenAiServer;
 import io.weightstore.jlama.serve.ServeConfig;
 import io.weightstore.jlama.serve.ServedModel;
-import io.weightstore.weights.loader.LoadOptions;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -74,7 +73,7 @@ final class ServeCommand implements Callable<Integer> {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.port();
             out.printf("listening on %s; loading %s%n", url, model);
             out.flush();
-            try (JlamaModels.Loaded loaded = JlamaModels.load(model, LoadOptions.defaults().withStore(selection.store))) {
+            try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions())) {
                 server.serve(ServedModel.of(loaded.model(), name));
                 out.printf("serving %s as '%s' on %s/v1 (loaded in %.2f s)%s%n", model, name, url, loaded.loadSeconds(),
                         config.apiKey().isPresent() ? "; API key required" : "");

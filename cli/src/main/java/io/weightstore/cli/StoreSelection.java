@@ -2,7 +2,9 @@ package io.weightstore.cli;
 
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.StoreLocator;
+import io.weightstore.weights.loader.LoadOptions;
 import java.io.IOException;
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** The store options every verb that touches a store takes; the choice itself is {@link StoreLocator}'s. */
@@ -11,6 +13,12 @@ final class StoreSelection {
             description = "Master of the cluster to use. Default: $WEIGHTSTORE_MASTER, else 'master' in the file named by "
                     + "$WEIGHTSTORE_CONFIG, else the embedded store in $WEIGHTSTORE_HOME/store.")
     String store;
+
+    @Option(names = "--credentials", paramLabel = "DIR",
+            description = "Credentials for the cluster (ca.crt and a certificate, or ca.crt and a token file; see weightstore cert). "
+                    + "Default: $WEIGHTSTORE_CREDENTIALS, else 'credentials' in the config file; without any, plaintext, which "
+                    + "only a cluster started with --insecure accepts. The embedded store needs none.")
+    Path credentials;
 
     @Option(names = "--connections", paramLabel = "N", defaultValue = "4",
             description = "Parallel transfers to and from the nodes. Default: ${DEFAULT-VALUE}.")
@@ -21,6 +29,11 @@ final class StoreSelection {
     }
 
     StoreClient open() throws IOException {
-        return StoreLocator.open(store, connections);
+        return StoreLocator.open(store, credentials, connections);
+    }
+
+    /** How to load from this selection. */
+    LoadOptions loadOptions() {
+        return LoadOptions.defaults().withStore(store).withCredentials(credentials).withConnections(connections);
     }
 }

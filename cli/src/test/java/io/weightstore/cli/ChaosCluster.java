@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.Credentials;
 import io.weightstore.weights.ByteSizes;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,6 +55,7 @@ final class ChaosCluster implements AutoCloseable {
     private static final long POOL_DATA_START = 4096;
 
     private final Path dir;
+    private final Path ca;
     private final CliProcess master;
     private final int masterPort;
     private final List<Node> nodes = new ArrayList<>();
@@ -68,17 +71,35 @@ final class ChaosCluster implements AutoCloseable {
 
     /** Node pools take nine tenths of their tmpfs, which also holds the pool's header. */
     ChaosCluster(Path dir, int nodeCount, String sliceSize, String nodeCapacity, String... nodeFlags) throws Exception {
+        this(dir, null, nodeCount, sliceSize, nodeCapacity, nodeFlags);
+    }
+
+    /**
+     * A cluster whose master and nodes run with credentials of the CA in {@code ca} (as 'cert init' made
+     * it), issued here through the CLI: {@code master}, and {@code node-0} …; the master takes the
+     * tokens the CA issued so far. With a null {@code ca}, every process runs {@code --insecure}.
+     */
+    static ChaosCluster secure(Path dir, Path ca, int nodeCount, String sliceSize, String nodeCapacity) throws Exception {
+        return new ChaosCluster(dir, ca, nodeCount, sliceSize, nodeCapacity);
+    }
+
+    private ChaosCluster(Path dir, Path ca, int nodeCount, String sliceSize, String nodeCapacity, String... nodeFlags)
+            throws Exception {
         assumePrivateMounts();
-        this.dir = dir;
-        master = CliProcess.start(dir.resolve("master.log"), "master", "--port", "0", "--bind", "127.0.0.1", "--data-dir",
-                dir.resolve("master").toString(), "--slice-size", sliceSize);
+        this.dir = Files.createDirectories(dir);
+        this.ca = ca;
+        List<String> masterArgs = new ArrayList<>(List.of("master", "--port", "0", "--bind", "127.0.0.1", "--data-dir",
+                dir.resolve("master").toString(), "--slice-size", sliceSize));
+        masterArgs.addAll(ca == null ? List.of("--insecure") : List.of("--credentials", credentials("master", "master").toString(),
+                "--tokens", ca.resolve("tokens").toString()));
+        master = CliProcess.start(dir.resolve("master.log"), masterArgs.toArray(String[]::new));
         masterPort = Integer.parseInt(await(master, MASTER_LISTENING, "the master to listen").group(1));
         try {
             for (int i = 0; i < nodeCount; i++) {
                 nodes.add(startNode(i, nodeCapacity, nodeFlags));
             }
             Awaits.until(Duration.ofSeconds(30), "every node up", () -> {
-                try (StoreClient client = StoreClient.connect(master(), ClientOptions.defaults())) {
+                try (StoreClient client = StoreClient.connect(master(), clientOptions())) {
                     return client.status().nodesUp() == nodeCount;
                 }
             });
@@ -94,6 +115,7 @@ final class ChaosCluster implements AutoCloseable {
                 "mount -t tmpfs -o size=" + capacity + " tmpfs \"$0\" && exec \"$@\"", poolDir.toString());
         List<String> args = new ArrayList<>(List.of("node", "--master", master(), "--pool", poolDir.resolve("pool").toString(),
                 "--capacity", Long.toString(ByteSizes.parse(capacity) * 9 / 10), "--port", "0", "--bind", "127.0.0.1", "--advertise", "127.0.0.1"));
+        args.addAll(ca == null ? List.of("--insecure") : List.of("--credentials", credentials("node", "node-" + index).toString()));
         args.addAll(List.of(flags));
         CliProcess process = CliProcess.start(dir.resolve("node" + index + ".log"), Map.of(), wrapper, args.toArray(String[]::new));
         Matcher serving = await(process, NODE_SERVING, "node " + index + " to serve");
@@ -116,6 +138,23 @@ final class ChaosCluster implements AutoCloseable {
         return found[0];
     }
 
+    /** Credentials of this cluster's CA for {@code name} in {@code role}, issued through the CLI on first use. */
+    Path credentials(String role, String name) {
+        Path out = dir.resolve("credentials").resolve(name);
+        if (!Files.exists(out)) {
+            CliRun issued = CliRun.of("cert", "issue", "--dir", ca.toString(), "--role", role, "--name", name, "--out", out.toString(),
+                    "--host", "127.0.0.1");
+            assertThat(issued.exitCode()).as("cert issue %s %s: %s", role, name, issued.err()).isZero();
+        }
+        return out;
+    }
+
+    private ClientOptions clientOptions() throws StoreException {
+        ClientOptions options = ClientOptions.defaults();
+        return ca == null ? options
+                : options.withAuthentication(new Authentication.Certificate(Credentials.load(credentials("admin", "admin"))));
+    }
+
     String master() {
         return "127.0.0.1:" + masterPort;
     }
@@ -135,7 +174,7 @@ final class ChaosCluster implements AutoCloseable {
 
     /** A client in this process; the pools are invisible here, so it reads over the data plane. */
     StoreClient client() throws StoreException {
-        StoreClient client = StoreClient.connect(master(), ClientOptions.defaults());
+        StoreClient client = StoreClient.connect(master(), clientOptions());
         clients.add(client);
         return client;
     }

@@ -17,20 +17,23 @@ class IdleConnectionsTest {
     @TempDir
     Path tmp;
 
+    /** The data plane's status code BUSY. */
+    private static final int BUSY = 7;
+
     private static int threads(long pid) throws Exception {
         return Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream().filter(l -> l.startsWith("Threads:"))
                 .mapToInt(l -> Integer.parseInt(l.substring("Threads:".length()).strip())).findFirst().orElseThrow();
     }
 
-    /** Sends the data plane's hello ("WSDP", version 1, no token) and returns the status of the node's reply. */
+    /** Sends the data plane's hello ("WSDP", version 2, no ticket: the node runs --insecure); returns the reply's status. */
     private static int hello(Socket socket) throws Exception {
-        socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(0x57534450).putShort((short) 1).putShort((short) 0).array());
+        socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(0x57534450).putShort((short) 2).putShort((short) 0).array());
         return ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6);
     }
 
     @Test
     void twoHundredIdleConnectionsAreClosedAndTheOnesPastTheBoundAreToldBusy() throws Exception {
-        try (ChaosCluster cluster = new ChaosCluster(tmp, 1, "1M", "16M", "--idle-timeout", "2s", "--max-connections", "200")) {
+        try (ChaosCluster cluster = new ChaosCluster(tmp, 1, "1M", "16M", "--idle-timeout", "10s", "--max-connections", "200")) {
             ChaosCluster.Node node = cluster.node(0);
             long pid = node.process().pid();
             int before = threads(pid);
@@ -45,9 +48,9 @@ class IdleConnectionsTest {
                 assertThat(threads(pid)).isGreaterThanOrEqualTo(before + 200);
                 try (Socket extra = new Socket("127.0.0.1", node.port())) {
                     extra.setSoTimeout(5000);
-                    assertThat(hello(extra)).as("status of connection 201: BUSY").isEqualTo(7);
+                    assertThat(hello(extra)).as("status of connection 201: BUSY").isEqualTo(BUSY);
                 }
-                Awaits.until(Duration.ofSeconds(30), "the node to close its idle connections", () -> threads(pid) <= before + 5);
+                Awaits.until(Duration.ofSeconds(60), "the node to close its idle connections", () -> threads(pid) <= before + 5);
                 assertThat(sockets.getFirst().getInputStream().read()).isEqualTo(-1);
             } finally {
                 for (Socket socket : sockets) {

@@ -8,6 +8,7 @@ import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.security.MasterSecurity;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
@@ -80,7 +81,7 @@ class StoreCommandsTest {
 
     @Test
     void clusterStoreRoundTripsAFile() throws Exception {
-        try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "");
+        try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, MasterSecurity.insecure());
                 StorageNode n1 = node(master, 1);
                 StorageNode n2 = node(master, 2)) {
             roundTrip("--store", "127.0.0.1:" + master.port());
@@ -95,7 +96,7 @@ class StoreCommandsTest {
 
     @Test
     void storeIsChosenFromTheEnvironmentOrTheConfigFileWhenNoFlagIsGiven() throws Exception {
-        try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, "");
+        try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, MasterSecurity.insecure());
                 StorageNode node = node(master, 1)) {
             String address = "127.0.0.1:" + master.port();
             Path config = Files.writeString(tmp.resolve("weightstore.properties"), "master=" + address + "\n");

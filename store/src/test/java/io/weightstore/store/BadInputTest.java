@@ -1,16 +1,9 @@
 package io.weightstore.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.PutOptions;
-import io.weightstore.store.api.StoreException;
-import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
-import io.weightstore.store.grpc.GrpcMasterApi;
-import io.weightstore.store.master.MasterServer;
-import io.weightstore.store.node.NodeOptions;
-import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Op;
 import io.weightstore.store.wire.Status;
@@ -25,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -183,27 +175,5 @@ class BadInputTest {
         }
         assertThat(client.status().objects()).isEqualTo(1);
         assertStillServes();
-    }
-
-    @Test
-    void tokensAreRequiredWhenConfigured() throws Exception {
-        try (MasterServer master = MasterServer.start(tmp.resolve("secure-master"), TestCluster.config(), "127.0.0.1", 0, "s3cret");
-                StorageNode node = StorageNode.start("127.0.0.1:" + master.port(),
-                        NodeOptions.loopback(tmp.resolve("secure.pool"), 8 << 20).withToken("s3cret"))) {
-            try (GrpcMasterApi anonymous = GrpcMasterApi.connect("127.0.0.1:" + master.port(), "")) {
-                assertThatThrownBy(anonymous::status)
-                        .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
-                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAUTHENTICATED));
-            }
-            try (StoreClient good = StoreClient.connect("127.0.0.1:" + master.port(),
-                    ClientOptions.defaults().withSameHostPath(false).withToken("s3cret"))) {
-                good.put("secret", data.asSlice(0, 100), PutOptions.defaults());
-                assertThat(Bytes.equal(Bytes.readWhole(good, "secret", arena), data.asSlice(0, 100))).isTrue();
-            }
-            try (Socket socket = new Socket("127.0.0.1", node.port())) {
-                socket.getOutputStream().write(hello());
-                assertThat(ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6)).isEqualTo((short) Status.AUTH.code());
-            }
-        }
     }
 }

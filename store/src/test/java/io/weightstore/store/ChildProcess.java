@@ -3,6 +3,7 @@ package io.weightstore.store;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.security.MasterSecurity;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -29,7 +30,7 @@ final class ChildProcess implements AutoCloseable {
         switch (args[0]) {
             case "master" -> {
                 MasterServer master = MasterServer.start(Path.of(args[1]), TestCluster.config(), "127.0.0.1",
-                        Integer.parseInt(args[2]), "");
+                        Integer.parseInt(args[2]), MasterSecurity.insecure());
                 System.out.println("READY " + master.port());
             }
             case "hold-embedded" -> {

@@ -9,11 +9,19 @@ import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.CertificateAuthority;
+import io.weightstore.store.security.Credentials;
+import io.weightstore.store.security.MasterSecurity;
+import io.weightstore.store.security.Role;
+import io.weightstore.store.security.TokenRegistry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +29,8 @@ import java.util.List;
 /**
  * A real cluster on loopback: one master (gRPC, RocksDB) and N storage nodes (data plane, pool
  * files), all on ephemeral ports, in temporary directories. Nodes and the master can be stopped
- * and restarted on the same state.
+ * and restarted on the same state. A secure cluster has its own CA: the master and each node
+ * ({@code node-0} …) run with certificates, and clients get an admin's unless they bring their own.
  */
 public final class TestCluster implements AutoCloseable {
     public static final long SLICE = 1 << 20;
@@ -37,6 +46,7 @@ public final class TestCluster implements AutoCloseable {
 
     private final Path dir;
     private final MasterConfig config;
+    private final CertificateAuthority ca;
     private MasterServer master;
     private int masterPort;
     private final List<StorageNode> nodes = new ArrayList<>();
@@ -48,9 +58,15 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
+        this(dir, nodeCount, config, null);
+    }
+
+    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca) throws StoreException {
         this.dir = dir;
         this.config = config;
-        master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", 0, "");
+        this.ca = ca;
+        masterPort = 0;
+        startMaster();
         masterPort = master.port();
         for (int i = 0; i < nodeCount; i++) {
             pools.add(dir.resolve("node" + i + ".pool"));
@@ -58,8 +74,37 @@ public final class TestCluster implements AutoCloseable {
         }
     }
 
+    /** A cluster whose master and nodes accept only callers with credentials of its CA (in {@code dir/ca}). */
+    public static TestCluster secure(Path dir, int nodeCount) throws StoreException {
+        return new TestCluster(dir, nodeCount, config(), CertificateAuthority.init(dir.resolve("ca")));
+    }
+
+    /** Credentials of this cluster's CA for {@code name} in {@code role}, issued on first use. */
+    public Path credentials(Role role, String name) throws StoreException {
+        if (ca == null) {
+            throw new IllegalStateException("an insecure cluster has no CA");
+        }
+        Path credentials = dir.resolve("credentials").resolve(name);
+        if (!Files.exists(credentials)) {
+            ca.issue(role, name, credentials, Duration.ofDays(1), List.of("127.0.0.1"));
+        }
+        return credentials;
+    }
+
+    public Authentication authentication(Role role, String name) throws StoreException {
+        return new Authentication.Certificate(Credentials.load(credentials(role, name)));
+    }
+
+    public CertificateAuthority ca() {
+        return ca;
+    }
+
     private StorageNode startNode(int index) throws StoreException {
-        return StorageNode.start(masterAddress(), NodeOptions.loopback(pools.get(index), NODE_CAPACITY));
+        NodeOptions options = NodeOptions.loopback(pools.get(index), NODE_CAPACITY);
+        if (ca != null) {
+            options = options.withAuthentication(authentication(Role.NODE, "node-" + index));
+        }
+        return StorageNode.start(masterAddress(), options);
     }
 
     public String masterAddress() {
@@ -76,6 +121,9 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public StoreClient client(ClientOptions options) throws StoreException {
+        if (ca != null && options.authentication() instanceof Authentication.Insecure) {
+            options = options.withAuthentication(authentication(Role.ADMIN, "admin"));
+        }
         StoreClient client = StoreClient.connect(masterAddress(), options);
         clients.add(client);
         return client;
@@ -104,8 +152,8 @@ public final class TestCluster implements AutoCloseable {
      */
     public void flipByte(String key, int slice, long offset) throws IOException {
         ReplicaRef replica;
-        try (StoreClient client = StoreClient.connect(masterAddress(), ClientOptions.defaults());
-                ObjectReader object = client.open(key)) {
+        try (StoreClient client = StoreClient.connect(masterAddress(), ClientOptions.defaults().withAuthentication(ca == null
+                ? Authentication.insecure() : authentication(Role.ADMIN, "admin"))); ObjectReader object = client.open(key)) {
             replica = object.object().slice(slice).replicas().getFirst();
         }
         try (FileChannel pool = FileChannel.open(pool(indexOf(replica.nodeId())), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -130,7 +178,22 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public void startMaster() throws StoreException {
-        master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", masterPort, "");
+        MasterSecurity security = ca == null ? MasterSecurity.insecure()
+                : new MasterSecurity.Secure(Credentials.load(credentials(Role.MASTER, "master")), TokenRegistry.load(tokens()));
+        master = MasterServer.start(dir.resolve("master"), config, "127.0.0.1", masterPort, security);
+    }
+
+    /** The CA's tokens file, which {@link CertificateAuthority#issueToken} fills; the master reads it when it starts. */
+    public Path tokens() throws StoreException {
+        Path file = ca.dir().resolve(CertificateAuthority.TOKENS_FILE);
+        try {
+            if (!Files.exists(file)) {
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            }
+        } catch (IOException e) {
+            throw new StoreException(StoreException.Code.IO, "cannot create " + file, e);
+        }
+        return file;
     }
 
     @Override

@@ -4,6 +4,8 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.Credentials;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -13,27 +15,31 @@ import java.util.Properties;
 /**
  * Which store to use, the same way for the CLI and for engines: an explicit master, else
  * {@code $WEIGHTSTORE_MASTER}, else {@code master} in the properties file named by
- * {@code $WEIGHTSTORE_CONFIG}, else the embedded store in {@code $WEIGHTSTORE_HOME/store}. The token
- * comes from {@code $WEIGHTSTORE_TOKEN} or the config file's {@code token}.
+ * {@code $WEIGHTSTORE_CONFIG}, else the embedded store in {@code $WEIGHTSTORE_HOME/store}. A cluster
+ * is reached with the credentials directory given explicitly, else {@code $WEIGHTSTORE_CREDENTIALS},
+ * else the config file's {@code credentials}; with none, in plaintext, which only a cluster started
+ * with {@code --insecure} accepts.
  */
 public final class StoreLocator {
     public static final String MASTER_ENV = "WEIGHTSTORE_MASTER";
     public static final String CONFIG_ENV = "WEIGHTSTORE_CONFIG";
-    public static final String TOKEN_ENV = "WEIGHTSTORE_TOKEN";
     public static final String EMBEDDED_CAPACITY_ENV = "WEIGHTSTORE_EMBEDDED_CAPACITY";
 
     private StoreLocator() {}
 
-    /** Opens the selected store; {@code explicitMaster} (HOST:PORT) wins when not null. */
-    public static StoreClient open(String explicitMaster, int connections) throws IOException {
+    /**
+     * Opens the selected store; {@code explicitMaster} (HOST:PORT) and {@code explicitCredentials} win
+     * when not null.
+     */
+    public static StoreClient open(String explicitMaster, Path explicitCredentials, int connections) throws IOException {
         Properties config = config();
-        String token = firstNonBlank(System.getenv(TOKEN_ENV), config.getProperty("token"));
-        ClientOptions options = ClientOptions.defaults().withConnections(connections).withToken(token == null ? "" : token);
+        ClientOptions options = ClientOptions.defaults().withConnections(connections);
         String master = master(explicitMaster, config);
         if (master != null) {
-            return StoreClient.connect(master, options);
+            return StoreClient.connect(master, options.withAuthentication(authentication(explicitCredentials, config)));
         }
         String capacity = firstNonBlank(System.getenv(EMBEDDED_CAPACITY_ENV), config.getProperty("embedded.capacity"));
+        WeightstoreHome.created();
         return EmbeddedStore.open(embeddedDir(), capacity == null ? EmbeddedStore.DEFAULT_CAPACITY : ByteSizes.parse(capacity), options);
     }
 
@@ -45,6 +51,12 @@ public final class StoreLocator {
 
     public static Path embeddedDir() {
         return WeightstoreHome.resolve().resolve("store");
+    }
+
+    private static Authentication authentication(Path explicit, Properties config) throws StoreException {
+        String dir = firstNonBlank(explicit == null ? null : explicit.toString(), System.getenv(Credentials.ENVIRONMENT),
+                config.getProperty("credentials"));
+        return dir == null ? Authentication.insecure() : Authentication.load(Path.of(dir));
     }
 
     private static String master(String explicit, Properties config) {

@@ -255,12 +255,12 @@ public final class ClusterBench {
                 throw new IOException("the synthesized checkpoint (" + checkpointBytes + " bytes) is larger than --size allowed for");
             }
             servers.add(startServer(origin, "master", MASTER_PORT, cli("master", "--data-dir", privateDir.resolve("master").toString(),
-                    "--bind", origin.address(), "--port", Integer.toString(MASTER_PORT))));
+                    "--bind", origin.address(), "--port", Integer.toString(MASTER_PORT), "--insecure")));
             String master = origin.address() + ":" + MASTER_PORT;
             for (Host host : nodeHosts) {
                 servers.add(startServer(host, "node-" + host.index(), NODE_PORT, cli("node", "--master", master, "--pool",
                         privateDir.resolve("pool").toString(), "--capacity", (Math.ceilDiv(capacity, 1L << 20)) + "M", "--bind",
-                        host.address(), "--advertise", host.address(), "--port", Integer.toString(NODE_PORT))));
+                        host.address(), "--advertise", host.address(), "--port", Integer.toString(NODE_PORT), "--insecure")));
             }
             awaitNodes(origin, master);
             importCheckpoint(origin, master);

@@ -20,8 +20,10 @@ public final class StoreException extends IOException {
         CORRUPT,
         /** The embedded store is held by another process. */
         HELD,
-        /** The token was missing or wrong. */
+        /** No credential, or one this cluster does not know. */
         UNAUTHENTICATED,
+        /** A known caller whose role does not allow what it asked. */
+        PERMISSION_DENIED,
         /** A peer broke the protocol. */
         PROTOCOL,
         IO

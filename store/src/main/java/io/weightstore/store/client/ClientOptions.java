@@ -1,6 +1,7 @@
 package io.weightstore.store.client;
 
 import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.security.Authentication;
 import java.time.Duration;
 
 /**
@@ -8,12 +9,12 @@ import java.time.Duration;
  *
  * @param connections parallel transfers (threads and data-plane connections) per client
  * @param sameHostPath map a node's pool file when it is visible on this host, instead of using its socket
- * @param token shared secret for the master and the nodes, or empty
+ * @param authentication how this client proves who it is to the master (and, through its tickets, to the nodes)
  * @param maxPieceBytes largest unit of parallel work; a large range is cut into pieces this size
  * @param leaseDuration how long each read lease lasts; open readers renew theirs at half that
  * @param deadlines how long a node may take to connect and to move a piece's bytes before the read moves to another replica
  */
-public record ClientOptions(int connections, boolean sameHostPath, String token, long maxPieceBytes, Duration leaseDuration,
+public record ClientOptions(int connections, boolean sameHostPath, Authentication authentication, long maxPieceBytes, Duration leaseDuration,
         TransferDeadlines deadlines) {
     public ClientOptions {
         if (connections < 1) {
@@ -25,35 +26,37 @@ public record ClientOptions(int connections, boolean sameHostPath, String token,
         if (leaseDuration.toMillis() < 100) {
             throw new IllegalArgumentException("leaseDuration must be at least 100 ms: leaseDuration=" + leaseDuration);
         }
-        token = token == null ? "" : token;
+        if (authentication == null) {
+            throw new IllegalArgumentException("authentication=null: use Authentication.insecure() for an insecure cluster");
+        }
     }
 
     public static ClientOptions defaults() {
-        return new ClientOptions(4, true, System.getenv().getOrDefault("WEIGHTSTORE_TOKEN", ""), 16L << 20,
+        return new ClientOptions(4, true, Authentication.insecure(), 16L << 20,
                 Duration.ofSeconds(30), TransferDeadlines.defaults());
     }
 
     public ClientOptions withConnections(int n) {
-        return new ClientOptions(n, sameHostPath, token, maxPieceBytes, leaseDuration, deadlines);
+        return new ClientOptions(n, sameHostPath, authentication, maxPieceBytes, leaseDuration, deadlines);
     }
 
     public ClientOptions withSameHostPath(boolean enabled) {
-        return new ClientOptions(connections, enabled, token, maxPieceBytes, leaseDuration, deadlines);
+        return new ClientOptions(connections, enabled, authentication, maxPieceBytes, leaseDuration, deadlines);
     }
 
     public ClientOptions withMaxPieceBytes(long bytes) {
-        return new ClientOptions(connections, sameHostPath, token, bytes, leaseDuration, deadlines);
+        return new ClientOptions(connections, sameHostPath, authentication, bytes, leaseDuration, deadlines);
     }
 
     public ClientOptions withLeaseDuration(Duration duration) {
-        return new ClientOptions(connections, sameHostPath, token, maxPieceBytes, duration, deadlines);
+        return new ClientOptions(connections, sameHostPath, authentication, maxPieceBytes, duration, deadlines);
     }
 
     public ClientOptions withDeadlines(TransferDeadlines value) {
-        return new ClientOptions(connections, sameHostPath, token, maxPieceBytes, leaseDuration, value);
+        return new ClientOptions(connections, sameHostPath, authentication, maxPieceBytes, leaseDuration, value);
     }
 
-    public ClientOptions withToken(String value) {
+    public ClientOptions withAuthentication(Authentication value) {
         return new ClientOptions(connections, sameHostPath, value, maxPieceBytes, leaseDuration, deadlines);
     }
 }

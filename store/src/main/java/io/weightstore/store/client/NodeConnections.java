@@ -2,6 +2,7 @@ package io.weightstore.store.client;
 
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.client.access.MappedNodeAccess;
 import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.access.SocketNodeAccess;
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How this client reaches each node, made once and shared by every read and write: a pool of
- * data-plane connections per node, or the node's pool file mapped when this host sees it.
+ * data-plane connections per node, or the node's pool file mapped when this host sees it. On a
+ * secure cluster it keeps the newest session ticket the master gave for each node, which a new
+ * connection presents in its hello.
  */
 final class NodeConnections implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeConnections.class);
@@ -26,10 +29,16 @@ final class NodeConnections implements AutoCloseable {
     private final ClientOptions options;
     private final Map<String, NodeAccess> byNode = new ConcurrentHashMap<>();
     private final Map<UUID, Optional<PoolFile>> localPools = new ConcurrentHashMap<>();
+    private final Map<String, Ticket> sessions = new ConcurrentHashMap<>();
     private final DeadlineTimer deadlines = new DeadlineTimer("store-deadlines");
 
     NodeConnections(ClientOptions options) {
         this.options = options;
+    }
+
+    /** Keeps the session tickets of a locate or a put, for connections opened from now on. */
+    void admit(Map<String, Ticket> tickets) {
+        sessions.putAll(tickets);
     }
 
     NodeAccess access(NodeInfo node) {
@@ -44,8 +53,8 @@ final class NodeConnections implements AutoCloseable {
                 throw new IllegalStateException("node " + node.nodeId() + " is in-process elsewhere; its pool "
                         + node.poolPath() + " is not visible here");
             }
-            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(), options.token(), options.deadlines(),
-                    deadlines);
+            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(),
+                    () -> sessions.getOrDefault(node.nodeId(), Ticket.none()), options.deadlines(), deadlines);
         });
     }
 

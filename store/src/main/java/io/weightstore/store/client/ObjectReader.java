@@ -43,7 +43,7 @@ public final class ObjectReader implements AutoCloseable {
     }
 
     static ObjectReader open(StoreClient client, String key) throws StoreException {
-        ObjectReader reader = new ObjectReader(client, key, client.master().locate(key, client.options().leaseDuration()));
+        ObjectReader reader = new ObjectReader(client, key, client.locate(key));
         client.leases().track(reader);
         return reader;
     }
@@ -102,7 +102,7 @@ public final class ObjectReader implements AutoCloseable {
         MasterApi master = client.master();
         Located fresh;
         try {
-            fresh = master.locate(key, leaseDuration);
+            fresh = client.locate(key);
         } catch (StoreException e) {
             if (e.code() == StoreException.Code.NOT_FOUND) {
                 gone = new StoreException(StoreException.Code.NOT_FOUND, key + " was removed while a reader had it open", e);

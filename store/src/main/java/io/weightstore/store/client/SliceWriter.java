@@ -10,6 +10,7 @@ import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.checksum.Checksums;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,7 +42,7 @@ final class SliceWriter {
 
     /** Slices go to their nodes in parallel, each to all its replicas. */
     ObjectMeta put(String key, MemorySegment data, PutOptions options, Progress progress) throws IOException {
-        PutGrant grant = master.putStart(key, data.byteSize(), options);
+        PutGrant grant = start(key, data.byteSize(), options);
         try {
             List<Future<BlockCrcs>> writes = new ArrayList<>();
             for (SliceMeta slice : grant.object().slices()) {
@@ -64,7 +65,7 @@ final class SliceWriter {
 
     /** One slice at a time through a single reused off-heap buffer, so memory stays bounded whatever the size. */
     ObjectMeta put(String key, InputStream in, long size, PutOptions options, Progress progress) throws IOException {
-        PutGrant grant = master.putStart(key, size, options);
+        PutGrant grant = start(key, size, options);
         try (Arena arena = Arena.ofConfined()) {
             ObjectMeta object = grant.object();
             MemorySegment buffer = arena.allocate(Math.max(1, Math.min(size, object.sliceSize())), STREAM_ALIGNMENT);
@@ -91,6 +92,13 @@ final class SliceWriter {
         }
     }
 
+    /** Reserves the space, and keeps the grant's session tickets for the connections that carry its bytes. */
+    private PutGrant start(String key, long size, PutOptions options) throws StoreException {
+        PutGrant grant = master.putStart(key, size, options);
+        connections.admit(grant.tickets());
+        return grant;
+    }
+
     private BlockCrcs write(PutGrant grant, SliceMeta slice, MemorySegment data) throws IOException {
         BlockCrcs crcs = BlockCrcs.of(Checksums.blockCrcs(data, grant.object().checksumBlockSize()));
         for (ReplicaRef replica : slice.replicas()) {
@@ -99,7 +107,7 @@ final class SliceWriter {
                 throw new StoreException(StoreException.Code.PROTOCOL, "master placed a replica on unknown node " + replica.nodeId());
             }
             try {
-                connections.access(node).write(replica.offset(), data);
+                connections.access(node).write(replica.offset(), data, grant.writeGrants().getOrDefault(replica, Ticket.none()));
             } catch (IOException e) {
                 throw new StoreException(e instanceof StoreException s ? s.code() : StoreException.Code.UNAVAILABLE,
                         "writing slice at " + slice.offset() + " of " + grant.object().key() + " to node " + node.nodeId()

@@ -1,6 +1,7 @@
 package io.weightstore.store.client;
 
 import io.weightstore.store.api.ListPage;
+import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.ObjectMeta;
@@ -60,7 +61,7 @@ public final class StoreClient implements AutoCloseable {
 
     /** A client of the cluster whose master listens at {@code address} (HOST:PORT). */
     public static StoreClient connect(String address, ClientOptions options) throws StoreException {
-        return new StoreClient(GrpcMasterApi.connect(address, options.token()), options, List.of());
+        return new StoreClient(GrpcMasterApi.connect(address, options.authentication()), options, List.of());
     }
 
     /** A client of a master running in this process; closing the client closes it and then {@code owned}. */
@@ -220,6 +221,13 @@ public final class StoreClient implements AutoCloseable {
     }
 
     // ---- for the client's own parts
+
+    /** Takes a read lease on {@code key}, and keeps the session tickets that come with it. */
+    Located locate(String key) throws StoreException {
+        Located located = master.locate(key, options.leaseDuration());
+        connections.admit(located.tickets());
+        return located;
+    }
 
     MasterApi master() {
         return master;

@@ -1,5 +1,6 @@
 package io.weightstore.store.grpc;
 
+import com.google.protobuf.ByteString;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -46,6 +47,9 @@ import io.weightstore.store.proto.RoomResponse;
 import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.security.Token;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,7 +57,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-/** {@link MasterApi} over gRPC: a deadline on every call, the bearer token when one is set, domain records both ways. */
+/** {@link MasterApi} over gRPC: TLS and the caller's credential unless insecure, a deadline on every call, domain records both ways. */
 public final class GrpcMasterApi implements MasterApi {
     private static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(15);
 
@@ -67,37 +71,49 @@ public final class GrpcMasterApi implements MasterApi {
     private final MasterGrpc.MasterBlockingStub stub;
     private final MasterAddress target;
     private final Duration deadline;
+    private final Optional<TicketKey> nodeKey;
+    private final boolean plaintext;
 
-    private GrpcMasterApi(ManagedChannel channel, MasterAddress target, Duration deadline) {
+    private GrpcMasterApi(ManagedChannel channel, MasterAddress target, Duration deadline, Optional<TicketKey> nodeKey,
+            boolean plaintext) {
         this.channel = channel;
         this.stub = MasterGrpc.newBlockingStub(channel);
         this.target = target;
         this.deadline = deadline;
+        this.nodeKey = nodeKey;
+        this.plaintext = plaintext;
     }
 
     /** Connects lazily to the master at {@code address} (HOST:PORT); the first call reports an unreachable master. */
-    public static GrpcMasterApi connect(String address, String token) throws StoreException {
-        return connect(address, token, DEFAULT_DEADLINE);
+    public static GrpcMasterApi connect(String address, Authentication authentication) throws StoreException {
+        return connect(address, authentication, Optional.empty());
     }
 
-    public static GrpcMasterApi connect(String address, String token, Duration deadline) throws StoreException {
+    /**
+     * As {@link #connect(String, Authentication)}, for a node: its registrations carry {@code nodeKey}, so a
+     * secure master can seal tickets the node checks.
+     */
+    public static GrpcMasterApi connect(String address, Authentication authentication, Optional<TicketKey> nodeKey)
+            throws StoreException {
         MasterAddress target = MasterAddress.parse(address);
-        NettyChannelBuilder builder = NettyChannelBuilder.forAddress(target.host(), target.port()).usePlaintext()
-                .maxInboundMessageSize(256 << 20);
-        if (token != null && !token.isEmpty()) {
-            builder.intercept(bearer(token));
+        NettyChannelBuilder builder = NettyChannelBuilder.forAddress(target.host(), target.port()).maxInboundMessageSize(256 << 20);
+        switch (authentication) {
+            case Authentication.Insecure i -> builder.usePlaintext();
+            case Authentication.Certificate c -> builder.sslContext(authentication.grpcClientContext());
+            case Authentication.BearerToken t -> builder.sslContext(authentication.grpcClientContext()).intercept(bearer(t.token()));
         }
-        return new GrpcMasterApi(builder.build(), target, deadline);
+        return new GrpcMasterApi(builder.build(), target, DEFAULT_DEADLINE, nodeKey,
+                authentication instanceof Authentication.Insecure);
     }
 
-    private static ClientInterceptor bearer(String token) {
+    private static ClientInterceptor bearer(Token token) {
         return new ClientInterceptor() {
             @Override
             public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
                 return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
                     @Override
                     public void start(Listener<R> listener, Metadata headers) {
-                        headers.put(GrpcStatuses.AUTHORIZATION, "Bearer " + token);
+                        headers.put(GrpcStatuses.AUTHORIZATION, "Bearer " + token.reveal());
                         super.start(listener, headers);
                     }
                 };
@@ -109,14 +125,15 @@ public final class GrpcMasterApi implements MasterApi {
         try {
             return rpc.call(stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS));
         } catch (StatusRuntimeException e) {
-            throw GrpcStatuses.toStoreException(e, what + " at master " + target);
+            throw GrpcStatuses.toStoreException(e, what + " at master " + target, plaintext);
         }
     }
 
     @Override
     public Duration registerNode(NodeInfo node) throws StoreException {
-        return call("register node " + node.nodeId(), s -> Duration.ofMillis(s.registerNode(
-                RegisterNodeRequest.newBuilder().setNode(Protos.toProto(node)).build()).getHeartbeatIntervalMs()));
+        RegisterNodeRequest.Builder request = RegisterNodeRequest.newBuilder().setNode(Protos.toProto(node));
+        nodeKey.ifPresent(key -> request.setTicketKey(ByteString.copyFrom(key.bytes())));
+        return call("register node " + node.nodeId(), s -> Duration.ofMillis(s.registerNode(request.build()).getHeartbeatIntervalMs()));
     }
 
     @Override
@@ -131,7 +148,8 @@ public final class GrpcMasterApi implements MasterApi {
                     .setReplicas(options.replicas()).setSliceSize(options.sliceSize()).setReplace(options.replace())
                     .setPin(options.pin()).setWriter(options.writer()).build());
             return new PutGrant(response.getPutId(), Protos.fromProto(response.getObject()), Protos.nodeInfos(response.getNodesList()),
-                    Instant.ofEpochMilli(response.getDeadlineMs()), options.writer());
+                    Instant.ofEpochMilli(response.getDeadlineMs()), options.writer(), Protos.tickets(response.getTicketsList()),
+                    Protos.grants(response.getGrantsList()));
         });
     }
 
@@ -163,7 +181,8 @@ public final class GrpcMasterApi implements MasterApi {
         return call("locate " + key, s -> {
             LocateResponse response = s.locate(LocateRequest.newBuilder().setKey(key).setLeaseMs(lease.toMillis()).build());
             return new Located(Protos.fromProto(response.getObject()), Protos.nodeStatuses(response.getNodesList()),
-                    new Lease(response.getLeaseId(), Instant.ofEpochMilli(response.getLeaseExpiresMs())));
+                    new Lease(response.getLeaseId(), Instant.ofEpochMilli(response.getLeaseExpiresMs())),
+                    Protos.tickets(response.getTicketsList()));
         });
     }
 

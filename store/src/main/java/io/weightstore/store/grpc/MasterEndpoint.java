@@ -1,23 +1,20 @@
 package io.weightstore.store.grpc;
 
-import io.grpc.Metadata;
 import io.grpc.Server;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
-import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.security.MasterSecurity;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import java.security.GeneralSecurityException;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 
 /**
  * A {@link MasterApi} served over gRPC, with server reflection so {@code grpcurl} works against it.
@@ -32,18 +29,31 @@ public final class MasterEndpoint implements AutoCloseable {
         this.executor = executor;
     }
 
-    /** Listens on {@code bindHost:port} (0 for an ephemeral port); a non-empty {@code token} is required of every call. */
-    public static MasterEndpoint start(MasterApi master, String bindHost, int port, String token) throws StoreException {
+    /**
+     * Listens on {@code bindHost:port} (0 for an ephemeral port). A secure endpoint speaks TLS and admits
+     * only callers whose certificate or token names a role allowed the method; an insecure one admits
+     * anyone, in plaintext.
+     */
+    public static MasterEndpoint start(MasterApi master, String bindHost, int port, MasterSecurity security) throws StoreException {
         TransportFailureLog.install();
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port)).maxInboundMessageSize(64 << 20);
+        switch (security) {
+            case MasterSecurity.Insecure i -> builder.addService(new MasterGrpcService(master, Optional.empty()))
+                    .addService(ProtoReflectionServiceV1.newInstance());
+            case MasterSecurity.Secure s -> {
+                try {
+                    builder.sslContext(s.credentials().grpcServerContext());
+                } catch (GeneralSecurityException | SSLException e) {
+                    throw new StoreException(StoreException.Code.IO, "cannot set up TLS for the master: " + e.getMessage(), e);
+                }
+                CallerAuthorization authorization = new CallerAuthorization(s.tokens());
+                builder.addService(ServerInterceptors.intercept(new MasterGrpcService(master, Optional.of(new TicketOffice())),
+                        authorization))
+                        .addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), authorization));
+            }
+        }
         ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-        var service = token == null || token.isEmpty() ? ServerInterceptors.intercept(new MasterGrpcService(master))
-                : ServerInterceptors.intercept(new MasterGrpcService(master), requireToken(token));
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port))
-                .executor(executor)
-                .maxInboundMessageSize(64 << 20)
-                .addService(service)
-                .addService(ProtoReflectionServiceV1.newInstance())
-                .build();
+        Server server = builder.executor(executor).build();
         try {
             server.start();
         } catch (IOException e) {
@@ -51,22 +61,6 @@ public final class MasterEndpoint implements AutoCloseable {
             throw new StoreException(StoreException.Code.IO, "cannot listen on " + bindHost + ":" + port + ": " + e.getMessage(), e);
         }
         return new MasterEndpoint(server, executor);
-    }
-
-    private static ServerInterceptor requireToken(String token) {
-        byte[] expected = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
-        return new ServerInterceptor() {
-            @Override
-            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                    ServerCallHandler<Q, R> next) {
-                String presented = headers.get(GrpcStatuses.AUTHORIZATION);
-                if (presented == null || !MessageDigest.isEqual(expected, presented.getBytes(StandardCharsets.UTF_8))) {
-                    call.close(Status.UNAUTHENTICATED.withDescription("missing or wrong bearer token"), new Metadata());
-                    return new ServerCall.Listener<>() {};
-                }
-                return next.startCall(call, headers);
-            }
-        };
     }
 
     public int port() {

@@ -1,5 +1,6 @@
 package io.weightstore.store.grpc;
 
+import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.weightstore.store.api.Lease;
@@ -9,7 +10,9 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.Room;
+import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
@@ -39,17 +42,25 @@ import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RemoveResponse;
 import io.weightstore.store.proto.RenewLeaseRequest;
 import io.weightstore.store.proto.RenewLeaseResponse;
+import io.weightstore.store.proto.ReplicaGrant;
 import io.weightstore.store.proto.RoomRequest;
 import io.weightstore.store.proto.RoomResponse;
 import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatResponse;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
+import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.Permission;
+import io.weightstore.store.security.TicketKey;
 import java.time.Duration;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Serves a {@link MasterApi} over gRPC: requests become domain calls, store errors become statuses. */
+/**
+ * Serves a {@link MasterApi} over gRPC: requests become domain calls, store errors become statuses.
+ * On a secure endpoint it also seals, for the authenticated caller, the tickets nodes ask for.
+ */
 final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     private static final Logger log = LoggerFactory.getLogger(MasterGrpcService.class);
 
@@ -60,9 +71,12 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     }
 
     private final MasterApi master;
+    private final Optional<TicketOffice> tickets;
 
-    MasterGrpcService(MasterApi master) {
+    /** {@code tickets} present on a secure endpoint only. */
+    MasterGrpcService(MasterApi master, Optional<TicketOffice> tickets) {
         this.master = master;
+        this.tickets = tickets;
     }
 
     private static <T> void unary(StreamObserver<T> observer, Operation<T> operation) {
@@ -81,15 +95,49 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
         observer.onCompleted();
     }
 
+    /** On a secure endpoint, a node may only speak for the node id its credential names. */
+    private static void requireOwnNode(String nodeId) throws StoreException {
+        Identity caller = CallerAuthorization.CALLER.get();
+        if (caller != null && !caller.name().equals(nodeId)) {
+            throw new StoreException(StoreException.Code.PERMISSION_DENIED, "the credential of " + caller.name()
+                    + " cannot speak for node " + nodeId);
+        }
+    }
+
+    /** On a secure endpoint, removing objects that readers hold needs more than removing. */
+    private static void requireForceAllowed(boolean force) throws StoreException {
+        Identity caller = CallerAuthorization.CALLER.get();
+        if (force && caller != null && !caller.role().allows(Permission.FORCE_DELETE)) {
+            throw new StoreException(StoreException.Code.PERMISSION_DENIED, caller.name() + " (" + caller.role().label()
+                    + ") may not remove objects that readers hold (FORCE_DELETE)");
+        }
+    }
+
     @Override
     public void registerNode(RegisterNodeRequest request, StreamObserver<RegisterNodeResponse> observer) {
-        unary(observer, () -> RegisterNodeResponse.newBuilder()
-                .setHeartbeatIntervalMs(master.registerNode(Protos.fromProto(request.getNode())).toMillis()).build());
+        unary(observer, () -> {
+            String nodeId = request.getNode().getNodeId();
+            requireOwnNode(nodeId);
+            if (tickets.isPresent()) {
+                if (request.getTicketKey().size() != 32) {
+                    throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "node " + nodeId
+                            + " must send its 32-byte ticket key to register with a secure master");
+                }
+                tickets.get().register(nodeId, TicketKey.of(request.getTicketKey().toByteArray()));
+            }
+            return RegisterNodeResponse.newBuilder().setHeartbeatIntervalMs(master.registerNode(Protos.fromProto(request.getNode()))
+                    .toMillis()).build();
+        });
     }
 
     @Override
     public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> observer) {
-        unary(observer, () -> HeartbeatResponse.newBuilder().setKnown(master.heartbeat(request.getNodeId())).build());
+        unary(observer, () -> {
+            requireOwnNode(request.getNodeId());
+            // A master that lost the node's key (it restarted) asks it to register again, key and all.
+            boolean keyKnown = tickets.isEmpty() || tickets.get().knows(request.getNodeId());
+            return HeartbeatResponse.newBuilder().setKnown(keyKnown && master.heartbeat(request.getNodeId())).build();
+        });
     }
 
     @Override
@@ -100,6 +148,19 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             PutStartResponse.Builder response = PutStartResponse.newBuilder().setPutId(grant.putId())
                     .setObject(Protos.toProto(grant.object())).setDeadlineMs(grant.deadline().toEpochMilli());
             grant.nodes().values().forEach(n -> response.addNodes(Protos.toProto(n)));
+            Identity caller = CallerAuthorization.CALLER.get();
+            if (tickets.isPresent() && caller != null) {
+                for (String nodeId : grant.nodes().keySet()) {
+                    tickets.get().session(nodeId, caller).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
+                }
+                for (SliceMeta slice : grant.object().slices()) {
+                    for (ReplicaRef replica : slice.replicas()) {
+                        tickets.get().write(replica.nodeId(), caller, replica.offset(), slice.length()).ifPresent(t -> response
+                                .addGrants(ReplicaGrant.newBuilder().setNodeId(replica.nodeId()).setOffset(replica.offset())
+                                        .setGrant(ByteString.copyFrom(t.bytes()))));
+                    }
+                }
+            }
             return response.build();
         });
     }
@@ -135,6 +196,12 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             LocateResponse.Builder response = LocateResponse.newBuilder().setObject(Protos.toProto(located.object()))
                     .setLeaseId(located.lease().id()).setLeaseExpiresMs(located.lease().expiresAt().toEpochMilli());
             located.nodes().values().forEach(n -> response.addNodes(Protos.toProto(n)));
+            Identity caller = CallerAuthorization.CALLER.get();
+            if (tickets.isPresent() && caller != null) {
+                for (String nodeId : located.nodes().keySet()) {
+                    tickets.get().session(nodeId, caller).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
+                }
+            }
             return response.build();
         });
     }
@@ -158,6 +225,7 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     @Override
     public void remove(RemoveRequest request, StreamObserver<RemoveResponse> observer) {
         unary(observer, () -> {
+            requireForceAllowed(request.getForce());
             master.remove(request.getKey(), request.getForce());
             return RemoveResponse.getDefaultInstance();
         });
@@ -165,8 +233,10 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
 
     @Override
     public void removeAll(RemoveAllRequest request, StreamObserver<RemoveAllResponse> observer) {
-        unary(observer, () -> RemoveAllResponse.newBuilder().setRemoved(master.removeAll(request.getKeysList(), request.getForce()))
-                .build());
+        unary(observer, () -> {
+            requireForceAllowed(request.getForce());
+            return RemoveAllResponse.newBuilder().setRemoved(master.removeAll(request.getKeysList(), request.getForce())).build();
+        });
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.weightstore.store.grpc;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
@@ -11,6 +12,7 @@ import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
 import io.weightstore.store.proto.Replica;
@@ -107,6 +109,25 @@ public final class Protos {
             byId.put(info.nodeId(), info);
         }
         return byId;
+    }
+
+    // ---- tickets
+
+    static io.weightstore.store.proto.NodeTicket toProto(String nodeId, Ticket ticket) {
+        return io.weightstore.store.proto.NodeTicket.newBuilder().setNodeId(nodeId).setTicket(ByteString.copyFrom(ticket.bytes()))
+                .build();
+    }
+
+    static Map<String, Ticket> tickets(List<io.weightstore.store.proto.NodeTicket> tickets) {
+        Map<String, Ticket> byNode = new LinkedHashMap<>();
+        tickets.forEach(t -> byNode.put(t.getNodeId(), Ticket.of(t.getTicket().toByteArray())));
+        return byNode;
+    }
+
+    static Map<ReplicaRef, Ticket> grants(List<io.weightstore.store.proto.ReplicaGrant> grants) {
+        Map<ReplicaRef, Ticket> byReplica = new LinkedHashMap<>();
+        grants.forEach(g -> byReplica.put(new ReplicaRef(g.getNodeId(), g.getOffset()), Ticket.of(g.getGrant().toByteArray())));
+        return byReplica;
     }
 
     // ---- what the master persists

@@ -2,6 +2,7 @@ package io.weightstore.store.master;
 
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.MasterEndpoint;
+import io.weightstore.store.security.MasterSecurity;
 import java.nio.file.Path;
 
 /** The master process: a {@link MasterCore} over RocksDB metadata, served over gRPC. */
@@ -14,11 +15,11 @@ public final class MasterServer implements AutoCloseable {
         this.endpoint = endpoint;
     }
 
-    public static MasterServer start(Path dataDir, MasterConfig config, String bindHost, int port, String token)
+    public static MasterServer start(Path dataDir, MasterConfig config, String bindHost, int port, MasterSecurity security)
             throws StoreException {
         MasterCore core = MasterCore.open(RocksMetadataStore.open(dataDir), config);
         try {
-            return new MasterServer(core, MasterEndpoint.start(core, bindHost, port, token));
+            return new MasterServer(core, MasterEndpoint.start(core, bindHost, port, security));
         } catch (StoreException | RuntimeException e) {
             core.close();
             throw e;

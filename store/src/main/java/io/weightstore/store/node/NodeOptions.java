@@ -1,7 +1,10 @@
 package io.weightstore.store.node;
 
 import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.Role;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * How a storage node runs.
@@ -9,11 +12,11 @@ import java.nio.file.Path;
  * @param capacity pool size when the pool file is created; an existing pool keeps its own
  * @param port data-plane port, 0 for an ephemeral one
  * @param advertisedHost the host name clients use to reach this node
- * @param token shared secret clients must present in the handshake, or empty
+ * @param authentication the node's credential (a node certificate of the cluster, which names the node), or insecure
  * @param deadlines how long a handshake, an idle connection and each transfer may take
  * @param maxConnections connections served at once; more are refused in the handshake
  */
-public record NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, String token,
+public record NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication,
         TransferDeadlines deadlines, int maxConnections) {
     public static final int DEFAULT_MAX_CONNECTIONS = 256;
 
@@ -24,31 +27,47 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
         if (maxConnections < 1) {
             throw new IllegalArgumentException("maxConnections must be >= 1: maxConnections=" + maxConnections);
         }
-        token = token == null ? "" : token;
+        if (authentication instanceof Authentication.BearerToken) {
+            throw new IllegalArgumentException("a node needs a node certificate, not a token: its data plane speaks TLS as the node");
+        }
+        if (authentication instanceof Authentication.Certificate c && c.credentials().identity().role() != Role.NODE) {
+            throw new IllegalArgumentException("a node needs a node credential, not " + c.credentials().identity());
+        }
     }
 
-    public NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, String token) {
-        this(pool, capacity, bindHost, port, advertisedHost, token, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS);
+    public NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication) {
+        this(pool, capacity, bindHost, port, advertisedHost, authentication, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS);
+    }
+
+    /** Whether the node runs with a credential: TLS to its master, and tickets checked on its data plane. */
+    public boolean secure() {
+        return !(authentication instanceof Authentication.Insecure);
+    }
+
+    /** The node id its credential names; an insecure node takes the one its pool file was created with. */
+    public Optional<String> credentialNodeId() {
+        return authentication instanceof Authentication.Certificate c ? Optional.of(c.credentials().identity().name())
+                : Optional.empty();
     }
 
     /** A node on loopback with an ephemeral port, as tests and benchmarks run them. */
     public static NodeOptions loopback(Path pool, long capacity) {
-        return new NodeOptions(pool, capacity, "127.0.0.1", 0, "127.0.0.1", "");
+        return new NodeOptions(pool, capacity, "127.0.0.1", 0, "127.0.0.1", Authentication.insecure());
     }
 
     public NodeOptions withPort(int value) {
-        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, token, deadlines, maxConnections);
+        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections);
     }
 
-    public NodeOptions withToken(String value) {
+    public NodeOptions withAuthentication(Authentication value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections);
     }
 
     public NodeOptions withDeadlines(TransferDeadlines value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, token, value, maxConnections);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections);
     }
 
     public NodeOptions withMaxConnections(int value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, token, deadlines, value);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value);
     }
 }

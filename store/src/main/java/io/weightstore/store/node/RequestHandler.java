@@ -19,7 +19,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -46,7 +45,7 @@ final class RequestHandler implements Runnable {
 
     private final SocketChannel socket;
     private final PoolFile pool;
-    private final byte[] token;
+    private final Admission admission;
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final RateLimitedLog refusals;
@@ -54,12 +53,13 @@ final class RequestHandler implements Runnable {
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
     private ByteBuffer staging;
+    private Admission.Session session;
 
-    RequestHandler(SocketChannel socket, PoolFile pool, byte[] token, TransferDeadlines deadlines, DeadlineTimer timer,
+    RequestHandler(SocketChannel socket, PoolFile pool, Admission admission, TransferDeadlines deadlines, DeadlineTimer timer,
             RateLimitedLog refusals) {
         this.socket = socket;
         this.pool = pool;
-        this.token = token;
+        this.admission = admission;
         this.deadlines = deadlines;
         this.timer = timer;
         this.refusals = refusals;
@@ -93,12 +93,16 @@ final class RequestHandler implements Runnable {
                     if (request == null) {
                         return;
                     }
+                    session.authorize(request);
                     long bytes = switch (request) {
                         case Request.Write w -> w.range().length();
                         default -> request.payloadLength();
                     };
                     within(deadlines.forBytes(bytes), request.op() + " of " + bytes + " bytes", () -> serve(request));
                 } catch (FrameException refused) {
+                    if (refused.status() == Status.AUTH) {
+                        refusals.warn("refused a request from {}: {}", peer(), refused.getMessage());
+                    }
                     respond(Response.refused(refused.status(), refused.getMessage()));
                     if (refused.closeConnection()) {
                         log.debug("closing data-plane connection from {}: {}", peer(), refused.getMessage());
@@ -130,16 +134,12 @@ final class RequestHandler implements Runnable {
         try {
             ByteBuffer presented = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
             readFully(presented);
-            if (token.length > 0 && !MessageDigest.isEqual(token, presented.array())) {
-                status = Status.AUTH;
-            }
+            session = admission.admit(presented.array());
         } catch (FrameException e) {
             status = e.status();
+            refusals.warn("refused data-plane handshake from {}: {}: {}", peer(), status, e.getMessage());
         }
         writeFully(FrameCodec.encodeHelloReply(status));
-        if (status != Status.OK) {
-            refusals.warn("refused data-plane handshake from {}: {}", peer(), status);
-        }
         return status == Status.OK;
     }
 

@@ -7,6 +7,7 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.security.TicketKey;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Status;
@@ -17,8 +18,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,7 +43,7 @@ public final class StorageNode implements AutoCloseable {
     private final ServerSocketChannel server;
     private final MasterApi master;
     private final NodeOptions options;
-    private final byte[] token;
+    private final Admission admission;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
     private final RateLimitedLog refusals = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
@@ -51,12 +52,12 @@ public final class StorageNode implements AutoCloseable {
     private final Thread heartbeats;
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
 
-    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options) {
+    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, Admission admission) {
         this.pool = pool;
         this.server = server;
         this.master = master;
         this.options = options;
-        this.token = options.token().getBytes(StandardCharsets.UTF_8);
+        this.admission = admission;
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
     }
@@ -66,18 +67,22 @@ public final class StorageNode implements AutoCloseable {
      * {@code masterAddress} (HOST:PORT) and starts serving.
      */
     public static StorageNode start(String masterAddress, NodeOptions options) throws StoreException {
-        MasterApi master = GrpcMasterApi.connect(masterAddress, options.token());
+        Optional<TicketKey> ticketKey = options.secure() ? Optional.of(TicketKey.generate()) : Optional.empty();
+        MasterApi master = GrpcMasterApi.connect(masterAddress, options.authentication(), ticketKey);
         try {
-            return start(master, options);
+            return start(master, options, ticketKey);
         } catch (StoreException | RuntimeException e) {
             master.close();
             throw e;
         }
     }
 
-    /** As {@link #start(String, NodeOptions)}, registering through {@code master}, which the node closes with itself. */
-    static StorageNode start(MasterApi master, NodeOptions options) throws StoreException {
-        PoolFile pool = PoolFile.openOrCreate(options.pool(), options.capacity());
+    /**
+     * As {@link #start(String, NodeOptions)}, registering through {@code master}, which the node closes
+     * with itself; a secure node checks the tickets its master seals with {@code ticketKey}.
+     */
+    static StorageNode start(MasterApi master, NodeOptions options, Optional<TicketKey> ticketKey) throws StoreException {
+        PoolFile pool = PoolFile.openOrCreate(options.pool(), options.capacity(), options.credentialNodeId().orElse(null));
         ServerSocketChannel server;
         try {
             server = ServerSocketChannel.open();
@@ -88,7 +93,7 @@ public final class StorageNode implements AutoCloseable {
             throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
                     + e.getMessage(), e);
         }
-        StorageNode node = new StorageNode(pool, server, master, options);
+        StorageNode node = new StorageNode(pool, server, master, options, Admission.of(ticketKey, pool.nodeId()));
         try {
             node.register();
         } catch (StoreException e) {
@@ -151,7 +156,7 @@ public final class StorageNode implements AutoCloseable {
                 connections.add(socket);
                 Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
                     try {
-                        new RequestHandler(socket, pool, token, options.deadlines(), deadlines, refusals).run();
+                        new RequestHandler(socket, pool, admission, options.deadlines(), deadlines, refusals).run();
                     } finally {
                         connections.remove(socket);
                     }
@@ -173,7 +178,7 @@ public final class StorageNode implements AutoCloseable {
         try (socket; DeadlineTimer.Deadline deadline = deadlines.arm(socket, options.deadlines().base())) {
             ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
             while (hello.hasRemaining() && socket.read(hello) >= 0) {
-                // A hello is 8 bytes; the token that may follow is left unread, as the connection ends here.
+                // A hello is 8 bytes; the ticket that may follow is left unread, as the connection ends here.
             }
             ByteBuffer reply = FrameCodec.encodeHelloReply(Status.BUSY);
             while (reply.hasRemaining()) {

@@ -64,14 +64,27 @@ public final class PoolFile implements AutoCloseable {
 
     /** Opens the pool at {@code path}, creating it with a new identity when missing. */
     public static PoolFile openOrCreate(Path path, long capacity) throws StoreException {
+        return openOrCreate(path, capacity, null);
+    }
+
+    /**
+     * As {@link #openOrCreate(Path, long)}; a pool created now takes {@code nodeId} (the node's
+     * credential names it) rather than one made from its identity, and an existing pool must have it.
+     */
+    public static PoolFile openOrCreate(Path path, long capacity, String nodeId) throws StoreException {
         if (capacity <= 0) {
             throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool capacity must be > 0: capacity=" + capacity);
         }
         try {
             if (!Files.exists(path)) {
-                create(path, capacity, UUID.randomUUID());
+                create(path, capacity, UUID.randomUUID(), nodeId);
             }
             PoolFile pool = open(path, true);
+            if (nodeId != null && !pool.nodeId.equals(nodeId)) {
+                pool.close();
+                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool " + path + " belongs to node " + pool.nodeId
+                        + ", but the credential is for node " + nodeId + "; use that node's credential, or a new pool file");
+            }
             if (pool.capacity != capacity) {
                 pool.close();
                 throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool " + path + " has capacity "
@@ -119,13 +132,13 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    private static void create(Path path, long capacity, UUID uuid) throws IOException {
+    private static void create(Path path, long capacity, UUID uuid, String chosenNodeId) throws IOException {
         Path parent = path.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
         Path partial = path.resolveSibling(path.getFileName() + ".creating");
-        String nodeId = "node-" + uuid.toString().substring(0, 8);
+        String nodeId = chosenNodeId != null ? chosenNodeId : "node-" + uuid.toString().substring(0, 8);
         byte[] id = nodeId.getBytes(StandardCharsets.UTF_8);
         try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.READ, StandardOpenOption.WRITE);

@@ -3,6 +3,7 @@ package io.weightstore.store.security;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreException.Code;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
@@ -26,6 +28,8 @@ import java.util.stream.Stream;
 public final class CertificateAuthority {
     public static final String CERT_FILE = "ca.crt";
     public static final String KEY_FILE = "ca.key";
+    /** The hashes of the tokens this CA issued, as masters read them ({@code name role sha256} per line). */
+    public static final String TOKENS_FILE = "tokens";
     public static final Duration DEFAULT_VALIDITY = Duration.ofDays(3650);
     /** Certificates start this long before they are made, so a peer whose clock is a little behind accepts them. */
     static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
@@ -161,6 +165,53 @@ public final class CertificateAuthority {
             throw new StoreException(Code.IO, "cannot issue a certificate for " + identity + ": " + e.getMessage(), e);
         } catch (IOException e) {
             throw new StoreException(Code.IO, "cannot write credentials to " + outDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Issues a bearer token for {@code role} and {@code name}: writes it to {@code outDir/token} (0600)
+     * next to {@code ca.crt}, so {@code outDir} is a credentials directory, and records its hash in
+     * this CA's {@value #TOKENS_FILE} file, which masters read with {@code --tokens}. The token itself
+     * is kept nowhere else. A name that already has a token keeps it unless {@code replace}.
+     */
+    public void issueToken(Role role, String name, Path outDir, boolean replace) throws StoreException {
+        Identity identity = new Identity(name, role);
+        if (outDir.toAbsolutePath().normalize().equals(dir.toAbsolutePath().normalize())) {
+            throw new StoreException(Code.INVALID_ARGUMENT, "out=" + outDir + " is the CA directory; a token goes to a directory"
+                    + " of its own");
+        }
+        Path registry = dir.resolve(TOKENS_FILE);
+        try {
+            List<String> lines = new ArrayList<>();
+            if (Files.exists(registry)) {
+                for (String line : new String(SecureFiles.readPrivate(registry), StandardCharsets.UTF_8).split("\n")) {
+                    boolean sameName = line.startsWith(name + " ");
+                    if (sameName && !replace) {
+                        throw new StoreException(Code.ALREADY_EXISTS, name + " already has a token in " + registry);
+                    }
+                    if (!sameName && !line.isBlank()) {
+                        lines.add(line);
+                    }
+                }
+            }
+            if (Files.exists(outDir.resolve(Authentication.TOKEN_FILE)) && !replace) {
+                throw new StoreException(Code.ALREADY_EXISTS, outDir + " already holds a token; refusing to overwrite it");
+            }
+            Token token = Tokens.generate();
+            lines.add(TokenRegistry.line(identity, token.hash()));
+            SecureFiles.createPrivateDirectories(outDir);
+            SecureFiles.write(outDir.resolve(Authentication.TOKEN_FILE), (token.reveal() + "\n").getBytes(StandardCharsets.UTF_8),
+                    SecureFiles.OWNER_ONLY, replace);
+            SecureFiles.write(outDir.resolve(Credentials.CA_CERT_FILE), Pem.encode(Pem.CERTIFICATE, certificate.getEncoded()),
+                    SecureFiles.WORLD_READABLE, true);
+            SecureFiles.write(registry, (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8), SecureFiles.OWNER_ONLY,
+                    true);
+        } catch (StoreException e) {
+            throw e;
+        } catch (GeneralSecurityException e) {
+            throw new StoreException(Code.IO, "cannot encode the CA certificate: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new StoreException(Code.IO, "cannot write the token for " + identity + ": " + e.getMessage(), e);
         }
     }
 

@@ -17,7 +17,7 @@ final class GrpcTls {
             throws GeneralSecurityException, SSLException {
         return GrpcSslContexts.configure(SslContextBuilder.forServer(key, certificate))
                 .trustManager(new ClusterTrustManager(ca, null))
-                .clientAuth(ClientAuth.REQUIRE)
+                .clientAuth(ClientAuth.OPTIONAL)
                 .protocols(TlsContexts.PROTOCOL)
                 .build();
     }

@@ -36,6 +36,16 @@ public final class Tokens {
         }
     }
 
+    /** A token as presented (a file, an environment variable), refused when it is not one this cluster issues. */
+    public static Token parse(String text) throws IllegalArgumentException {
+        String value = text == null ? "" : text.strip();
+        if (!value.startsWith(PREFIX) || value.length() < PREFIX.length() + 40) {
+            throw new IllegalArgumentException("not a weightstore token: it must start with " + PREFIX
+                    + " and carry 32 random bytes (made by weightstore cert token)");
+        }
+        return new Token(value);
+    }
+
     public static TokenHash hash(CharSequence token) {
         return new TokenHash(HexFormat.of().formatHex(digest(token)));
     }

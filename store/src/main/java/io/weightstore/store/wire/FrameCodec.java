@@ -2,6 +2,7 @@ package io.weightstore.store.wire;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.Ticket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,14 +14,14 @@ import java.util.List;
  * of the node's pool data region.
  *
  * <pre>
- * Hello, client to node:   u32 MAGIC | u16 VERSION | u16 tokenLength (&le; MAX_TOKEN) | token (UTF-8)
+ * Hello, client to node:   u32 MAGIC | u16 VERSION | u16 ticketLength (&le; MAX_TICKET) | session ticket (none when insecure)
  * Hello reply:             u32 MAGIC | u16 VERSION | u16 status
  *
  * Request:   u8 op | u8 0 | u16 0 | u32 bodyLength (&le; MAX_BODY) | body [| payload, WRITE only]
  *   READ          u64 offset | u64 length | checks
  *   READ_RANGES   u32 count (&le; MAX_RANGES) | count x (u64 offset | u64 length) | checks
  *   READ_STRIDED  u64 offset | u64 blockLength | u64 stride | u32 count | checks
- *   WRITE         u64 offset | u64 length            followed by length payload bytes
+ *   WRITE         u64 offset | u64 length | u16 n | write grant (n bytes)   followed by length payload bytes
  *   checks:       u32 count (&le; MAX_CHECKS) | count x (u64 offset | u32 length | u32 crc32c)
  *
  * Response:  u8 status | u8 0 | u16 messageLength (&le; MAX_MESSAGE) | u64 payloadLength | message (UTF-8) | payload
@@ -38,12 +39,13 @@ import java.util.List;
  */
 public final class FrameCodec {
     public static final int MAGIC = 0x57534450; // "WSDP"
-    public static final short VERSION = 1;
+    /** 2: tickets in the hello and write grants in WRITE. */
+    public static final short VERSION = 2;
 
     public static final int HELLO_BYTES = 8;
     private static final int HELLO_MAGIC = 0;
     private static final int HELLO_VERSION = 4;
-    private static final int HELLO_TOKEN_LENGTH = 6;
+    private static final int HELLO_TICKET_LENGTH = 6;
     private static final int HELLO_REPLY_STATUS = 6;
 
     public static final int REQUEST_HEADER_BYTES = 8;
@@ -62,9 +64,9 @@ public final class FrameCodec {
     private static final int COUNT_BYTES = 4;
     private static final int READ_BYTES = 16;
     private static final int STRIDE_BYTES = 28;
-    private static final int WRITE_BYTES = 16;
+    private static final int WRITE_BYTES = 18;
 
-    public static final int MAX_TOKEN = 1024;
+    public static final int MAX_TICKET = 1024;
     public static final int MAX_BODY = 1 << 20;
     public static final int MAX_RANGES = 16_384;
     public static final int MAX_CHECKS = 16_384;
@@ -81,26 +83,30 @@ public final class FrameCodec {
 
     // ---- handshake
 
-    public static ByteBuffer encodeHello(String token) {
-        byte[] bytes = token.getBytes(StandardCharsets.UTF_8);
-        if (bytes.length > MAX_TOKEN) {
-            throw new IllegalArgumentException("token is " + bytes.length + " bytes, limit " + MAX_TOKEN);
-        }
+    public static ByteBuffer encodeHello(Ticket session) {
+        byte[] bytes = session.bytes();
+        requireTicketSize(bytes);
         return ByteBuffer.allocate(HELLO_BYTES + bytes.length).putInt(MAGIC).putShort(VERSION).putShort((short) bytes.length)
                 .put(bytes).flip();
     }
 
-    /** The token length a hello announces, after checking its magic and version. */
+    private static void requireTicketSize(byte[] ticket) {
+        if (ticket.length > MAX_TICKET) {
+            throw new IllegalArgumentException("ticket is " + ticket.length + " bytes, limit " + MAX_TICKET);
+        }
+    }
+
+    /** The ticket length a hello announces, after checking its magic and version. */
     public static int decodeHelloHeader(ByteBuffer hello) throws FrameException {
-        int tokenLength = Short.toUnsignedInt(hello.getShort(HELLO_TOKEN_LENGTH));
-        if (hello.getInt(HELLO_MAGIC) != MAGIC || tokenLength > MAX_TOKEN) {
-            throw new FrameException(Status.BAD_REQUEST, true, "not a weightstore data-plane hello (magic or token length)");
+        int ticketLength = Short.toUnsignedInt(hello.getShort(HELLO_TICKET_LENGTH));
+        if (hello.getInt(HELLO_MAGIC) != MAGIC || ticketLength > MAX_TICKET) {
+            throw new FrameException(Status.BAD_REQUEST, true, "not a weightstore data-plane hello (magic or ticket length)");
         }
         short version = hello.getShort(HELLO_VERSION);
         if (version != VERSION) {
             throw new FrameException(Status.VERSION, true, "protocol version " + version + ", this node speaks " + VERSION);
         }
-        return tokenLength;
+        return ticketLength;
     }
 
     public static ByteBuffer encodeHelloReply(Status status) {
@@ -133,7 +139,7 @@ public final class FrameCodec {
             case Request.Read r -> READ_BYTES + checksBytes(r.checks());
             case Request.ReadRanges r -> COUNT_BYTES + r.ranges().size() * RANGE_BYTES + checksBytes(r.checks());
             case Request.ReadStrided r -> STRIDE_BYTES + checksBytes(r.checks());
-            case Request.Write w -> WRITE_BYTES;
+            case Request.Write w -> WRITE_BYTES + w.grant().bytes().length;
         };
         ByteBuffer out = reuse != null && reuse.capacity() >= REQUEST_HEADER_BYTES + bodyLength ? reuse.clear()
                 : ByteBuffer.allocate(REQUEST_HEADER_BYTES + bodyLength);
@@ -153,7 +159,12 @@ public final class FrameCodec {
                 out.putLong(s.offset()).putLong(s.blockLength()).putLong(s.stride()).putInt(s.count());
                 putChecks(out, r.checks());
             }
-            case Request.Write w -> putRange(out, w.range());
+            case Request.Write w -> {
+                putRange(out, w.range());
+                byte[] grant = w.grant().bytes();
+                requireTicketSize(grant);
+                out.putShort((short) grant.length).put(grant);
+            }
         }
         return out.flip();
     }
@@ -207,7 +218,15 @@ public final class FrameCodec {
             case WRITE -> {
                 need(body, WRITE_BYTES);
                 // The payload that follows cannot be skipped safely, so a bad write ends the connection.
-                yield new Request.Write(range(body.getLong(), body.getLong(), true));
+                Range range = range(body.getLong(), body.getLong(), true);
+                int grantLength = Short.toUnsignedInt(body.getShort());
+                if (grantLength > MAX_TICKET) {
+                    throw new FrameException(Status.BAD_REQUEST, true, "write grant of " + grantLength + " bytes, limit " + MAX_TICKET);
+                }
+                need(body, grantLength);
+                byte[] grant = new byte[grantLength];
+                body.get(grant);
+                yield new Request.Write(range, Ticket.of(grant));
             }
         };
         if (body.hasRemaining()) {

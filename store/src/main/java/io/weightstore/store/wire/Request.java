@@ -2,6 +2,7 @@ package io.weightstore.store.wire;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.Ticket;
 import java.util.List;
 
 /**
@@ -65,8 +66,11 @@ public sealed interface Request {
         }
     }
 
-    /** {@code range.length()} payload bytes follow the frame, to be stored at {@code range.offset()}. */
-    record Write(Range range) implements Request {
+    /**
+     * {@code range.length()} payload bytes follow the frame, to be stored at {@code range.offset()}; on a
+     * secure cluster {@code grant} is the master's write grant for exactly that place.
+     */
+    record Write(Range range, Ticket grant) implements Request {
         @Override
         public Op op() {
             return Op.WRITE;

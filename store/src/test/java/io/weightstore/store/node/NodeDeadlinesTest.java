@@ -2,8 +2,10 @@ package io.weightstore.store.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.security.MasterSecurity;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Status;
 import java.io.IOException;
@@ -32,7 +34,7 @@ class NodeDeadlinesTest {
 
     @BeforeEach
     void start() throws IOException {
-        master = MasterServer.start(tmp.resolve("master"), io.weightstore.store.TestCluster.config(), "127.0.0.1", 0, "");
+        master = MasterServer.start(tmp.resolve("master"), io.weightstore.store.TestCluster.config(), "127.0.0.1", 0, MasterSecurity.insecure());
         node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("pool"), 8 << 20)
                 .withDeadlines(SHORT).withMaxConnections(3));
     }
@@ -54,7 +56,7 @@ class NodeDeadlinesTest {
     }
 
     private static Status hello(Socket socket) throws Exception {
-        ByteBuffer hello = FrameCodec.encodeHello("");
+        ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
         socket.getOutputStream().write(hello.array(), 0, hello.remaining());
         return FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)));
     }
@@ -104,7 +106,7 @@ class NodeDeadlinesTest {
     void aWriteWhosePayloadStallsIsCutAtItsDeadline() throws Exception {
         Socket writer = connect();
         assertThat(hello(writer)).isEqualTo(Status.OK);
-        ByteBuffer frame = FrameCodec.encode(new io.weightstore.store.wire.Request.Write(new io.weightstore.store.api.Range(0, 1 << 20)),
+        ByteBuffer frame = FrameCodec.encode(new io.weightstore.store.wire.Request.Write(new io.weightstore.store.api.Range(0, 1 << 20), Ticket.none()),
                 null);
         writer.getOutputStream().write(frame.array(), 0, frame.remaining());
         writer.getOutputStream().write(new byte[1000]);

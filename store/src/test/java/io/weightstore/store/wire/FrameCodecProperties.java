@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.Ticket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +39,11 @@ class FrameCodecProperties {
                 Combinators.combine(ranges, checkLists).as(Request.Read::new),
                 Combinators.combine(ranges.list().ofMaxSize(60), checkLists).as(Request.ReadRanges::new),
                 Combinators.combine(strides, checkLists).as(Request.ReadStrided::new),
-                ranges.map(Request.Write::new));
+                Combinators.combine(ranges, tickets()).as(Request.Write::new));
+    }
+
+    private static Arbitrary<Ticket> tickets() {
+        return Arbitraries.bytes().array(byte[].class).ofMaxSize(FrameCodec.MAX_TICKET).map(Ticket::of);
     }
 
     private static Request decode(ByteBuffer frame) throws FrameException {
@@ -110,8 +115,8 @@ class FrameCodecProperties {
     }
 
     @Example
-    void helloCarriesTheTokenAndRefusesAnotherVersion() throws FrameException {
-        ByteBuffer hello = FrameCodec.encodeHello("s3cret");
+    void helloCarriesTheTicketAndRefusesAnotherVersion() throws FrameException {
+        ByteBuffer hello = FrameCodec.encodeHello(Ticket.of(new byte[] {1, 2, 3, 4, 5, 6}));
         assertThat(FrameCodec.decodeHelloHeader(hello.slice(0, FrameCodec.HELLO_BYTES))).isEqualTo(6);
         ByteBuffer other = ByteBuffer.allocate(FrameCodec.HELLO_BYTES).putInt(FrameCodec.MAGIC).putShort((short) 99)
                 .putShort((short) 0).flip();
@@ -122,8 +127,8 @@ class FrameCodecProperties {
 
     @Example
     void writeWithAnImpossibleRangeClosesTheConnection() {
-        ByteBuffer body = ByteBuffer.allocate(16).putLong(-1).putLong(10).flip();
-        assertThatThrownBy(() -> FrameCodec.decodeRequest(new FrameCodec.RequestHeader(Op.WRITE, 16), body))
+        ByteBuffer body = ByteBuffer.allocate(18).putLong(-1).putLong(10).putShort((short) 0).flip();
+        assertThatThrownBy(() -> FrameCodec.decodeRequest(new FrameCodec.RequestHeader(Op.WRITE, 18), body))
                 .isInstanceOfSatisfying(FrameException.class, e -> {
                     assertThat(e.status()).isEqualTo(Status.OUT_OF_RANGE);
                     assertThat(e.closeConnection()).isTrue();

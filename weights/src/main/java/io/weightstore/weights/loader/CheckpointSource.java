@@ -85,7 +85,7 @@ public final class CheckpointSource implements AutoCloseable {
     /** Opens {@code weightstore://ID} on the store chosen by {@code options} (or the usual selection). */
     public static CheckpointSource open(URI uri, LoadOptions options) throws IOException {
         CheckpointId id = checkpointId(uri);
-        StoreClient store = StoreLocator.open(options.store(), options.connections());
+        StoreClient store = StoreLocator.open(options.store(), options.credentials(), options.connections());
         try {
             return new CheckpointSource(store, true, id, options);
         } catch (IOException | RuntimeException e) {
@@ -132,7 +132,7 @@ public final class CheckpointSource implements AutoCloseable {
     /** Writes config, tokenizer and other metadata files to the cache directory; never a weight file. */
     public Materialized materializeMetadata() throws IOException {
         Path dir = options.cacheDir() != null ? options.cacheDir()
-                : WeightstoreHome.resolve().resolve("cache").resolve(manifest.checkpointId().value());
+                : WeightstoreHome.created().resolve("cache").resolve(manifest.checkpointId().value());
         return materializeMetadata(dir);
     }
 

@@ -6,11 +6,12 @@ import java.nio.file.Path;
  * How to load.
  *
  * @param store master HOST:PORT, or null for the usual selection ($WEIGHTSTORE_MASTER, config, embedded)
+ * @param credentials credentials directory for the cluster, or null for the usual selection ($WEIGHTSTORE_CREDENTIALS, config)
  * @param bufferBytes off-heap memory for tensor data: two halves, one being read while the other is consumed
  * @param cacheDir where metadata files go, or null for $WEIGHTSTORE_HOME/cache/&lt;id&gt;
  * @param bufferPool buffers shared with other sources, or null for the source's own (freed when it closes)
  */
-public record LoadOptions(String store, int connections, long bufferBytes, Path cacheDir, StreamBufferPool bufferPool) {
+public record LoadOptions(String store, Path credentials, int connections, long bufferBytes, Path cacheDir, StreamBufferPool bufferPool) {
     public static final long DEFAULT_BUFFER = 512L << 20;
 
     public LoadOptions {
@@ -23,22 +24,30 @@ public record LoadOptions(String store, int connections, long bufferBytes, Path 
     }
 
     public static LoadOptions defaults() {
-        return new LoadOptions(null, 4, DEFAULT_BUFFER, null, null);
+        return new LoadOptions(null, null, 4, DEFAULT_BUFFER, null, null);
     }
 
     public LoadOptions withBuffer(long bytes) {
-        return new LoadOptions(store, connections, bytes, cacheDir, bufferPool);
+        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool);
     }
 
     public LoadOptions withStore(String master) {
-        return new LoadOptions(master, connections, bufferBytes, cacheDir, bufferPool);
+        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool);
     }
 
     public LoadOptions withCacheDir(Path dir) {
-        return new LoadOptions(store, connections, bufferBytes, dir, bufferPool);
+        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool);
     }
 
     public LoadOptions withBufferPool(StreamBufferPool pool) {
-        return new LoadOptions(store, connections, bufferBytes, cacheDir, pool);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool);
+    }
+
+    public LoadOptions withCredentials(Path dir) {
+        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool);
+    }
+
+    public LoadOptions withConnections(int n) {
+        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool);
     }
 }

@@ -1,6 +1,7 @@
 package io.weightstore.store.client.access;
 
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
@@ -47,13 +48,13 @@ final class DataPlaneConnection implements AutoCloseable {
     }
 
     /** Connects and shakes hands, each within {@code timeout}. */
-    static DataPlaneConnection open(String host, int port, String token, Duration timeout, DeadlineTimer timer) throws IOException {
+    static DataPlaneConnection open(String host, int port, Ticket session, Duration timeout, DeadlineTimer timer) throws IOException {
         SocketChannel socket = SocketChannel.open();
         try {
             socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
             socket.socket().connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             DataPlaneConnection connection = new DataPlaneConnection(socket, host + ":" + port, timer);
-            connection.within(timeout, "handshake", () -> connection.handshake(token));
+            connection.within(timeout, "handshake", () -> connection.handshake(session));
             return connection;
         } catch (IOException | RuntimeException e) {
             socket.close();
@@ -84,8 +85,8 @@ final class DataPlaneConnection implements AutoCloseable {
         }
     }
 
-    private void handshake(String token) throws IOException {
-        writeFully(FrameCodec.encodeHello(token));
+    private void handshake(Ticket session) throws IOException {
+        writeFully(FrameCodec.encodeHello(session));
         ByteBuffer reply = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
         readFully(reply);
         Status status;
@@ -95,7 +96,9 @@ final class DataPlaneConnection implements AutoCloseable {
             throw new StoreException(StoreException.Code.PROTOCOL, peer + ": " + e.getMessage());
         }
         if (status == Status.AUTH) {
-            throw new StoreException(StoreException.Code.UNAUTHENTICATED, "node " + peer + " refused the token");
+            throw new StoreException(StoreException.Code.UNAUTHENTICATED, "node " + peer + " refused "
+                    + (session.isNone() ? "a caller without a ticket: the cluster is secure, give --credentials" : "the session ticket")
+                    + " (its log says why)");
         }
         if (status == Status.BUSY) {
             throw new StoreException(StoreException.Code.UNAVAILABLE, "node " + peer + " is at its limit of connections");

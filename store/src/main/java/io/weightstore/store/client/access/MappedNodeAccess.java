@@ -3,6 +3,7 @@ package io.weightstore.store.client.access;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.wire.BlockCheck;
@@ -66,7 +67,7 @@ public final class MappedNodeAccess implements NodeAccess {
     }
 
     @Override
-    public void write(long offset, MemorySegment src) throws IOException {
+    public void write(long offset, MemorySegment src, Ticket grant) throws IOException {
         // A mapped write into a sparse file on a full disk faults the JVM: refuse it while we still can.
         long usable = Files.getFileStore(pool.path()).getUsableSpace();
         if (usable < src.byteSize()) {

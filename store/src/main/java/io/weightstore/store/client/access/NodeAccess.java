@@ -2,6 +2,7 @@ package io.weightstore.store.client.access;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.wire.BlockCheck;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +21,8 @@ public sealed interface NodeAccess extends AutoCloseable permits SocketNodeAcces
     /** Reads the rows of {@code stride}, packed into {@code dst}. */
     void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException;
 
-    void write(long offset, MemorySegment src) throws IOException;
+    /** Writes {@code src} at {@code offset}; a secure node wants the master's {@code grant} for exactly that place. */
+    void write(long offset, MemorySegment src, Ticket grant) throws IOException;
 
     @Override
     void close();

@@ -3,6 +3,7 @@ package io.weightstore.store.client.access;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
@@ -12,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Supplier;
 
 /**
  * A node reached over its data-plane port, through a pool of idle connections.
@@ -31,17 +33,20 @@ public final class SocketNodeAccess implements NodeAccess {
 
     private final String host;
     private final int port;
-    private final String token;
+    private final Supplier<Ticket> session;
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final ConcurrentLinkedDeque<DataPlaneConnection> idle = new ConcurrentLinkedDeque<>();
     private volatile boolean closed;
 
-    /** Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}. */
-    public SocketNodeAccess(String host, int port, String token, TransferDeadlines deadlines, DeadlineTimer timer) {
+    /**
+     * Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}; a new
+     * connection presents the ticket {@code session} gives at that moment.
+     */
+    public SocketNodeAccess(String host, int port, Supplier<Ticket> session, TransferDeadlines deadlines, DeadlineTimer timer) {
         this.host = host;
         this.port = port;
-        this.token = token;
+        this.session = session;
         this.deadlines = deadlines;
         this.timer = timer;
     }
@@ -52,7 +57,7 @@ public final class SocketNodeAccess implements NodeAccess {
         }
         DataPlaneConnection connection = idle.pollFirst();
         if (connection == null) {
-            connection = DataPlaneConnection.open(host, port, token, deadlines.base(), timer);
+            connection = DataPlaneConnection.open(host, port, session.get(), deadlines.base(), timer);
         }
         try {
             exchange.run(connection);
@@ -119,8 +124,8 @@ public final class SocketNodeAccess implements NodeAccess {
     }
 
     @Override
-    public void write(long offset, MemorySegment src) throws IOException {
-        withConnection(c -> c.exchange(new Request.Write(new Range(offset, src.byteSize())), src, MemorySegment.NULL,
+    public void write(long offset, MemorySegment src, Ticket grant) throws IOException {
+        withConnection(c -> c.exchange(new Request.Write(new Range(offset, src.byteSize()), grant), src, MemorySegment.NULL,
                 DataPlaneConnection.Arrivals.NONE, deadlines.forBytes(src.byteSize())));
     }
 

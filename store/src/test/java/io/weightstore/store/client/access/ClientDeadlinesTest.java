@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
@@ -63,7 +64,7 @@ class ClientDeadlinesTest {
 
     @Test
     void aNodeThatNeverAnswersTheHandshakeTimesOut() {
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), "", SHORT, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Ticket::none, SHORT, timer);
         long start = System.nanoTime();
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 10)), List.of(), Arena.ofAuto().allocate(10)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("127.0.0.1:" + server.getLocalPort())
@@ -74,7 +75,7 @@ class ClientDeadlinesTest {
     @Test
     void aNodeThatStopsAnsweringMidReadTimesOutWithinTheReadsDeadline() {
         answerHandshake = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), "", SHORT, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Ticket::none, SHORT, timer);
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
                 .hasMessageContaining(SHORT.forBytes(1 << 20).toMillis() + " ms");

@@ -1,0 +1,53 @@
+package io.weightstore.cli;
+
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.security.Credentials;
+import io.weightstore.store.security.Role;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * How a networked server (master, node) proves itself and checks its callers: a credentials
+ * directory, or, only when asked for in so many words, nothing at all. Neither given is an error,
+ * so a server is never open by accident.
+ */
+final class ServerCredentials {
+    @Option(names = "--credentials", paramLabel = "DIR",
+            description = "This server's credentials (ca.crt, identity.crt, identity.key from weightstore cert issue). "
+                    + "Default: $WEIGHTSTORE_CREDENTIALS.")
+    Path credentials;
+
+    @Option(names = "--insecure",
+            description = "Run without TLS and without authentication: anyone who reaches the port may read, overwrite and "
+                    + "delete everything. For a trusted test network only.")
+    boolean insecure;
+
+    /** The credentials of {@code role} to serve with, or empty when the operator asked for {@code --insecure}. */
+    Optional<Credentials> load(Role role, String server, int port, PrintWriter err) throws StoreException {
+        Path dir = credentials != null ? credentials : Optional.ofNullable(System.getenv(Credentials.ENVIRONMENT))
+                .filter(s -> !s.isBlank()).map(Path::of).orElse(null);
+        if (insecure) {
+            if (credentials != null) {
+                throw new IllegalArgumentException("--insecure and --credentials contradict each other; give one");
+            }
+            err.printf("%n  WARNING: %s running INSECURE on port %d: no TLS, no authentication.%n"
+                    + "  Anyone who can reach this port can read, overwrite and delete every checkpoint.%n"
+                    + "  Issue credentials with 'weightstore cert init' and 'weightstore cert issue' instead.%n%n", server, port);
+            err.flush();
+            return Optional.empty();
+        }
+        if (dir == null) {
+            throw new IllegalArgumentException("a " + server + " needs credentials: --credentials DIR (or $"
+                    + Credentials.ENVIRONMENT + ") from 'weightstore cert issue --role " + role.label() + "', or --insecure to "
+                    + "run open to anyone on the network");
+        }
+        Credentials loaded = Credentials.load(dir);
+        if (loaded.identity().role() != role) {
+            throw new IllegalArgumentException("credentials " + dir + " are for " + loaded.identity() + "; a " + server
+                    + " needs a " + role.label() + " certificate");
+        }
+        return Optional.of(loaded);
+    }
+}

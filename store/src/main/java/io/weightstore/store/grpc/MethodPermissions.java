@@ -1,0 +1,40 @@
+package io.weightstore.store.grpc;
+
+import io.weightstore.store.security.Permission;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The permission each master RPC needs. Removing with force needs more ({@link Permission#FORCE_DELETE}),
+ * and node calls must name the caller's own node; the service checks those on the request itself.
+ */
+final class MethodPermissions {
+    private static final Map<String, Permission> BY_METHOD = Map.ofEntries(
+            Map.entry("RegisterNode", Permission.REGISTER),
+            Map.entry("Heartbeat", Permission.HEARTBEAT),
+            Map.entry("PutStart", Permission.PUT),
+            Map.entry("PutEnd", Permission.PUT),
+            Map.entry("PutAbort", Permission.PUT),
+            Map.entry("AbortPutsOf", Permission.PUT),
+            Map.entry("Stat", Permission.STAT),
+            Map.entry("Locate", Permission.LEASE),
+            Map.entry("RenewLease", Permission.LEASE),
+            Map.entry("ReleaseLease", Permission.LEASE),
+            Map.entry("Remove", Permission.DELETE),
+            Map.entry("RemoveAll", Permission.DELETE),
+            Map.entry("List", Permission.LIST),
+            Map.entry("TryLock", Permission.LOCK),
+            Map.entry("RenewLock", Permission.LOCK),
+            Map.entry("ReleaseLock", Permission.LOCK),
+            Map.entry("Status", Permission.LIST),
+            Map.entry("Room", Permission.LIST),
+            // Server reflection (grpcurl) describes the API; any caller of the cluster may read it.
+            Map.entry("ServerReflectionInfo", Permission.LIST));
+
+    private MethodPermissions() {}
+
+    /** The permission {@code fullMethodName} ("package.Service/Method") needs; empty for a method this table does not know. */
+    static Optional<Permission> of(String fullMethodName) {
+        return Optional.ofNullable(BY_METHOD.get(fullMethodName.substring(fullMethodName.lastIndexOf('/') + 1)));
+    }
+}

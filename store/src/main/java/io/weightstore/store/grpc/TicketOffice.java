@@ -1,0 +1,43 @@
+package io.weightstore.store.grpc;
+
+import io.weightstore.store.api.Ticket;
+import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.NodeTicket;
+import io.weightstore.store.security.TicketKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Where a secure master seals tickets: it keeps each node's key (from its registration; in memory
+ * only, so after a restart a node is asked to register again) and seals, for a caller it has
+ * authenticated, session tickets to the nodes of an object and write grants for a put's places.
+ */
+final class TicketOffice {
+    /** Long enough for a day of loads through one connection pool; every locate hands out fresh ones. */
+    static final Duration SESSION_LIFETIME = Duration.ofHours(12);
+    /** A put's bytes must arrive within the put's own deadline; this bounds a stolen grant's use. */
+    static final Duration WRITE_LIFETIME = Duration.ofMinutes(15);
+
+    private final Map<String, TicketKey> keys = new ConcurrentHashMap<>();
+
+    void register(String nodeId, TicketKey key) {
+        keys.put(nodeId, key);
+    }
+
+    boolean knows(String nodeId) {
+        return keys.containsKey(nodeId);
+    }
+
+    Optional<Ticket> session(String nodeId, Identity caller) {
+        return Optional.ofNullable(keys.get(nodeId))
+                .map(key -> NodeTicket.session(nodeId, caller, Instant.now().plus(SESSION_LIFETIME)).seal(key));
+    }
+
+    Optional<Ticket> write(String nodeId, Identity caller, long offset, long length) {
+        return Optional.ofNullable(keys.get(nodeId))
+                .map(key -> NodeTicket.write(nodeId, caller, Instant.now().plus(WRITE_LIFETIME), offset, length).seal(key));
+    }
+}

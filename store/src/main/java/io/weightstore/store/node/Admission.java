@@ -1,0 +1,90 @@
+package io.weightstore.store.node;
+
+import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.NodeTicket;
+import io.weightstore.store.security.Permission;
+import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.wire.FrameException;
+import io.weightstore.store.wire.Request;
+import io.weightstore.store.wire.Status;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Who may use a node's data plane, and for what. A secure node admits a connection only with a
+ * session ticket the master sealed for it, and then serves each request only if the ticket's role
+ * allows it; a write also needs the master's grant for exactly that place, sealed for the same
+ * caller. An open node (started with {@code --insecure}) admits anyone to anything.
+ */
+sealed interface Admission {
+    /** What one admitted connection may do. */
+    @FunctionalInterface
+    interface Session {
+        void authorize(Request request) throws FrameException;
+    }
+
+    /** Admits the connection that presented {@code ticket} in its hello, or refuses it with AUTH. */
+    Session admit(byte[] ticket) throws FrameException;
+
+    record Open() implements Admission {
+        @Override
+        public Session admit(byte[] ticket) {
+            return request -> {};
+        }
+    }
+
+    record Ticketed(String nodeId, TicketKey key) implements Admission {
+        @Override
+        public Session admit(byte[] sealed) throws FrameException {
+            NodeTicket session = open(sealed, "session ticket");
+            if (session.kind() != NodeTicket.Kind.SESSION) {
+                throw refused(false, "a write grant is not a session ticket");
+            }
+            Identity caller = session.caller();
+            return request -> {
+                switch (request) {
+                    case Request.Write w -> {
+                        // The payload that follows cannot be skipped, so a refused write ends the connection.
+                        if (!caller.role().allows(Permission.PUT)) {
+                            throw refused(true, caller + " may not write");
+                        }
+                        NodeTicket grant = open(w.grant().bytes(), "write grant");
+                        if (!grant.grants(w.range().offset(), w.range().length()) || !grant.caller().equals(caller)) {
+                            throw refused(true, "no grant for " + caller + " to write offset=" + w.range().offset() + " length="
+                                    + w.range().length());
+                        }
+                    }
+                    default -> {
+                        if (!caller.role().allows(Permission.READ)) {
+                            throw refused(false, caller + " may not read");
+                        }
+                    }
+                }
+            };
+        }
+
+        /** The ticket, when this node's key sealed it for this node and it has not expired. */
+        private NodeTicket open(byte[] sealed, String what) throws FrameException {
+            if (sealed.length == 0) {
+                throw refused(true, "no " + what + ": this node admits only callers the master vouches for");
+            }
+            NodeTicket ticket = NodeTicket.open(sealed, key)
+                    .orElseThrow(() -> refused(true, what + " was not sealed for node " + nodeId + " by its master"));
+            if (!ticket.node().equals(nodeId)) {
+                throw refused(true, what + " is for node " + ticket.node() + ", this is " + nodeId);
+            }
+            if (ticket.expiresAt().isBefore(Instant.now())) {
+                throw refused(true, what + " expired at " + ticket.expiresAt() + "; locate the object again for a fresh one");
+            }
+            return ticket;
+        }
+
+        private static FrameException refused(boolean closeConnection, String why) {
+            return new FrameException(Status.AUTH, closeConnection, why);
+        }
+    }
+
+    static Admission of(Optional<TicketKey> key, String nodeId) {
+        return key.<Admission>map(k -> new Ticketed(nodeId, k)).orElseGet(Open::new);
+    }
+}

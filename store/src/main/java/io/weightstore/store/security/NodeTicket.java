@@ -1,0 +1,83 @@
+package io.weightstore.store.security;
+
+import io.weightstore.store.api.Ticket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * What a ticket says, sealed by the master with the node's key and checked by the node. A session
+ * ticket admits {@code caller} with {@code role} to {@code node} (its data-plane connections); a
+ * write grant lets {@code caller} write exactly {@code length} bytes at {@code offset} of the node's
+ * pool, the place a put was given. Both expire. The MAC covers every field, so nothing can be moved
+ * from one ticket to another.
+ *
+ * <pre>
+ * u8 kind | u64 expiresMs | u8 role | u64 offset | u64 length | u16 n | node | u16 c | caller | mac (32)
+ * </pre>
+ */
+public record NodeTicket(Kind kind, String node, Identity caller, Instant expiresAt, long offset, long length) {
+    /** What the ticket lets its holder do. */
+    public enum Kind {
+        SESSION,
+        WRITE
+    }
+
+    public static NodeTicket session(String node, Identity caller, Instant expiresAt) {
+        return new NodeTicket(Kind.SESSION, node, caller, expiresAt, 0, 0);
+    }
+
+    public static NodeTicket write(String node, Identity caller, Instant expiresAt, long offset, long length) {
+        return new NodeTicket(Kind.WRITE, node, caller, expiresAt, offset, length);
+    }
+
+    /** The ticket sealed with the node's key, for the client to pass on. */
+    public Ticket seal(TicketKey key) {
+        byte[] nodeBytes = node.getBytes(StandardCharsets.UTF_8);
+        byte[] callerBytes = caller.name().getBytes(StandardCharsets.UTF_8);
+        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 1 + 8 + 8 + 2 + nodeBytes.length + 2 + callerBytes.length + TicketKey.MAC_BYTES);
+        out.put((byte) kind.ordinal()).putLong(expiresAt.toEpochMilli()).put((byte) caller.role().ordinal()).putLong(offset)
+                .putLong(length).putShort((short) nodeBytes.length).put(nodeBytes).putShort((short) callerBytes.length)
+                .put(callerBytes);
+        out.put(key.mac(out.array(), out.position()));
+        return Ticket.of(out.array());
+    }
+
+    /**
+     * What a sealed ticket says, when {@code key} sealed it; empty for anything else (forged, altered,
+     * truncated, or sealed for another node). Expiry is the caller's to check.
+     */
+    public static Optional<NodeTicket> open(byte[] sealed, TicketKey key) {
+        try {
+            ByteBuffer in = ByteBuffer.wrap(sealed);
+            Kind kind = Kind.values()[in.get()];
+            Instant expires = Instant.ofEpochMilli(in.getLong());
+            Role role = Role.values()[in.get()];
+            long offset = in.getLong();
+            long length = in.getLong();
+            String node = text(in);
+            String caller = text(in);
+            int signed = in.position();
+            byte[] mac = new byte[TicketKey.MAC_BYTES];
+            in.get(mac);
+            if (in.hasRemaining() || !key.verify(sealed, signed, mac)) {
+                return Optional.empty();
+            }
+            return Optional.of(new NodeTicket(kind, node, new Identity(caller, role), expires, offset, length));
+        } catch (RuntimeException malformed) {
+            return Optional.empty();
+        }
+    }
+
+    private static String text(ByteBuffer in) {
+        byte[] bytes = new byte[Short.toUnsignedInt(in.getShort())];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Whether this grant covers writing {@code length} bytes at {@code offset}, and nothing else. */
+    public boolean grants(long writeOffset, long writeLength) {
+        return kind == Kind.WRITE && offset == writeOffset && length == writeLength;
+    }
+}

@@ -1,0 +1,362 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
+import io.weightstore.store.api.Located;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Ticket;
+import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.client.access.SocketNodeAccess;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.proto.HeartbeatRequest;
+import io.weightstore.store.proto.MasterGrpc;
+import io.weightstore.store.proto.RegisterNodeRequest;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.Role;
+import io.weightstore.store.wire.DeadlineTimer;
+import io.weightstore.store.wire.FrameCodec;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An attacker on the cluster's network, with no credential or with the wrong one, against a secure
+ * cluster of real servers on loopback: every master method and every data-plane operation is
+ * refused unless the caller's role allows it, nodes cannot be impersonated, and grants cannot be
+ * stretched or lent.
+ */
+class SecureClusterAttackTest {
+    /** Who may call what, written out here rather than read from the code under test. */
+    private static final Map<String, Set<Role>> ALLOWED = new TreeMap<>(Map.ofEntries(
+            Map.entry("RegisterNode", Set.of(Role.NODE)),
+            Map.entry("Heartbeat", Set.of(Role.NODE)),
+            Map.entry("PutStart", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("PutEnd", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("PutAbort", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("AbortPutsOf", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("Stat", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
+            Map.entry("Locate", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
+            Map.entry("RenewLease", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
+            Map.entry("ReleaseLease", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
+            Map.entry("Remove", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("RemoveAll", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("List", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
+            Map.entry("TryLock", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("RenewLock", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("ReleaseLock", Set.of(Role.WRITER, Role.ADMIN)),
+            Map.entry("Status", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
+            Map.entry("Room", Set.of(Role.READER, Role.WRITER, Role.ADMIN))));
+
+    @TempDir
+    Path tmp;
+
+    private TestCluster cluster;
+    private final DeadlineTimer timer = new DeadlineTimer("attack-test");
+    private final Arena arena = Arena.ofShared();
+
+    @BeforeEach
+    void start() throws StoreException {
+        cluster = TestCluster.secure(tmp.resolve("cluster"), 2);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+        timer.close();
+        arena.close();
+    }
+
+    @Test
+    void everyMasterMethodIsInThisTestsTable() {
+        assertThat(MasterGrpc.getServiceDescriptor().getMethods().stream().map(MethodDescriptor::getBareMethodName)
+                .collect(Collectors.toSet())).isEqualTo(ALLOWED.keySet());
+    }
+
+    @Test
+    void everyMasterMethodRefusesACallerWithoutCredentials() throws Exception {
+        SslContext anonymous = GrpcSslContexts.forClient().trustManager(cluster.ca().certificate()).build();
+        ManagedChannel channel = channel(anonymous);
+        ManagedChannel forgedToken = channel(anonymous);
+        Metadata bearer = new Metadata();
+        bearer.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer wst_" + "A".repeat(43));
+        try {
+            for (MethodDescriptor<?, ?> method : MasterGrpc.getServiceDescriptor().getMethods()) {
+                assertThat(codeOf(channel, method, defaultRequest(method), new Metadata())).as(method.getFullMethodName())
+                        .isEqualTo(Status.Code.UNAUTHENTICATED);
+                assertThat(codeOf(forgedToken, method, defaultRequest(method), bearer)).as(method.getFullMethodName())
+                        .isEqualTo(Status.Code.UNAUTHENTICATED);
+            }
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            forgedToken.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void eachRoleMayCallOnlyTheMethodsItsRoleAllows() throws Exception {
+        for (Role role : Set.of(Role.READER, Role.WRITER, Role.ADMIN, Role.NODE, Role.MASTER)) {
+            String name = role.label() + "-9";
+            ManagedChannel channel = channel(cluster.authentication(role, name).grpcClientContext());
+            try {
+                for (MethodDescriptor<?, ?> method : MasterGrpc.getServiceDescriptor().getMethods()) {
+                    Message request = switch (method.getBareMethodName()) {
+                        case "RegisterNode" -> RegisterNodeRequest.newBuilder().setTicketKey(ByteString.copyFrom(new byte[32]))
+                                .setNode(io.weightstore.store.proto.NodeInfo.newBuilder().setNodeId(name)).build();
+                        case "Heartbeat" -> HeartbeatRequest.newBuilder().setNodeId(name).build();
+                        default -> defaultRequest(method);
+                    };
+                    Status.Code code = codeOf(channel, method, request, new Metadata());
+                    String what = role.label() + " calling " + method.getBareMethodName();
+                    if (ALLOWED.get(method.getBareMethodName()).contains(role)) {
+                        assertThat(code).as(what).isNotIn(Status.Code.PERMISSION_DENIED, Status.Code.UNAUTHENTICATED);
+                    } else {
+                        assertThat(code).as(what).isEqualTo(Status.Code.PERMISSION_DENIED);
+                    }
+                }
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void aNodeCredentialCannotRegisterOrSpeakForAnotherNode() throws Exception {
+        NodeInfo genuine;
+        try (StoreClient admin = cluster.client()) {
+            genuine = admin.status().nodes().stream().filter(n -> n.info().nodeId().equals("node-0")).findFirst().orElseThrow().info();
+        }
+        try (GrpcMasterApi rogue = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.NODE, "node-1"),
+                java.util.Optional.of(io.weightstore.store.security.TicketKey.generate()))) {
+            NodeInfo impostor = new NodeInfo("node-0", new io.weightstore.store.api.Endpoint("127.0.0.1", 1), "/tmp/rogue",
+                    genuine.poolUuid(), genuine.capacity());
+            assertThatThrownBy(() -> rogue.registerNode(impostor)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED))
+                    .hasMessageContaining("node-1 cannot speak for node node-0");
+            assertThatThrownBy(() -> rogue.heartbeat("node-0")).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED));
+        }
+        try (StoreClient admin = cluster.client()) {
+            assertThat(admin.status().nodes().stream().filter(n -> n.info().nodeId().equals("node-0")).findFirst().orElseThrow()
+                    .info()).isEqualTo(genuine);
+        }
+    }
+
+    @Test
+    void removingWhatAReaderHoldsNeedsAnAdmin() throws Exception {
+        try (StoreClient writer = cluster.client(clientAs(Role.WRITER, "writer-1"));
+                StoreClient admin = cluster.client()) {
+            writer.put("held", new byte[1000], PutOptions.defaults());
+            try (ObjectReader held = writer.open("held")) {
+                assertThatThrownBy(() -> writer.remove("held", true)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED))
+                        .hasMessageContaining("FORCE_DELETE");
+                admin.remove("held", true);
+            }
+            assertThat(admin.list("")).isEmpty();
+        }
+    }
+
+    @Test
+    void aReaderReadsButCannotWriteOrDelete() throws Exception {
+        byte[] bytes = "weights".repeat(1000).getBytes(StandardCharsets.UTF_8);
+        try (StoreClient admin = cluster.client(); StoreClient reader = cluster.client(clientAs(Role.READER, "reader-1"))) {
+            admin.put("w", bytes, PutOptions.defaults());
+            assertThat(reader.readAll("w")).isEqualTo(bytes);
+            assertRefused(() -> reader.put("x", bytes, PutOptions.defaults()), StoreException.Code.PERMISSION_DENIED);
+            assertRefused(() -> reader.remove("w", false), StoreException.Code.PERMISSION_DENIED);
+        }
+    }
+
+    @Test
+    void aNodeServesNoOneWithoutATicketFromItsMaster() throws Exception {
+        int port = cluster.node(0).port();
+        assertThat(helloStatus(port, new byte[0])).isEqualTo(io.weightstore.store.wire.Status.AUTH);
+        assertThat(helloStatus(port, new byte[200])).isEqualTo(io.weightstore.store.wire.Status.AUTH);
+    }
+
+    @Test
+    void aSessionTicketForOneNodeIsRefusedByAnother() throws Exception {
+        Located located = locateAs(Role.READER, "reader-1", placeObject());
+        String holder = located.object().slice(0).replicas().getFirst().nodeId();
+        String other = holder.equals("node-0") ? "node-1" : "node-0";
+        Ticket forHolder = located.tickets().get(holder);
+        assertThat(forHolder.isNone()).isFalse();
+        assertThat(helloStatus(cluster.node(cluster.indexOf(other)).port(), forHolder.bytes()))
+                .isEqualTo(io.weightstore.store.wire.Status.AUTH);
+        assertThat(helloStatus(cluster.node(cluster.indexOf(holder)).port(), forHolder.bytes()))
+                .isEqualTo(io.weightstore.store.wire.Status.OK);
+    }
+
+    @Test
+    void aReaderCannotWriteIntoANodeEvenWithItsOwnTicket() throws Exception {
+        Located located = locateAs(Role.READER, "reader-1", placeObject());
+        ReplicaRef replica = located.object().slice(0).replicas().getFirst();
+        try (SocketNodeAccess node = access(replica.nodeId(), located.tickets().get(replica.nodeId()))) {
+            assertRefused(() -> node.write(replica.offset(), arena.allocate(4096), Ticket.none()), StoreException.Code.UNAUTHENTICATED);
+        }
+    }
+
+    @Test
+    void aWriteGrantCoversExactlyItsPlaceAndOnlyForItsHolder() throws Exception {
+        try (GrpcMasterApi writer = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.WRITER, "writer-1"));
+                GrpcMasterApi other = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.WRITER, "writer-2"))) {
+            // Two replicas each, so both puts have a place, and a session ticket, on both nodes.
+            PutGrant grant = writer.putStart("granted", 8192, PutOptions.defaults().withReplicas(2));
+            PutGrant othersGrant = other.putStart("others", 8192, PutOptions.defaults().withReplicas(2));
+            ReplicaRef place = grant.object().slice(0).replicas().getFirst();
+            Ticket session = grant.tickets().get(place.nodeId());
+            Ticket write = grant.writeGrants().get(place);
+            MemorySegment data = arena.allocate(8192);
+
+            try (SocketNodeAccess node = access(place.nodeId(), session)) {
+                assertRefused(() -> node.write(place.offset() + 4096, data.asSlice(0, 4096), write), StoreException.Code.UNAUTHENTICATED);
+            }
+            try (SocketNodeAccess node = access(place.nodeId(), session)) {
+                assertRefused(() -> node.write(place.offset(), data.asSlice(0, 100), write), StoreException.Code.UNAUTHENTICATED);
+            }
+            try (SocketNodeAccess lent = access(place.nodeId(), othersGrant.tickets().get(place.nodeId()))) {
+                assertRefused(() -> lent.write(place.offset(), data, write), StoreException.Code.UNAUTHENTICATED);
+            }
+            try (SocketNodeAccess node = access(place.nodeId(), session)) {
+                node.write(place.offset(), data, write);
+            }
+            writer.putAbort(grant.putId());
+            other.putAbort(othersGrant.putId());
+        }
+    }
+
+    @Test
+    void aTokenNamesItsRoleAndOnlyItsHashIsKept() throws Exception {
+        Path tokenDir = tmp.resolve("reader-token");
+        cluster.ca().issueToken(Role.READER, "dashboard", tokenDir, false);
+        cluster.stopMaster();
+        cluster.startMaster();
+        String token = Files.readString(tokenDir.resolve(Authentication.TOKEN_FILE)).strip();
+        assertThat(Files.readString(cluster.tokens())).doesNotContain(token).contains("dashboard reader ");
+
+        try (StoreClient admin = cluster.client(); StoreClient dashboard = cluster.client(ClientOptions.defaults()
+                .withSameHostPath(false).withAuthentication(Authentication.load(tokenDir)))) {
+            awaitNodesUp(admin, 2);
+            byte[] bytes = new byte[5000];
+            admin.put("for-the-dashboard", bytes, PutOptions.defaults());
+            assertThat(dashboard.readAll("for-the-dashboard")).isEqualTo(bytes);
+            assertRefused(() -> dashboard.put("x", bytes, PutOptions.defaults()), StoreException.Code.PERMISSION_DENIED);
+        }
+    }
+
+    @Test
+    void aPlaintextClientOfASecureMasterIsToldToBringCredentials() {
+        try (StoreClient plain = StoreClient.connect(cluster.masterAddress(), ClientOptions.defaults())) {
+            assertThatThrownBy(plain::status).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE))
+                    .hasMessageContaining("--credentials");
+        } catch (StoreException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A restarted master knows no node's ticket key until each registers again, at its next heartbeat. */
+    private static void awaitNodesUp(StoreClient client, int count) throws StoreException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (client.status().nodesUp() < count) {
+            assertThat(System.nanoTime()).as("nodes up again within 20 s").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    private String placeObject() throws IOException {
+        try (StoreClient admin = cluster.client()) {
+            admin.put("placed", new byte[10_000], PutOptions.defaults());
+        }
+        return "placed";
+    }
+
+    private Located locateAs(Role role, String name, String key) throws StoreException {
+        try (GrpcMasterApi master = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(role, name))) {
+            return master.locate(key, java.time.Duration.ofSeconds(30));
+        }
+    }
+
+    private ClientOptions clientAs(Role role, String name) throws StoreException {
+        return ClientOptions.defaults().withSameHostPath(false).withAuthentication(cluster.authentication(role, name));
+    }
+
+    private SocketNodeAccess access(String nodeId, Ticket session) {
+        return new SocketNodeAccess("127.0.0.1", cluster.node(cluster.indexOf(nodeId)).port(), () -> session,
+                TransferDeadlines.defaults(), timer);
+    }
+
+    private static io.weightstore.store.wire.Status helloStatus(int port, byte[] ticket) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write(ByteBuffer.allocate(FrameCodec.HELLO_BYTES + ticket.length).putInt(FrameCodec.MAGIC)
+                    .putShort(FrameCodec.VERSION).putShort((short) ticket.length).put(ticket).array());
+            return FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)));
+        } catch (io.weightstore.store.wire.FrameException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, StoreException.Code code) {
+        assertThatThrownBy(call).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                .satisfies(e -> assertThat(e.code()).isEqualTo(code));
+    }
+
+    private ManagedChannel channel(SslContext context) {
+        return NettyChannelBuilder.forAddress("127.0.0.1", cluster.masterPort()).sslContext(context).build();
+    }
+
+    private static Message defaultRequest(MethodDescriptor<?, ?> method) {
+        return (Message) ((MethodDescriptor.PrototypeMarshaller<?>) method.getRequestMarshaller()).getMessagePrototype();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Status.Code codeOf(ManagedChannel channel, MethodDescriptor<?, ?> method, Message request, Metadata headers) {
+        Channel withHeaders = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+        try {
+            ClientCalls.blockingUnaryCall(withHeaders.newCall((MethodDescriptor<Message, Message>) method,
+                    CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), request);
+            return Status.Code.OK;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus().getCode();
+        }
+    }
+}
