@@ -7,12 +7,15 @@ import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
 import io.weightstore.store.proto.AbortPutsOfResponse;
+import io.weightstore.store.proto.ForgetNodeRequest;
+import io.weightstore.store.proto.ForgetNodeResponse;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.HeartbeatResponse;
 import io.weightstore.store.proto.ListRequest;
@@ -34,6 +37,12 @@ import io.weightstore.store.proto.ReleaseLeaseRequest;
 import io.weightstore.store.proto.ReleaseLeaseResponse;
 import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RemoveResponse;
+import io.weightstore.store.proto.RepairAbortRequest;
+import io.weightstore.store.proto.RepairAbortResponse;
+import io.weightstore.store.proto.RepairEndRequest;
+import io.weightstore.store.proto.RepairEndResponse;
+import io.weightstore.store.proto.RepairStartRequest;
+import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.RenewLeaseRequest;
 import io.weightstore.store.proto.RenewLeaseResponse;
 import io.weightstore.store.proto.StatRequest;
@@ -41,6 +50,7 @@ import io.weightstore.store.proto.StatResponse;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
 import java.time.Duration;
+import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -203,6 +213,34 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
                     .setPendingPuts(status.pendingPuts());
             status.nodes().forEach(n -> response.addNodes(Protos.toProto(n)));
             return response.build();
+        });
+    }
+
+    @Override
+    public void repairStart(RepairStartRequest request, StreamObserver<RepairStartResponse> observer) {
+        unary(observer, () -> Protos.toProto(master.repairStart(request.getKey(), Instant.ofEpochMilli(request.getObjectCreatedMs()),
+                request.getSlice(), request.getReplacingNodeId())));
+    }
+
+    @Override
+    public void repairEnd(RepairEndRequest request, StreamObserver<RepairEndResponse> observer) {
+        unary(observer, () -> RepairEndResponse.newBuilder().setObject(Protos.toProto(master.repairEnd(request.getRepairId()))).build());
+    }
+
+    @Override
+    public void repairAbort(RepairAbortRequest request, StreamObserver<RepairAbortResponse> observer) {
+        unary(observer, () -> {
+            master.repairAbort(request.getRepairId());
+            return RepairAbortResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void forgetNode(ForgetNodeRequest request, StreamObserver<ForgetNodeResponse> observer) {
+        unary(observer, () -> {
+            NodeForgotten forgotten = master.forgetNode(request.getNodeId(), request.getForce());
+            return ForgetNodeResponse.newBuilder().setObjects(forgotten.objects()).setReplicas(forgotten.replicas())
+                    .setPutsAborted(forgotten.putsAborted()).build();
         });
     }
 }

@@ -8,11 +8,13 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
+import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.Replica;
 import io.weightstore.store.proto.Slice;
 import java.time.Instant;
@@ -107,6 +109,19 @@ public final class Protos {
             byId.put(info.nodeId(), info);
         }
         return byId;
+    }
+
+    // ---- repairs
+
+    static RepairStartResponse toProto(RepairGrant grant) {
+        return RepairStartResponse.newBuilder().setRepairId(grant.repairId())
+                .setTarget(Replica.newBuilder().setNodeId(grant.target().nodeId()).setOffset(grant.target().offset()))
+                .setNode(toProto(grant.node())).setDeadlineMs(grant.deadline().toEpochMilli()).build();
+    }
+
+    static RepairGrant fromProto(RepairStartResponse response, String key, int slice, String replacing) throws StoreException {
+        return new RepairGrant(response.getRepairId(), key, slice, new ReplicaRef(response.getTarget().getNodeId(),
+                response.getTarget().getOffset()), fromProto(response.getNode()), replacing, Instant.ofEpochMilli(response.getDeadlineMs()));
     }
 
     // ---- what the master persists
