@@ -4,6 +4,7 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -117,6 +118,16 @@ public final class SocketNodeAccess implements NodeAccess {
     public void write(long offset, MemorySegment src) throws IOException {
         withConnection(c -> c.exchange(new Request.Write(new Range(offset, src.byteSize())), src, MemorySegment.NULL,
                 DataPlaneConnection.Arrivals.NONE));
+    }
+
+    /** Zero-length READs carrying the checks: the node verifies every block before answering, and sends nothing. */
+    @Override
+    public void verify(List<BlockCheck> checks) throws IOException {
+        for (int from = 0; from < checks.size(); from += FrameCodec.MAX_CHECKS) {
+            List<BlockCheck> batch = checks.subList(from, Math.min(checks.size(), from + FrameCodec.MAX_CHECKS));
+            Request request = new Request.Read(new Range(batch.getFirst().offset(), 0), batch);
+            withConnection(c -> c.exchange(request, MemorySegment.NULL, MemorySegment.NULL, DataPlaneConnection.Arrivals.NONE));
+        }
     }
 
     @Override
