@@ -44,7 +44,16 @@ public final class WeightstoreCli implements Runnable {
     @Spec
     private CommandSpec spec;
 
+    /**
+     * gRPC's channel logs an unresolvable host with a stack trace through java.util.logging, and the
+     * command then reports the same failure in one line: keep only its severe records. Held in a
+     * field because java.util.logging keeps loggers weakly, and a collected one forgets its level.
+     */
+    private static final java.util.logging.Logger GRPC_CHANNEL = java.util.logging.Logger.getLogger(
+            "io.grpc.internal.ManagedChannelImpl");
+
     public static void main(String[] args) {
+        GRPC_CHANNEL.setLevel(java.util.logging.Level.SEVERE);
         System.exit(commandLine().execute(args));
     }
 

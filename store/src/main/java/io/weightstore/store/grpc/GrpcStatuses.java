@@ -4,6 +4,11 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.weightstore.store.api.StoreException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.Locale;
 
 /** The one mapping between store error codes and gRPC statuses, used by both ends of the master RPC. */
 final class GrpcStatuses {
@@ -40,8 +45,30 @@ final class GrpcStatuses {
         };
         String description = e.getStatus().getDescription();
         String message = e.getStatus().getCode() == Status.Code.UNAVAILABLE || e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
-                ? what + ": master unavailable (" + e.getStatus().getCode() + (description == null ? "" : ": " + description) + ")"
+                ? what + ": master unavailable: " + unreachable(e)
                 : description == null ? what + ": " + e.getStatus().getCode() : description;
         return new StoreException(code, message, e);
+    }
+
+    /**
+     * Why the master could not be reached, from the deepest cause gRPC kept: its status only says
+     * "io exception", while the socket error says what an operator can act on.
+     */
+    private static String unreachable(StatusRuntimeException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = root.getMessage() == null ? "" : root.getMessage();
+        return switch (root) {
+            case UnknownHostException _ -> "cannot resolve its host name (" + text + ")";
+            case NoRouteToHostException _ -> "no route to its host";
+            case ConnectException _ when text.toLowerCase(Locale.ROOT).contains("refused") ->
+                    "connection refused (is the master running and listening on that port?)";
+            case SocketTimeoutException _ -> "connecting timed out";
+            default -> e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED ? "no answer before the deadline"
+                    : e.getStatus().getCode() + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription())
+                            + (root == e || text.isEmpty() ? "" : " (" + text + ")");
+        };
     }
 }
