@@ -68,16 +68,19 @@ public final class StorageNode implements AutoCloseable {
 
     /** As {@link #start(String, NodeOptions)}, registering through {@code master}, which the node closes with itself. */
     static StorageNode start(MasterApi master, NodeOptions options) throws StoreException {
-        PoolFile pool = PoolFile.openOrCreate(options.pool(), options.capacity());
-        ServerSocketChannel server;
+        PoolRoom.require(options.pool(), options.capacity());
+        // The port first: one that is taken must not leave a new pool file behind.
+        ServerSocketChannel server = listen(options);
+        PoolFile pool;
         try {
-            server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
-        } catch (IOException e) {
-            pool.close();
-            throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
-                    + e.getMessage(), e);
+            pool = PoolFile.openOrCreate(options.pool(), options.capacity());
+        } catch (StoreException | RuntimeException e) {
+            try {
+                server.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
         StorageNode node = new StorageNode(pool, server, master, options);
         try {
@@ -88,6 +91,26 @@ public final class StorageNode implements AutoCloseable {
         node.acceptor.start();
         node.heartbeats.start();
         return node;
+    }
+
+    private static ServerSocketChannel listen(NodeOptions options) throws StoreException {
+        ServerSocketChannel server = null;
+        try {
+            server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
+            return server;
+        } catch (IOException e) {
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     public String nodeId() {
