@@ -22,10 +22,14 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore model verify}: every copy of every stored byte against the manifest. */
 @Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Check every copy of every slice of the checkpoint's manifest and files, and each file's bytes against the",
-            "manifest's SHA-256. Per file: OK; DEGRADED (a copy bad or missing, the data still whole); CORRUPT (some slice has",
-            "no good copy, or the bytes, size or header differ from the manifest); MISSING (the object is gone, or some slice",
-            "has no copy that can be reached). Exits with 1 unless everything is OK."
+            "Check every copy of every slice of the checkpoint's manifest and files, and",
+            "each file's bytes against the manifest's SHA-256. Per file:",
+            "  OK        matches, and every copy of every slice is good;",
+            "  DEGRADED  a copy is bad or missing, but the data is still whole;",
+            "  CORRUPT   some slice has no good copy, or the bytes, size or header",
+            "            differ from the manifest;",
+            "  MISSING   the object is gone, or some slice has no copy within reach.",
+            "Exits with 1 unless everything is OK."
         })
 final class ModelVerifyCommand implements Callable<Integer> {
     @Spec

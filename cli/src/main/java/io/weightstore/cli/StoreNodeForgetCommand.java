@@ -18,11 +18,13 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore store node forget}: drops a node that is gone for good, and the replicas it held. */
 @Command(name = "forget", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Drop a node that is gone for good (its pool lost, its machine retired) from the master. It leaves 'store status',",
-            "and its replicas leave every object's metadata, so those slices have a copy fewer until 'model verify --repair'",
-            "adds it back elsewhere. Puts in progress that placed a copy on it are aborted.",
-            "Refused while the node holds the only copy of some slice (the message names one: remove what it alone holds, or",
-            "bring the node back with its pool), and while the node is up unless --force."
+            "Drop a node that is gone for good (its pool lost, its machine retired) from",
+            "the master: it leaves 'store status', and its replicas leave every object's",
+            "metadata, so those slices have a copy fewer until 'model verify --repair'",
+            "adds one elsewhere. Puts in progress with a copy on it are aborted.",
+            "Refused while the node holds the only copy of some slice (the message names",
+            "one: remove what it alone holds, or bring the node back with its pool), and",
+            "while the node is up unless --force."
         })
 final class StoreNodeForgetCommand implements Callable<Integer> {
     @Spec

@@ -5,7 +5,12 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -87,8 +92,15 @@ public final class WeightstoreCli implements Runnable {
             case SafetensorsFormatException f -> f.getMessage();
             case StoreException f -> f.getMessage();
             case CheckpointException f -> f.getMessage();
+            case FileSystemException f when f.getReason() != null -> f.getMessage();
             case NoSuchFileException f -> "no such file: " + f.getFile();
-            case IOException io -> io.getClass().getSimpleName() + ": " + io.getMessage();
+            case AccessDeniedException f -> "permission denied: " + f.getFile();
+            case FileAlreadyExistsException f -> "already exists: " + f.getFile();
+            case NotDirectoryException f -> "not a directory: " + f.getFile();
+            case DirectoryNotEmptyException f -> "directory not empty: " + f.getFile();
+            case FileSystemException f -> f.getFile() + ": " + f.getClass().getSimpleName();
+            // The message names what failed; the class name would only add noise (and hide a bare message).
+            case IOException io -> io.getMessage() == null ? io.getClass().getSimpleName() : io.getMessage();
             default -> cause.getMessage() == null ? cause.toString() : cause.getMessage();
         };
     }
