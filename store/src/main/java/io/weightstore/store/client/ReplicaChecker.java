@@ -94,7 +94,7 @@ final class ReplicaChecker {
         }
         if (!node.up()) {
             return Optional.of(new ReplicaVerdict(slice, replica, ReplicaVerdict.State.MISSING, "node " + replica.nodeId()
-                    + " is down (last heartbeat " + node.lastHeartbeat() + ")"));
+                    + " is down, last heartbeat " + node.lastHeartbeat()));
         }
         return Optional.empty();
     }
