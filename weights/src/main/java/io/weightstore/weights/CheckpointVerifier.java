@@ -114,12 +114,13 @@ public final class CheckpointVerifier {
     private static FileVerdict copies(String path, ObjectReader reader, Mode mode) throws IOException {
         List<ReplicaVerdict> verdicts = mode == Mode.QUICK ? reader.replicaPresence() : reader.checkReplicas();
         CopyHealth health = CopyHealth.of(reader.object(), verdicts);
-        if (mode != Mode.REPAIR || health.status() != FileVerdict.Status.DEGRADED) {
+        // A file that is CORRUPT or MISSING in one slice may still have copies to restore in the others.
+        if (mode != Mode.REPAIR || health.status() == FileVerdict.Status.OK) {
             return new FileVerdict(path, health.status(), health.detail(), health.bad(), List.of());
         }
         List<RepairOutcome> repairs = reader.repair(verdicts);
         CopyHealth after = CopyHealth.of(reader.object(), reader.checkReplicas());
-        return new FileVerdict(path, after.status(), CopyHealth.summary(repairs) + "; " + after.detail(), health.bad(), repairs);
+        return new FileVerdict(path, after.status(), after.detail() + "; " + CopyHealth.summary(repairs), health.bad(), repairs);
     }
 
     private static FileVerdict headerCheck(StoredFile file, ObjectReader reader, FileVerdict copies) throws IOException {

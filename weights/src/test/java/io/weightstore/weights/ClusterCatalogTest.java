@@ -93,7 +93,10 @@ class ClusterCatalogTest extends CatalogContract {
             CheckpointVerifier.Report report = verify("both", mode);
             assertThat(report.status()).isEqualTo(FileVerdict.Status.CORRUPT);
             assertThat(file(report, path).detail()).contains("slice 0 has no good copy", "checksum mismatch");
-            assertThat(report.repairs()).isEmpty();
+            assertThat(report.repairs()).allSatisfy(r -> {
+                assertThat(r.repaired()).isFalse();
+                assertThat(r.describe()).contains("no good copy of the slice");
+            });
         }
     }
 

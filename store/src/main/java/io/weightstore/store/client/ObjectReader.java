@@ -101,9 +101,11 @@ public final class ObjectReader implements AutoCloseable {
      * repaired placement. Failures are reported in the outcomes, not thrown.
      */
     public List<RepairOutcome> repair(List<ReplicaVerdict> verdicts) throws IOException {
-        Located before = located();
-        List<RepairOutcome> outcomes = client.repairer().repair(before, verdicts);
-        relocate(before);
+        List<RepairOutcome> outcomes = client.repairer().repair(located(), verdicts);
+        synchronized (this) {
+            // Whatever the lease keeper did meanwhile, the placement this handle holds is now stale.
+            relocate(located);
+        }
         return outcomes;
     }
 
