@@ -63,7 +63,7 @@ public final class CheckpointVerifier {
     }
 
     /** How the manifest object is named in verdicts: it is not one of the checkpoint's files. */
-    public static final String MANIFEST = "(manifest)";
+    private static final String MANIFEST = "(manifest)";
 
     private final Catalog catalog;
 

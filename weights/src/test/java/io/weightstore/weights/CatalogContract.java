@@ -188,8 +188,8 @@ abstract class CatalogContract {
 
     @Test
     void unknownCheckpointIsNotFound() {
-        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run(id("nope"), CheckpointVerifier.Mode.FULL, b -> {}), CheckpointException.Code.NOT_FOUND,
-                "no checkpoint nope");
+        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run(id("nope"), CheckpointVerifier.Mode.FULL, b -> {}),
+                CheckpointException.Code.NOT_FOUND, "no checkpoint nope");
         assertCheckpointError(() -> new CheckpointRemover(catalog()).run(id("nope"), false), CheckpointException.Code.NOT_FOUND,
                 "no checkpoint nope");
     }

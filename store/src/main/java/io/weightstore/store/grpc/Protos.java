@@ -120,8 +120,9 @@ public final class Protos {
     }
 
     static RepairGrant fromProto(RepairStartResponse response, String key, int slice, String replacing) throws StoreException {
-        return new RepairGrant(response.getRepairId(), key, slice, new ReplicaRef(response.getTarget().getNodeId(),
-                response.getTarget().getOffset()), fromProto(response.getNode()), replacing, Instant.ofEpochMilli(response.getDeadlineMs()));
+        ReplicaRef target = new ReplicaRef(response.getTarget().getNodeId(), response.getTarget().getOffset());
+        return new RepairGrant(response.getRepairId(), key, slice, target, fromProto(response.getNode()), replacing,
+                Instant.ofEpochMilli(response.getDeadlineMs()));
     }
 
     // ---- what the master persists
