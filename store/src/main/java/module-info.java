@@ -11,6 +11,7 @@ module io.weightstore.store {
     requires io.grpc.protobuf;
     requires io.grpc.services;
     requires io.grpc.stub;
+    requires java.logging;
     requires org.bouncycastle.pkix;
     requires org.bouncycastle.provider;
     requires org.slf4j;

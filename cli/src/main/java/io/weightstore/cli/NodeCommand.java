@@ -1,11 +1,13 @@
 package io.weightstore.cli;
 
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.StoreLocator;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -50,6 +52,19 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--advertise", paramLabel = "HOST", description = "Host name clients use to reach this node. Default: this host's name.")
     private String advertise;
 
+    @Option(names = "--max-connections", defaultValue = "" + NodeOptions.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
+            description = "Data-plane connections served at once; more are told BUSY. Default: ${DEFAULT-VALUE}.")
+    private int maxConnections;
+
+    @Option(names = "--io-timeout", defaultValue = "5s", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Deadline of a handshake, and the base of each transfer's, which adds the bytes at 32 MB/s. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    private Duration ioTimeout;
+
+    @Option(names = "--idle-timeout", defaultValue = "60s", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Closes a connection that sends no request for this long. Default: ${DEFAULT-VALUE}.")
+    private Duration idleTimeout;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65_535) {
@@ -61,7 +76,8 @@ final class NodeCommand implements Callable<Integer> {
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
         String token = System.getenv(StoreLocator.TOKEN_ENV);
         CountDownLatch stopped = new CountDownLatch(1);
-        NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, token);
+        TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
+        NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, token, deadlines, maxConnections);
         try (StorageNode node = StorageNode.start(address, options)) {
             spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s%n", node.nodeId(), pool,
                     ByteSizes.format(node.capacity()), host, node.port(), address);

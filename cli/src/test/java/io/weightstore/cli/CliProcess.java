@@ -27,7 +27,16 @@ final class CliProcess {
 
     /** As {@link #start(Path, String...)}, with extra environment variables. */
     static CliProcess start(Path log, Map<String, String> environment, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+        return start(log, environment, List.of(), args);
+    }
+
+    /**
+     * As {@link #start(Path, Map, String...)}, with {@code wrapper} run first and handed the java command
+     * line (a wrapper that execs it keeps the pid, so signals still reach the JVM).
+     */
+    static CliProcess start(Path log, Map<String, String> environment, List<String> wrapper, String... args) throws IOException {
+        List<String> command = new ArrayList<>(wrapper);
+        command.addAll(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
         // As the launcher does: the verbs that run a model need Jlama's incubating Vector API.
         if (args.length > 0 && Set.of("generate", "serve", "quickstart").contains(args[0])) {
@@ -66,6 +75,22 @@ final class CliProcess {
     void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Sends a signal by name (STOP, CONT, ...), as {@code kill -NAME} would. */
+    void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
     }
 
     String output() throws IOException {

@@ -32,7 +32,7 @@ public final class TestCluster implements AutoCloseable {
 
     public static MasterConfig config() {
         return new MasterConfig(SLICE, CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofSeconds(30),
-                Duration.ofMinutes(10), 0.95, 0.85);
+                Duration.ofMinutes(10), 0.95);
     }
 
     private final Path dir;

@@ -18,7 +18,9 @@ public final class CheckpointException extends IOException {
         /** The checkpoint is not READY (importing, failed, or being deleted). */
         NOT_READY,
         /** Stored bytes do not match the manifest. */
-        CORRUPT
+        CORRUPT,
+        /** The store has no room for the checkpoint, even after evicting what it may. */
+        NO_SPACE
     }
 
     private final Code code;

@@ -6,6 +6,8 @@ import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Room;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -16,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -31,6 +34,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the same size and hash.
  */
 public final class CheckpointImporter {
+    /** Nodes allocate in 4 KiB units, so a file takes its size rounded up. */
+    private static final long SPACE_ALIGNMENT = 4096;
+
     private final Catalog catalog;
     private final StoreClient store;
 
@@ -46,11 +52,12 @@ public final class CheckpointImporter {
             throw new CheckpointException(CheckpointException.Code.INVALID, "a model id (ORG/NAME) is required");
         }
         CheckpointDirectory directory = validate(request.source());
-        long up = store.status().nodesUp();
-        if (up < request.replicas()) {
+        Room room = store.room();
+        if (room.nodesUp() < request.replicas()) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "replicas=" + request.replicas() + " needs "
-                    + request.replicas() + " storage nodes up; the store has " + up);
+                    + request.replicas() + " storage nodes up; the store has " + room.nodesUp());
         }
+        requireRoom(id, directory, request.replicas(), room);
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
             Manifest previous = catalog.manifest(id).orElse(null);
             if (previous != null && previous.status() == CheckpointStatus.READY && !request.replace()) {
@@ -63,12 +70,35 @@ public final class CheckpointImporter {
             }
             Manifest manifest = initialManifest(request, directory, previous);
             catalog.writeManifest(manifest, lock.owner());
+            List<String> sent = Collections.synchronizedList(new ArrayList<>());
             try {
-                return upload(request, directory, manifest, lock.owner(), progress, start);
+                return upload(request, directory, manifest, lock.owner(), sent, progress, start);
             } catch (IOException | RuntimeException e) {
+                freeWhatWasSent(sent, e);
                 markFailed(id, lock.owner(), e);
                 throw e;
             }
+        }
+    }
+
+    /**
+     * Refuses, before anything is written or evicted, a checkpoint the store cannot hold: every file
+     * not stored yet, at every replica, against free space plus what eviction could free.
+     */
+    private void requireRoom(CheckpointId id, CheckpointDirectory directory, int replicas, Room room) throws IOException {
+        long needed = 0;
+        for (CheckpointFile file : directory.files()) {
+            String key = Catalog.filesPrefix(id) + file.path();
+            if (store.find(key).filter(o -> o.size() == file.size()).isEmpty()) {
+                needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
+            }
+        }
+        if (needed > room.available()) {
+            throw new CheckpointException(CheckpointException.Code.NO_SPACE, "checkpoint " + id + " needs " + ByteSizes.format(needed)
+                    + " (" + replicas + " replica" + (replicas == 1 ? "" : "s") + " of what is not stored yet); the store has "
+                    + ByteSizes.format(Math.max(0, room.capacity() - room.used())) + " free and " + ByteSizes.format(room.evictable())
+                    + " that eviction could free, of " + ByteSizes.format(room.capacity()) + " on " + room.nodesUp()
+                    + " nodes up; nothing was written");
         }
     }
 
@@ -104,7 +134,7 @@ public final class CheckpointImporter {
     }
 
     private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, LockOwner writer,
-            Progress progress, long start) throws IOException {
+            List<String> sent, Progress progress, long start) throws IOException {
         progress.started(initial.totalBytes());
         ManifestUpdates updates = new ManifestUpdates(initial, writer);
         AtomicInteger skipped = new AtomicInteger();
@@ -117,6 +147,7 @@ public final class CheckpointImporter {
                 running.add(files.submit(() -> {
                     Stored stored = storeFile(request, file, directory.root().resolve(file.path()), writer, progress);
                     if (stored.sent()) {
+                        sent.add(file.key());
                         uploadedBytes.addAndGet(file.file().size());
                     } else {
                         skipped.incrementAndGet();
@@ -169,6 +200,15 @@ public final class CheckpointImporter {
         }
     }
 
+
+    /** A failed import gives back the space of the files this run wrote; the manifest stays, as FAILED. */
+    private void freeWhatWasSent(List<String> sent, Exception cause) {
+        try {
+            store.removeAll(List.copyOf(sent), true);
+        } catch (StoreException e) {
+            cause.addSuppressed(e);
+        }
+    }
 
     private void markFailed(CheckpointId id, LockOwner writer, Exception cause) {
         try {

@@ -6,9 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Room;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -176,6 +181,46 @@ abstract class CatalogContract {
         assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("many"), "org/tiny", "main", source,
                 nodes + 1, false, 1), Progress.NONE), CheckpointException.Code.INVALID, "replicas=" + (nodes + 1));
         assertThat(store().list("weights/")).isEmpty();
+    }
+
+    @Test
+    void importThatCannotFitIsRefusedBeforeAnythingIsWrittenOrEvicted() throws Exception {
+        try (Arena arena = Arena.ofShared()) {
+            Room room = store().room();
+            long fill = room.capacity() - room.used() - (300 << 10);
+            store().put("filler", arena.allocate(fill), PutOptions.defaults().withPin(true).withSliceSize(1 << 20));
+            store().put("loose", arena.allocate(100 << 10), PutOptions.defaults());
+        }
+        assertRefusedAndNothingWritten(CheckpointException.Code.NO_SPACE, "that eviction could free");
+        assertThat(store().find("loose")).as("nothing evicted for an import that could not fit").isPresent();
+    }
+
+    @Test
+    void failedImportFreesWhatItWrote() throws Exception {
+        long before = store().room().used();
+        Path victim = source.resolve("tokenizer.json");
+        Progress truncateOnce = new Progress() {
+            private boolean done;
+
+            @Override
+            public synchronized void advanced(long bytes) {
+                if (!done) {
+                    done = true;
+                    try (FileChannel channel = FileChannel.open(victim, StandardOpenOption.WRITE)) {
+                        channel.truncate(10);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+        };
+        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("half"), "org/tiny", "main", source,
+                replicas(), false, 1), truncateOnce), CheckpointException.Code.INVALID, "changed during the import");
+        assertThat(catalog().manifest(id("half")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
+        assertThat(store().list("weights/half/files/")).as("files of the failed run removed").isEmpty();
+        ObjectMeta manifest = store().stat("weights/half/manifest");
+        long manifestSpace = manifest.replicas() * Math.ceilDiv(manifest.size(), 4096) * 4096;
+        assertThat(store().room().used()).as("only the FAILED manifest is left").isEqualTo(before + manifestSpace);
     }
 
     @Test

@@ -42,6 +42,13 @@ public interface MasterApi extends AutoCloseable {
     /** Removes a sealed object; refused while readers hold leases unless {@code force}. */
     void remove(String key, boolean force) throws StoreException;
 
+    /**
+     * Removes the objects of {@code keys} all or nothing: refused, with nothing removed, while readers
+     * hold a lease on any of them (unless {@code force}). Keys with no object are passed over; returns
+     * how many were removed.
+     */
+    int removeAll(List<String> keys, boolean force) throws StoreException;
+
     /** Sealed objects whose key starts with {@code prefix}, after {@code startAfter} (exclusive, may be empty), in key order. */
     ListPage list(String prefix, String startAfter, int limit) throws StoreException;
 
@@ -52,6 +59,9 @@ public interface MasterApi extends AutoCloseable {
     void releaseLock(String name, String owner) throws StoreException;
 
     StoreStatus status() throws StoreException;
+
+    /** Space on the nodes that are up, and how much eviction could free. */
+    Room room() throws StoreException;
 
     /**
      * Room for a new copy of slice {@code slice} of {@code key}, as sealed at {@code version} (its

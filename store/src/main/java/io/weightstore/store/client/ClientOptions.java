@@ -1,5 +1,6 @@
 package io.weightstore.store.client;
 
+import io.weightstore.store.api.TransferDeadlines;
 import java.time.Duration;
 
 /**
@@ -10,8 +11,10 @@ import java.time.Duration;
  * @param token shared secret for the master and the nodes, or empty
  * @param maxPieceBytes largest unit of parallel work; a large range is cut into pieces this size
  * @param leaseDuration how long each read lease lasts; open readers renew theirs at half that
+ * @param deadlines how long a node may take to connect and to move a piece's bytes before the read moves to another replica
  */
-public record ClientOptions(int connections, boolean sameHostPath, String token, long maxPieceBytes, Duration leaseDuration) {
+public record ClientOptions(int connections, boolean sameHostPath, String token, long maxPieceBytes, Duration leaseDuration,
+        TransferDeadlines deadlines) {
     public ClientOptions {
         if (connections < 1) {
             throw new IllegalArgumentException("connections must be >= 1: connections=" + connections);
@@ -27,26 +30,30 @@ public record ClientOptions(int connections, boolean sameHostPath, String token,
 
     public static ClientOptions defaults() {
         return new ClientOptions(4, true, System.getenv().getOrDefault("WEIGHTSTORE_TOKEN", ""), 16L << 20,
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30), TransferDeadlines.defaults());
     }
 
     public ClientOptions withConnections(int n) {
-        return new ClientOptions(n, sameHostPath, token, maxPieceBytes, leaseDuration);
+        return new ClientOptions(n, sameHostPath, token, maxPieceBytes, leaseDuration, deadlines);
     }
 
     public ClientOptions withSameHostPath(boolean enabled) {
-        return new ClientOptions(connections, enabled, token, maxPieceBytes, leaseDuration);
+        return new ClientOptions(connections, enabled, token, maxPieceBytes, leaseDuration, deadlines);
     }
 
     public ClientOptions withMaxPieceBytes(long bytes) {
-        return new ClientOptions(connections, sameHostPath, token, bytes, leaseDuration);
+        return new ClientOptions(connections, sameHostPath, token, bytes, leaseDuration, deadlines);
     }
 
     public ClientOptions withLeaseDuration(Duration duration) {
-        return new ClientOptions(connections, sameHostPath, token, maxPieceBytes, duration);
+        return new ClientOptions(connections, sameHostPath, token, maxPieceBytes, duration, deadlines);
+    }
+
+    public ClientOptions withDeadlines(TransferDeadlines value) {
+        return new ClientOptions(connections, sameHostPath, token, maxPieceBytes, leaseDuration, value);
     }
 
     public ClientOptions withToken(String value) {
-        return new ClientOptions(connections, sameHostPath, value, maxPieceBytes, leaseDuration);
+        return new ClientOptions(connections, sameHostPath, value, maxPieceBytes, leaseDuration, deadlines);
     }
 }

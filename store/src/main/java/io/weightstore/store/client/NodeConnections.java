@@ -6,6 +6,7 @@ import io.weightstore.store.client.access.MappedNodeAccess;
 import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.wire.DeadlineTimer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -25,6 +26,7 @@ final class NodeConnections implements AutoCloseable {
     private final ClientOptions options;
     private final Map<String, NodeAccess> byNode = new ConcurrentHashMap<>();
     private final Map<UUID, Optional<PoolFile>> localPools = new ConcurrentHashMap<>();
+    private final DeadlineTimer deadlines = new DeadlineTimer("store-deadlines");
 
     NodeConnections(ClientOptions options) {
         this.options = options;
@@ -42,7 +44,8 @@ final class NodeConnections implements AutoCloseable {
                 throw new IllegalStateException("node " + node.nodeId() + " is in-process elsewhere; its pool "
                         + node.poolPath() + " is not visible here");
             }
-            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(), options.token());
+            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(), options.token(), options.deadlines(),
+                    deadlines);
         });
     }
 
@@ -77,6 +80,7 @@ final class NodeConnections implements AutoCloseable {
     @Override
     public void close() {
         byNode.values().forEach(NodeAccess::close);
+        deadlines.close();
         localPools.values().forEach(p -> p.ifPresent(pool -> {
             try {
                 pool.close();

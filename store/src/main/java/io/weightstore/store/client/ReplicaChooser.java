@@ -14,13 +14,19 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The order in which a slice's replicas are tried: local pools first, then nodes that are up and
  * not suspect (rotated by slice to spread load), then the rest as a last resort. A node that failed
- * to answer is suspect for a while, so the next reads go elsewhere first.
+ * to answer is suspect for a while, so the next reads go elsewhere first; each failure in a row
+ * doubles that while (a frozen node would otherwise cost every retry its full deadline), and an
+ * answer clears it.
  */
 final class ReplicaChooser {
-    private static final long SUSPECT_MS = 5_000;
+    private static final long FIRST_SUSPECT_MS = 5_000;
+    private static final long LONGEST_SUSPECT_MS = 120_000;
+
+    /** How long a node stays suspect, and how many times in a row it failed. */
+    private record Suspicion(long untilMillis, int failures) {}
 
     private final NodeConnections connections;
-    private final Map<String, Long> suspectUntil = new ConcurrentHashMap<>();
+    private final Map<String, Suspicion> suspects = new ConcurrentHashMap<>();
 
     ReplicaChooser(NodeConnections connections) {
         this.connections = connections;
@@ -44,11 +50,22 @@ final class ReplicaChooser {
         if (connections.isLocal(node.info())) {
             return 0;
         }
-        boolean suspect = suspectUntil.getOrDefault(node.nodeId(), 0L) > now;
+        Suspicion suspicion = suspects.get(node.nodeId());
+        boolean suspect = suspicion != null && suspicion.untilMillis() > now;
         return node.up() && !suspect ? 1 : 2;
     }
 
     void suspect(String nodeId) {
-        suspectUntil.put(nodeId, System.currentTimeMillis() + SUSPECT_MS);
+        suspects.compute(nodeId, (id, previous) -> {
+            int failures = previous == null ? 1 : previous.failures() + 1;
+            long wait = Math.min(LONGEST_SUSPECT_MS, FIRST_SUSPECT_MS << Math.min(failures - 1, 10));
+            return new Suspicion(System.currentTimeMillis() + wait, failures);
+        });
+    }
+
+    void answered(String nodeId) {
+        if (!suspects.isEmpty()) {
+            suspects.remove(nodeId);
+        }
     }
 }

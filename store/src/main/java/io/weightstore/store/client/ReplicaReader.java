@@ -163,6 +163,7 @@ final class ReplicaReader {
             }
             try {
                 task.run(connections.access(node.info()), replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
+                chooser.answered(node.nodeId());
                 return;
             } catch (StoreException e) {
                 if (e.code() == StoreException.Code.INVALID_ARGUMENT) {

@@ -8,6 +8,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.grpc.GrpcMasterApi;
@@ -187,6 +188,19 @@ public final class StoreClient implements AutoCloseable {
     /** Gives up every pending put of {@code writer}, a writer known to be dead; returns how many. */
     public int abortPutsOf(String writer) throws StoreException {
         return master.abortPutsOf(writer);
+    }
+
+    /**
+     * Removes the objects of {@code keys} all or nothing: refused, with nothing removed, while readers
+     * hold a lease on any (unless {@code force}); keys with no object are passed over.
+     */
+    public int removeAll(List<String> keys, boolean force) throws StoreException {
+        return master.removeAll(keys, force);
+    }
+
+    /** Space on the nodes that are up, and how much eviction could free. */
+    public Room room() throws StoreException {
+        return master.room();
     }
 
     /** Removes an object; refused while readers hold leases on it unless {@code force}. */

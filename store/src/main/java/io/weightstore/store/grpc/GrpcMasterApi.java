@@ -22,6 +22,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.RepairGrant;
+import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
@@ -41,11 +42,14 @@ import io.weightstore.store.proto.PutStartRequest;
 import io.weightstore.store.proto.PutStartResponse;
 import io.weightstore.store.proto.RegisterNodeRequest;
 import io.weightstore.store.proto.ReleaseLeaseRequest;
+import io.weightstore.store.proto.RemoveAllRequest;
 import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RepairAbortRequest;
 import io.weightstore.store.proto.RepairEndRequest;
 import io.weightstore.store.proto.RepairStartRequest;
 import io.weightstore.store.proto.RenewLeaseRequest;
+import io.weightstore.store.proto.RoomRequest;
+import io.weightstore.store.proto.RoomResponse;
 import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
@@ -187,6 +191,12 @@ public final class GrpcMasterApi implements MasterApi {
     }
 
     @Override
+    public int removeAll(List<String> keys, boolean force) throws StoreException {
+        return call("remove " + keys.size() + " objects", s -> s.removeAll(RemoveAllRequest.newBuilder().addAllKeys(keys)
+                .setForce(force).build()).getRemoved());
+    }
+
+    @Override
     public ListPage list(String prefix, String startAfter, int limit) throws StoreException {
         return call("list " + prefix, s -> {
             ListResponse page = s.list(ListRequest.newBuilder().setPrefix(prefix).setStartAfter(startAfter).setLimit(limit).build());
@@ -225,6 +235,14 @@ public final class GrpcMasterApi implements MasterApi {
             StatusResponse response = s.status(StatusRequest.getDefaultInstance());
             return new StoreStatus(List.copyOf(Protos.nodeStatuses(response.getNodesList()).values()), response.getObjects(),
                     response.getPendingPuts());
+        });
+    }
+
+    @Override
+    public Room room() throws StoreException {
+        return call("room", s -> {
+            RoomResponse room = s.room(RoomRequest.getDefaultInstance());
+            return new Room(room.getCapacity(), room.getUsed(), room.getEvictable(), room.getNodesUp());
         });
     }
 

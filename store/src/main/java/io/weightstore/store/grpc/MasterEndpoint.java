@@ -34,6 +34,7 @@ public final class MasterEndpoint implements AutoCloseable {
 
     /** Listens on {@code bindHost:port} (0 for an ephemeral port); a non-empty {@code token} is required of every call. */
     public static MasterEndpoint start(MasterApi master, String bindHost, int port, String token) throws StoreException {
+        TransportFailureLog.install();
         ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
         var service = token == null || token.isEmpty() ? ServerInterceptors.intercept(new MasterGrpcService(master))
                 : ServerInterceptors.intercept(new MasterGrpcService(master), requireToken(token));

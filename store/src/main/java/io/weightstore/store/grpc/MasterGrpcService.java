@@ -10,6 +10,7 @@ import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
@@ -35,6 +36,8 @@ import io.weightstore.store.proto.RegisterNodeRequest;
 import io.weightstore.store.proto.RegisterNodeResponse;
 import io.weightstore.store.proto.ReleaseLeaseRequest;
 import io.weightstore.store.proto.ReleaseLeaseResponse;
+import io.weightstore.store.proto.RemoveAllRequest;
+import io.weightstore.store.proto.RemoveAllResponse;
 import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RemoveResponse;
 import io.weightstore.store.proto.RepairAbortRequest;
@@ -45,6 +48,8 @@ import io.weightstore.store.proto.RepairStartRequest;
 import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.RenewLeaseRequest;
 import io.weightstore.store.proto.RenewLeaseResponse;
+import io.weightstore.store.proto.RoomRequest;
+import io.weightstore.store.proto.RoomResponse;
 import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatResponse;
 import io.weightstore.store.proto.StatusRequest;
@@ -169,6 +174,12 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     }
 
     @Override
+    public void removeAll(RemoveAllRequest request, StreamObserver<RemoveAllResponse> observer) {
+        unary(observer, () -> RemoveAllResponse.newBuilder().setRemoved(master.removeAll(request.getKeysList(), request.getForce()))
+                .build());
+    }
+
+    @Override
     public void list(ListRequest request, StreamObserver<ListResponse> observer) {
         unary(observer, () -> {
             ListPage page = master.list(request.getPrefix(), request.getStartAfter(), request.getLimit());
@@ -203,6 +214,15 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     private static LockResponse lockResponse(LockState state) {
         return LockResponse.newBuilder().setHeld(state.held()).setOwner(state.owner()).setExpiresMs(state.expiresAt().toEpochMilli())
                 .build();
+    }
+
+    @Override
+    public void room(RoomRequest request, StreamObserver<RoomResponse> observer) {
+        unary(observer, () -> {
+            Room room = master.room();
+            return RoomResponse.newBuilder().setCapacity(room.capacity()).setUsed(room.used()).setEvictable(room.evictable())
+                    .setNodesUp(room.nodesUp()).build();
+        });
     }
 
     @Override

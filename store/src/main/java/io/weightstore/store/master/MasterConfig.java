@@ -6,11 +6,11 @@ import java.time.Duration;
 /**
  * Tunables of the master.
  *
- * @param highWatermark fraction of capacity above which unpinned objects are evicted (LRU)
- * @param lowWatermark fraction eviction brings usage back down to
+ * @param highWatermark fraction of capacity a new object may fill up to; above it, unpinned objects
+ *     are evicted (least recently read first), only as many as make the new one fit
  */
 public record MasterConfig(long sliceSize, int checksumBlockSize, Duration heartbeatInterval, Duration nodeDeadline,
-        Duration leaseDuration, Duration putTimeout, double highWatermark, double lowWatermark) {
+        Duration leaseDuration, Duration putTimeout, double highWatermark) {
 
     public static final long DEFAULT_SLICE_SIZE = 64L << 20;
 
@@ -22,19 +22,18 @@ public record MasterConfig(long sliceSize, int checksumBlockSize, Duration heart
             throw new IllegalArgumentException("checksum block must divide the slice size: checksumBlockSize="
                     + checksumBlockSize + " sliceSize=" + sliceSize);
         }
-        if (!(lowWatermark > 0 && lowWatermark <= highWatermark && highWatermark <= 1)) {
-            throw new IllegalArgumentException("watermarks must satisfy 0 < low <= high <= 1: low=" + lowWatermark
-                    + " high=" + highWatermark);
+        if (!(highWatermark > 0 && highWatermark <= 1)) {
+            throw new IllegalArgumentException("the high watermark must be in (0, 1]: highWatermark=" + highWatermark);
         }
     }
 
     public static MasterConfig defaults() {
         return new MasterConfig(DEFAULT_SLICE_SIZE, Checksums.DEFAULT_BLOCK_SIZE, Duration.ofSeconds(1),
-                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(10), 0.95, 0.85);
+                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(10), 0.95);
     }
 
     public MasterConfig withSliceSize(long size) {
         return new MasterConfig(size, (int) Math.min(checksumBlockSize, size), heartbeatInterval, nodeDeadline,
-                leaseDuration, putTimeout, highWatermark, lowWatermark);
+                leaseDuration, putTimeout, highWatermark);
     }
 }

@@ -22,6 +22,7 @@ import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
@@ -196,23 +197,27 @@ public final class MasterCore implements MasterApi {
                 Instant.ofEpochMilli(clock.getAsLong()), options.replicas());
     }
 
+    /** Evicts, least recently read first, only as much as makes {@code incoming} bytes fit under the high watermark. */
     private void evictIfNeeded(long incoming, String forKey) throws StoreException {
-        long capacity = nodes.capacity();
-        if (nodes.used() + incoming <= config.highWatermark() * capacity) {
+        long limit = (long) (config.highWatermark() * nodes.capacity());
+        if (nodes.used() + incoming <= limit) {
             return;
         }
-        long target = (long) (config.lowWatermark() * capacity) - incoming;
-        long now = clock.getAsLong();
-        List<ObjectMeta> candidates = metadata.objects("", "", Integer.MAX_VALUE).stream()
-                .filter(o -> !o.pinned() && !leases.isLeased(o.key(), now)).toList();
-        for (ObjectMeta victim : eviction.order(candidates, lastRead)) {
-            if (nodes.used() <= target) {
+        for (ObjectMeta victim : eviction.order(evictable(), lastRead)) {
+            if (nodes.used() + incoming <= limit) {
                 break;
             }
             log.info("evicting {} ({} bytes, unpinned, least recently read) to make room for {}", victim.key(), victim.size(),
                     forKey);
             removeObject(victim);
         }
+    }
+
+    /** Objects eviction may take: unpinned and not being read. */
+    private List<ObjectMeta> evictable() throws StoreException {
+        long now = clock.getAsLong();
+        return metadata.objects("", "", Integer.MAX_VALUE).stream().filter(o -> !o.pinned() && !leases.isLeased(o.key(), now))
+                .toList();
     }
 
     @Override
@@ -340,10 +345,37 @@ public final class MasterCore implements MasterApi {
 
     private void removeObject(ObjectMeta object) throws StoreException {
         metadata.apply(new MetadataBatch().deleteObject(object.key()));
+        forget(object);
+    }
+
+    /** Drops what memory holds of a removed object: its space, leases and read time. */
+    private void forget(ObjectMeta object) {
         nodes.release(object);
         leases.forget(object.key());
         lastRead.remove(object.key());
         objectCount--;
+    }
+
+    @Override
+    public synchronized int removeAll(List<String> keys, boolean force) throws StoreException {
+        List<ObjectMeta> found = new ArrayList<>();
+        for (String key : keys) {
+            metadata.object(ObjectKeys.validate(key)).ifPresent(found::add);
+        }
+        long now = clock.getAsLong();
+        for (ObjectMeta object : force ? List.<ObjectMeta>of() : found) {
+            int holders = leases.holders(object.key(), now);
+            if (holders > 0) {
+                throw new StoreException(FAILED_PRECONDITION, "object " + object.key() + " is leased by " + holders
+                        + " reader(s) until " + Instant.ofEpochMilli(leases.latestExpiry(object.key()).orElse(now))
+                        + "; nothing was removed; force to remove anyway");
+            }
+        }
+        MetadataBatch batch = new MetadataBatch();
+        found.forEach(object -> batch.deleteObject(object.key()));
+        metadata.apply(batch);
+        found.forEach(this::forget);
+        return found.size();
     }
 
     @Override
@@ -407,6 +439,28 @@ public final class MasterCore implements MasterApi {
     @Override
     public synchronized StoreStatus status() {
         return new StoreStatus(nodes.statuses(), objectCount, pending.size());
+    }
+
+    @Override
+    public synchronized Room room() throws StoreException {
+        long capacity = 0;
+        long used = 0;
+        List<NodeInfo> up = nodes.up();
+        for (NodeInfo node : up) {
+            capacity += nodes.space(node.nodeId()).capacity();
+            used += nodes.space(node.nodeId()).used();
+        }
+        long evictable = 0;
+        for (ObjectMeta object : evictable()) {
+            for (SliceMeta slice : object.slices()) {
+                for (ReplicaRef replica : slice.replicas()) {
+                    if (up.stream().anyMatch(n -> n.nodeId().equals(replica.nodeId()))) {
+                        evictable += SegmentAllocator.aligned(slice.length());
+                    }
+                }
+            }
+        }
+        return new Room(capacity, used, evictable, up.size());
     }
 
     private ObjectMeta sealed(String key) throws StoreException {

@@ -2,9 +2,12 @@ package io.weightstore.store.node;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.Request;
@@ -13,9 +16,11 @@ import io.weightstore.store.wire.Status;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,36 +29,75 @@ import org.slf4j.LoggerFactory;
  * Serves one data-plane connection: handshake, then requests until the peer closes or breaks the
  * protocol. Frames are decoded by {@link FrameCodec}; this class checks that what they ask for lies
  * inside the pool, verifies checksum blocks, and moves the bytes. A broken frame only ends this
- * connection.
+ * connection. Every wait has a deadline: the handshake, the next request of an idle connection,
+ * and each transfer (scaled by its bytes), so a peer that stops reading or writing frees its
+ * thread instead of holding it forever.
  */
 final class RequestHandler implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RequestHandler.class);
     private static final int STAGING_BYTES = 4 << 20;
     private static final int CHUNK = 1 << 30;
 
+    /** One wait on the socket, done under a deadline. */
+    @FunctionalInterface
+    private interface Step<T> {
+        T run() throws IOException, FrameException;
+    }
+
     private final SocketChannel socket;
     private final PoolFile pool;
     private final byte[] token;
+    private final TransferDeadlines deadlines;
+    private final DeadlineTimer timer;
+    private final RateLimitedLog refusals;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
     private ByteBuffer staging;
 
-    RequestHandler(SocketChannel socket, PoolFile pool, byte[] token) {
+    RequestHandler(SocketChannel socket, PoolFile pool, byte[] token, TransferDeadlines deadlines, DeadlineTimer timer,
+            RateLimitedLog refusals) {
         this.socket = socket;
         this.pool = pool;
         this.token = token;
+        this.deadlines = deadlines;
+        this.timer = timer;
+        this.refusals = refusals;
     }
 
     @Override
     public void run() {
         try (socket) {
-            if (!handshake()) {
-                return;
-            }
-            while (readRequestHeader()) {
+            serveConnection();
+        } catch (EOFException e) {
+            log.debug("data-plane peer {} closed mid-frame", peer());
+        } catch (IOException e) {
+            log.debug("data-plane connection from {} ended: {}", peer(), e.getMessage());
+        } catch (RuntimeException e) {
+            log.error("data-plane connection from {} failed", peer(), e);
+        }
+    }
+
+    private void serveConnection() throws IOException {
+        boolean accepted;
+        try {
+            accepted = within(deadlines.base(), "handshake", this::handshake);
+        } catch (FrameException e) {
+            throw new IllegalStateException("the handshake answers bad frames itself", e);
+        }
+        if (accepted) {
+            while (true) {
+                Request request;
                 try {
-                    serve(FrameCodec.decodeRequestHeader(header));
+                    request = within(deadlines.idle(), "next request", this::readRequest);
+                    if (request == null) {
+                        return;
+                    }
+                    long bytes = switch (request) {
+                        case Request.Write w -> w.range().length();
+                        default -> request.payloadLength();
+                    };
+                    within(deadlines.forBytes(bytes), request.op() + " of " + bytes + " bytes", () -> serve(request));
                 } catch (FrameException refused) {
                     respond(Response.refused(refused.status(), refused.getMessage()));
                     if (refused.closeConnection()) {
@@ -62,12 +106,20 @@ final class RequestHandler implements Runnable {
                     }
                 }
             }
-        } catch (EOFException e) {
-            log.debug("data-plane peer {} closed mid-frame", peer());
-        } catch (IOException e) {
-            log.debug("data-plane connection from {} ended: {}", peer(), e.getMessage());
-        } catch (RuntimeException e) {
-            log.error("data-plane connection from {} failed", peer(), e);
+        }
+    }
+
+    /** Runs {@code step}, closing the connection under it if it outlives {@code timeout}. */
+    private <T> T within(Duration timeout, String what, Step<T> step) throws IOException, FrameException {
+        try (DeadlineTimer.Deadline deadline = timer.arm(socket, timeout)) {
+            try {
+                return step.run();
+            } catch (IOException e) {
+                if (deadline.expired()) {
+                    throw new SocketTimeoutException("peer " + peer() + " took longer than " + timeout.toMillis() + " ms for " + what);
+                }
+                throw e;
+            }
         }
     }
 
@@ -86,33 +138,36 @@ final class RequestHandler implements Runnable {
         }
         writeFully(FrameCodec.encodeHelloReply(status));
         if (status != Status.OK) {
-            log.warn("refused data-plane handshake from {}: {}", peer(), status);
+            refusals.warn("refused data-plane handshake from {}: {}", peer(), status);
         }
         return status == Status.OK;
     }
 
-    private boolean readRequestHeader() throws IOException {
+    /** The next request, or null when the peer closed the connection between requests. */
+    private Request readRequest() throws IOException, FrameException {
         header.clear();
         if (socket.read(header) < 0) {
-            return false;
+            return null;
         }
         readFully(header);
-        return true;
-    }
-
-    private void serve(FrameCodec.RequestHeader requestHeader) throws IOException, FrameException {
+        FrameCodec.RequestHeader requestHeader = FrameCodec.decodeRequestHeader(header);
         if (body.capacity() < requestHeader.bodyLength()) {
             body = ByteBuffer.allocate(requestHeader.bodyLength());
         }
         body.clear().limit(requestHeader.bodyLength());
         readFully(body);
         body.flip();
-        switch (FrameCodec.decodeRequest(requestHeader, body)) {
+        return FrameCodec.decodeRequest(requestHeader, body);
+    }
+
+    private Void serve(Request request) throws IOException, FrameException {
+        switch (request) {
             case Request.Read r -> sendRanges(List.of(r.range()), r.checks());
             case Request.ReadRanges r -> sendRanges(r.ranges(), r.checks());
             case Request.ReadStrided r -> sendStrided(r.stride(), r.checks());
             case Request.Write w -> receive(w.range());
         }
+        return null;
     }
 
     private void sendRanges(List<Range> ranges, List<BlockCheck> checks) throws IOException, FrameException {

@@ -5,10 +5,15 @@ import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.wire.DeadlineTimer;
+import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Status;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -26,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * bytes at offsets the master handed out. One platform thread per connection: the read path is
  * sendfile, and under a virtual thread the JDK puts the socket in non-blocking mode, so
  * {@code transferTo} returns 0 whenever the socket buffer is full and the transfer would need a
- * busy wait (tried: reads then fail mid-transfer).
+ * busy wait (tried: reads then fail mid-transfer). So connections are bounded
+ * ({@link NodeOptions#maxConnections()}); one beyond the bound is told BUSY in its handshake, from a
+ * virtual thread that holds nothing but that short exchange.
  */
 public final class StorageNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
@@ -37,6 +44,8 @@ public final class StorageNode implements AutoCloseable {
     private final NodeOptions options;
     private final byte[] token;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
+    private final RateLimitedLog refusals = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptor;
     private final Thread heartbeats;
@@ -158,10 +167,14 @@ public final class StorageNode implements AutoCloseable {
             try {
                 SocketChannel socket = server.accept();
                 socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                if (connections.size() >= options.maxConnections()) {
+                    Thread.ofVirtual().name("node-refuse-" + pool.nodeId()).start(() -> refuseBusy(socket));
+                    continue;
+                }
                 connections.add(socket);
                 Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
                     try {
-                        new RequestHandler(socket, pool, token).run();
+                        new RequestHandler(socket, pool, token, options.deadlines(), deadlines, refusals).run();
                     } finally {
                         connections.remove(socket);
                     }
@@ -174,6 +187,37 @@ public final class StorageNode implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Takes the client's hello (so the reply is not lost to a reset) and answers BUSY, within the handshake deadline. */
+    private void refuseBusy(SocketChannel socket) {
+        refusals.warn("node {}: refused a connection from {}: {} connections are open, the limit", pool.nodeId(),
+                remote(socket), options.maxConnections());
+        try (socket; DeadlineTimer.Deadline deadline = deadlines.arm(socket, options.deadlines().base())) {
+            ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
+            while (hello.hasRemaining() && socket.read(hello) >= 0) {
+                // A hello is 8 bytes; the token that may follow is left unread, as the connection ends here.
+            }
+            ByteBuffer reply = FrameCodec.encodeHelloReply(Status.BUSY);
+            while (reply.hasRemaining()) {
+                socket.write(reply);
+            }
+        } catch (IOException e) {
+            log.debug("node {}: refusing a connection: {}", pool.nodeId(), e.getMessage());
+        }
+    }
+
+    private static String remote(SocketChannel socket) {
+        try {
+            return String.valueOf(socket.getRemoteAddress());
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /** Connections being served now, for tests and status. */
+    int openConnections() {
+        return connections.size();
     }
 
     /** Stops serving: closes the port and every connection, then unmaps the pool. Data stays in the pool file. */
@@ -194,6 +238,7 @@ public final class StorageNode implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         heartbeats.interrupt();
+        deadlines.close();
         master.close();
         pool.close();
     }

@@ -11,7 +11,9 @@ public enum Status {
     /** A checksum block the node was asked to verify did not match. */
     CORRUPT(4),
     INTERNAL(5),
-    VERSION(6);
+    VERSION(6),
+    /** The node serves as many connections as it allows; try again later or elsewhere. */
+    BUSY(7);
 
     private final byte code;
 

@@ -19,6 +19,7 @@ import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +47,7 @@ class MasterCoreTest {
 
     private static MasterConfig config() {
         return new MasterConfig(SLICE, 64 << 10, Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), 0.75, 0.5);
+                Duration.ofSeconds(60), 0.75);
     }
 
     private static NodeInfo node(String id, long capacity) {
@@ -167,6 +168,7 @@ class MasterCoreTest {
         assertThat(lease.expiresAt().toEpochMilli()).isLessThan(now.get());
         put("incoming", 8 * SLICE);
         assertCode(() -> master.stat("newer"), NOT_FOUND);
+        assertThat(master.stat("old").size()).as("only what makes the new object fit is evicted").isEqualTo(8 * SLICE);
         assertThat(master.stat("pinned").pinned()).isTrue();
         assertThat(master.stat("incoming").size()).isEqualTo(8 * SLICE);
     }
@@ -195,6 +197,31 @@ class MasterCoreTest {
         now.addAndGet(10_000);
         assertCode(() -> master.renewLease("renewed", lease.id(), Duration.ofSeconds(10)), NOT_FOUND);
         master.remove("renewed", false);
+    }
+
+    @Test
+    void removeAllIsAllOrNothingWhileAnyObjectIsRead() throws StoreException {
+        put("ckpt/a", SLICE);
+        put("ckpt/b", SLICE);
+        Lease lease = master.locate("ckpt/b", MINUTE).lease();
+        assertCode(() -> master.removeAll(List.of("ckpt/a", "ckpt/b", "ckpt/none"), false), FAILED_PRECONDITION);
+        assertThat(master.stat("ckpt/a").size()).as("nothing removed").isEqualTo(SLICE);
+        master.releaseLease("ckpt/b", lease.id());
+        long before = master.status().used();
+        assertThat(master.removeAll(List.of("ckpt/a", "ckpt/b", "ckpt/none"), false)).isEqualTo(2);
+        assertThat(master.status().used()).isEqualTo(before - 2 * SLICE);
+        assertThat(master.status().objects()).isZero();
+    }
+
+    @Test
+    void roomCountsFreeSpaceAndWhatEvictionCouldFree() throws StoreException {
+        put("loose", 4 * SLICE);
+        seal(master.putStart("kept", 2 * SLICE, PutOptions.defaults().withPin(true)));
+        Room room = master.room();
+        assertThat(room.capacity()).isEqualTo(2 * NODE);
+        assertThat(room.used()).isEqualTo(6 * SLICE);
+        assertThat(room.evictable()).isEqualTo(4 * SLICE);
+        assertThat(room.available()).isEqualTo(2 * NODE - 2 * SLICE);
     }
 
     @Test

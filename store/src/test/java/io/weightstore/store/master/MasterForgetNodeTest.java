@@ -39,7 +39,7 @@ class MasterForgetNodeTest {
 
     private static MasterConfig config() {
         return new MasterConfig(SLICE, 64 << 10, Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), 0.75, 0.5);
+                Duration.ofSeconds(60), 0.75);
     }
 
     private static NodeInfo node(String id) {

@@ -1,6 +1,7 @@
 package io.weightstore.store.client.access;
 
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.Request;
@@ -9,14 +10,18 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * The client end of one data-plane connection. Not thread-safe: one request at a time, and the
- * caller returns the connection to its pool only after a request completed cleanly.
+ * caller returns the connection to its pool only after a request completed cleanly. Every step has a
+ * deadline: the connect, the handshake, and each exchange (scaled by its bytes by the caller); a
+ * node that misses one has the connection closed under it, and the caller gets a timeout.
  */
 final class DataPlaneConnection implements AutoCloseable {
     private static final int CHUNK = 1 << 30;
@@ -31,25 +36,51 @@ final class DataPlaneConnection implements AutoCloseable {
 
     private final SocketChannel socket;
     private final String peer;
+    private final DeadlineTimer timer;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES);
     private ByteBuffer request = ByteBuffer.allocate(4096);
 
-    private DataPlaneConnection(SocketChannel socket, String peer) {
+    private DataPlaneConnection(SocketChannel socket, String peer, DeadlineTimer timer) {
         this.socket = socket;
         this.peer = peer;
+        this.timer = timer;
     }
 
-    static DataPlaneConnection open(String host, int port, String token, int connectTimeoutMillis) throws IOException {
+    /** Connects and shakes hands, each within {@code timeout}. */
+    static DataPlaneConnection open(String host, int port, String token, Duration timeout, DeadlineTimer timer) throws IOException {
         SocketChannel socket = SocketChannel.open();
         try {
             socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            socket.socket().connect(new InetSocketAddress(host, port), connectTimeoutMillis);
-            DataPlaneConnection connection = new DataPlaneConnection(socket, host + ":" + port);
-            connection.handshake(token);
+            socket.socket().connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+            DataPlaneConnection connection = new DataPlaneConnection(socket, host + ":" + port, timer);
+            connection.within(timeout, "handshake", () -> connection.handshake(token));
             return connection;
         } catch (IOException | RuntimeException e) {
             socket.close();
             throw e;
+        }
+    }
+
+    /** One step of the protocol on this connection. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code step}, closing the connection under it if it outlives {@code timeout}. */
+    private void within(Duration timeout, String what, Step step) throws IOException {
+        try (DeadlineTimer.Deadline deadline = timer.arm(socket, timeout)) {
+            try {
+                step.run();
+            } catch (IOException e) {
+                if (deadline.expired()) {
+                    SocketTimeoutException late = new SocketTimeoutException("node " + peer + " did not complete " + what + " within "
+                            + timeout.toMillis() + " ms");
+                    late.initCause(e);
+                    throw late;
+                }
+                throw e;
+            }
         }
     }
 
@@ -65,6 +96,9 @@ final class DataPlaneConnection implements AutoCloseable {
         }
         if (status == Status.AUTH) {
             throw new StoreException(StoreException.Code.UNAUTHENTICATED, "node " + peer + " refused the token");
+        }
+        if (status == Status.BUSY) {
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "node " + peer + " is at its limit of connections");
         }
         if (status != Status.OK) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused the handshake: " + status
@@ -83,7 +117,13 @@ final class DataPlaneConnection implements AutoCloseable {
      * the socket allows: watching costs no extra system calls (capping them at cache-sized pieces was
      * measured slower).
      */
-    void exchange(Request request, MemorySegment payload, MemorySegment dst, Arrivals arrivals) throws IOException {
+    void exchange(Request request, MemorySegment payload, MemorySegment dst, Arrivals arrivals, Duration timeout)
+            throws IOException {
+        within(timeout, request.op() + " of " + Math.max(payload.byteSize(), dst.byteSize()) + " bytes",
+                () -> exchange(request, payload, dst, arrivals));
+    }
+
+    private void exchange(Request request, MemorySegment payload, MemorySegment dst, Arrivals arrivals) throws IOException {
         this.request = FrameCodec.encode(request, this.request);
         writeFully(this.request);
         for (long done = 0; done < payload.byteSize(); done += CHUNK) {

@@ -3,11 +3,14 @@ package io.weightstore.store.client.access;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -22,8 +25,6 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * extra bytes cross the network to be checked.
  */
 public final class SocketNodeAccess implements NodeAccess {
-    private static final int CONNECT_TIMEOUT_MILLIS = 3000;
-
     /** One exchange on a borrowed connection. */
     @FunctionalInterface
     private interface Exchange {
@@ -33,13 +34,18 @@ public final class SocketNodeAccess implements NodeAccess {
     private final String host;
     private final int port;
     private final String token;
+    private final TransferDeadlines deadlines;
+    private final DeadlineTimer timer;
     private final ConcurrentLinkedDeque<DataPlaneConnection> idle = new ConcurrentLinkedDeque<>();
     private volatile boolean closed;
 
-    public SocketNodeAccess(String host, int port, String token) {
+    /** Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}. */
+    public SocketNodeAccess(String host, int port, String token, TransferDeadlines deadlines, DeadlineTimer timer) {
         this.host = host;
         this.port = port;
         this.token = token;
+        this.deadlines = deadlines;
+        this.timer = timer;
     }
 
     private void withConnection(Exchange exchange) throws IOException {
@@ -48,7 +54,7 @@ public final class SocketNodeAccess implements NodeAccess {
         }
         DataPlaneConnection connection = idle.pollFirst();
         if (connection == null) {
-            connection = DataPlaneConnection.open(host, port, token, CONNECT_TIMEOUT_MILLIS);
+            connection = DataPlaneConnection.open(host, port, token, deadlines.base(), timer);
         }
         try {
             exchange.run(connection);
@@ -88,7 +94,7 @@ public final class SocketNodeAccess implements NodeAccess {
         Request request = ranges.size() == 1 ? new Request.Read(ranges.getFirst(), atNode) : new Request.ReadRanges(ranges, atNode);
         withConnection(c -> {
             ArrivalCheck check = new ArrivalCheck(c.peer(), atClient);
-            c.exchange(request, MemorySegment.NULL, dst, check);
+            c.exchange(request, MemorySegment.NULL, dst, check, deadlines.forBytes(dst.byteSize()));
             check.throwIfCorrupt();
         });
     }
@@ -111,22 +117,27 @@ public final class SocketNodeAccess implements NodeAccess {
     @Override
     public void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException {
         withConnection(c -> c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst,
-                DataPlaneConnection.Arrivals.NONE));
+                DataPlaneConnection.Arrivals.NONE, deadlines.forBytes(dst.byteSize())));
     }
 
     @Override
     public void write(long offset, MemorySegment src) throws IOException {
         withConnection(c -> c.exchange(new Request.Write(new Range(offset, src.byteSize())), src, MemorySegment.NULL,
-                DataPlaneConnection.Arrivals.NONE));
+                DataPlaneConnection.Arrivals.NONE, deadlines.forBytes(src.byteSize())));
     }
 
-    /** Zero-length READs carrying the checks: the node verifies every block before answering, and sends nothing. */
+    /**
+     * Zero-length READs carrying the checks: the node verifies every block before answering, and
+     * sends nothing. The deadline counts the bytes the node reads to check, not the none it sends.
+     */
     @Override
     public void verify(List<BlockCheck> checks) throws IOException {
         for (int from = 0; from < checks.size(); from += FrameCodec.MAX_CHECKS) {
             List<BlockCheck> batch = checks.subList(from, Math.min(checks.size(), from + FrameCodec.MAX_CHECKS));
             Request request = new Request.Read(new Range(batch.getFirst().offset(), 0), batch);
-            withConnection(c -> c.exchange(request, MemorySegment.NULL, MemorySegment.NULL, DataPlaneConnection.Arrivals.NONE));
+            Duration deadline = deadlines.forBytes(batch.stream().mapToLong(BlockCheck::length).sum());
+            withConnection(c -> c.exchange(request, MemorySegment.NULL, MemorySegment.NULL, DataPlaneConnection.Arrivals.NONE,
+                    deadline));
         }
     }
 

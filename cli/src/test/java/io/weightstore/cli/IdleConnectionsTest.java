@@ -1,0 +1,59 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 12.7: idle connections give their threads back, and connections beyond the bound get a clear BUSY. */
+class IdleConnectionsTest {
+    @TempDir
+    Path tmp;
+
+    private static int threads(long pid) throws Exception {
+        return Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream().filter(l -> l.startsWith("Threads:"))
+                .mapToInt(l -> Integer.parseInt(l.substring("Threads:".length()).strip())).findFirst().orElseThrow();
+    }
+
+    /** Sends the data plane's hello ("WSDP", version 1, no token) and returns the status of the node's reply. */
+    private static int hello(Socket socket) throws Exception {
+        socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(0x57534450).putShort((short) 1).putShort((short) 0).array());
+        return ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6);
+    }
+
+    @Test
+    void twoHundredIdleConnectionsAreClosedAndTheOnesPastTheBoundAreToldBusy() throws Exception {
+        try (ChaosCluster cluster = new ChaosCluster(tmp, 1, "1M", "16M", "--idle-timeout", "2s", "--max-connections", "200")) {
+            ChaosCluster.Node node = cluster.node(0);
+            long pid = node.process().pid();
+            int before = threads(pid);
+            List<Socket> sockets = new ArrayList<>();
+            try {
+                for (int i = 0; i < 200; i++) {
+                    Socket socket = new Socket("127.0.0.1", node.port());
+                    socket.setSoTimeout(5000);
+                    sockets.add(socket);
+                    assertThat(hello(socket)).isZero();
+                }
+                assertThat(threads(pid)).isGreaterThanOrEqualTo(before + 200);
+                try (Socket extra = new Socket("127.0.0.1", node.port())) {
+                    extra.setSoTimeout(5000);
+                    assertThat(hello(extra)).as("status of connection 201: BUSY").isEqualTo(7);
+                }
+                Awaits.until(Duration.ofSeconds(30), "the node to close its idle connections", () -> threads(pid) <= before + 5);
+                assertThat(sockets.getFirst().getInputStream().read()).isEqualTo(-1);
+            } finally {
+                for (Socket socket : sockets) {
+                    socket.close();
+                }
+            }
+        }
+    }
+}

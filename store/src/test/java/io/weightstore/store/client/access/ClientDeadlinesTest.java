@@ -1,0 +1,82 @@
+package io.weightstore.store.client.access;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.wire.DeadlineTimer;
+import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Status;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node that stops answering (frozen, partitioned, overloaded) costs a read its deadline, never a
+ * thread forever: the client gives up with a timeout that names the node, and the caller moves on.
+ */
+class ClientDeadlinesTest {
+    private static final TransferDeadlines SHORT = new TransferDeadlines(Duration.ofMillis(400), 1_000_000, Duration.ofMinutes(1));
+
+    private ServerSocket server;
+    private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    private final DeadlineTimer timer = new DeadlineTimer("test-deadlines");
+    private volatile boolean answerHandshake;
+
+    @BeforeEach
+    void listen() throws IOException {
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread.ofVirtual().start(() -> {
+            while (!server.isClosed()) {
+                try {
+                    Socket socket = server.accept();
+                    accepted.add(socket);
+                    if (answerHandshake) {
+                        socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES);
+                        socket.getOutputStream().write(FrameCodec.encodeHelloReply(Status.OK).array());
+                    }
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        server.close();
+        for (Socket socket : accepted) {
+            socket.close();
+        }
+        timer.close();
+    }
+
+    @Test
+    void aNodeThatNeverAnswersTheHandshakeTimesOut() {
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), "", SHORT, timer);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> node.read(List.of(new Range(0, 10)), List.of(), Arena.ofAuto().allocate(10)))
+                .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("127.0.0.1:" + server.getLocalPort())
+                .hasMessageContaining("handshake");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aNodeThatStopsAnsweringMidReadTimesOutWithinTheReadsDeadline() {
+        answerHandshake = true;
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), "", SHORT, timer);
+        assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
+                .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
+                .hasMessageContaining(SHORT.forBytes(1 << 20).toMillis() + " ms");
+    }
+}

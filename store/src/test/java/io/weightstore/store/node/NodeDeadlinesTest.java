@@ -1,0 +1,116 @@
+package io.weightstore.store.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Status;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A node frees what idle or stalled peers hold, and refuses connections past its bound with a clear status. */
+class NodeDeadlinesTest {
+    private static final TransferDeadlines SHORT = new TransferDeadlines(Duration.ofMillis(500), 1_000_000, Duration.ofMillis(700));
+
+    @TempDir
+    Path tmp;
+
+    private MasterServer master;
+    private StorageNode node;
+    private final List<Socket> sockets = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        master = MasterServer.start(tmp.resolve("master"), io.weightstore.store.TestCluster.config(), "127.0.0.1", 0, "");
+        node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("pool"), 8 << 20)
+                .withDeadlines(SHORT).withMaxConnections(3));
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        for (Socket socket : sockets) {
+            socket.close();
+        }
+        node.close();
+        master.close();
+    }
+
+    private Socket connect() throws IOException {
+        Socket socket = new Socket("127.0.0.1", node.port());
+        socket.setSoTimeout(5000);
+        sockets.add(socket);
+        return socket;
+    }
+
+    private static Status hello(Socket socket) throws Exception {
+        ByteBuffer hello = FrameCodec.encodeHello("");
+        socket.getOutputStream().write(hello.array(), 0, hello.remaining());
+        return FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)));
+    }
+
+    private void awaitOpenConnections(int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (node.openConnections() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(node.openConnections()).isEqualTo(expected);
+    }
+
+    @Test
+    void idleConnectionsAreClosedAndTheirThreadsFreed() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertThat(hello(connect())).isEqualTo(Status.OK);
+        }
+        awaitOpenConnections(3);
+        awaitOpenConnections(0);
+        assertThat(sockets.getFirst().getInputStream().read()).as("the node closed the idle connection").isEqualTo(-1);
+    }
+
+    @Test
+    void aPeerThatNeverFinishesItsHandshakeIsDroppedAtTheDeadline() throws Exception {
+        Socket silent = connect();
+        silent.getOutputStream().write(new byte[] {0x57, 0x53});
+        awaitOpenConnections(1);
+        awaitOpenConnections(0);
+        assertThat(silent.getInputStream().read()).isEqualTo(-1);
+    }
+
+    @Test
+    void connectionsPastTheBoundAreToldBusyAndServedAgainOnceTheyLeave() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertThat(hello(connect())).isEqualTo(Status.OK);
+        }
+        awaitOpenConnections(3);
+        assertThat(hello(connect())).isEqualTo(Status.BUSY);
+        for (Socket socket : List.copyOf(sockets)) {
+            socket.close();
+        }
+        awaitOpenConnections(0);
+        assertThat(hello(connect())).isEqualTo(Status.OK);
+    }
+
+    @Test
+    void aWriteWhosePayloadStallsIsCutAtItsDeadline() throws Exception {
+        Socket writer = connect();
+        assertThat(hello(writer)).isEqualTo(Status.OK);
+        ByteBuffer frame = FrameCodec.encode(new io.weightstore.store.wire.Request.Write(new io.weightstore.store.api.Range(0, 1 << 20)),
+                null);
+        writer.getOutputStream().write(frame.array(), 0, frame.remaining());
+        writer.getOutputStream().write(new byte[1000]);
+        InputStream in = writer.getInputStream();
+        long start = System.nanoTime();
+        assertThat(in.read()).isEqualTo(-1);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+    }
+}
