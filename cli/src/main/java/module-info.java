@@ -3,6 +3,8 @@ module io.weightstore.cli {
     requires transitive io.weightstore.jlama;
     requires transitive info.picocli;
     requires com.fasterxml.jackson.databind;
+    // To quiet gRPC's channel, which logs through java.util.logging.
+    requires java.logging;
     requires org.slf4j;
 
     exports io.weightstore.cli;

@@ -31,7 +31,8 @@ final class MasterCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--port", defaultValue = "7070", description = "gRPC port (0 for any free one). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--port", defaultValue = "7070", paramLabel = "N",
+            description = "gRPC port (0 for any free one). Default: ${DEFAULT-VALUE}.")
     private int port;
 
     @Option(names = "--data-dir", required = true, paramLabel = "DIR", description = "Directory for the master's metadata.")
@@ -54,6 +55,10 @@ final class MasterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // Checked before the data directory is created or opened: a typo must leave nothing behind.
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--port must be in 0..65535, found " + port);
+        }
         ServerLogging.enable();
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize));
         Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr());

@@ -9,12 +9,14 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
+import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.Replica;
 import io.weightstore.store.proto.Slice;
 import java.time.Instant;
@@ -128,6 +130,21 @@ public final class Protos {
         Map<ReplicaRef, Ticket> byReplica = new LinkedHashMap<>();
         grants.forEach(g -> byReplica.put(new ReplicaRef(g.getNodeId(), g.getOffset()), Ticket.of(g.getGrant().toByteArray())));
         return byReplica;
+    }
+
+    // ---- repairs
+
+    static RepairStartResponse toProto(RepairGrant grant) {
+        return RepairStartResponse.newBuilder().setRepairId(grant.repairId())
+                .setTarget(Replica.newBuilder().setNodeId(grant.target().nodeId()).setOffset(grant.target().offset()))
+                .setNode(toProto(grant.node())).setDeadlineMs(grant.deadline().toEpochMilli()).build();
+    }
+
+    static RepairGrant fromProto(RepairStartResponse response, String key, int slice, String replacing) throws StoreException {
+        ReplicaRef target = new ReplicaRef(response.getTarget().getNodeId(), response.getTarget().getOffset());
+        return new RepairGrant(response.getRepairId(), key, slice, target, fromProto(response.getNode()), replacing,
+                Instant.ofEpochMilli(response.getDeadlineMs()), tickets(response.getTicketsList()),
+                Ticket.of(response.getGrant().toByteArray()));
     }
 
     // ---- what the master persists

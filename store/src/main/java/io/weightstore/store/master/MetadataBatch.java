@@ -24,6 +24,8 @@ public final class MetadataBatch {
         record PutLock(String name, LockState lock) implements Change {}
 
         record DeleteLock(String name) implements Change {}
+
+        record DeleteNode(String nodeId) implements Change {}
     }
 
     private final List<Change> changes = new ArrayList<>();
@@ -54,6 +56,10 @@ public final class MetadataBatch {
 
     public MetadataBatch deleteLock(String name) {
         return add(new Change.DeleteLock(name));
+    }
+
+    public MetadataBatch deleteNode(String nodeId) {
+        return add(new Change.DeleteNode(nodeId));
     }
 
     private MetadataBatch add(Change change) {

@@ -99,6 +99,7 @@ public final class RocksMetadataStore implements MetadataStore {
                     case MetadataBatch.Change.DeletePending c -> write.delete(bytes(PENDING + c.putId()));
                     case MetadataBatch.Change.PutLock c -> write.put(bytes(LOCK + c.name()), Protos.encode(c.lock()));
                     case MetadataBatch.Change.DeleteLock c -> write.delete(bytes(LOCK + c.name()));
+                    case MetadataBatch.Change.DeleteNode c -> write.delete(bytes(NODE + c.nodeId()));
                 }
             }
             db.write(syncWrites, write);

@@ -51,6 +51,7 @@ public final class StorageNode implements AutoCloseable {
     private final Thread acceptor;
     private final Thread heartbeats;
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
+    private volatile boolean registered;
 
     private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, Admission admission) {
         this.pool = pool;
@@ -82,16 +83,19 @@ public final class StorageNode implements AutoCloseable {
      * with itself; a secure node checks the tickets its master seals with {@code ticketKey}.
      */
     static StorageNode start(MasterApi master, NodeOptions options, Optional<TicketKey> ticketKey) throws StoreException {
-        PoolFile pool = PoolFile.openOrCreate(options.pool(), options.capacity(), options.credentialNodeId().orElse(null));
-        ServerSocketChannel server;
+        PoolRoom.require(options.pool(), options.capacity());
+        // The port first: one that is taken must not leave a new pool file behind.
+        ServerSocketChannel server = listen(options);
+        PoolFile pool;
         try {
-            server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
-        } catch (IOException e) {
-            pool.close();
-            throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
-                    + e.getMessage(), e);
+            pool = PoolFile.openOrCreate(options.pool(), options.capacity(), options.credentialNodeId().orElse(null));
+        } catch (StoreException | RuntimeException e) {
+            try {
+                server.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
         StorageNode node = new StorageNode(pool, server, master, options, Admission.of(ticketKey, pool.nodeId()));
         try {
@@ -102,6 +106,26 @@ public final class StorageNode implements AutoCloseable {
         node.acceptor.start();
         node.heartbeats.start();
         return node;
+    }
+
+    private static ServerSocketChannel listen(NodeOptions options) throws StoreException {
+        ServerSocketChannel server = null;
+        try {
+            server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
+            return server;
+        } catch (IOException e) {
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     public String nodeId() {
@@ -126,20 +150,26 @@ public final class StorageNode implements AutoCloseable {
     }
 
     private void register() throws StoreException {
+        registered = false;
         heartbeatInterval = master.registerNode(info());
+        registered = true;
     }
 
+    /**
+     * Heartbeats only once registered: a node whose registration was refused (another pool under its
+     * id) must not keep the old registration alive by heartbeating under the same id.
+     */
     private void heartbeatLoop() {
         while (!closed.get()) {
             try {
                 Thread.sleep(heartbeatInterval);
-                if (!master.heartbeat(pool.nodeId())) {
+                if (!registered || !master.heartbeat(pool.nodeId())) {
                     register();
                 }
             } catch (InterruptedException e) {
                 return;
             } catch (StoreException e) {
-                log.warn("node {}: master unreachable ({}); will retry", pool.nodeId(), e.getMessage());
+                refusals.warn("node {}: {}; will retry", pool.nodeId(), e.getMessage());
             }
         }
     }
