@@ -11,7 +11,6 @@ module io.weightstore.gateway {
     requires org.slf4j;
 
     exports io.weightstore.gateway;
-    exports io.weightstore.gateway.sigv4;
 
-    provides io.helidon.logging.common.spi.LoggingProvider with io.weightstore.gateway.HelidonLogging;
+    provides io.helidon.logging.common.spi.LoggingProvider with io.weightstore.gateway.logging.HelidonLogging;
 }

@@ -3,7 +3,6 @@ package io.weightstore.gateway;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.gateway.sigv4.Credentials;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.client.ClientOptions;
@@ -63,7 +62,7 @@ final class GatewayFixture implements AutoCloseable {
         Manifest importing = new Manifest(Manifest.SCHEMA_VERSION, new CheckpointId(HIDDEN), "org/hidden", "main", "test",
                 CheckpointStatus.IMPORTING, Instant.now(), Instant.now(), 0, null, List.of());
         store.put("weights/" + HIDDEN + "/manifest", importing.toJson(), PutOptions.defaults());
-        Access keys = Access.keys(Credentials.of(ACCESS_KEY, SECRET_KEY));
+        Access keys = Access.key(ACCESS_KEY, SECRET_KEY);
         S3Gateway signed = S3Gateway.start(config(keys), store);
         S3Gateway anonymous = S3Gateway.start(config(Access.anonymousOnly()), store);
         return new GatewayFixture(source, store, manifest, signed, anonymous);

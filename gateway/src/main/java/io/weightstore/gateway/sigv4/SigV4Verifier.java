@@ -65,6 +65,10 @@ public final class SigV4Verifier {
                     + " parameters of a presigned URL, not both");
         }
         if (authorization == null && !inQuery) {
+            if (request.query().has("AWSAccessKeyId") && request.query().has("Signature")) {
+                throw new S3Error(ErrorCode.INVALID_REQUEST, "this URL is presigned with Signature Version 2, which is not supported;"
+                        + " presign with AWS4-HMAC-SHA256 (boto3: Config(signature_version=\"s3v4\"))");
+            }
             return Optional.empty();
         }
         Claim claim = authorization != null ? fromHeader(request, authorization) : fromQuery(request);

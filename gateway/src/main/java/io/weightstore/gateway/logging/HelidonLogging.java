@@ -1,4 +1,4 @@
-package io.weightstore.gateway;
+package io.weightstore.gateway.logging;
 
 import io.helidon.logging.common.spi.LoggingProvider;
 
