@@ -19,6 +19,18 @@ import java.util.concurrent.Future;
  * as a broken transfer and retry.
  */
 public final class ChunkedCopy implements AutoCloseable {
+    /**
+     * Largest write to the response. The socket under Helidon copies each write from the array into
+     * a direct buffer and copies what the kernel did not take yet again on the next try, so a large
+     * write into a full socket buffer costs several copies; writes this small mostly go at once.
+     */
+    static final int WRITE_BYTES = 128 << 10;
+    /**
+     * The response's first write. Helidon copies the first write into one buffer with the headers, to
+     * send both in one packet; a small first write keeps that copy small.
+     */
+    static final int FIRST_WRITE_BYTES = 1 << 10;
+
     /** A read from the store failed after part of the range was sent. */
     public static final class ReadFailed extends IOException {
         private static final long serialVersionUID = 1L;
@@ -78,20 +90,29 @@ public final class ChunkedCopy implements AutoCloseable {
             if (next < range.end()) {
                 read(next, 1 - current);
             }
-            out.write(slot.buffer(current), 0, length);
-            written += length;
+            write(out, slot.buffer(current), length);
             offset = next;
             current = 1 - current;
         }
     }
 
-    /** Bytes of the range written to the response so far. */
-    public long written() {
-        return written;
+    private void write(OutputStream out, byte[] chunk, int length) throws IOException {
+        for (int done = 0; done < length; ) {
+            int n = Math.min(length - done, written == 0 ? FIRST_WRITE_BYTES : WRITE_BYTES);
+            out.write(chunk, done, n);
+            done += n;
+            written += n;
+        }
     }
 
+    /**
+     * Reads the chunk at {@code offset}. Chunks end at multiples of the chunk size in the object, so
+     * a range that starts anywhere still reads whole checksum blocks after its first chunk, rather
+     * than having the store verify the same block for two chunks.
+     */
     private void read(long offset, int buffer) {
-        int length = (int) Math.min(slot.chunkBytes(), range.end() - offset);
+        long chunkEnd = (offset / slot.chunkBytes() + 1) * slot.chunkBytes();
+        int length = (int) (Math.min(chunkEnd, range.end()) - offset);
         MemorySegment target = MemorySegment.ofArray(slot.buffer(buffer)).asSlice(0, length);
         pending = readers.submit(() -> {
             object.read(new Range(offset, length), target);
