@@ -18,13 +18,18 @@ record ExternalCommand(int exitCode, String out, String err) {
                 .redirectError(err.toFile());
         builder.environment().keySet().removeIf(name -> name.startsWith("AWS_") || name.startsWith("RCLONE_"));
         builder.environment().putAll(environment);
-        Process process = builder.start();
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish in 120 s");
+        try {
+            Process process = builder.start();
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " did not finish in 120 s");
+            }
+            return new ExternalCommand(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            Files.delete(out);
+            Files.delete(err);
         }
-        return new ExternalCommand(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
     }
 
     @Override

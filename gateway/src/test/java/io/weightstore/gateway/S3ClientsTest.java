@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,12 +59,12 @@ class S3ClientsTest {
     }
 
     private static void installClients() throws Exception {
-        boolean boto3 = Files.isExecutable(PYTHON) && ExternalCommand.run(Path.of("."), Map.of(),
+        boolean boto3 = Files.isExecutable(PYTHON) && ExternalCommand.run(tmp, Map.of(),
                 List.of(PYTHON.toString(), "-c", "import boto3")).exitCode() == 0;
         if (Files.isExecutable(AWS) && Files.isExecutable(RCLONE) && boto3) {
             return;
         }
-        ExternalCommand install = ExternalCommand.run(Path.of("."), Map.of(), List.of("bash", INSTALLER));
+        ExternalCommand install = ExternalCommand.run(tmp, Map.of(), List.of("bash", Path.of(INSTALLER).toAbsolutePath().toString()));
         if (install.exitCode() != 0) {
             throw new AssertionError("these tests need Debian's awscli, rclone and python3-boto3, and " + INSTALLER + " could not"
                     + " install them (it needs root or password-less sudo, and the Debian mirrors); run it by hand to see why:\n"
@@ -107,11 +108,9 @@ class S3ClientsTest {
 
     @Test
     void awsListsTheBucketAndACheckpoint() throws Exception {
-        ExternalCommand buckets = aws("s3", "ls");
-        assertThat(buckets.exitCode()).as(buckets.toString()).isZero();
-        assertThat(buckets.out()).contains("weights");
         ExternalCommand roots = aws("s3", "ls", "s3://weights/");
-        assertThat(roots.out()).as(roots.toString()).contains("PRE " + GatewayFixture.CHECKPOINT + "/")
+        assertThat(roots.exitCode()).as(roots.toString()).isZero();
+        assertThat(roots.out()).contains("PRE " + GatewayFixture.CHECKPOINT + "/")
                 .doesNotContain(GatewayFixture.HIDDEN);
         ExternalCommand files = aws("s3", "ls", "--recursive", "s3://weights/" + GatewayFixture.CHECKPOINT + "/");
         assertThat(files.exitCode()).as(files.toString()).isZero();
@@ -134,20 +133,16 @@ class S3ClientsTest {
     }
 
     @Test
-    void awsGetsARangeAndReportsS3Errors() throws Exception {
+    void awsGetsARangeAndReportsABadSignature() throws Exception {
         Path range = tmp.resolve("aws-range.bin");
         String key = GatewayFixture.CHECKPOINT + "/" + largest.path();
         ExternalCommand get = aws("s3api", "get-object", "--bucket", "weights", "--key", key, "--range", "bytes=8-1031", range.toString());
         assertThat(get.exitCode()).as(get.toString()).isZero();
         assertThat(get.out()).contains("\"ContentRange\": \"bytes 8-1031/" + largest.size() + "\"", "\"ContentLength\": 1024");
         byte[] local = Files.readAllBytes(fixture.local(largest.path()));
-        assertThat(Files.readAllBytes(range)).isEqualTo(java.util.Arrays.copyOfRange(local, 8, 1032));
+        assertThat(Files.readAllBytes(range)).isEqualTo(Arrays.copyOfRange(local, 8, 1032));
 
-        assertThat(aws("s3api", "get-object", "--bucket", "weights", "--key", GatewayFixture.CHECKPOINT + "/nope.bin",
-                tmp.resolve("x").toString()).err()).contains("(NoSuchKey)");
-        assertThat(aws("s3", "ls", "s3://no-such-bucket/").err()).contains("NoSuchBucket");
-        assertThat(aws("s3api", "get-object", "--bucket", "weights", "--key", key, "--range", "bytes=" + largest.size() + "-",
-                tmp.resolve("x").toString()).err()).contains("(InvalidRange)");
+        // The other errors are checked, status and code, by boto3 below and over HTTP in GatewayHttpTest.
         assertThat(awsWith("not-the-secret", "s3", "ls", "s3://weights/").err()).contains("SignatureDoesNotMatch");
     }
 
