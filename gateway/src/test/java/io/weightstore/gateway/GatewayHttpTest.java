@@ -2,6 +2,12 @@ package io.weightstore.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.store.api.Progress;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.CheckpointRemover;
+import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ManifestFile;
 import java.io.IOException;
 import java.net.URI;
@@ -258,6 +264,29 @@ class GatewayHttpTest {
                 "InvalidAccessKeyId");
         assertError(send("GET", fixture.anonymousUri(key(shard) + "?response-content-type=text%2Fplain"), Map.of()), 400,
                 "InvalidRequest");
+    }
+
+    @Test
+    void aReplacedOrDeletedCheckpointIsSeenAtOnce() throws Exception {
+        Path first = tmp.resolve("v1");
+        Path second = tmp.resolve("v2");
+        Files.createDirectories(first);
+        Files.createDirectories(second);
+        Files.writeString(first.resolve("config.json"), "{\"version\": 1}");
+        Files.writeString(second.resolve("config.json"), "{\"version\": 2}");
+        Catalog catalog = new Catalog(fixture.store);
+        CheckpointId id = new CheckpointId("replaced");
+        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/replaced", "v1", first, 1, false, 1), Progress.NONE);
+        HttpResponse<byte[]> before = signed("GET", "/weights/replaced/config.json", Map.of());
+        assertThat(text(before)).isEqualTo("{\"version\": 1}");
+
+        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/replaced", "v2", second, 1, true, 1), Progress.NONE);
+        HttpResponse<byte[]> after = signed("GET", "/weights/replaced/config.json", Map.of());
+        assertThat(text(after)).isEqualTo("{\"version\": 2}");
+        assertThat(after.headers().firstValue("ETag")).isNotEqualTo(before.headers().firstValue("ETag"));
+
+        new CheckpointRemover(catalog).run(id, false);
+        assertError(signed("GET", "/weights/replaced/config.json", Map.of()), 404, "NoSuchKey");
     }
 
     @Test
