@@ -17,7 +17,12 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
     public static final String DEFAULT_BUCKET = "weights";
     public static final int DEFAULT_MAX_CONCURRENT = 16;
     public static final int DEFAULT_MAX_WAITING = 64;
-    public static final int DEFAULT_CHUNK_BYTES = 8 << 20;
+    /**
+     * Measured with {@code bench gateway} on two cores: 1 and 2 MiB chunks cost the same CPU per GB,
+     * 8 MiB chunks a tenth more, since a chunk that large has left the core's cache by the time it is
+     * copied on to the socket.
+     */
+    public static final int DEFAULT_CHUNK_BYTES = 2 << 20;
     public static final String ACCESS_KEY_ENV = "WEIGHTSTORE_GATEWAY_ACCESS_KEY";
     public static final String SECRET_KEY_ENV = "WEIGHTSTORE_GATEWAY_SECRET_KEY";
 

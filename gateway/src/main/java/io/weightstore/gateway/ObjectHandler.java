@@ -16,7 +16,6 @@ import io.weightstore.gateway.s3.S3Request;
 import io.weightstore.gateway.transfer.ChunkedCopy;
 import io.weightstore.gateway.transfer.TransferSlots;
 import io.weightstore.store.api.Range;
-import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -55,14 +54,28 @@ final class ObjectHandler {
         this.readers = readers;
     }
 
+    /** Serves the object; once more if its checkpoint changed meanwhile, so a replaced checkpoint is served new at once. */
     void handle(S3Request request, String key, boolean signed, ServerResponse response) throws IOException, InterruptedException {
+        try {
+            serve(request, key, signed, response);
+        } catch (CheckpointBucket.Changed changed) {
+            try {
+                serve(request, key, signed, response);
+            } catch (CheckpointBucket.Changed again) {
+                throw new S3Error(ErrorCode.SERVICE_UNAVAILABLE, again.getMessage() + ", twice; retry", again);
+            }
+        }
+    }
+
+    private void serve(S3Request request, String key, boolean signed, ServerResponse response) throws IOException, InterruptedException {
         boolean head = request.method().equals("HEAD");
         for (String parameter : UNSUPPORTED) {
             if (request.query().has(parameter)) {
                 throw new S3Error(ErrorCode.NOT_IMPLEMENTED, "?" + parameter + " of an object is not supported by this read-only gateway");
             }
         }
-        BucketObject object = bucket.find(key).orElseThrow(() -> noSuchKey(key, "no READY checkpoint has this file"));
+        BucketObject object = bucket.find(key).orElseThrow(() -> new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not"
+                + " exist: " + key + " (no READY checkpoint has this file)").with("Key", key));
         ObjectInfo info = object.info();
         if (Preconditions.evaluate(request, info.etag(), info.lastModified()) == Preconditions.Outcome.NOT_MODIFIED) {
             response.status(Status.NOT_MODIFIED_304);
@@ -80,7 +93,7 @@ final class ObjectHandler {
             response.send();
             return;
         }
-        try (TransferSlots.Slot slot = slots.acquire(); ObjectReader reader = open(object);
+        try (TransferSlots.Slot slot = slots.acquire(); ObjectReader reader = bucket.open(object);
                 ChunkedCopy copy = ChunkedCopy.start(reader, range, slot, readers)) {
             start(response, asked.isPresent(), headers);
             OutputStream out = response.outputStream();
@@ -92,17 +105,6 @@ final class ObjectHandler {
             }
             // Closed only after the last byte: closing a stream that is short of its Content-Length would end the response.
             out.close();
-        }
-    }
-
-    private static ObjectReader open(BucketObject object) throws IOException {
-        try {
-            return object.file().open();
-        } catch (StoreException e) {
-            if (e.code() == StoreException.Code.NOT_FOUND) {
-                throw noSuchKey(object.info().key(), "its checkpoint was deleted or replaced a moment ago");
-            }
-            throw e;
         }
     }
 
@@ -133,9 +135,5 @@ final class ObjectHandler {
     private static void start(ServerResponse response, boolean partial, Map<String, String> headers) {
         response.status(partial ? Status.PARTIAL_CONTENT_206 : Status.OK_200);
         headers.forEach(response::header);
-    }
-
-    private static S3Error noSuchKey(String key, String why) {
-        return new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not exist: " + key + " (" + why + ")").with("Key", key);
     }
 }
