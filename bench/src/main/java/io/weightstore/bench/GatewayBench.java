@@ -34,8 +34,38 @@ public final class GatewayBench {
     private static final int STORE_CONNECTIONS = 4;
 
     /** The measurements, and notes on paths that could not be measured. */
-    public record Report(long checkpointBytes, int runs, int connections, long rangeBytes, List<Measurement> paths,
-            List<String> notes) {}
+    public record Report(long checkpointBytes, int runs, int connections, long rangeBytes, List<Measured> paths, List<String> notes) {}
+
+    /**
+     * One path's throughput, and the CPU it cost per GB moved: this process's (the client, and for
+     * the gateway its store client, master and nodes too) plus nginx's own for nginx's path, over
+     * every run including the warm-up.
+     */
+    public record Measured(Measurement throughput, double cpuSecondsPerGb) {}
+
+    /** CPU seconds a path used, over all its runs. */
+    private static final class CpuMeter {
+        private final List<Long> pids;
+        private double seconds;
+        private int runs;
+
+        CpuMeter(List<Long> pids) {
+            this.pids = pids;
+        }
+
+        Measurement.Work around(Measurement.Work work) {
+            return () -> {
+                double before = ProcessCpu.seconds(pids);
+                work.run();
+                seconds += ProcessCpu.seconds(pids) - before;
+                runs++;
+            };
+        }
+
+        double secondsPerGb(long bytes) {
+            return seconds / runs / (bytes / 1e9);
+        }
+    }
 
     private GatewayBench() {}
 
@@ -68,17 +98,30 @@ public final class GatewayBench {
                     StoreClient loopbackStore = cluster.client(false, STORE_CONNECTIONS);
                     S3Gateway loopback = S3Gateway.start(config, loopbackStore)) {
                 List<Measurement.Timed> paths = new ArrayList<>();
+                List<CpuMeter> meters = new ArrayList<>();
+                List<Long> self = List.of(ProcessHandle.current().pid());
                 if (nginx == null) {
                     notes.add("nginx not measured: not installed (run bench/install-peers.sh)");
                 } else {
+                    List<Long> withNginx = new ArrayList<>(self);
+                    withNginx.addAll(nginx.pids());
+                    meters.add(new CpuMeter(withNginx));
                     paths.add(new Measurement.Timed("nginx", "source files, sendfile, " + ranges, weightBytes,
-                            () -> client.fetch(nginx.baseUrl(), names, sizes, dst)));
+                            meters.getLast().around(() -> client.fetch(nginx.baseUrl(), names, sizes, dst))));
                 }
-                paths.add(new Measurement.Timed("gateway, same host", "pools mapped, " + ranges + ", " + ByteSizes.format(chunkBytes) + " chunks", weightBytes,
-                        () -> client.fetch(bucketUrl(sameHost), names, sizes, dst)));
-                paths.add(new Measurement.Timed("gateway, loopback nodes", "3 nodes over sockets, " + ranges + ", " + ByteSizes.format(chunkBytes) + " chunks", weightBytes,
-                        () -> client.fetch(bucketUrl(loopback), names, sizes, dst)));
-                return new Report(weightBytes, runs, connections, rangeBytes, Measurement.interleaved(runs, paths), notes);
+                meters.add(new CpuMeter(self));
+                paths.add(new Measurement.Timed("gateway, same host", "pools mapped, " + ranges + ", " + ByteSizes.format(chunkBytes)
+                        + " chunks", weightBytes, meters.getLast().around(() -> client.fetch(bucketUrl(sameHost), names, sizes, dst))));
+                meters.add(new CpuMeter(self));
+                paths.add(new Measurement.Timed("gateway, loopback nodes", "3 nodes over sockets, " + ranges + ", "
+                        + ByteSizes.format(chunkBytes) + " chunks", weightBytes,
+                        meters.getLast().around(() -> client.fetch(bucketUrl(loopback), names, sizes, dst))));
+                List<Measurement> measured = Measurement.interleaved(runs, paths);
+                List<Measured> results = new ArrayList<>();
+                for (int i = 0; i < measured.size(); i++) {
+                    results.add(new Measured(measured.get(i), meters.get(i).secondsPerGb(weightBytes)));
+                }
+                return new Report(weightBytes, runs, connections, rangeBytes, results, notes);
             }
         } finally {
             WorkDirectory.delete(work);

@@ -52,6 +52,11 @@ final class NginxPeer implements AutoCloseable {
         return "http://127.0.0.1:" + process.port();
     }
 
+    /** nginx's processes: the master and its workers. */
+    List<Long> pids() {
+        return process.pids();
+    }
+
     @Override
     public void close() {
         process.close();

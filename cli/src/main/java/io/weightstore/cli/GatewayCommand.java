@@ -69,7 +69,7 @@ final class GatewayCommand implements Callable<Integer> {
                     + " retry. Default: ${DEFAULT-VALUE}.")
     private int maxQueue;
 
-    @Option(names = "--chunk-size", defaultValue = "8M", paramLabel = "SIZE",
+    @Option(names = "--chunk-size", defaultValue = "" + (GatewayConfig.DEFAULT_CHUNK_BYTES >> 20) + "M", paramLabel = "SIZE",
             description = "Bytes read from the store and written to the client at a time; memory for transfers is at most"
                     + " --max-concurrent x 2 x this. Default: ${DEFAULT-VALUE}.")
     private String chunkSize;

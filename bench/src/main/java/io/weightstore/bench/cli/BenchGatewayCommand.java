@@ -5,6 +5,7 @@ import io.weightstore.bench.Measurement;
 import io.weightstore.cli.ExitCodes;
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.Table;
+import io.weightstore.gateway.GatewayConfig;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -49,7 +50,7 @@ final class BenchGatewayCommand implements Callable<Integer> {
             description = "Bytes per Range request, as the Run:ai streamer's default chunk for object storage. Default: ${DEFAULT-VALUE}.")
     private String rangeSize;
 
-    @Option(names = "--chunk-size", defaultValue = "8M", paramLabel = "SIZE",
+    @Option(names = "--chunk-size", defaultValue = "" + (GatewayConfig.DEFAULT_CHUNK_BYTES >> 20) + "M", paramLabel = "SIZE",
             description = "The gateway's --chunk-size: bytes it reads from the store and writes at a time. Default: ${DEFAULT-VALUE}.")
     private String chunkSize;
 
@@ -67,9 +68,9 @@ final class BenchGatewayCommand implements Callable<Integer> {
     /** What {@code --json} prints. */
     record Result(long checkpointBytes, int runs, int connections, long rangeBytes, List<Row> rows, List<String> notes) {}
 
-    /** One path, with its median's ratio to nginx's: null when nginx was not measured. */
+    /** One path, with its median's ratio to nginx's (null when nginx was not measured) and the CPU it cost per GB. */
     record Row(String path, String detail, double medianGbPerSecond, double minGbPerSecond, double maxGbPerSecond,
-            Double ratioToNginx) {}
+            Double ratioToNginx, double cpuSecondsPerGb) {}
 
     @Override
     public Integer call() throws Exception {
@@ -79,9 +80,13 @@ final class BenchGatewayCommand implements Callable<Integer> {
         Files.createDirectories(sourceDir);
         GatewayBench.Report report = GatewayBench.run(sourceDir, poolDir, ByteSizes.parse(size), runs, connections,
                 ByteSizes.parse(rangeSize), Math.toIntExact(ByteSizes.parse(chunkSize)));
-        Optional<Double> nginx = report.paths().stream().filter(m -> m.path().equals("nginx")).findFirst().map(Measurement::median);
-        List<Row> rows = report.paths().stream().map(m -> new Row(m.path(), m.detail(), m.median(), m.min(), m.max(),
-                nginx.map(n -> m.median() / n).orElse(null))).toList();
+        Optional<Double> nginx = report.paths().stream().map(GatewayBench.Measured::throughput).filter(m -> m.path().equals("nginx"))
+                .findFirst().map(Measurement::median);
+        List<Row> rows = report.paths().stream().map(p -> {
+            Measurement m = p.throughput();
+            return new Row(m.path(), m.detail(), m.median(), m.min(), m.max(), nginx.map(n -> m.median() / n).orElse(null),
+                    p.cpuSecondsPerGb());
+        }).toList();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             JsonOutput.print(out, new Result(report.checkpointBytes(), runs, connections, report.rangeBytes(), rows, report.notes()));
@@ -89,12 +94,15 @@ final class BenchGatewayCommand implements Callable<Integer> {
         }
         out.printf("checkpoint %s of weights, %d runs per path (GB/s; ratios of medians)%n", ByteSizes.format(report.checkpointBytes()),
                 runs);
-        Table table = new Table("PATH", "DETAIL", "MEDIAN", "MIN", "MAX", "x NGINX").alignRight("MEDIAN", "MIN", "MAX", "x NGINX");
+        Table table = new Table("PATH", "DETAIL", "MEDIAN", "MIN", "MAX", "x NGINX", "CPU s/GB")
+                .alignRight("MEDIAN", "MIN", "MAX", "x NGINX", "CPU s/GB");
         for (Row r : rows) {
             table.row(r.path(), r.detail(), f(r.medianGbPerSecond()), f(r.minGbPerSecond()), f(r.maxGbPerSecond()),
-                    r.ratioToNginx() == null ? "-" : f(r.ratioToNginx()));
+                    r.ratioToNginx() == null ? "-" : f(r.ratioToNginx()), f(r.cpuSecondsPerGb()));
         }
         table.print(out);
+        out.println("CPU s/GB: CPU seconds per GB moved, of this process (client; for the gateway also the store's client, master and"
+                + " nodes) and, for nginx, nginx's own");
         report.notes().forEach(note -> out.println("note: " + note));
         out.flush();
         return ExitCodes.OK;
