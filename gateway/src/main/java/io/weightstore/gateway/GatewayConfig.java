@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
  * @param host address to listen on; loopback by default, so nothing is exposed until asked for
  * @param port TCP port, 0 for any free one
  * @param bucket the one bucket's name; every READY checkpoint is in it
+ * @param access who may read: the access keys, and whether unsigned requests are served
  * @param maxConcurrent object transfers in progress at once, each holding two chunk buffers
  * @param maxWaiting transfers that may wait for a slot before more are answered 503 SlowDown
  * @param chunkBytes bytes read from the store and written to the socket at a time, per buffer

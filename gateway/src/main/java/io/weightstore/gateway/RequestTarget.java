@@ -5,6 +5,7 @@ import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.gateway.s3.S3Request;
 import io.weightstore.gateway.s3.UriEncoding;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * What a request addresses: the service (ListBuckets), a bucket, or a key in a bucket. Clients name
@@ -13,6 +14,8 @@ import java.util.Locale;
  * bucket.
  */
 sealed interface RequestTarget {
+    Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?");
+
     record Service() implements RequestTarget {}
 
     record Bucket(String name) implements RequestTarget {}
@@ -43,7 +46,8 @@ sealed interface RequestTarget {
         return new Key(rest.substring(0, slash), rest.substring(slash + 1));
     }
 
+    /** Whether the host names the bucket: {@code bucket.} first, and not an IP address (bucket {@code 127} and host {@code 127.0.0.1}). */
     private static boolean isVirtualHosted(String host, String bucket) {
-        return host != null && host.toLowerCase(Locale.ROOT).startsWith(bucket + ".");
+        return host != null && host.toLowerCase(Locale.ROOT).startsWith(bucket + ".") && !IP_ADDRESS.matcher(host).matches();
     }
 }

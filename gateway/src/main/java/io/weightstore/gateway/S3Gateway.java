@@ -33,11 +33,7 @@ public final class S3Gateway implements AutoCloseable {
 
     /** Starts serving {@code store} as {@code config} says; the port is known once this returns. */
     public static S3Gateway start(GatewayConfig config, StoreClient store) {
-        return start(config, store, Clock.systemUTC());
-    }
-
-    /** As {@link #start(GatewayConfig, StoreClient)}, checking signature times against {@code clock}. */
-    static S3Gateway start(GatewayConfig config, StoreClient store, Clock clock) {
+        Clock clock = Clock.systemUTC();
         CheckpointBucket bucket = new CheckpointBucket(config.bucket(), new Catalog(store));
         ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor();
         TransferSlots slots = new TransferSlots(config.maxConcurrent(), config.maxWaiting(), config.chunkBytes());
