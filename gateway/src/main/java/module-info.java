@@ -4,7 +4,6 @@
  */
 module io.weightstore.gateway {
     requires transitive io.weightstore.weights;
-    requires io.helidon.common;
     requires io.helidon.http;
     requires io.helidon.logging.common;
     requires io.helidon.webserver;
