@@ -4,6 +4,7 @@
  */
 open module io.weightstore.bench {
     requires io.weightstore.cli;
+    requires io.weightstore.gateway;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;
     requires java.net.http;

@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
             LoadCommand.class,
             GenerateCommand.class,
             ServeCommand.class,
+            GatewayCommand.class,
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,
