@@ -11,6 +11,7 @@ module io.weightstore.store {
     requires io.grpc.protobuf;
     requires io.grpc.services;
     requires io.grpc.stub;
+    requires jetcd.core; // automatic module: jetcd's jars name none
     requires org.bouncycastle.pkix;
     requires org.bouncycastle.provider;
     requires org.slf4j;
@@ -19,6 +20,7 @@ module io.weightstore.store {
     exports io.weightstore.store.api;
     exports io.weightstore.store.client;
     exports io.weightstore.store.embedded;
+    exports io.weightstore.store.ha;
     exports io.weightstore.store.master;
     exports io.weightstore.store.node;
     exports io.weightstore.store.security;

@@ -217,7 +217,8 @@ public final class GrpcMasterApi implements MasterApi {
         return call("status", s -> {
             StatusResponse response = s.status(StatusRequest.getDefaultInstance());
             return new StoreStatus(List.copyOf(Protos.nodeStatuses(response.getNodesList()).values()), response.getObjects(),
-                    response.getPendingPuts());
+                    response.getPendingPuts(), response.getMastersList().stream().map(Protos::fromProto).toList(),
+                    response.getEtcdList().stream().map(Protos::fromProto).toList());
         });
     }
 

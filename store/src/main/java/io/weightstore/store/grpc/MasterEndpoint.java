@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -34,9 +36,18 @@ public final class MasterEndpoint implements AutoCloseable {
 
     /** Listens on {@code bindHost:port} (0 for an ephemeral port); a non-empty {@code token} is required of every call. */
     public static MasterEndpoint start(MasterApi master, String bindHost, int port, String token) throws StoreException {
+        return start(master, bindHost, port, token, List.of());
+    }
+
+    /** As {@link #start(MasterApi, String, int, String)}, with {@code gates} checked (after the token) before each call. */
+    public static MasterEndpoint start(MasterApi master, String bindHost, int port, String token, List<ServerInterceptor> gates)
+            throws StoreException {
         ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-        var service = token == null || token.isEmpty() ? ServerInterceptors.intercept(new MasterGrpcService(master))
-                : ServerInterceptors.intercept(new MasterGrpcService(master), requireToken(token));
+        List<ServerInterceptor> interceptors = new ArrayList<>(gates);
+        if (token != null && !token.isEmpty()) {
+            interceptors.add(requireToken(token)); // the last one added runs first
+        }
+        var service = ServerInterceptors.intercept(new MasterGrpcService(master), interceptors);
         Server server = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port))
                 .executor(executor)
                 .maxInboundMessageSize(64 << 20)
