@@ -11,6 +11,7 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
+import io.grpc.Status;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
@@ -23,10 +24,12 @@ import io.weightstore.store.master.MetadataStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +48,9 @@ final class EtcdMetadataStore implements MetadataStore {
     /** etcd's default --max-txn-ops; a batch of more would be refused by etcd anyway. */
     static final int MAX_BATCH = 128;
     private static final int PAGE = 1000;
+    /** Answers by which etcd says it applied nothing: the batch itself was wrong (too large, a key twice). */
+    private static final Set<Status.Code> REFUSED_BEFORE_APPLYING = Set.of(Status.Code.INVALID_ARGUMENT, Status.Code.FAILED_PRECONDITION,
+            Status.Code.OUT_OF_RANGE, Status.Code.RESOURCE_EXHAUSTED, Status.Code.PERMISSION_DENIED, Status.Code.UNAUTHENTICATED);
     /** Orders keys as etcd and RocksDB do (by UTF-8 bytes), which for Java strings is code point order. */
     private static final Comparator<String> UTF8_ORDER = (a, b) -> {
         for (int i = 0, j = 0; i < a.length() && j < b.length(); ) {
@@ -191,18 +197,25 @@ final class EtcdMetadataStore implements MetadataStore {
             throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "a metadata batch of " + changes.size()
                     + " records is more than the " + MAX_BATCH + " etcd takes in one transaction");
         }
-        List<Op> ops = new ArrayList<>(changes.size());
+        // etcd refuses a key twice in one transaction; within a batch the last change of a record wins.
+        Map<ByteSequence, Op> ops = new LinkedHashMap<>();
         for (MetadataBatch.Change change : changes) {
-            ops.add(op(change));
+            ByteSequence key = recordKey(change);
+            ops.remove(key);
+            ops.put(key, op(key, change));
         }
         TxnResponse response;
         try {
             response = Etcd.await(kv.txn()
                     .If(new Cmp(keys.leader(), Cmp.Op.EQUAL, CmpTarget.createRevision(fence.revision())))
-                    .Then(ops.toArray(Op[]::new))
+                    .Then(ops.values().toArray(Op[]::new))
                     .Else(Op.get(keys.leader(), GetOption.DEFAULT))
                     .commit(), timeout, "a write of " + changes.size() + " metadata records");
         } catch (StoreException e) {
+            if (REFUSED_BEFORE_APPLYING.contains(Status.fromThrowable(e.getCause()).getCode())) {
+                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "etcd refused a metadata write of " + changes.size()
+                        + " records, so nothing of it was written: " + e.getCause().getMessage(), e);
+            }
             throw loseAuthority("the outcome of a metadata write is unknown (" + e.getMessage() + ")", e);
         }
         if (!response.isSucceeded()) {
@@ -217,18 +230,33 @@ final class EtcdMetadataStore implements MetadataStore {
         }
     }
 
-    private Op op(MetadataBatch.Change change) {
+    private ByteSequence recordKey(MetadataBatch.Change change) {
         return switch (change) {
-            case MetadataBatch.Change.PutObject c -> put(ClusterKeys.OBJECT, c.object().key(), Protos.encode(c.object()));
-            case MetadataBatch.Change.DeleteObject c -> delete(ClusterKeys.OBJECT, c.key());
-            case MetadataBatch.Change.PutNode c -> put(ClusterKeys.NODE, c.node().nodeId(), Protos.encode(c.node()));
-            case MetadataBatch.Change.PutPending c -> put(ClusterKeys.PENDING, c.put().putId(), Protos.encode(c.put()));
-            case MetadataBatch.Change.DeletePending c -> delete(ClusterKeys.PENDING, c.putId());
-            case MetadataBatch.Change.PutLock c -> put(ClusterKeys.LOCK, c.name(), Protos.encode(c.lock()));
-            case MetadataBatch.Change.DeleteLock c -> delete(ClusterKeys.LOCK, c.name());
-            case MetadataBatch.Change.PutLease c -> put(ClusterKeys.LEASE, leaseName(c.lease().leaseId()), Protos.encode(c.lease()));
-            case MetadataBatch.Change.DeleteLease c -> delete(ClusterKeys.LEASE, leaseName(c.leaseId()));
+            case MetadataBatch.Change.PutObject c -> keys.record(ClusterKeys.OBJECT, c.object().key());
+            case MetadataBatch.Change.DeleteObject c -> keys.record(ClusterKeys.OBJECT, c.key());
+            case MetadataBatch.Change.PutNode c -> keys.record(ClusterKeys.NODE, c.node().nodeId());
+            case MetadataBatch.Change.PutPending c -> keys.record(ClusterKeys.PENDING, c.put().putId());
+            case MetadataBatch.Change.DeletePending c -> keys.record(ClusterKeys.PENDING, c.putId());
+            case MetadataBatch.Change.PutLock c -> keys.record(ClusterKeys.LOCK, c.name());
+            case MetadataBatch.Change.DeleteLock c -> keys.record(ClusterKeys.LOCK, c.name());
+            case MetadataBatch.Change.PutLease c -> keys.record(ClusterKeys.LEASE, leaseName(c.lease().leaseId()));
+            case MetadataBatch.Change.DeleteLease c -> keys.record(ClusterKeys.LEASE, leaseName(c.leaseId()));
         };
+    }
+
+    private static Op op(ByteSequence key, MetadataBatch.Change change) {
+        byte[] value = switch (change) {
+            case MetadataBatch.Change.PutObject c -> Protos.encode(c.object());
+            case MetadataBatch.Change.PutNode c -> Protos.encode(c.node());
+            case MetadataBatch.Change.PutPending c -> Protos.encode(c.put());
+            case MetadataBatch.Change.PutLock c -> Protos.encode(c.lock());
+            case MetadataBatch.Change.PutLease c -> Protos.encode(c.lease());
+            case MetadataBatch.Change.DeleteObject c -> null;
+            case MetadataBatch.Change.DeletePending c -> null;
+            case MetadataBatch.Change.DeleteLock c -> null;
+            case MetadataBatch.Change.DeleteLease c -> null;
+        };
+        return value == null ? Op.delete(key, DeleteOption.DEFAULT) : Op.put(key, ByteSequence.from(value), PutOption.DEFAULT);
     }
 
     private void mirror(MetadataBatch.Change change) {
@@ -243,14 +271,6 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.PutLease c -> leases.put(c.lease().leaseId(), c.lease());
             case MetadataBatch.Change.DeleteLease c -> leases.remove(c.leaseId());
         }
-    }
-
-    private Op put(String kind, String name, byte[] value) {
-        return Op.put(keys.record(kind, name), ByteSequence.from(value), PutOption.DEFAULT);
-    }
-
-    private Op delete(String kind, String name) {
-        return Op.delete(keys.record(kind, name), DeleteOption.DEFAULT);
     }
 
     /** Lease ids are unique across objects, so the id alone names the record. */
