@@ -18,7 +18,7 @@ import java.util.Optional;
 public record GroupSettings(List<URI> etcd, String cluster, Duration leaderLease, Duration etcdTimeout, Optional<String> advertise) {
     public static final String DEFAULT_CLUSTER = "default";
     public static final Duration DEFAULT_LEADER_LEASE = Duration.ofSeconds(2);
-    public static final Duration DEFAULT_ETCD_TIMEOUT = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_ETCD_TIMEOUT = Duration.ofSeconds(3);
 
     public GroupSettings {
         etcd = List.copyOf(etcd);

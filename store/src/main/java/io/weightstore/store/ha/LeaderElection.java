@@ -11,6 +11,7 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
+import io.grpc.Status;
 import io.weightstore.store.api.StoreException;
 import java.time.Duration;
 import java.util.List;
@@ -155,7 +156,19 @@ final class LeaderElection implements AutoCloseable {
     /** False when the lease is gone: then a new one is taken next round. */
     private boolean keepAlive() throws StoreException {
         long sent = System.nanoTime();
-        LeaseKeepAliveResponse response = Etcd.await(etcd.getLeaseClient().keepAliveOnce(leaseId), timeout, "a lease renewal");
+        LeaseKeepAliveResponse response;
+        try {
+            response = Etcd.await(etcd.getLeaseClient().keepAliveOnce(leaseId), timeout, "a lease renewal");
+        } catch (StoreException e) {
+            // etcd answers "lease not found" with an error rather than a TTL of 0; and a lease that could not
+            // be renewed for longer than it lasts is gone whatever the error: either way, take a new one.
+            if (Status.fromThrowable(e.getCause()).getCode() == Status.Code.NOT_FOUND || e.getMessage().contains("lease not found")
+                    || System.nanoTime() >= leaseValidUntil) {
+                leaseId = 0;
+                depose(fence, "its etcd lease expired");
+            }
+            throw e;
+        }
         if (response.getTTL() <= 0) {
             leaseId = 0;
             depose(fence, "its etcd lease expired");
