@@ -11,6 +11,7 @@ import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -125,7 +126,26 @@ public final class MasterGroupCluster implements AutoCloseable {
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("no master " + (except < 0 ? "" : "other than " + address(except) + " ") + "led within " + timeout);
+        throw new AssertionError("no master " + (except < 0 ? "" : "other than " + address(except) + " ") + "led within " + timeout
+                + logTails());
+    }
+
+    /** The last lines each master in a JVM of its own logged, to tell why a test found no leader. */
+    private String logTails() {
+        StringBuilder tails = new StringBuilder();
+        for (int i = 0; i < masters.size(); i++) {
+            Path log = dir.resolve("master-" + i + ".log");
+            if (Files.exists(log)) {
+                try {
+                    List<String> lines = Files.readAllLines(log);
+                    tails.append("\n--- ").append(log).append(":\n")
+                            .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size())));
+                } catch (IOException e) {
+                    tails.append("\n--- ").append(log).append(": unreadable: ").append(e.getMessage());
+                }
+            }
+        }
+        return tails.toString();
     }
 
     private boolean isRunning(int master) {

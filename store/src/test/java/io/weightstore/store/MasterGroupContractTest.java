@@ -35,7 +35,7 @@ class MasterGroupContractTest extends StoreClientContract {
     void start() throws Exception {
         Files.createDirectories(tmp.resolve("group"));
         group = new MasterGroupCluster(tmp.resolve("group"), etcd, "contract-" + UUID.randomUUID(), 3, 3, false);
-        group.awaitLeader(-1, Duration.ofSeconds(20));
+        group.awaitLeader(-1, Duration.ofSeconds(60));
         store = group.client();
     }
 

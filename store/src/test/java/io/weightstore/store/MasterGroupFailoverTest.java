@@ -81,7 +81,7 @@ class MasterGroupFailoverTest {
         try (Arena arena = Arena.ofShared();
                 MasterGroupCluster group = new MasterGroupCluster(tmp, etcd, "kill-loads", 3, 3, true);
                 ExecutorService loaders = Executors.newFixedThreadPool(4)) {
-            int leader = group.awaitLeader(-1, Duration.ofSeconds(20));
+            int leader = group.awaitLeader(-1, Duration.ofSeconds(60));
             // Leases short enough that the readers renew them across the change of leader.
             StoreClient client = group.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(Duration.ofSeconds(4)));
             List<MemorySegment> sources = new ArrayList<>();
@@ -129,7 +129,7 @@ class MasterGroupFailoverTest {
     void aFrozenLeaderIsReplacedAndWhenItThawsItStepsDownAndCommitsNothing() throws Exception {
         try (Arena arena = Arena.ofShared();
                 MasterGroupCluster group = new MasterGroupCluster(tmp, etcd, "freeze", 3, 2, true)) {
-            int old = group.awaitLeader(-1, Duration.ofSeconds(20));
+            int old = group.awaitLeader(-1, Duration.ofSeconds(60));
             StoreClient client = group.client();
             MemorySegment bytes = Bytes.random(arena, 2 * TestCluster.SLICE, 5);
             client.put("p/before", bytes, PutOptions.defaults());
@@ -172,7 +172,7 @@ class MasterGroupFailoverTest {
         try (Arena arena = Arena.ofShared();
                 EtcdCluster own = EtcdCluster.start(3);
                 MasterGroupCluster group = new MasterGroupCluster(tmp, own, "lose-etcd", 3, 2, false)) {
-            group.awaitLeader(-1, Duration.ofSeconds(20));
+            group.awaitLeader(-1, Duration.ofSeconds(60));
             StoreClient client = group.client();
             MemorySegment bytes = Bytes.random(arena, TestCluster.SLICE + 3, 6);
             client.put("e/before", bytes, PutOptions.defaults());

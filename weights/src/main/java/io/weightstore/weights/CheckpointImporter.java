@@ -6,6 +6,7 @@ import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -171,6 +172,13 @@ public final class CheckpointImporter {
 
 
     private void markFailed(CheckpointId id, LockOwner writer, Exception cause) {
+        // A put whose start was answered by a master that then died may be pending under this writer without
+        // anyone knowing its id; it would hold its key until it expired, so a run again could not write it.
+        try {
+            store.abortPutsOf(writer.toString());
+        } catch (StoreException e) {
+            cause.addSuppressed(e);
+        }
         try {
             catalog.manifest(id).ifPresent(m -> {
                 try {
