@@ -28,7 +28,8 @@ final class NodeCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--master", required = true, paramLabel = "HOST:PORT", description = "The master to register with.")
+    @Option(names = "--master", required = true, paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "The master to register with, or every master of a group (the node follows its leader).")
     private String master;
 
     @Option(names = "--pool", required = true, paramLabel = "PATH", description = "Pool file (created when missing), e.g. /dev/shm/ws-pool.")

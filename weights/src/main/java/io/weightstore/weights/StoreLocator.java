@@ -24,7 +24,7 @@ public final class StoreLocator {
 
     private StoreLocator() {}
 
-    /** Opens the selected store; {@code explicitMaster} (HOST:PORT) wins when not null. */
+    /** Opens the selected store; {@code explicitMaster} (HOST:PORT, or a group's HOST:PORT,HOST:PORT,...) wins when not null. */
     public static StoreClient open(String explicitMaster, int connections) throws IOException {
         Properties config = config();
         String token = firstNonBlank(System.getenv(TOKEN_ENV), config.getProperty("token"));
