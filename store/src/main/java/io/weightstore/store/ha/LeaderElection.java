@@ -98,11 +98,9 @@ final class LeaderElection implements AutoCloseable {
         return address;
     }
 
-    /** Stops leading under {@code held} at once (a write was refused or its outcome is unknown); the lease is revoked next round. */
+    /** Stops leading under {@code held} at once (a write was refused or its outcome is unknown). */
     void stepDown(Fence held, String why) {
-        if (depose(held, why)) {
-            revokeRequested = true;
-        }
+        depose(held, why);
     }
 
     private void run() {
@@ -204,15 +202,17 @@ final class LeaderElection implements AutoCloseable {
         }
     }
 
-    private synchronized boolean depose(Fence held, String why) {
+    private synchronized void depose(Fence held, String why) {
         if (held == null || fence != held) {
-            return false;
+            return;
         }
         fence = null;
         leaderAddress = null;
+        // The key may still be this master's, on a lease etcd keeps alive: revoke the lease next round so the key
+        // goes at once and the next election (which this master may win again) starts from a clean slate.
+        revokeRequested = true;
         log.warn("master {} stops leading cluster {}: {}", address, keys.cluster(), why);
         roles.execute(() -> listener.deposed(held, why));
-        return true;
     }
 
     private void revoke() {
