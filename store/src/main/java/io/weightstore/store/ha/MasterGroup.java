@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +46,7 @@ public final class MasterGroup implements AutoCloseable {
     private final LeaderElection election;
     private volatile Leading leading;
     private volatile boolean warm;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private MasterGroup(GroupSettings settings, MasterConfig config, Client etcd, String bindHost, int port, String token)
             throws StoreException {
@@ -197,6 +199,9 @@ public final class MasterGroup implements AutoCloseable {
     /** Hands the leadership over (if held) at once, then stops serving. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         election.close();
         endpoint.close();
         Leading current = leading;
