@@ -196,19 +196,20 @@ public final class MasterGroup implements AutoCloseable {
         endpoint.awaitTermination();
     }
 
-    /** Hands the leadership over (if held) at once, then stops serving. */
+    /** Stops serving, then hands the leadership over (if held) at once. */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        election.close();
+        // Stop answering, let the master finish its writes while it still holds the fence, then hand over.
         endpoint.close();
         Leading current = leading;
         if (current != null) {
             leading = null;
             current.core().close();
         }
+        election.close();
         etcd.close();
     }
 }

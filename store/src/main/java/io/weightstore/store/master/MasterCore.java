@@ -460,6 +460,9 @@ public final class MasterCore implements MasterApi {
     @Override
     public synchronized void close() {
         reaper.shutdownNow();
+        // Leases already released must not look held to the next master to open this metadata (the embedded
+        // store opens it once per command): delete their records now rather than at the next reaper pass.
+        reapLeaseRecords();
         metadata.close();
     }
 }
