@@ -224,16 +224,18 @@ public final class MasterScaleBench {
                     keys.add(key);
                 }
                 long holdUntil = Math.min(end, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(random.nextLong(5000, 15000)));
-                long renewEvery = settings.leaseDuration().toNanos() / 2;
-                while (System.nanoTime() + renewEvery < holdUntil) {
-                    Thread.sleep(Duration.ofNanos(renewEvery));
-                    for (int i = 0; i < keys.size(); i++) {
-                        String key = keys.get(i);
-                        long id = leases.get(i).id();
-                        latencies.time("renew (lease)", () -> api.renewLease(key, id, settings.leaseDuration()));
+                // As the client's lease keeper does: each lease renewed once half of it has run, checked every 250 ms.
+                long halfMs = settings.leaseDuration().toMillis() / 2;
+                while (System.nanoTime() < holdUntil) {
+                    Thread.sleep(Duration.ofMillis(Math.min(250, Math.max(1, (holdUntil - System.nanoTime()) / 1_000_000))));
+                    for (int i = 0; i < keys.size() && System.nanoTime() < holdUntil; i++) {
+                        if (System.currentTimeMillis() >= leases.get(i).expiresAt().toEpochMilli() - halfMs) {
+                            String key = keys.get(i);
+                            long id = leases.get(i).id();
+                            leases.set(i, latencies.time("renew (lease)", () -> api.renewLease(key, id, settings.leaseDuration())));
+                        }
                     }
                 }
-                Thread.sleep(Duration.ofNanos(Math.max(0, holdUntil - System.nanoTime())));
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {

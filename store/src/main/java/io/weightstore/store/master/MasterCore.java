@@ -288,20 +288,34 @@ public final class MasterCore implements MasterApi {
         reapLeaseRecords();
     }
 
-    private synchronized void reapLeaseRecords() {
-        staleLeases.addAll(leases.dropExpired(clock.getAsLong()));
-        while (!staleLeases.isEmpty()) {
+    /**
+     * Deletes the records of ended leases, a batch at a time, outside the monitor: thousands of them
+     * (a fleet of loaders closing) would otherwise hold every other call for as many writes. Nothing
+     * else writes these records once their lease has ended, so the order does not matter.
+     */
+    private void reapLeaseRecords() {
+        synchronized (this) {
+            staleLeases.addAll(leases.dropExpired(clock.getAsLong()));
+        }
+        while (true) {
             MetadataBatch batch = new MetadataBatch();
             List<Long> ids = new ArrayList<>();
-            for (Long id; ids.size() < LEASE_DELETES_PER_BATCH && (id = staleLeases.poll()) != null; ) {
-                ids.add(id);
-                batch.deleteLease(id);
+            synchronized (this) {
+                for (Long id; ids.size() < LEASE_DELETES_PER_BATCH && (id = staleLeases.poll()) != null; ) {
+                    ids.add(id);
+                    batch.deleteLease(id);
+                }
+            }
+            if (ids.isEmpty()) {
+                return;
             }
             try {
                 metadata.apply(batch);
             } catch (StoreException e) {
-                staleLeases.addAll(ids);
-                log.error("cannot delete {} ended lease records (will retry): {}", ids.size(), e.getMessage());
+                synchronized (this) {
+                    staleLeases.addAll(ids);
+                }
+                log.warn("cannot delete {} ended lease records (will retry): {}", ids.size(), e.getMessage());
                 return;
             }
         }
