@@ -1,6 +1,7 @@
 package io.weightstore.bench;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -63,7 +64,7 @@ public final class Latencies {
         }
     }
 
-    synchronized java.util.List<Summary> summarize(double seconds) {
+    synchronized List<Summary> summarize(double seconds) {
         return byOp.entrySet().stream().map(e -> e.getValue().summarize(e.getKey(), seconds)).toList();
     }
 }

@@ -14,6 +14,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.ha.GroupSettings;
 import io.weightstore.store.ha.MasterGroup;
@@ -50,6 +51,7 @@ public final class MasterScaleBench {
     private static final long WEIGHT_FILE = 256L << 20;
     private static final long NODE_CAPACITY = 1L << 40;
     private static final int CLIENTS = 16;
+    private static final Duration HAND_OVER_LIMIT = Duration.ofMinutes(5);
 
     /**
      * What to simulate.
@@ -91,7 +93,7 @@ public final class MasterScaleBench {
                     settings.checkpoints(), settings.filesPerCheckpoint());
             progress.flush();
             long fillStart = System.nanoTime();
-            long objects = fill(settings, clients, fillLatencies);
+            long objects = fill(settings, clients, fillLatencies, progress);
             double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
 
             progress.printf("filled %d objects in %.0f s; %d loaders for %d s ...%n", objects, fillSeconds, settings.loaders(),
@@ -114,7 +116,9 @@ public final class MasterScaleBench {
 
             long[] live = liveSize(endpoints, cluster);
             List<EtcdMemberStatus> etcd = clients.getFirst().status().etcd();
-            long handOverMs = handOver(masters, clients.getFirst(), settings);
+            progress.printf("loaders done; handing the leadership over with %d objects to load ...%n", objects);
+            progress.flush();
+            long handOverMs = handOver(masters, clients.getFirst());
             return new Report(settings, objects, fillSeconds, fillLatencies.summarize(fillSeconds), loadSeconds,
                     loadLatencies.summarize(loadSeconds), cycles.get(), live[0], live[1], etcd, handOverMs);
         } finally {
@@ -134,7 +138,8 @@ public final class MasterScaleBench {
         List<Future<?>> registered = new ArrayList<>();
         for (int i = 0; i < settings.nodes(); i++) {
             MasterApi api = clients.get(i % clients.size());
-            NodeInfo node = new NodeInfo(String.format("sim-node-%04d", i), new Endpoint("127.0.0.1", 1), "", new UUID(7, i), NODE_CAPACITY);
+            NodeInfo node = new NodeInfo(String.format("sim-node-%04d", i), new Endpoint("127.0.0.1", 1), "", new UUID(7, i),
+                    NODE_CAPACITY);
             registered.add(threads.submit(() -> {
                 Duration interval = beats.get().time("register", () -> api.registerNode(node));
                 threads.submit(() -> heartbeat(api, node.nodeId(), interval, beats, stop));
@@ -172,7 +177,7 @@ public final class MasterScaleBench {
     }
 
     /** Every object through putStart and putEnd, as an import does (the bytes themselves never reach the master). */
-    private static long fill(Settings settings, List<MasterApi> clients, Latencies latencies) throws Exception {
+    private static long fill(Settings settings, List<MasterApi> clients, Latencies latencies, PrintWriter progress) throws Exception {
         int total = settings.checkpoints() * settings.filesPerCheckpoint();
         AtomicInteger next = new AtomicInteger();
         try (ExecutorService writers = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -183,6 +188,10 @@ public final class MasterScaleBench {
                     for (int n; (n = next.getAndIncrement()) < total; ) {
                         int checkpoint = n / settings.filesPerCheckpoint();
                         int file = n % settings.filesPerCheckpoint();
+                        if (n > 0 && n % 10_000 == 0) {
+                            progress.printf("  %d objects ...%n", n);
+                            progress.flush();
+                        }
                         latencies.time("put (start+end)", () -> {
                             PutGrant grant = api.putStart(key(checkpoint, file), size(file),
                                     PutOptions.defaults().withReplicas(2).withPin(true).withWriter("scale-bench"));
@@ -209,7 +218,8 @@ public final class MasterScaleBench {
     }
 
     /** One loader: stat a manifest, lease the files, hold them for 5-15 s renewing at half the lease, release; again. */
-    private static Void load(Settings settings, MasterApi api, Latencies latencies, long end, AtomicInteger cycles) throws InterruptedException {
+    private static Void load(Settings settings, MasterApi api, Latencies latencies, long end, AtomicInteger cycles)
+            throws InterruptedException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         Thread.sleep(random.nextLong(5000)); // loaders arrive over the first seconds, not all at once
         while (System.nanoTime() < end) {
@@ -284,12 +294,23 @@ public final class MasterScaleBench {
         }
     }
 
-    /** Closes the leader (it hands over at once) and times until the group answers a stat again. */
-    private static long handOver(List<MasterGroup> masters, MasterApi client, Settings settings) throws Exception {
+    /**
+     * Closes the leader (it hands over at once) and times until the group answers a stat again, for up
+     * to {@link #HAND_OVER_LIMIT}: longer than one call's budget, since the next leader loads every record.
+     */
+    private static long handOver(List<MasterGroup> masters, MasterApi client) throws Exception {
         MasterGroup leader = masters.stream().filter(MasterGroup::isLeading).findFirst().orElseThrow();
         long start = System.nanoTime();
         leader.close();
-        client.stat(key(0, 0));
-        return (System.nanoTime() - start) / 1_000_000;
+        while (true) {
+            try {
+                client.stat(key(0, 0));
+                return (System.nanoTime() - start) / 1_000_000;
+            } catch (StoreException e) {
+                if (System.nanoTime() - start > HAND_OVER_LIMIT.toNanos()) {
+                    throw e;
+                }
+            }
+        }
     }
 }

@@ -60,7 +60,7 @@ public final class EtcdCluster implements AutoCloseable {
                 cluster.processes.add(null);
             }
             for (int i = 0; i < size; i++) {
-                cluster.launch(i, "new");
+                cluster.launch(i);
             }
             for (int i = 0; i < size; i++) {
                 cluster.awaitHealthy(i);
@@ -96,13 +96,13 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private void launch(int index, String state) throws IOException {
+    private void launch(int index) throws IOException {
         Member member = members.get(index);
         String initial = members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
         Process process = new ProcessBuilder(etcd.toString(), "--name", member.name(), "--data-dir", dir.resolve(member.name()).toString(),
                 "--listen-client-urls", member.clientUrl(), "--advertise-client-urls", member.clientUrl(),
                 "--listen-peer-urls", member.peerUrl(), "--initial-advertise-peer-urls", member.peerUrl(),
-                "--initial-cluster", initial, "--initial-cluster-state", state, "--initial-cluster-token", token,
+                "--initial-cluster", initial, "--initial-cluster-state", "new", "--initial-cluster-token", token,
                 "--log-level", "warn")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(member.name() + ".log").toFile()))
                 .start();
@@ -138,25 +138,11 @@ public final class EtcdCluster implements AutoCloseable {
         return members.stream().map(Member::clientUrl).collect(Collectors.joining(","));
     }
 
-    public String endpoint(int index) {
-        return members.get(index).clientUrl();
-    }
-
-    public int size() {
-        return members.size();
-    }
-
     /** SIGKILL one member, as a crashed machine would lose it. */
     public void kill(int index) throws InterruptedException {
         Process process = processes.get(index);
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
-    }
-
-    /** Starts a killed member again on its data. */
-    public void restart(int index) throws IOException, InterruptedException {
-        launch(index, "existing");
-        awaitHealthy(index);
     }
 
     private void destroyAll() {

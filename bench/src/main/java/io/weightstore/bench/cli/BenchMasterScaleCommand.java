@@ -1,5 +1,6 @@
 package io.weightstore.bench.cli;
 
+import io.weightstore.bench.Latencies;
 import io.weightstore.bench.MasterScaleBench;
 import io.weightstore.cli.ExitCodes;
 import io.weightstore.cli.output.JsonOutput;
@@ -9,6 +10,7 @@ import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -41,7 +43,8 @@ final class BenchMasterScaleCommand implements Callable<Integer> {
     @Option(names = "--loaders", defaultValue = "1000", description = "Concurrent loaders. Default: ${DEFAULT-VALUE}.")
     private int loaders;
 
-    @Option(names = "--duration", defaultValue = "60", paramLabel = "SECONDS", description = "How long the loaders run. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--duration", defaultValue = "60", paramLabel = "SECONDS",
+            description = "How long the loaders run. Default: ${DEFAULT-VALUE}.")
     private int duration;
 
     @Option(names = "--lease", defaultValue = "10", paramLabel = "SECONDS",
@@ -89,7 +92,7 @@ final class BenchMasterScaleCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private static void print(PrintWriter out, java.util.List<io.weightstore.bench.Latencies.Summary> rows) {
+    private static void print(PrintWriter out, List<Latencies.Summary> rows) {
         Table table = new Table("CALL", "CALLS", "FAILED", "PER SECOND", "P50 MS", "P99 MS", "MAX MS")
                 .alignRight("CALLS", "FAILED", "PER SECOND", "P50 MS", "P99 MS", "MAX MS");
         for (var row : rows) {

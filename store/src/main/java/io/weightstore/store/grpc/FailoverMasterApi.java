@@ -68,11 +68,7 @@ final class FailoverMasterApi implements MasterApi {
     }
 
     static FailoverMasterApi connect(List<MasterAddress> masters, String token) {
-        return connect(masters, token, ATTEMPT_DEADLINE, CALL_BUDGET);
-    }
-
-    static FailoverMasterApi connect(List<MasterAddress> masters, String token, Duration attemptDeadline, Duration budget) {
-        return new FailoverMasterApi(List.copyOf(masters), token, attemptDeadline, budget);
+        return new FailoverMasterApi(List.copyOf(masters), token, ATTEMPT_DEADLINE, CALL_BUDGET);
     }
 
     private MasterApi master(String address) throws StoreException {

@@ -104,8 +104,8 @@ final class EtcdMetadataStore implements MetadataStore {
         long revision = 0;
         int loaded = 0;
         while (true) {
-            GetOption.Builder option = GetOption.builder().withRange(end).withLimit(PAGE)
-                    .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND);
+            // etcd returns a range in key order; asking for a sort would make it read the whole range for every page.
+            GetOption.Builder option = GetOption.builder().withRange(end).withLimit(PAGE);
             if (revision != 0) {
                 option.withRevision(revision);
             }

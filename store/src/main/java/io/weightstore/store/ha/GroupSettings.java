@@ -52,8 +52,4 @@ public record GroupSettings(List<URI> etcd, String cluster, Duration leaderLease
     public GroupSettings withAdvertise(String hostPort) {
         return new GroupSettings(etcd, cluster, leaderLease, etcdTimeout, Optional.of(hostPort));
     }
-
-    public GroupSettings withLeaderLease(Duration lease) {
-        return new GroupSettings(etcd, cluster, lease, etcdTimeout, advertise);
-    }
 }
