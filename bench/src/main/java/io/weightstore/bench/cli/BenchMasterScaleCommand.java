@@ -47,8 +47,8 @@ final class BenchMasterScaleCommand implements Callable<Integer> {
             description = "How long the loaders run. Default: ${DEFAULT-VALUE}.")
     private int duration;
 
-    @Option(names = "--lease", defaultValue = "10", paramLabel = "SECONDS",
-            description = "Read lease the loaders take; they renew at half. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--lease", defaultValue = "30", paramLabel = "SECONDS",
+            description = "Read lease the loaders take (the client's default); they renew at half. Default: ${DEFAULT-VALUE}.")
     private int lease;
 
     @Option(names = "--masters", defaultValue = "3", description = "Masters in the group. Default: ${DEFAULT-VALUE}.")
