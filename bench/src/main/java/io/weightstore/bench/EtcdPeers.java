@@ -4,17 +4,21 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
-/** A 3-member etcd on loopback that the scale bench starts in a directory of its own and stops. */
+/** An etcd cluster on loopback that the scale bench starts in a directory of its own, and stops and deletes. */
 final class EtcdPeers implements AutoCloseable {
     private final List<PeerProcess> members;
     private final String endpoints;
+    private final Path dir;
 
-    private EtcdPeers(List<PeerProcess> members, String endpoints) {
+    private EtcdPeers(List<PeerProcess> members, String endpoints, Path dir) {
         this.members = members;
         this.endpoints = endpoints;
+        this.dir = dir;
     }
 
     static EtcdPeers start(Path dir, int size) throws IOException {
@@ -45,17 +49,28 @@ final class EtcdPeers implements AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             started.forEach(PeerProcess::close);
+            delete(dir);
             throw e;
         }
-        return new EtcdPeers(started, started.stream().map(p -> "http://127.0.0.1:" + p.port()).collect(Collectors.joining(",")));
+        return new EtcdPeers(started, started.stream().map(p -> "http://127.0.0.1:" + p.port()).collect(Collectors.joining(",")), dir);
     }
 
     String endpoints() {
         return endpoints;
     }
 
+    /** Stops the members and deletes their data: on /dev/shm it is memory (a full-size run leaves 1.5 GB). */
     @Override
     public void close() {
         members.forEach(PeerProcess::close);
+        delete(dir);
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // nothing there, or already gone
+        }
     }
 }
