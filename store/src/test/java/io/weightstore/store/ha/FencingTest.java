@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.Client;
 import io.weightstore.store.EtcdCluster;
-import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.master.MetadataBatch;
