@@ -34,9 +34,9 @@ final class NodeCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--master", paramLabel = "HOST:PORT",
-            description = "The master to register with. Default: $WEIGHTSTORE_MASTER, else 'master' in the file named by"
-                    + " $WEIGHTSTORE_CONFIG.")
+    @Option(names = "--master", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "The master to register with, or every master of a group (the node follows its leader). Default:"
+                    + " $WEIGHTSTORE_MASTER, else 'master' in the file named by $WEIGHTSTORE_CONFIG.")
     private String master;
 
     @Option(names = "--pool", required = true, paramLabel = "PATH", description = "Pool file (created when missing), e.g. /dev/shm/ws-pool.")

@@ -29,8 +29,8 @@ public final class StoreLocator {
     private StoreLocator() {}
 
     /**
-     * Opens the selected store; {@code explicitMaster} (HOST:PORT) and {@code explicitCredentials} win
-     * when not null.
+     * Opens the selected store; {@code explicitMaster} (HOST:PORT, or a group's HOST:PORT,HOST:PORT,...)
+     * and {@code explicitCredentials} win when not null.
      */
     public static StoreClient open(String explicitMaster, Path explicitCredentials, int connections) throws IOException {
         Properties config = config();

@@ -12,7 +12,7 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
-import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterClients;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -64,9 +64,9 @@ public final class StoreClient implements AutoCloseable {
         this.repairer = new ReplicaRepairer(master, connections, options.maxPieceBytes());
     }
 
-    /** A client of the cluster whose master listens at {@code address} (HOST:PORT). */
+    /** A client of the cluster whose master listens at {@code address} (HOST:PORT), or whose group of masters listens at HOST:PORT,HOST:PORT,... */
     public static StoreClient connect(String address, ClientOptions options) throws StoreException {
-        return new StoreClient(GrpcMasterApi.connect(address, options.authentication()), options, List.of());
+        return new StoreClient(MasterClients.connect(address, options.authentication()), options, List.of());
     }
 
     /** A client of a master running in this process; closing the client closes it and then {@code owned}. */

@@ -102,6 +102,12 @@ public final class GrpcMasterApi implements MasterApi {
      */
     public static GrpcMasterApi connect(String address, Authentication authentication, Optional<TicketKey> nodeKey)
             throws StoreException {
+        return connect(address, authentication, nodeKey, DEFAULT_DEADLINE);
+    }
+
+    /** As {@link #connect(String, Authentication, Optional)}, with {@code deadline} on every call. */
+    public static GrpcMasterApi connect(String address, Authentication authentication, Optional<TicketKey> nodeKey, Duration deadline)
+            throws StoreException {
         MasterAddress target = MasterAddress.parse(address);
         NettyChannelBuilder builder = NettyChannelBuilder.forAddress(target.host(), target.port()).maxInboundMessageSize(256 << 20);
         switch (authentication) {
@@ -109,7 +115,7 @@ public final class GrpcMasterApi implements MasterApi {
             case Authentication.Certificate c -> builder.sslContext(authentication.grpcClientContext());
             case Authentication.BearerToken t -> builder.sslContext(authentication.grpcClientContext()).intercept(bearer(t.token()));
         }
-        return new GrpcMasterApi(builder.build(), target, DEFAULT_DEADLINE, nodeKey,
+        return new GrpcMasterApi(builder.build(), target, deadline, nodeKey,
                 authentication instanceof Authentication.Insecure);
     }
 
@@ -253,7 +259,8 @@ public final class GrpcMasterApi implements MasterApi {
         return call("status", s -> {
             StatusResponse response = s.status(StatusRequest.getDefaultInstance());
             return new StoreStatus(List.copyOf(Protos.nodeStatuses(response.getNodesList()).values()), response.getObjects(),
-                    response.getPendingPuts());
+                    response.getPendingPuts(), response.getMastersList().stream().map(Protos::fromProto).toList(),
+                    response.getEtcdList().stream().map(Protos::fromProto).toList());
         });
     }
 

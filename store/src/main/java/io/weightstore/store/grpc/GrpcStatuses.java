@@ -14,6 +14,9 @@ import javax.net.ssl.SSLException;
 /** The one mapping between store error codes and gRPC statuses, used by both ends of the master RPC. */
 final class GrpcStatuses {
     static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    /** On a refusal by a master of a group that does not lead: the leader's HOST:PORT, or {@link #NO_LEADER}. */
+    static final Metadata.Key<String> LEADER = Metadata.Key.of("leader", Metadata.ASCII_STRING_MARSHALLER);
+    static final String NO_LEADER = "none";
 
     private GrpcStatuses() {}
 

@@ -303,6 +303,8 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             StatusResponse.Builder response = StatusResponse.newBuilder().setObjects(status.objects())
                     .setPendingPuts(status.pendingPuts());
             status.nodes().forEach(n -> response.addNodes(Protos.toProto(n)));
+            status.masters().forEach(m -> response.addMasters(Protos.toProto(m)));
+            status.etcd().forEach(m -> response.addEtcd(Protos.toProto(m)));
             return response.build();
         });
     }

@@ -20,6 +20,7 @@ import io.weightstore.store.api.ObjectKeys;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.Room;
@@ -28,12 +29,14 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,6 +55,8 @@ public final class MasterCore implements MasterApi {
     private static final Logger log = LoggerFactory.getLogger(MasterCore.class);
     private static final int MAX_LIST_LIMIT = 10_000;
     private static final int DEFAULT_LIST_LIMIT = 1_000;
+    /** Lease records deleted per batch: well under what any metadata store takes in one write. */
+    private static final int LEASE_DELETES_PER_BATCH = 64;
 
     private final MetadataStore metadata;
     private final MasterConfig config;
@@ -63,6 +68,12 @@ public final class MasterCore implements MasterApi {
     private final Map<String, PutGrant> pending = new LinkedHashMap<>();
     private final Map<String, Long> lastRead = new HashMap<>();
     private final RepairTable repairs = new RepairTable();
+
+    /**
+     * Ids of released, expired or orphaned leases whose records the reaper deletes in batches: a
+     * record deleted late only keeps an object leased a little longer after a take-over, never less.
+     */
+    private final Queue<Long> staleLeases = new ArrayDeque<>();
     private final ScheduledExecutorService reaper;
     private long objectCount;
 
@@ -74,8 +85,7 @@ public final class MasterCore implements MasterApi {
         this.leases = new LeaseTable(clock.getAsLong());
         recover();
         this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("master-reaper").factory());
-        reaper.scheduleWithFixedDelay(this::reapExpiredPuts, 1, 1, TimeUnit.SECONDS);
-        reaper.scheduleWithFixedDelay(this::reapExpiredRepairs, 1, 1, TimeUnit.SECONDS);
+        reaper.scheduleWithFixedDelay(this::reap, 1, 1, TimeUnit.SECONDS);
     }
 
     /** A master over the metadata in {@code store}; closing the master closes it. */
@@ -104,7 +114,18 @@ public final class MasterCore implements MasterApi {
             pending.put(put.putId(), put);
             nodes.reserve(put.object());
         }
-        log.info("master recovered {} nodes, {} objects, {} pending puts", nodes.statuses().size(), objectCount, pending.size());
+        long now = clock.getAsLong();
+        int leased = 0;
+        for (ReadLease lease : metadata.leases()) {
+            if (lease.expiresAt().toEpochMilli() >= now) {
+                leases.recover(lease);
+                leased++;
+            } else {
+                staleLeases.add(lease.leaseId());
+            }
+        }
+        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases", nodes.statuses().size(), objectCount,
+                pending.size(), leased);
     }
 
     // ---- nodes
@@ -280,6 +301,45 @@ public final class MasterCore implements MasterApi {
         return aborted;
     }
 
+    private void reap() {
+        reapExpiredPuts();
+        reapExpiredRepairs();
+        reapLeaseRecords();
+    }
+
+    /**
+     * Deletes the records of ended leases, a batch at a time, outside the monitor: thousands of them
+     * (a fleet of loaders closing) would otherwise hold every other call for as many writes. Nothing
+     * else writes these records once their lease has ended, so the order does not matter.
+     */
+    private void reapLeaseRecords() {
+        synchronized (this) {
+            staleLeases.addAll(leases.dropExpired(clock.getAsLong()));
+        }
+        while (true) {
+            MetadataBatch batch = new MetadataBatch();
+            List<Long> ids = new ArrayList<>();
+            synchronized (this) {
+                for (Long id; ids.size() < LEASE_DELETES_PER_BATCH && (id = staleLeases.poll()) != null; ) {
+                    ids.add(id);
+                    batch.deleteLease(id);
+                }
+            }
+            if (ids.isEmpty()) {
+                return;
+            }
+            try {
+                metadata.apply(batch);
+            } catch (StoreException e) {
+                synchronized (this) {
+                    staleLeases.addAll(ids);
+                }
+                log.warn("cannot delete {} ended lease records (will retry): {}", ids.size(), e.getMessage());
+                return;
+            }
+        }
+    }
+
     private synchronized void reapExpiredPuts() {
         long now = clock.getAsLong();
         for (PutGrant put : List.copyOf(pending.values())) {
@@ -296,8 +356,7 @@ public final class MasterCore implements MasterApi {
 
     /** Runs the reclaim passes now, for tests that move the clock instead of waiting. */
     void reapNow() {
-        reapExpiredPuts();
-        reapExpiredRepairs();
+        reap();
     }
 
     // ---- reads
@@ -311,14 +370,23 @@ public final class MasterCore implements MasterApi {
     public synchronized Located locate(String key, Duration lease) throws StoreException {
         ObjectMeta object = sealed(key);
         long now = clock.getAsLong();
+        Lease granted = leases.grant(object.key(), now, leaseMillis(lease));
+        try {
+            metadata.apply(new MetadataBatch().putLease(new ReadLease(object.key(), granted.id(), granted.expiresAt())));
+        } catch (StoreException e) {
+            leases.release(object.key(), granted.id());
+            throw e;
+        }
         lastRead.put(object.key(), now);
-        return new Located(object, nodes.holders(object), leases.grant(object.key(), now, leaseMillis(lease)));
+        return new Located(object, nodes.holders(object), granted);
     }
 
     @Override
     public synchronized Lease renewLease(String key, long leaseId, Duration lease) throws StoreException {
         sealed(key);
-        return leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease));
+        Lease renewed = leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease));
+        metadata.apply(new MetadataBatch().putLease(new ReadLease(key, leaseId, renewed.expiresAt())));
+        return renewed;
     }
 
     private long leaseMillis(Duration requested) {
@@ -327,7 +395,9 @@ public final class MasterCore implements MasterApi {
 
     @Override
     public synchronized void releaseLease(String key, long leaseId) {
-        leases.release(key, leaseId);
+        if (leases.release(key, leaseId)) {
+            staleLeases.add(leaseId);
+        }
     }
 
     // ---- removal, listing
@@ -352,7 +422,7 @@ public final class MasterCore implements MasterApi {
     /** Drops what memory holds of a removed object: its space, leases and read time. */
     private void forget(ObjectMeta object) {
         nodes.release(object);
-        leases.forget(object.key());
+        staleLeases.addAll(leases.forget(object.key()));
         lastRead.remove(object.key());
         objectCount--;
     }
@@ -679,6 +749,9 @@ public final class MasterCore implements MasterApi {
     @Override
     public synchronized void close() {
         reaper.shutdownNow();
+        // Leases already released must not look held to the next master to open this metadata (the embedded
+        // store opens it once per command): delete their records now rather than at the next reaper pass.
+        reapLeaseRecords();
         metadata.close();
     }
 }

@@ -4,6 +4,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,6 +27,10 @@ public final class MetadataBatch {
         record DeleteLock(String name) implements Change {}
 
         record DeleteNode(String nodeId) implements Change {}
+
+        record PutLease(ReadLease lease) implements Change {}
+
+        record DeleteLease(long leaseId) implements Change {}
     }
 
     private final List<Change> changes = new ArrayList<>();
@@ -60,6 +65,18 @@ public final class MetadataBatch {
 
     public MetadataBatch deleteNode(String nodeId) {
         return add(new Change.DeleteNode(nodeId));
+    }
+
+    public MetadataBatch putLease(ReadLease lease) {
+        return add(new Change.PutLease(lease));
+    }
+
+    public MetadataBatch deleteLease(long leaseId) {
+        return add(new Change.DeleteLease(leaseId));
+    }
+
+    public boolean isEmpty() {
+        return changes.isEmpty();
     }
 
     private MetadataBatch add(Change change) {

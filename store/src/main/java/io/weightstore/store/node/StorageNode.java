@@ -4,7 +4,7 @@ import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.StoreException;
-import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.security.TicketKey;
@@ -65,11 +65,11 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * Opens (or creates) the pool, binds the data-plane port, registers with the master at
-     * {@code masterAddress} (HOST:PORT) and starts serving.
+     * {@code masterAddress} (HOST:PORT, or several separated by commas for a group of masters) and starts serving.
      */
     public static StorageNode start(String masterAddress, NodeOptions options) throws StoreException {
         Optional<TicketKey> ticketKey = options.secure() ? Optional.of(TicketKey.generate()) : Optional.empty();
-        MasterApi master = GrpcMasterApi.connect(masterAddress, options.authentication(), ticketKey);
+        MasterApi master = MasterClients.connect(masterAddress, options.authentication(), ticketKey);
         try {
             return start(master, options, ticketKey);
         } catch (StoreException | RuntimeException e) {
