@@ -9,6 +9,7 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
+import io.weightstore.store.metrics.ClientMetrics;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -38,12 +39,14 @@ final class ReplicaReader {
     private final ReplicaChooser chooser;
     private final long maxPieceBytes;
     private final LongAdder bytesRead = new LongAdder();
+    private final ClientMetrics metrics;
 
-    ReplicaReader(ExecutorService workers, NodeConnections connections, long maxPieceBytes) {
+    ReplicaReader(ExecutorService workers, NodeConnections connections, long maxPieceBytes, ClientMetrics metrics) {
         this.workers = workers;
         this.connections = connections;
         this.chooser = new ReplicaChooser(connections);
         this.maxPieceBytes = maxPieceBytes;
+        this.metrics = metrics;
     }
 
     long bytesRead() {
@@ -164,16 +167,25 @@ final class ReplicaReader {
             try {
                 task.run(connections.access(node.info()), replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
                 chooser.answered(node.nodeId());
+                if (!errors.isEmpty()) {
+                    metrics.failedOver();
+                }
                 return;
             } catch (StoreException e) {
                 if (e.code() == StoreException.Code.INVALID_ARGUMENT) {
                     throw e;
                 }
                 allCorrupt &= e.code() == StoreException.Code.CORRUPT;
+                if (e.code() == StoreException.Code.CORRUPT) {
+                    metrics.replicaCorrupt();
+                } else {
+                    metrics.replicaUnavailable();
+                }
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
             } catch (IOException e) {
                 allCorrupt = false;
+                metrics.replicaUnreachable();
                 chooser.suspect(node.nodeId());
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} unreachable on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
