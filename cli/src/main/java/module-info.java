@@ -7,12 +7,19 @@ module io.weightstore.cli {
     // To quiet gRPC's channel, which logs through java.util.logging.
     requires java.logging;
     requires org.slf4j;
+    // The operations port (metrics, health, readiness) of master, node and gateway.
+    requires io.helidon.http;
+    requires io.helidon.webserver;
+    requires io.prometheus.metrics.model;
+    requires io.prometheus.writer.text;
 
     exports io.weightstore.cli;
     exports io.weightstore.cli.output;
+    exports io.weightstore.cli.ops;
 
     // picocli fills commands' fields by reflection; Jackson prints their report records.
     opens io.weightstore.cli to info.picocli, com.fasterxml.jackson.databind;
+    opens io.weightstore.cli.ops to info.picocli;
 
     uses io.weightstore.cli.CommandPlugin;
 }

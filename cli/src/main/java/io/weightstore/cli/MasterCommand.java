@@ -1,5 +1,8 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.ops.MetricsOptions;
+import io.weightstore.cli.ops.OpsServer;
+import io.weightstore.cli.ops.Readiness;
 import io.weightstore.store.ha.GroupSettings;
 import io.weightstore.store.ha.MasterGroup;
 import io.weightstore.store.master.MasterConfig;
@@ -10,6 +13,7 @@ import io.weightstore.store.security.Role;
 import io.weightstore.store.security.TokenRegistry;
 import io.weightstore.weights.ByteSizes;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -70,12 +74,16 @@ final class MasterCommand implements Callable<Integer> {
                     + "sha256' per line. Default: none, certificates only.")
     private Path tokens;
 
+    @Mixin
+    private MetricsOptions metrics;
+
     @Override
     public Integer call() throws Exception {
         // Checked before the data directory is created or opened: a typo must leave nothing behind.
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("--port must be in 0..65535, found " + port);
         }
+        metrics.validate();
         if ((dataDir == null) == (etcd == null)) {
             throw new IllegalArgumentException("give either --data-dir (a master alone) or --etcd (one master of a group), not "
                     + (dataDir == null ? "neither" : "both"));
@@ -97,17 +105,22 @@ final class MasterCommand implements Callable<Integer> {
             if (advertise != null) {
                 settings = settings.withAdvertise(advertise);
             }
-            try (MasterGroup group = MasterGroup.start(settings, config, bind, port, mode)) {
+            try (MasterGroup group = MasterGroup.start(settings, config, bind, port, mode);
+                    OpsServer ops = metrics.start(List.of(group.metrics().registry()),
+                            () -> group.isLeading() ? Readiness.ready("leader") : Readiness.notReady("follower"))) {
                 spec.commandLine().getOut().printf("master %s of cluster %s listening on %s:%d (%s), metadata in etcd %s%n",
                         group.address(), cluster, bind, group.port(), how, etcd);
+                metrics.announce(spec.commandLine().getOut(), ops);
                 spec.commandLine().getOut().flush();
                 Runtime.getRuntime().addShutdownHook(new Thread(group::close));
                 group.awaitTermination();
             }
             return ExitCodes.OK;
         }
-        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, mode)) {
+        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, mode);
+                OpsServer ops = metrics.start(List.of(server.metrics().registry()), () -> Readiness.ready("serving"))) {
             spec.commandLine().getOut().printf("master listening on %s:%d (%s), metadata in %s%n", bind, server.port(), how, dataDir);
+            metrics.announce(spec.commandLine().getOut(), ops);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(server::close));
             server.awaitTermination();

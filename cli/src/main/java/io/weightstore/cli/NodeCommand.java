@@ -1,5 +1,8 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.ops.MetricsOptions;
+import io.weightstore.cli.ops.OpsServer;
+import io.weightstore.cli.ops.Readiness;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
@@ -10,6 +13,7 @@ import io.weightstore.weights.StoreLocator;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -73,11 +77,15 @@ final class NodeCommand implements Callable<Integer> {
     @Mixin
     private ServerCredentials security;
 
+    @Mixin
+    private MetricsOptions metrics;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("--port must be in 0..65535, found " + port);
         }
+        metrics.validate();
         String address = StoreLocator.clusterMaster(master).orElseThrow(() -> new IllegalArgumentException(
                 "no master to register with: give --master HOST:PORT, or set $" + StoreLocator.MASTER_ENV));
         ServerLogging.enable();
@@ -88,9 +96,12 @@ final class NodeCommand implements Callable<Integer> {
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
                 maxConnections);
-        try (StorageNode node = StorageNode.start(address, options)) {
+        try (StorageNode node = StorageNode.start(address, options);
+                OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
+                        ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {
             spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
                     ByteSizes.format(node.capacity()), host, node.port(), address, options.secure() ? "TLS" : "INSECURE");
+            metrics.announce(spec.commandLine().getOut(), ops);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();

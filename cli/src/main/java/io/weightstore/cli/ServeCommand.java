@@ -74,7 +74,9 @@ final class ServeCommand implements Callable<Integer> {
             out.printf("listening on %s; loading %s%n", url, model);
             out.flush();
             try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions())) {
-                server.serve(ServedModel.of(loaded.model(), name));
+                // The store client's reads (failovers, checksum failures) join serve's own /metrics.
+                loaded.source().ifPresent(source -> server.exposeMetrics(source.store().metrics().registry()));
+                server.serve(ServedModel.of(loaded.model(), name), loaded.loadSeconds());
                 out.printf("serving %s as '%s' on %s/v1 (loaded in %.2f s)%s%n", model, name, url, loaded.loadSeconds(),
                         config.apiKey().isPresent() ? "; API key required" : "");
                 out.flush();
