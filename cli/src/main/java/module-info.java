@@ -7,6 +7,10 @@ module io.weightstore.cli {
     // To quiet gRPC's channel, which logs through java.util.logging.
     requires java.logging;
     requires org.slf4j;
+    // The logging backend, configured in code (LogSetup): text lines, or JSON lines with --log-format json.
+    requires ch.qos.logback.classic;
+    requires ch.qos.logback.core;
+    requires com.fasterxml.jackson.core;
     // The operations port (metrics, health, readiness) of master, node and gateway.
     requires io.helidon.http;
     requires io.helidon.webserver;
@@ -22,4 +26,6 @@ module io.weightstore.cli {
     opens io.weightstore.cli.ops to info.picocli;
 
     uses io.weightstore.cli.CommandPlugin;
+
+    provides ch.qos.logback.classic.spi.Configurator with io.weightstore.cli.logging.LogSetup;
 }

@@ -81,10 +81,13 @@ final class GatewayCommand implements Callable<Integer> {
     @Mixin
     private MetricsOptions metrics;
 
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
         metrics.validate();
-        ServerLogging.enable();
+        logging.enable();
         String id = accessKey != null ? accessKey : System.getenv(GatewayConfig.ACCESS_KEY_ENV);
         String secret = secretKey != null ? secretKey : System.getenv(GatewayConfig.SECRET_KEY_ENV);
         if (blank(id) != blank(secret)) {

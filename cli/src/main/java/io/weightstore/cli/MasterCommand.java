@@ -77,6 +77,9 @@ final class MasterCommand implements Callable<Integer> {
     @Mixin
     private MetricsOptions metrics;
 
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
         // Checked before the data directory is created or opened: a typo must leave nothing behind.
@@ -88,7 +91,7 @@ final class MasterCommand implements Callable<Integer> {
             throw new IllegalArgumentException("give either --data-dir (a master alone) or --etcd (one master of a group), not "
                     + (dataDir == null ? "neither" : "both"));
         }
-        ServerLogging.enable();
+        logging.enable();
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize));
         Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr());
         if (credentials.isEmpty() && tokens != null) {

@@ -40,7 +40,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--master", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "The master to register with, or every master of a group (the node follows its leader). Default:"
-                    + " $WEIGHTSTORE_MASTER, else 'master' in the file named by $WEIGHTSTORE_CONFIG.")
+                    + " $WEIGHTSTORE_MASTER, else 'master' in the node section of the config file, else its client.store.")
     private String master;
 
     @Option(names = "--pool", required = true, paramLabel = "PATH", description = "Pool file (created when missing), e.g. /dev/shm/ws-pool.")
@@ -80,6 +80,9 @@ final class NodeCommand implements Callable<Integer> {
     @Mixin
     private MetricsOptions metrics;
 
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65_535) {
@@ -88,7 +91,7 @@ final class NodeCommand implements Callable<Integer> {
         metrics.validate();
         String address = StoreLocator.clusterMaster(master).orElseThrow(() -> new IllegalArgumentException(
                 "no master to register with: give --master HOST:PORT, or set $" + StoreLocator.MASTER_ENV));
-        ServerLogging.enable();
+        logging.enable();
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
         Authentication authentication = security.load(Role.NODE, "node", port, spec.commandLine().getErr())
                 .<Authentication>map(Authentication.Certificate::new).orElseGet(Authentication::insecure);

@@ -60,9 +60,12 @@ final class ServeCommand implements Callable<Integer> {
                     + ", which, unlike a flag, other users cannot read in the process list.")
     private String apiKey;
 
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
-        ServerLogging.enable();
+        logging.enable();
         String key = apiKey != null ? apiKey : System.getenv(API_KEY_ENV);
         ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue,
                 key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)));
