@@ -3,6 +3,7 @@ module io.weightstore.cli {
     requires transitive io.weightstore.jlama;
     requires io.weightstore.gateway;
     requires transitive info.picocli;
+    requires info.picocli.codegen;
     requires com.fasterxml.jackson.databind;
     // To quiet gRPC's channel, which logs through java.util.logging.
     requires java.logging;

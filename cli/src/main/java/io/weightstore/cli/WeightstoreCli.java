@@ -41,6 +41,8 @@ import picocli.CommandLine.Spec;
             NodeCommand.class,
             CertCommand.class,
             ConfigCommand.class,
+            CompletionCommand.class,
+            ManCommand.class,
             CommandLine.HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",
