@@ -49,6 +49,7 @@ import picocli.CommandLine.Spec;
         footer = {
             "  ./weightstore test [ARGS]   run the test suite (./mvnw verify ARGS) with a JDK 25",
             "  ./weightstore bench ...     benchmarks: store reads, loads, comparisons (bench module, not in the product)",
+            "  ./weightstore image         the container image, built by Jib to cli/target/weightstore-image.tar (no Docker daemon)",
             "",
             "Exit codes: 0 ok, 1 failure or bad data found, 2 usage error, 130 interrupted.",
             "Run 'weightstore help COMMAND' or 'weightstore COMMAND --help' for a command's flags."
