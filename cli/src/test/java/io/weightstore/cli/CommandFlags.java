@@ -1,5 +1,6 @@
 package io.weightstore.cli;
 
+import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
@@ -13,9 +14,14 @@ import picocli.CommandLine.ParseResult;
 record CommandFlags(List<String> verb, ParseResult result) {
     /** Parses {@code args} (verb first, then flags), as {@code weightstore ARGS} would, without running anything. */
     static CommandFlags parse(List<String> args) {
-        ParseResult parsed = WeightstoreCli.unconfigured().parseArgs(args.toArray(String[]::new));
+        return parse(WeightstoreCli.unconfigured(), args);
+    }
+
+    /** Parses {@code args} with {@code cli}: the configured command line takes defaults from the file --config names. */
+    static CommandFlags parse(CommandLine cli, List<String> args) {
+        ParseResult parsed = cli.parseArgs(args.toArray(String[]::new));
         ParseResult leaf = parsed;
-        List<String> verb = new java.util.ArrayList<>();
+        List<String> verb = new ArrayList<>();
         while (leaf.hasSubcommand()) {
             leaf = leaf.subcommand();
             verb.add(leaf.commandSpec().name());

@@ -18,18 +18,8 @@ class ConfigFileTest {
     @TempDir
     Path tmp;
 
-    /** The example under deploy/, with its /etc/weightstore/ paths moved under a directory of credentials that exist. */
     private Path example() throws Exception {
-        Path etc = tmp.resolve("etc");
-        for (String role : List.of("engine", "master", "node")) {
-            Path dir = Files.createDirectories(etc.resolve(role));
-            for (String file : List.of("ca.crt", "identity.crt", "identity.key")) {
-                Files.writeString(dir.resolve(file), "placeholder\n");
-            }
-        }
-        Files.writeString(etc.resolve("tokens"), "");
-        String text = Files.readString(Path.of("../deploy/config/weightstore.yaml")).replace("/etc/weightstore/", etc + "/");
-        return Files.writeString(tmp.resolve("weightstore.yaml"), text);
+        return ExampleConfig.under(tmp);
     }
 
     @Test
