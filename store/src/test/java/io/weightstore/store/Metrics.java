@@ -34,6 +34,21 @@ public final class Metrics {
         return 0;
     }
 
+    /** The sum of {@code name}'s counter series that carry the label {@code label} with {@code value}, whatever their others. */
+    public static double sum(PrometheusRegistry registry, String name, String label, String value) {
+        double sum = 0;
+        for (MetricSnapshot metric : registry.scrape()) {
+            if (metric.getMetadata().getName().equals(name)) {
+                for (DataPointSnapshot point : metric.getDataPoints()) {
+                    if (value.equals(point.getLabels().get(label))) {
+                        sum += ((CounterSnapshot.CounterDataPointSnapshot) point).getValue();
+                    }
+                }
+            }
+        }
+        return sum;
+    }
+
     /** Whether {@code name} has any series at all. */
     public static boolean reported(PrometheusRegistry registry, String name) {
         for (MetricSnapshot metric : registry.scrape()) {

@@ -7,6 +7,8 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.access.MappedNodeAccess;
+import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
 import io.weightstore.store.metrics.ClientMetrics;
@@ -165,7 +167,10 @@ final class ReplicaReader {
                 continue;
             }
             try {
-                task.run(connections.access(node.info()), replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
+                NodeAccess access = connections.access(node.info());
+                long start = System.nanoTime();
+                task.run(access, replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
+                metrics.pieceRead(node.nodeId(), access instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
                 chooser.answered(node.nodeId());
                 if (!errors.isEmpty()) {
                     metrics.failedOver();

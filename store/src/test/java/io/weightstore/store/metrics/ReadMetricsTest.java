@@ -39,6 +39,8 @@ class ReadMetricsTest {
                     .isEqualTo(1);
             assertThat(Metrics.value(client.metrics().registry(), "weightstore_client_replica_failovers")).isEqualTo(1);
             assertThat(Metrics.value(client.metrics().registry(), "weightstore_client_read_bytes")).isEqualTo(10);
+            assertThat(Metrics.sum(client.metrics().registry(), "weightstore_client_node_read_bytes", "path", "socket"))
+                    .as("only the replica that answered counts its bytes").isEqualTo(10);
             double nodeFailures = 0;
             for (int i = 0; i < 2; i++) {
                 nodeFailures += Metrics.value(cluster.node(i).metrics().registry(), "weightstore_node_checksum_failures");
@@ -50,6 +52,34 @@ class ReadMetricsTest {
             assertThat(Metrics.value(client.metrics().registry(), "weightstore_client_replica_failures", "reason", "corrupt"))
                     .isEqualTo(2);
             assertThat(Metrics.value(client.metrics().registry(), "weightstore_client_replica_failovers")).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void bytesAreCountedByTheNodeTheyCameFromOverEitherPath() throws Exception {
+        try (Arena arena = Arena.ofShared(); TestCluster cluster = new TestCluster(tmp, 2)) {
+            MemorySegment bytes = Bytes.random(arena, 2 * TestCluster.SLICE, 7);
+            StoreClient sameHost = cluster.client(ClientOptions.defaults());
+            sameHost.put("per-node/a", bytes, PutOptions.defaults().withReplicas(1));
+            assertThat(Bytes.equal(Bytes.readWhole(sameHost, "per-node/a", arena), bytes)).isTrue();
+            StoreClient overSockets = cluster.client();
+            assertThat(Bytes.equal(Bytes.readWhole(overSockets, "per-node/a", arena), bytes)).isTrue();
+
+            for (var reads : new Object[][] {{sameHost, "mapped"}, {overSockets, "socket"}}) {
+                StoreClient client = (StoreClient) reads[0];
+                double perNode = 0;
+                for (int i = 0; i < 2; i++) {
+                    perNode += Metrics.value(client.metrics().registry(), "weightstore_client_node_read_bytes", "node",
+                            cluster.node(i).nodeId(), "path", (String) reads[1]);
+                }
+                assertThat(perNode).as("bytes read %s, by node", reads[1]).isEqualTo(bytes.byteSize());
+                assertThat(Metrics.value(client.metrics().registry(), "weightstore_client_read_bytes")).isEqualTo(bytes.byteSize());
+            }
+            double sentByNodes = 0;
+            for (int i = 0; i < 2; i++) {
+                sentByNodes += Metrics.sum(cluster.node(i).metrics().registry(), "weightstore_node_sent_bytes", "op", "read");
+            }
+            assertThat(sentByNodes).as("a mapped read never reaches the node; a socket read does").isEqualTo(bytes.byteSize());
         }
     }
 }
