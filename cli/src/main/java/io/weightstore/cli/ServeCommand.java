@@ -76,9 +76,8 @@ final class ServeCommand implements Callable<Integer> {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.port();
             out.printf("listening on %s; loading %s%n", url, model);
             out.flush();
-            try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions())) {
-                // The store client's reads (failovers, checksum failures) join serve's own /metrics.
-                loaded.source().ifPresent(source -> server.exposeMetrics(source.store().metrics().registry()));
+            // The store client's reads (progress, failovers, checksum failures) join serve's own /metrics as the load starts.
+            try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions(), Optional.empty(), server::loadingFrom)) {
                 server.serve(ServedModel.of(loaded.model(), name), loaded.loadSeconds());
                 out.printf("serving %s as '%s' on %s/v1 (loaded in %.2f s)%s%n", model, name, url, loaded.loadSeconds(),
                         config.apiKey().isPresent() ? "; API key required" : "");

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A master and a node as processes with their operations ports: /health, /ready and /metrics
- * answer, and the counters move with a real put and read; a node that dies is reported down, once.
+ * answer, and the counters move with a real put and read; a node that dies is reported down, once,
+ * and up again, once, when it comes back.
  */
 class MetricsEndpointsTest {
     private static final Pattern METRICS = Pattern.compile("metrics on http://127\\.0\\.0\\.1:(\\d+)/metrics");
@@ -38,9 +39,9 @@ class MetricsEndpointsTest {
         try {
             int masterPort = Integer.parseInt(await(master, MASTER_PORT));
             int masterMetrics = Integer.parseInt(await(master, METRICS));
-            node = CliProcess.start(tmp.resolve("node.log"), "node", "--insecure", "--master", "127.0.0.1:" + masterPort,
-                    "--pool", tmp.resolve("pool").toString(), "--capacity", "64M", "--port", "0", "--advertise", "127.0.0.1",
-                    "--bind", "127.0.0.1", "--metrics-port", "0");
+            String[] nodeArgs = {"node", "--insecure", "--master", "127.0.0.1:" + masterPort, "--pool", tmp.resolve("pool").toString(),
+                "--capacity", "64M", "--port", "0", "--advertise", "127.0.0.1", "--bind", "127.0.0.1", "--metrics-port", "0"};
+            node = CliProcess.start(tmp.resolve("node.log"), nodeArgs);
             int nodeMetrics = Integer.parseInt(await(node, METRICS));
             String nodeId = await(node, NODE);
 
@@ -98,6 +99,13 @@ class MetricsEndpointsTest {
             Thread.sleep(2_000); // a few more liveness passes: the change must be reported once, not at each pass
             assertThat(Scrape.of(masterMetrics).value("weightstore_master_node_transitions_total{to=\"down\"}")).isEqualTo(1);
             assertThat(master.output().lines().filter(l -> l.contains("node " + nodeId) && l.contains("is down"))).hasSize(1);
+
+            // Back on the same pool, the same node: up again, logged once.
+            node = CliProcess.start(tmp.resolve("node-again.log"), nodeArgs);
+            Awaits.until(Duration.ofSeconds(60), "the master to log the node up again",
+                    () -> master.output().contains("node " + nodeId + " at 127.0.0.1:") && master.output().contains("is up again"));
+            assertThat(Scrape.of(masterMetrics).value("weightstore_master_node_transitions_total{to=\"up\"}")).isEqualTo(1);
+            assertThat(Scrape.of(masterMetrics).value("weightstore_master_nodes{state=\"up\"}")).isEqualTo(1);
         } finally {
             if (node != null) {
                 node.kill();

@@ -8,7 +8,7 @@ import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.weightstore.weights.loader.CheckpointSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -122,9 +122,13 @@ public final class OpenAiServer implements AutoCloseable {
         metrics.loaded(loadSeconds);
     }
 
-    /** Adds {@code registry} (the store client's, say) to what {@code /metrics} reports. */
-    public void exposeMetrics(PrometheusRegistry registry) {
-        metrics.include(registry);
+    /**
+     * The model is about to load from {@code source}: {@code /metrics} reports its weight bytes and,
+     * from now on, its store client's reads, so the load's progress shows while it runs.
+     */
+    public void loadingFrom(CheckpointSource source) {
+        metrics.include(source.store().metrics().registry());
+        metrics.loading(source.manifest().weightBytes());
     }
 
     public int port() {

@@ -26,6 +26,7 @@ final class ServeMetrics {
     private final Gauge tokensPerSecond;
     private final Counter cancelled;
     private final Gauge loadSeconds;
+    private final Gauge modelBytes;
 
     ServeMetrics(AdmissionQueue queue) {
         requests = Counter.builder().name("weightstore_serve_requests")
@@ -43,6 +44,9 @@ final class ServeMetrics {
                 .help("Generations stopped because their client went away").register(registry);
         loadSeconds = Gauge.builder().name("weightstore_serve_model_load_seconds")
                 .help("Time the model took to load, from the store or a directory, until it could serve").register(registry);
+        modelBytes = Gauge.builder().name("weightstore_serve_model_weight_bytes")
+                .help("Weight bytes of the checkpoint being loaded or served, beside weightstore_client_read_bytes: the load's progress")
+                .register(registry);
         GaugeWithCallback.builder().name("weightstore_serve_queue_depth")
                 .help("Requests waiting for a generation slot").callback(cb -> cb.call(queue.waiting())).register(registry);
         GaugeWithCallback.builder().name("weightstore_serve_generations_running")
@@ -60,6 +64,10 @@ final class ServeMetrics {
         if (done.tokensPerSecond() > 0) {
             tokensPerSecond.set(done.tokensPerSecond());
         }
+    }
+
+    void loading(long weightBytes) {
+        modelBytes.set(weightBytes);
     }
 
     void loaded(double seconds) {
