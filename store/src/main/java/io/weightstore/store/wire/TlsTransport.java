@@ -66,6 +66,8 @@ public final class TlsTransport implements Transport {
     private boolean endOfStream;
     /** The socket failed or was closed under us: nothing more can be said on it. */
     private volatile boolean socketFailed;
+    /** The socket now belongs to a {@link MacTransport}, which speaks on it without TLS. */
+    private volatile boolean handedOver;
 
     private TlsTransport(SocketChannel socket, SSLEngine engine, Credentials credentials) {
         this.socket = socket;
@@ -389,7 +391,7 @@ public final class TlsTransport implements Transport {
 
     @Override
     public boolean isOpen() {
-        return socket.isOpen();
+        return socket.isOpen() && !handedOver;
     }
 
     /**
@@ -399,6 +401,9 @@ public final class TlsTransport implements Transport {
      */
     @Override
     public void close() {
+        if (handedOver) {
+            return;
+        }
         boolean idleReader = reading.tryLock();
         try {
             boolean idleWriter = writing.tryLock();
@@ -432,6 +437,36 @@ public final class TlsTransport implements Transport {
         } catch (IOException | RuntimeException ignored) {
             // A courtesy to the peer; the socket closes either way.
         }
+    }
+
+    /**
+     * Gives up the socket to a {@link MacTransport} at a point both ends agreed on: returns the bytes
+     * that arrived behind the last TLS record, which are the first of the new framing.
+     */
+    ByteBuffer handOver() throws SSLException {
+        reading.lock();
+        writing.lock();
+        try {
+            if (overflow.hasRemaining() || engine.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING) {
+                throw new SSLException("cannot leave TLS with " + peer + ": " + overflow.remaining()
+                        + " bytes of TLS data unread, handshake status " + engine.getHandshakeStatus());
+            }
+            handedOver = true;
+            ByteBuffer rest = ByteBuffer.allocate(netIn.remaining());
+            rest.put(netIn).flip();
+            return rest;
+        } finally {
+            writing.unlock();
+            reading.unlock();
+        }
+    }
+
+    SocketChannel socket() {
+        return socket;
+    }
+
+    boolean isClient() {
+        return engine.getUseClientMode();
     }
 
     private SSLHandshakeException explained(IOException failure) {

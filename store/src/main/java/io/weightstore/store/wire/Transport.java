@@ -10,12 +10,15 @@ import javax.net.ssl.SSLSession;
 
 /**
  * One connected data-plane socket, as both ends use it: blocking reads and writes, and sending a
- * range of a file. Two kinds, chosen per connection:
+ * range of a file. Three kinds, chosen per connection:
  *
  * <ul>
  *   <li>{@link PlainTransport}: bytes as they are, sendfile on the sending side. Anyone on the
  *       network can read and change them.</li>
  *   <li>{@link TlsTransport}: mutual TLS 1.3; every byte encrypted and authenticated.</li>
+ *   <li>{@link MacTransport}: a mutual TLS 1.3 handshake, then every chunk authenticated but sent
+ *       in clear, so the sender keeps sendfile. See its comment for what an attacker can and cannot
+ *       do in each mode.</li>
  * </ul>
  *
  * <p>Blocking: a read or write blocks its thread in the socket. To cut a stalled operation, close
@@ -26,7 +29,7 @@ import javax.net.ssl.SSLSession;
  * for both, request then response). {@link #close()} is safe from any thread at any time; it never
  * blocks.
  */
-public sealed interface Transport extends ByteChannel permits PlainTransport, TlsTransport {
+public sealed interface Transport extends ByteChannel permits PlainTransport, TlsTransport, MacTransport {
     /**
      * Reads what has arrived into {@code dst}, blocking until at least one byte has: returns how
      * many (possibly fewer than {@code dst} has room for, so a caller can look at each piece as it

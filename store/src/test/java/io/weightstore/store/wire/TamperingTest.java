@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** A man in the middle who flips one bit of what the client sends after the handshake: TLS notices, plain does not. */
+/** A man in the middle who flips one bit of what the client sends after the handshake: TLS and MAC notice, plain does not. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class TamperingTest {
     /** Well past any handshake and the switch, inside the first megabyte of data. */
@@ -66,11 +66,23 @@ class TamperingTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = "TLS")
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
     void aFlippedBitFailsTheRead(Kind kind) throws Exception {
         AtomicReference<TamperingProxy> proxy = new AtomicReference<>();
         try (Loopback.Ends ends = throughProxy(kind, proxy); TamperingProxy ignored = proxy.get()) {
             assertThatThrownBy(() -> sendThrough(ends)).isInstanceOf(SSLException.class);
+        }
+    }
+
+    @Test
+    void theMacFailureSaysWhichChunkAndWhy() throws Exception {
+        AtomicReference<TamperingProxy> proxy = new AtomicReference<>();
+        try (Loopback.Ends ends = throughProxy(Kind.MAC, proxy); TamperingProxy ignored = proxy.get()) {
+            assertThatThrownBy(() -> sendThrough(ends)).isInstanceOf(SSLException.class)
+                    .hasMessageMatching("chunk 0 \\(262144 bytes\\) from /127\\.0\\.0\\.1:\\d+ \\(reader reader-1\\) failed its"
+                            + " authentication tag: it was altered, replayed or reordered in transit");
+            // Nothing more is read from a connection that carried a forged chunk.
+            assertThatThrownBy(() -> ends.serverEnd().read(ByteBuffer.allocate(1))).isInstanceOf(IOException.class);
         }
     }
 

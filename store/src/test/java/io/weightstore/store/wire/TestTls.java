@@ -4,6 +4,7 @@ import io.weightstore.store.security.Credentials;
 import io.weightstore.store.security.ExpectedPeer;
 import io.weightstore.store.security.Role;
 import io.weightstore.store.security.TestPki;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -15,7 +16,8 @@ final class TestTls {
     /** The transports under test. */
     enum Kind {
         PLAIN,
-        TLS
+        TLS,
+        MAC
     }
 
     final TestPki pki;
@@ -46,7 +48,17 @@ final class TestTls {
         return switch (kind) {
             case PLAIN -> PlainTransport::new;
             case TLS -> socket -> TlsTransport.handshake(socket, end);
+            case MAC -> socket -> mac(TlsTransport.handshake(socket, end));
         };
+    }
+
+    static MacTransport mac(TlsTransport tls) throws IOException {
+        try {
+            return MacTransport.switchFrom(tls);
+        } catch (IOException | RuntimeException e) {
+            tls.close();
+            throw e;
+        }
     }
 
     /** {@code size} pseudo-random bytes, the same for the same seed. */

@@ -125,7 +125,7 @@ class TransportRoundTripTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = "TLS")
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
     void bothEndsSeeWhoTheOtherProvedToBe(Kind kind) throws Exception {
         try (Loopback.Ends ends = tls.connect(kind)) {
             assertThat(Credentials.peerIdentity(ends.clientEnd().session().orElseThrow())).isEqualTo(tls.node.identity());
