@@ -2,7 +2,6 @@ package io.weightstore.store.wire;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -46,8 +45,8 @@ import javax.net.ssl.SSLSession;
  * naming the direction, so no key crosses the wire. A read returns a chunk's bytes only after its
  * tag has passed.
  *
- * <p>Sending a file range maps it for the tag: the range must not change until it is sent (a change
- * in between makes the receiver refuse the chunk, never accept other bytes).
+ * <p>A file range is tagged from a mapping and sent from the file: it must not change until it is
+ * sent (a change in between makes the receiver refuse the chunk, never accept other bytes).
  */
 public final class MacTransport implements Transport {
     /** Payload bytes per frame: tags and headers cost nothing, and a chunk is checked while in cache (64 KiB and 1 MiB measured slower). */
@@ -223,20 +222,13 @@ public final class MacTransport implements Transport {
         }
     }
 
-    /**
-     * Tags each chunk of the range from a mapping of the file, then sends its bytes with sendfile: the
-     * payload never passes through this process.
-     */
+    /** Tags each chunk from the mapping, then sends it from the file with sendfile: no copy passes through this process. */
     @Override
-    public void sendFile(FileChannel file, long position, long count) throws IOException {
-        if (count == 0) {
-            return;
-        }
+    public void sendFile(FileChannel file, long position, MemorySegment bytes) throws IOException {
         writing.lock();
-        try (Arena mapping = Arena.ofConfined()) {
-            MemorySegment bytes = FileRanges.map(file, position, count, mapping, peer);
-            for (long done = 0; done < count; ) {
-                int n = (int) Math.min(MAX_CHUNK, count - done);
+        try {
+            for (long done = 0; done < bytes.byteSize(); ) {
+                int n = (int) Math.min(MAX_CHUNK, bytes.byteSize() - done);
                 seal(n, bytes.asSlice(done, n).asByteBuffer());
                 writeAll(outHeader);
                 transfer(file, position + done, n);

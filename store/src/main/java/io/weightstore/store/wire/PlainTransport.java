@@ -1,6 +1,7 @@
 package io.weightstore.store.wire;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
@@ -33,6 +34,12 @@ public final class PlainTransport implements Transport {
             socket.write(src);
         }
         return length;
+    }
+
+    /** Sends from the file with sendfile; the mapping is not read. */
+    @Override
+    public void sendFile(FileChannel file, long position, MemorySegment bytes) throws IOException {
+        sendFile(file, position, bytes.byteSize());
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.weightstore.store.wire;
 import io.weightstore.store.security.Credentials;
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -359,20 +358,13 @@ public final class TlsTransport implements Transport {
         }
     }
 
-    /**
-     * Maps the range and sends it as written data: TLS has to see every byte, and reading it from a
-     * mapping spares copying it out of the file first (measured: about 0.1 ns of CPU per byte).
-     */
+    /** Sends the mapped bytes as written data: TLS has to see every byte, so sendfile is no use here. */
     @Override
-    public void sendFile(FileChannel file, long position, long count) throws IOException {
-        if (count == 0) {
-            return;
-        }
+    public void sendFile(FileChannel file, long position, MemorySegment bytes) throws IOException {
         writing.lock();
-        try (Arena mapping = Arena.ofConfined()) {
-            MemorySegment bytes = FileRanges.map(file, position, count, mapping, peer);
-            for (long done = 0; done < count; done += MAPPED_WRITE) {
-                write(bytes.asSlice(done, Math.min(MAPPED_WRITE, count - done)).asByteBuffer());
+        try {
+            for (long done = 0; done < bytes.byteSize(); done += MAPPED_WRITE) {
+                write(bytes.asSlice(done, Math.min(MAPPED_WRITE, bytes.byteSize() - done)).asByteBuffer());
             }
         } finally {
             writing.unlock();

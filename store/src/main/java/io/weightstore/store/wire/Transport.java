@@ -2,6 +2,8 @@ package io.weightstore.store.wire;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.FileChannel;
@@ -43,8 +45,28 @@ public sealed interface Transport extends ByteChannel permits PlainTransport, Tl
     @Override
     int write(ByteBuffer src) throws IOException;
 
-    /** Sends {@code count} bytes of {@code file} from {@code position}, exactly as if they had been written. */
-    void sendFile(FileChannel file, long position, long count) throws IOException;
+    /**
+     * Sends {@code count} bytes of {@code file} from {@code position}, exactly as if they had been
+     * written; the range must not change while it is sent. A transport that has to read the bytes
+     * (to encrypt or tag them) maps the range for the call, which costs about 0.1 ns of CPU per byte
+     * in page faults and unmapping: a caller that keeps the file mapped, as a node keeps its pool,
+     * spares that with {@link #sendFile(FileChannel, long, MemorySegment)}.
+     */
+    default void sendFile(FileChannel file, long position, long count) throws IOException {
+        if (count == 0) {
+            return;
+        }
+        try (Arena mapping = Arena.ofConfined()) {
+            sendFile(file, position, FileRanges.map(file, position, count, mapping, peer()));
+        }
+    }
+
+    /**
+     * Sends {@code bytes}, which must be {@code file}'s bytes from {@code position} as the caller
+     * has them mapped: plain sends them from the file with sendfile, TLS encrypts them from the
+     * mapping, MAC tags them from the mapping and sends them from the file with sendfile.
+     */
+    void sendFile(FileChannel file, long position, MemorySegment bytes) throws IOException;
 
     /** Who is at the other end, for messages: the address, and the identity it proved if any. */
     String peer();

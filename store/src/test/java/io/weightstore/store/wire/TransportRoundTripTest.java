@@ -103,16 +103,25 @@ class TransportRoundTripTest {
             long size = content.byteSize();
             long[][] ranges = {{0, 0}, {1, 1}, {7, 300_001}, {12_345, 1_000_003}, {3, size - 3}, {size - 5, 5}};
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                for (long[] range : ranges) {
-                    CompletableFuture<Void> sent = Loopback.inThread("sendfile", () -> {
-                        ends.serverEnd().sendFile(channel, range[0], range[1]);
-                        return null;
-                    });
-                    MemorySegment received = arena.allocate(Math.max(range[1], 1)).asSlice(0, range[1]);
-                    receive(ends.clientEnd(), received, Integer.MAX_VALUE);
-                    sent.get(60, TimeUnit.SECONDS);
-                    assertThat(received.mismatch(content.asSlice(range[0], range[1])))
-                            .as("range at %d of %d bytes", range[0], range[1]).isEqualTo(-1);
+                // As a node sends from its pool, which it keeps mapped, and as a caller without a mapping does.
+                MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                for (boolean withMapping : new boolean[] {true, false}) {
+                    for (long[] range : ranges) {
+                        CompletableFuture<Void> sent = Loopback.inThread("sendfile", () -> {
+                            if (withMapping) {
+                                ends.serverEnd().sendFile(channel, range[0], mapped.asSlice(range[0], range[1]));
+                            } else {
+                                ends.serverEnd().sendFile(channel, range[0], range[1]);
+                            }
+                            return null;
+                        });
+                        MemorySegment received = arena.allocate(Math.max(range[1], 1)).asSlice(0, range[1]);
+                        receive(ends.clientEnd(), received, Integer.MAX_VALUE);
+                        sent.get(60, TimeUnit.SECONDS);
+                        assertThat(received.mismatch(content.asSlice(range[0], range[1])))
+                                .as("range at %d of %d bytes, %s", range[0], range[1], withMapping ? "mapped" : "unmapped")
+                                .isEqualTo(-1);
+                    }
                 }
                 if (kind != Kind.PLAIN) {
                     // Plain sendfile just stops at the end; the others refuse a range that is not there before sending.
