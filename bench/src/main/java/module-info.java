@@ -6,6 +6,7 @@ open module io.weightstore.bench {
     requires io.weightstore.cli;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;
+    requires java.management;
     requires java.net.http;
     requires jmh.core;
     requires redis.clients.jedis;

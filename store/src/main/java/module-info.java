@@ -28,4 +28,5 @@ module io.weightstore.store {
     exports io.weightstore.store.checksum to io.weightstore.bench;
     exports io.weightstore.store.client.access to io.weightstore.bench;
     exports io.weightstore.store.client.plan to io.weightstore.bench;
+    exports io.weightstore.store.wire to io.weightstore.bench;
 }
