@@ -13,7 +13,7 @@ import javax.crypto.spec.IvParameterSpec;
  * never sent, so a chunk replayed, dropped or moved fails as surely as one altered.
  *
  * <p>Poly1305 because it was the fastest of the JDK's MACs here, about 11 GB/s per core
- * against 3.5 for AES-GMAC (the JDK copies associated data into arrays of its own) and 1.7 for
+ * against about 3 for AES-GMAC (the JDK copies associated data into arrays of its own) and 1.7 for
  * HMAC-SHA256 ({@code FrameMacBenchmark} in the bench module). Its intrinsic reads arrays only, so
  * off-heap payloads are staged through a small array that stays in L1.
  *

@@ -22,7 +22,10 @@ import javax.net.ssl.SSLSession;
  * leave TLS on the same socket for chunks sent in clear, each with a tag. The sender keeps
  * sendfile (it tags a file range from a mapping of it, then sends the range from the page cache),
  * and the receiver reads straight into its buffer and checks the tag there while the bytes are
- * still in cache, where TLS would encrypt, copy and decrypt every byte.
+ * still in cache, where TLS would encrypt, copy and decrypt every byte. Measured on loopback
+ * ({@code bench transport}), that buys less than it might: about 0.8 ns of CPU per byte for both
+ * ends against 0.9-1.0 for TLS with AES-GCM and 0.4 for plain, because the JDK's AES-GCM is as fast
+ * as its Poly1305 here and the sender still reads every byte once to tag it.
  *
  * <p>What an attacker on the network path can do in each mode:
  * <ul>

@@ -26,6 +26,8 @@ import javax.net.ssl.SSLSession;
  * <p>Blocking: a read or write blocks its thread in the socket. To cut a stalled operation, close
  * the transport (or the socket under it) from another thread, as {@link DeadlineTimer} does: the
  * blocked call fails with an {@link IOException} and the transport is left safe to close again.
+ * Send files from platform threads: under a virtual thread the JDK makes the socket non-blocking,
+ * and sendfile then stops at a full socket buffer instead of waiting.
  *
  * <p>Threads: one thread reading and one thread writing at a time (the data plane uses one thread
  * for both, request then response). {@link #close()} is safe from any thread at any time; it never
