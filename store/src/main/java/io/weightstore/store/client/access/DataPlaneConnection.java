@@ -171,6 +171,9 @@ final class DataPlaneConnection implements AutoCloseable {
             writeFully(payload.asSlice(done, Math.min(WRITE_PIECE, payload.byteSize() - done)).asByteBuffer());
             current.progressed();
         }
+        if (payload.byteSize() > 0) {
+            current.awaitingPeerWork();
+        }
         long announced = receiveHeader();
         if (announced != dst.byteSize()) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " announced " + announced + " bytes, expected "
