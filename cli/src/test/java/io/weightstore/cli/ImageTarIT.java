@@ -33,8 +33,11 @@ class ImageTarIT {
 
     @BeforeAll
     static void unpack() throws Exception {
-        Path tar = Path.of(System.getProperty("weightstore.image.tar", "target/weightstore-image.tar"));
-        assertThat(tar).as("the image tar (mvn -Pimage package makes it)").isRegularFile();
+        String built = System.getProperty("weightstore.image.tar");
+        // Only the image profile builds the tar and names it here; a run of every test class by pattern has none to check.
+        assumeTrue(built != null, "the image is checked by ./weightstore image (-Pimage), which builds it first");
+        Path tar = Path.of(built);
+        assertThat(tar).as("the image tar that -Pimage built").isRegularFile();
         Path image = Files.createDirectories(work.resolve("image"));
         run(List.of("tar", "-xf", tar.toString(), "-C", image.toString()));
         JsonNode manifest = JSON.readTree(image.resolve("manifest.json").toFile()).get(0);
