@@ -70,10 +70,12 @@ abstract class CatalogContract {
         assertThat(result.manifest().status()).isEqualTo(CheckpointStatus.READY);
         assertThat(result.uploadedFiles()).isEqualTo(result.manifest().files().size());
 
-        assertThat(catalog().list()).singleElement().satisfies(m -> {
-            assertThat(m.checkpointId()).isEqualTo(id("tiny"));
-            assertThat(m.modelId()).isEqualTo("org/tiny");
-            assertThat(m.revision()).isEqualTo("r1");
+        assertThat(catalog().list()).singleElement().satisfies(listed -> {
+            assertThat(listed.manifest().checkpointId()).isEqualTo(id("tiny"));
+            assertThat(listed.manifest().modelId()).isEqualTo("org/tiny");
+            assertThat(listed.manifest().revision()).isEqualTo("r1");
+            assertThat(listed.checked()).isTrue();
+            assertThat(listed.problems()).isEmpty();
         });
         Manifest manifest = catalog().readyManifest(id("tiny"));
         for (ManifestFile file : manifest.files()) {

@@ -16,14 +16,20 @@ import io.weightstore.weights.Manifest;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
 import io.weightstore.weights.StoredFile;
+import io.weightstore.weights.VerifiedCopy;
 import io.weightstore.weights.WeightstoreHome;
+import io.weightstore.weights.checks.TensorCrcTable;
+import io.weightstore.weights.checks.TensorCrcs;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A READY checkpoint opened for loading: {@code weightstore://<checkpoint-id>}. Every weight file
@@ -35,8 +41,11 @@ import java.util.Map;
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
 
-    /** Where a tensor is: its file, the open object holding it, that file's data offset, and its header entry. */
-    public record Location(String file, ObjectReader object, long dataStart, TensorInfo info) {
+    /**
+     * Where a tensor is: its file, the open object holding it, that file's data offset, its header entry,
+     * and the CRCs the import recorded for it and its shards (empty when there are none to check).
+     */
+    public record Location(String file, ObjectReader object, long dataStart, TensorInfo info, Optional<TensorCrcs> crcs) {
         /** Where {@code read}'s bytes start in the object. */
         long offsetOf(ShardRead read) {
             return dataStart + info.begin() + read.offset();
@@ -60,6 +69,7 @@ public final class CheckpointSource implements AutoCloseable {
     private final StreamBufferPool buffers;
     private final boolean ownsBuffers;
     private final Map<String, ObjectReader> weightFiles = new LinkedHashMap<>();
+    private final Map<String, TensorCrcTable> crcTables = new HashMap<>();
     private Map<String, Location> tensors;
 
     private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options) throws IOException {
@@ -71,14 +81,28 @@ public final class CheckpointSource implements AutoCloseable {
         this.ownsBuffers = options.bufferPool() == null;
         this.buffers = ownsBuffers ? new StreamBufferPool() : options.bufferPool();
         try {
+            requireImporter(manifest, options.importer());
             for (StoredFile file : catalog.files(manifest)) {
                 if (file.file().isSafetensors()) {
                     weightFiles.put(file.path(), file.open());
+                    if (options.tensorChecks()) {
+                        file.tensorCrcs().ifPresent(table -> crcTables.put(file.path(), table));
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
+        }
+    }
+
+    /** A caller who trusts one importer only refuses a checkpoint imported, or rewritten, by anyone else. */
+    private static void requireImporter(Manifest manifest, String trusted) throws CheckpointException {
+        if (trusted != null && !trusted.equals(manifest.importedBy())) {
+            throw new CheckpointException(CheckpointException.Code.UNTRUSTED, "checkpoint " + manifest.checkpointId()
+                    + " was imported by " + (manifest.importedBy() == null ? "an importer its schema " + manifest.schemaVersion()
+                    + " manifest does not name" : manifest.importedBy().isEmpty() ? "no identity (a store without identities)"
+                    : manifest.importedBy()) + ", not by " + trusted);
         }
     }
 
@@ -179,8 +203,10 @@ public final class CheckpointSource implements AutoCloseable {
                     throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored header of " + file.path()
                             + " does not match the manifest");
                 }
+                Optional<TensorCrcTable> crcs = Optional.ofNullable(crcTables.get(file.path()));
                 for (TensorInfo tensor : header.tensors()) {
-                    all.put(tensor.name(), new Location(file.path(), object, header.dataStart(), tensor));
+                    all.put(tensor.name(), new Location(file.path(), object, header.dataStart(), tensor,
+                            crcs.flatMap(c -> c.tensor(tensor.name()))));
                 }
             }
             tensors = all;
@@ -208,7 +234,7 @@ public final class CheckpointSource implements AutoCloseable {
         for (Location location : tensors().values()) {
             Split split = worldSize == 1 ? Split.REPLICATE : plan.split(location.info().name());
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
-            items.add(new TensorStream.Item(location, split, read));
+            items.add(new TensorStream.Item(location, split, read, ShardCheck.of(location, read)));
         }
         return new TensorStream(store, items, options.bufferBytes(), buffers);
     }
@@ -220,8 +246,10 @@ public final class CheckpointSource implements AutoCloseable {
         long start = System.nanoTime();
         int count = 0;
         long share;
+        int clientChecked;
         try (TensorStream stream = stream(rank, worldSize, plan)) {
             share = stream.plannedBytes();
+            clientChecked = stream.clientChecked();
             progress.started(share);
             for (Tensor tensor; (tensor = stream.next()) != null; ) {
                 count++;
@@ -229,7 +257,28 @@ public final class CheckpointSource implements AutoCloseable {
                 progress.advanced(tensor.data().byteSize());
             }
         }
-        return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9);
+        return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9,
+                clientChecked, count - clientChecked, null);
+    }
+
+    /**
+     * Reads every file of the checkpoint end to end through the checked read path and compares its
+     * SHA-256 with the manifest's: the check that no one who could forge CRC32Cs (a node holding a
+     * replica) can pass. One reused 64 MiB buffer, whatever the checkpoint's size.
+     *
+     * @throws CheckpointException CORRUPT naming the first file that differs
+     */
+    public FilesVerified verifyFiles(Progress progress) throws IOException {
+        long start = System.nanoTime();
+        progress.started(manifest.totalBytes());
+        // Shared: the client's worker threads fill the buffer in parallel pieces.
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(VerifiedCopy.CHUNK, 64);
+            for (StoredFile file : catalog.files(manifest)) {
+                file.verifiedCopy(VerifiedCopy.Target.discard(buffer), progress);
+            }
+        }
+        return new FilesVerified(manifest.files().size(), manifest.totalBytes(), (System.nanoTime() - start) / 1e9);
     }
 
     /**
@@ -248,6 +297,7 @@ public final class CheckpointSource implements AutoCloseable {
         } else {
             location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst);
         }
+        ShardCheck.of(location, read).verify(dst.asSlice(0, read.bytes()));
     }
 
     /** Ends the read leases, frees the source's own buffers, and closes the store if the source opened it. */

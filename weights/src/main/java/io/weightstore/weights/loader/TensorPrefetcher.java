@@ -20,7 +20,8 @@ import java.util.concurrent.Future;
 /**
  * Whole tensors for engines that ask for them one by one and keep them (Jlama does): the
  * checkpoint is read in file order, a batch of tensors per scatter-gather read, straight into
- * memory each tensor owns from then on, a few batches ahead of the furthest tensor asked for.
+ * memory each tensor owns from then on, a few batches ahead of the furthest tensor asked for, each
+ * tensor checked against the CRC32C the import recorded before anyone can take it.
  * {@link #take} waits only for its own batch, so an engine asking from several threads in any
  * order gets the throughput of one sequential stream.
  *
@@ -130,6 +131,10 @@ public final class TensorPrefetcher implements AutoCloseable {
             reads.add(new Read.Ranges(object, ranges, memory.asSlice(runStart, runEnd - runStart)));
         }
         store.read(reads);
+        for (CheckpointSource.Location tensor : batch.tensors()) {
+            Slot slot = slots.get(tensor.info().name());
+            ShardCheck.of(tensor, ShardRead.whole(tensor.info())).verify(memory.asSlice(slot.offset(), slot.length()));
+        }
         return memory;
     }
 
