@@ -1,5 +1,10 @@
 package io.weightstore.store;
 
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.security.Authentication;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.Op;
@@ -52,6 +57,17 @@ public final class StridedReplyTamperer implements AutoCloseable {
     /** READ_STRIDED replies whose payload was zeroed so far. */
     public long tamperedReplies() {
         return tampered.get();
+    }
+
+    /**
+     * Tells the insecure master at {@code master} that {@code node} serves its data plane at this proxy
+     * (an insecure master takes anyone's word): clients that locate objects from now on come here.
+     */
+    public void advertiseAs(NodeInfo node, String master) throws StoreException {
+        try (GrpcMasterApi api = GrpcMasterApi.connect(master, Authentication.insecure())) {
+            api.registerNode(new NodeInfo(node.nodeId(), new Endpoint("127.0.0.1", port()), node.poolPath(), node.poolUuid(),
+                    node.capacity()));
+        }
     }
 
     private void accept() {

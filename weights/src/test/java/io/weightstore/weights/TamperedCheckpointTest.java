@@ -19,6 +19,7 @@ import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
+import io.weightstore.weights.testing.Tampering;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
