@@ -64,11 +64,14 @@ record ShardCheck(String file, String tensor, String part, OptionalInt crc32c) {
 
     /** Fails with CORRUPT, naming the tensor, shard and both CRCs, unless {@code received} hashes to the recorded CRC. */
     void verify(MemorySegment received) throws CheckpointException {
-        if (crc32c.isEmpty()) {
-            return;
+        if (crc32c.isPresent()) {
+            verifyCrc(Checksums.crc32c(received));
         }
-        int actual = Checksums.crc32c(received);
-        if (actual != crc32c.getAsInt()) {
+    }
+
+    /** As {@link #verify}, for bytes whose CRC32C is {@code actual}. */
+    void verifyCrc(int actual) throws CheckpointException {
+        if (crc32c.isPresent() && actual != crc32c.getAsInt()) {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, "tensor " + tensor + " of " + file + ", " + part
                     + ": received bytes with CRC32C " + String.format("%08x", actual) + ", the import recorded "
                     + String.format("%08x", crc32c.getAsInt()) + "; a node, or something between it and this client, sent other"

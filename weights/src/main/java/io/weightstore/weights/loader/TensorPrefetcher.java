@@ -131,10 +131,9 @@ public final class TensorPrefetcher implements AutoCloseable {
             reads.add(new Read.Ranges(object, ranges, memory.asSlice(runStart, runEnd - runStart)));
         }
         store.read(reads);
-        for (CheckpointSource.Location tensor : batch.tensors()) {
-            Slot slot = slots.get(tensor.info().name());
-            ShardCheck.of(tensor, ShardRead.whole(tensor.info())).verify(memory.asSlice(slot.offset(), slot.length()));
-        }
+        List<Slot> placed = batch.tensors().stream().map(t -> slots.get(t.info().name())).toList();
+        BatchCheck.verify(batch.tensors().stream().map(t -> ShardCheck.of(t, ShardRead.whole(t.info()))).toList(), memory,
+                placed.stream().mapToLong(Slot::offset).toArray(), placed.stream().mapToLong(Slot::length).toArray());
         return memory;
     }
 

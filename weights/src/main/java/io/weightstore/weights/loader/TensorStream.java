@@ -164,9 +164,8 @@ public final class TensorStream implements AutoCloseable {
             }
             store.read(reads);
             // Checked here, before the batch is handed out, so no tensor a node got wrong reaches the consumer.
-            for (int k = 0; k < items.size(); k++) {
-                items.get(k).check().verify(data.asSlice(offsets[k], items.get(k).read().bytes()));
-            }
+            BatchCheck.verify(items.stream().map(Item::check).toList(), data, offsets,
+                    items.stream().mapToLong(item -> item.read().bytes()).toArray());
             return new Loaded(batch, data, offsets, own, view);
         } catch (IOException | RuntimeException e) {
             release(new Loaded(batch, data, new long[0], own, view));
