@@ -99,6 +99,10 @@ abstract class CatalogContract {
         for (ManifestFile file : manifest.files()) {
             assertThat(sha256(exported.resolve(file.path()))).as(file.path()).isEqualTo(file.sha256());
         }
+        try (var written = Files.list(exported)) {
+            assertThat(written.map(p -> p.getFileName().toString())).as("the model's files, and no CRC table")
+                    .containsExactlyInAnyOrderElementsOf(manifest.files().stream().map(ManifestFile::path).toList());
+        }
         Path one = tmp.resolve("one.json");
         new CheckpointExporter(catalog()).exportOne(id("tiny"), "config.json", one, b -> {});
         assertThat(Files.readString(one)).isEqualTo(Files.readString(source.resolve("config.json")));

@@ -163,6 +163,24 @@ class TamperedCheckpointTest {
         }
     }
 
+    /** The CRC tables are pinned by the manifest too: one rewritten to match tampered bytes is refused. */
+    @Test
+    void aRewrittenCrcTableIsRefused() throws Exception {
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 64L << 20, ClientOptions.defaults())) {
+            importInto(store, "tiny");
+            Tampering.Place place = Tampering.place(source, O_PROJ);
+            String table = "weights/tiny/checks/" + place.file();
+            byte[] json = store.readAll(table);
+            json[json.length / 2] = (byte) (json[json.length / 2] == '0' ? '1' : '0');
+            store.put(table, json, PutOptions.defaults().withReplace(true).withPin(true));
+            assertCorrupt(() -> load(store, "tiny", 0, 2, LoadOptions.defaults(), new ArrayList<>()),
+                    "the tensor CRC table of " + place.file() + " of tiny has sha256", "the manifest recorded");
+            assertThat(new CheckpointVerifier(new Catalog(store)).run(CheckpointId.of("tiny"), true, Progress.NONE))
+                    .filteredOn(v -> v.path().equals(place.file())).singleElement()
+                    .satisfies(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT));
+        }
+    }
+
     /** The second attack: a proxy between the client and a node zeroes every column-shard reply. */
     @Test
     void columnShardsZeroedOnTheWayAreCaughtByTheClient() throws Exception {
