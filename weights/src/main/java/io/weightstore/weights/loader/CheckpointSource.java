@@ -30,6 +30,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A READY checkpoint opened for loading: {@code weightstore://<checkpoint-id>}. Every weight file
@@ -37,9 +39,14 @@ import java.util.Optional;
  * be deleted (without force) in the middle of a load. Metadata files are materialized to a local
  * cache; weight files never touch local disk: their tensors stream from the nodes into off-heap
  * memory, the whole checkpoint or one tensor-parallel rank's share.
+ *
+ * <p>What is read is checked against the manifest, the root of trust: each file's object on open
+ * (size, writer, block checksums), each tensor or shard as it arrives (the import's CRC table), and
+ * on request every file's SHA-256 ({@link #verifyFiles}).
  */
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
+    private static final Logger log = LoggerFactory.getLogger(CheckpointSource.class);
 
     /**
      * Where a tensor is: its file, the open object holding it, that file's data offset, its header entry,
@@ -80,6 +87,11 @@ public final class CheckpointSource implements AutoCloseable {
         this.options = options;
         this.ownsBuffers = options.bufferPool() == null;
         this.buffers = ownsBuffers ? new StreamBufferPool() : options.bufferPool();
+        if (!manifest.checkable()) {
+            log.warn("checkpoint {} has a schema {} manifest: who wrote its files and their checksums are not recorded, so its"
+                    + " files are checked by size only and its tensors by the nodes only; import it again to record them",
+                    manifest.checkpointId(), manifest.schemaVersion());
+        }
         try {
             requireImporter(manifest, options.importer());
             for (StoredFile file : catalog.files(manifest)) {
