@@ -223,8 +223,8 @@ public final class MasterCore implements MasterApi {
         ObjectMeta object = put.object();
         // The owner recorded is the one who wrote the bytes, so no one else may vouch for them with checksums.
         if (!object.owner().equals(Caller.current())) {
-            throw new StoreException(PERMISSION_DENIED, "put of " + object.key() + " was started by " + object.owner()
-                    + "; only its writer may seal it, not " + (Caller.current().isEmpty() ? "an anonymous caller" : Caller.current()));
+            throw new StoreException(PERMISSION_DENIED, "put of " + object.key() + " was started by " + named(object.owner())
+                    + "; only its writer may seal it, not " + named(Caller.current()));
         }
         if (checksums.size() != object.slices().size()) {
             throw new StoreException(INVALID_ARGUMENT, "put of " + object.key() + " has " + object.slices().size()
@@ -251,6 +251,10 @@ public final class MasterCore implements MasterApi {
         }
         lastRead.put(sealed.key(), sealed.createdAt().toEpochMilli());
         return sealed;
+    }
+
+    private static String named(String caller) {
+        return caller.isEmpty() ? "an anonymous caller" : caller;
     }
 
     @Override
