@@ -220,8 +220,15 @@ public final class CheckpointImporter {
                 CompletableFuture<String> hash = CompletableFuture.supplyAsync(() -> Sha256.of(bytes));
                 CompletableFuture<Optional<TensorCrcTable>> table = CompletableFuture.supplyAsync(
                         () -> header.map(h -> TensorCrcTable.compute(h, bytes)));
-                ObjectMeta object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
-                        .withReplace(true).withPin(true).withWriter(writer.toString()), progress);
+                ObjectMeta object;
+                try {
+                    object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
+                            .withReplace(true).withPin(true).withWriter(writer.toString()), progress);
+                } catch (IOException | RuntimeException e) {
+                    // The hash and the table read the mapping: they finish before it is unmapped.
+                    CompletableFuture.allOf(hash, table).exceptionally(failed -> null).join();
+                    throw e;
+                }
                 sentKeys.add(stored.key());
                 sent = true;
                 requireOwnWrite(object);
