@@ -27,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -231,7 +232,7 @@ class TamperedCheckpointTest {
             List<byte[]> whole = new ArrayList<>();
             List<String> names = load(store, "tiny", 0, 1, LoadOptions.defaults(), whole);
             byte[] original = Files.readAllBytes(source.resolve(place.file()));
-            byte[] expected = java.util.Arrays.copyOfRange(original, (int) place.offset(), (int) (place.offset() + place.info().byteSize()));
+            byte[] expected = Arrays.copyOfRange(original, (int) place.offset(), (int) (place.offset() + place.info().byteSize()));
             assertThat(whole.get(names.indexOf(O_PROJ))).as("a CRC32C cannot tell").isNotEqualTo(expected);
 
             assertCorrupt(() -> load(store, "tiny", 0, 2, LoadOptions.defaults(), new ArrayList<>()), "tensor " + O_PROJ,

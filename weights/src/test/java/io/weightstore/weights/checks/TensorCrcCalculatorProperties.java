@@ -8,6 +8,7 @@ import io.weightstore.store.checksum.Checksums;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import net.jqwik.api.Arbitraries;
@@ -72,7 +73,7 @@ class TensorCrcCalculatorProperties {
             for (int rank = 0; rank < t; rank++) {
                 if (rowsRecorded) {
                     int block = bytes.length / t;
-                    byte[] shard = java.util.Arrays.copyOfRange(bytes, rank * block, (rank + 1) * block);
+                    byte[] shard = Arrays.copyOfRange(bytes, rank * block, (rank + 1) * block);
                     assertThat(crcs.row(t, rank)).hasValue(crc(shard));
                 }
                 if (columnsRecorded) {

@@ -7,6 +7,7 @@ import io.weightstore.format.TensorInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /** What the integrity tests (here and the CLI's) do to a checkpoint's files, and where. */
 public final class Tampering {
@@ -48,7 +49,7 @@ public final class Tampering {
     /** {@code count} bytes of 0xFF: XORed in, they invert that many bytes. */
     public static byte[] inverting(int count) {
         byte[] mask = new byte[count];
-        java.util.Arrays.fill(mask, (byte) 0xFF);
+        Arrays.fill(mask, (byte) 0xFF);
         return mask;
     }
 }
