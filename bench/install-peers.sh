@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Installs the peers that 'weightstore bench compare' measures weightstore against, from Debian's
 # packages, when they are missing: nginx (files over HTTP Range requests) and Redis (files as
-# 64 MiB chunks). The bench starts and stops its own instances on loopback; the system services
-# these packages ship are not used.
+# 64 MiB chunks); and etcd, which 'bench master-scale' runs a group of masters on. The bench
+# starts and stops its own instances on loopback; the system services these packages ship are
+# not used.
 set -euo pipefail
 
 missing=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-peers: nginx and redis-server are already installed"
+  echo "install-peers: nginx, redis-server and etcd are already installed"
   exit 0
 fi
 
@@ -20,7 +22,7 @@ echo "install-peers: installing ${missing[*]}"
 "${sudo_cmd[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # Debian starts the packaged services; the bench runs its own instances, so stop those if any run.
-for service in nginx redis-server; do
+for service in nginx redis-server etcd; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
     "${sudo_cmd[@]}" systemctl stop "$service" || true
   fi

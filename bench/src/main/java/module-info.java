@@ -4,9 +4,12 @@
  */
 open module io.weightstore.bench {
     requires io.weightstore.cli;
+    requires io.weightstore.gateway;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;
+    requires java.management;
     requires java.net.http;
+    requires jetcd.core;
     requires jmh.core;
     requires redis.clients.jedis;
 

@@ -11,6 +11,7 @@ module io.weightstore.store {
     requires io.grpc.protobuf;
     requires io.grpc.services;
     requires io.grpc.stub;
+    requires jetcd.core; // automatic module: jetcd's jars name none
     requires java.logging;
     requires org.bouncycastle.pkix;
     requires org.bouncycastle.provider;
@@ -20,6 +21,7 @@ module io.weightstore.store {
     exports io.weightstore.store.api;
     exports io.weightstore.store.client;
     exports io.weightstore.store.embedded;
+    exports io.weightstore.store.ha;
     exports io.weightstore.store.master;
     exports io.weightstore.store.node;
     exports io.weightstore.store.security;
@@ -30,4 +32,6 @@ module io.weightstore.store {
     // Internals the benchmarks measure directly.
     exports io.weightstore.store.client.access to io.weightstore.bench;
     exports io.weightstore.store.client.plan to io.weightstore.bench;
+    exports io.weightstore.store.grpc to io.weightstore.bench;
+    exports io.weightstore.store.wire to io.weightstore.bench;
 }

@@ -2,10 +2,7 @@ package io.weightstore.bench;
 
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
-import io.weightstore.format.DType;
 import io.weightstore.format.FileKind;
-import io.weightstore.format.synth.SynthSpec;
-import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.client.ObjectReader;
@@ -29,9 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Loading a whole synthetic checkpoint into off-heap memory: through the loader from a three-node
@@ -44,6 +39,8 @@ import java.util.stream.Stream;
 public final class LoadBench {
     private static final CheckpointId ID = new CheckpointId("bench");
     private static final int CONNECTIONS = 8;
+    /** nginx serves the files to ranges of this size, as HTTP and S3 loaders fetch in large pieces. */
+    private static final long NGINX_RANGE = 64L << 20;
 
     /** The measurements, per-rank bytes of the TP=4 run, and notes on paths that could not be measured. */
     public record Report(long checkpointBytes, int runs, Measurement memcpy, Measurement rawSocket, Measurement rawStore,
@@ -57,10 +54,7 @@ public final class LoadBench {
      * fetched over {@code peerConnections} parallel connections.
      */
     public static Report run(Path sourceDir, Path poolDir, long size, int runs, boolean peers, int peerConnections) throws Exception {
-        Path source = sourceDir.resolve("synth-" + size);
-        if (!Files.exists(source.resolve("model.safetensors.index.json"))) {
-            SyntheticCheckpoint.write(SynthSpec.forSize(size, DType.BF16, 1L << 30, 1), source, b -> {});
-        }
+        Path source = SyntheticSource.of(sourceDir, size);
         CheckpointDirectory directory = CheckpointDirectory.read(source);
         List<CheckpointFile> weights = directory.files(FileKind.WEIGHT);
         long weightBytes = weights.stream().mapToLong(CheckpointFile::size).sum();
@@ -126,11 +120,7 @@ public final class LoadBench {
             return new Report(weightBytes, runs, memcpy, rawSocket, rawStore, paths, perRank.subList(Math.max(0, perRank.size() - 4),
                     perRank.size()), notes);
         } finally {
-            try (Stream<Path> files = Files.walk(work)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            WorkDirectory.delete(work);
         }
     }
 
@@ -138,12 +128,12 @@ public final class LoadBench {
             int runs, int connections, List<Measurement> paths, List<String> notes) throws Exception {
         List<String> names = weights.stream().map(CheckpointFile::path).toList();
         List<Long> sizes = weights.stream().map(CheckpointFile::size).toList();
-        try (HttpRangeLoad nginx = HttpRangeLoad.start(source, work, connections)) {
+        try (NginxPeer nginx = NginxPeer.start(source, work); RangedGets client = new RangedGets(connections, NGINX_RANGE)) {
             if (nginx == null) {
                 notes.add("nginx not measured: not installed (run bench/install-peers.sh)");
             } else {
                 paths.add(Measurement.of("nginx, HTTP Range", "64 MiB ranges, " + connections + " conn", weightBytes, runs,
-                        () -> nginx.fetch(names, sizes, dst)));
+                        () -> client.fetch(nginx.baseUrl(), names, sizes, dst)));
             }
         }
         try (RedisChunkLoad redis = RedisChunkLoad.start(work, connections)) {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** A peer server (nginx, Redis) the bench starts on loopback, waits for, and stops. */
 final class PeerProcess implements AutoCloseable {
@@ -61,6 +62,12 @@ final class PeerProcess implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** The process and its children (nginx's workers, say), whose CPU time the peer costs. */
+    List<Long> pids() {
+        return Stream.concat(Stream.of(process.toHandle()), process.descendants())
+                .map(ProcessHandle::pid).toList();
     }
 
     private static void sleep() {

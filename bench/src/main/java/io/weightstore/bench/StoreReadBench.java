@@ -25,7 +25,6 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 
 /**
  * Read throughput of one multi-GiB object from a three-node cluster on loopback, over sockets with
@@ -102,16 +101,12 @@ public final class StoreReadBench {
             List<Measurement> store = measured.subList(1 + rawConnections.length, measured.size());
             return new Report(objectBytes, runs, memcpy, raw, store);
         } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            WorkDirectory.delete(dir);
         }
     }
 
     /** Pseudo-random bytes, so nothing along the way can shortcut on zeros. */
-    private static void writeSource(Path file, long bytes) throws IOException {
+    static void writeSource(Path file, long bytes) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
                 Arena arena = Arena.ofConfined()) {
             MemorySegment chunk = arena.allocate(8 << 20, 64);

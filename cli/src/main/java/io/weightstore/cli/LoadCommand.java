@@ -103,7 +103,9 @@ final class LoadCommand implements Callable<Integer> {
             }
             toLoad.add(rank);
         }
-        ShardPlan shardPlan = tpSize == 1 ? ShardPlan.replicateAll() : ShardPlan.resolve(plan);
+        // Resolved at any size, so a plan that names no preset or file is an error even where one rank needs no plan.
+        ShardPlan named = ShardPlan.resolve(plan);
+        ShardPlan shardPlan = tpSize == 1 ? ShardPlan.replicateAll() : named;
         LoadOptions options = selection.loadOptions().withBuffer(ByteSizes.parse(buffer)).withImporter(importer);
         List<RankResult> results = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {

@@ -1,5 +1,7 @@
 package io.weightstore.cli;
 
+import io.weightstore.store.ha.GroupSettings;
+import io.weightstore.store.ha.MasterGroup;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.security.Credentials;
@@ -16,14 +18,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code weightstore master}: runs the metadata server until stopped. */
+/** {@code weightstore master}: runs the metadata server, alone on RocksDB or as one of a group on etcd, until stopped. */
 @Command(
         name = "master",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
             "Run the master: node registry, object table, leases, locks and pins, over gRPC.",
-            "Metadata lives in RocksDB under --data-dir; a master killed and restarted loses no sealed object.",
+            "Alone, metadata lives in RocksDB under --data-dir; a master killed and restarted loses no sealed object.",
+            "With --etcd, this is one master of a group: the masters elect a leader through etcd, the metadata lives in etcd,",
+            "and when the leader dies another takes over within a few seconds. Give clients and nodes every master",
+            "(--store h1:7070,h2:7070,h3:7070): followers send them to the leader.",
             "With --credentials it speaks TLS only and admits callers by certificate (or by a token of --tokens) and role;",
             "it refuses to start without credentials unless --insecure is given."
         })
@@ -31,11 +36,24 @@ final class MasterCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--port", defaultValue = "7070", description = "gRPC port (0 for any free one). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--port", defaultValue = "7070", paramLabel = "N",
+            description = "gRPC port (0 for any free one). Default: ${DEFAULT-VALUE}.")
     private int port;
 
-    @Option(names = "--data-dir", required = true, paramLabel = "DIR", description = "Directory for the master's metadata.")
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Directory for the metadata of a master that runs alone.")
     private Path dataDir;
+
+    @Option(names = "--etcd", paramLabel = "URL[,URL...]",
+            description = "etcd members (http://host:2379, or HOST:PORT) of a group of masters; instead of --data-dir.")
+    private String etcd;
+
+    @Option(names = "--cluster", paramLabel = "NAME", defaultValue = GroupSettings.DEFAULT_CLUSTER,
+            description = "With --etcd: the group's name, its keys under /weightstore/NAME/ in etcd. Default: ${DEFAULT-VALUE}.")
+    private String cluster;
+
+    @Option(names = "--advertise", paramLabel = "HOST:PORT",
+            description = "With --etcd: where clients reach this master, as followers name it. Default: this host's name and --port.")
+    private String advertise;
 
     @Option(names = "--bind", defaultValue = "0.0.0.0", paramLabel = "HOST", description = "Address to listen on. Default: ${DEFAULT-VALUE}.")
     private String bind;
@@ -54,6 +72,14 @@ final class MasterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // Checked before the data directory is created or opened: a typo must leave nothing behind.
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--port must be in 0..65535, found " + port);
+        }
+        if ((dataDir == null) == (etcd == null)) {
+            throw new IllegalArgumentException("give either --data-dir (a master alone) or --etcd (one master of a group), not "
+                    + (dataDir == null ? "neither" : "both"));
+        }
         ServerLogging.enable();
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize));
         Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr());
@@ -65,9 +91,23 @@ final class MasterCommand implements Callable<Integer> {
         if (tokens != null) {
             mode = new MasterSecurity.Secure(credentials.get(), TokenRegistry.load(tokens));
         }
+        String how = credentials.map(c -> "TLS as " + c.identity()).orElse("INSECURE");
+        if (etcd != null) {
+            GroupSettings settings = GroupSettings.of(etcd, cluster);
+            if (advertise != null) {
+                settings = settings.withAdvertise(advertise);
+            }
+            try (MasterGroup group = MasterGroup.start(settings, config, bind, port, mode)) {
+                spec.commandLine().getOut().printf("master %s of cluster %s listening on %s:%d (%s), metadata in etcd %s%n",
+                        group.address(), cluster, bind, group.port(), how, etcd);
+                spec.commandLine().getOut().flush();
+                Runtime.getRuntime().addShutdownHook(new Thread(group::close));
+                group.awaitTermination();
+            }
+            return ExitCodes.OK;
+        }
         try (MasterServer server = MasterServer.start(dataDir, config, bind, port, mode)) {
-            spec.commandLine().getOut().printf("master listening on %s:%d (%s), metadata in %s%n", bind, server.port(),
-                    credentials.map(c -> "TLS as " + c.identity()).orElse("INSECURE"), dataDir);
+            spec.commandLine().getOut().printf("master listening on %s:%d (%s), metadata in %s%n", bind, server.port(), how, dataDir);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(server::close));
             server.awaitTermination();

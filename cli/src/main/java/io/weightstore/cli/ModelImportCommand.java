@@ -10,6 +10,7 @@ import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -58,6 +59,13 @@ final class ModelImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // A missing directory is a wrong argument, as an empty one is: both are usage errors, told apart by their messages.
+        if (!Files.exists(source)) {
+            throw new IllegalArgumentException("--source " + source + " does not exist");
+        }
+        if (!Files.isDirectory(source)) {
+            throw new IllegalArgumentException("--source " + source + " is not a directory; give the checkpoint's directory");
+        }
         ImportResult result;
         ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source, replicas, replace, parallelFiles);
         try (StoreClient store = selection.open(); ProgressBar bar = new ProgressBar("import " + id)) {

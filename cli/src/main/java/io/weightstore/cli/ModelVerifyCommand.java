@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.store.client.RepairOutcome;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
@@ -9,6 +10,7 @@ import io.weightstore.weights.CheckpointVerifier;
 import io.weightstore.weights.FileVerdict;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -17,11 +19,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code weightstore model verify}: stored bytes against the manifest. */
-@Command(name = "verify", mixinStandardHelpOptions = true,
+/** {@code weightstore model verify}: every copy of every stored byte against the manifest. */
+@Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Re-read every file and check its SHA-256 against the manifest; report OK, CORRUPT or MISSING per file.",
-            "Exits with 1 if any file is not OK."
+            "Check every copy of every slice of the checkpoint's manifest and files, and",
+            "each file's bytes against the manifest's SHA-256. Per file:",
+            "  OK        matches, and every copy of every slice is good;",
+            "  DEGRADED  a copy is bad or missing, but the data is still whole;",
+            "  CORRUPT   some slice has no good copy, or the bytes, size or header",
+            "            differ from the manifest;",
+            "  MISSING   the object is gone, or some slice has no copy within reach.",
+            "Exits with 1 unless everything is OK."
         })
 final class ModelVerifyCommand implements Callable<Integer> {
     @Spec
@@ -33,35 +41,62 @@ final class ModelVerifyCommand implements Callable<Integer> {
     @Parameters(paramLabel = "ID", description = "Checkpoint id.")
     private String id;
 
-    @Option(names = "--quick", description = "Only check sizes, that every slice has a replica on a node that is up, and that headers parse.")
+    @Option(names = "--quick",
+            description = "Read no data: check sizes, that every copy is on a node that is up, and that safetensors headers parse.")
     private boolean quick;
 
-    @Option(names = "--json", description = "Print the verdicts as JSON.")
+    @Option(names = "--repair",
+            description = "After the full check, rewrite every bad or missing copy from a good one (a copy is committed only once it"
+                    + " is written and checked; the checkpoint stays readable), then check again. Exits with 0 when everything"
+                    + " ended OK.")
+    private boolean repair;
+
+    @Option(names = "--json", description = "Print the verdicts, and any repairs, as JSON.")
     private boolean json;
 
-    record Report(String checkpointId, boolean quick, boolean ok, List<FileVerdict> files) {}
+    /** The JSON shape. */
+    record Report(String checkpointId, String mode, FileVerdict.Status status, boolean ok, FileVerdict manifest,
+            List<FileVerdict> files) {}
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        List<FileVerdict> verdicts;
+        if (quick && repair) {
+            throw new IllegalArgumentException("--repair needs the full check, which reads every copy; drop --quick");
+        }
+        CheckpointVerifier.Mode mode = repair ? CheckpointVerifier.Mode.REPAIR
+                : quick ? CheckpointVerifier.Mode.QUICK : CheckpointVerifier.Mode.FULL;
+        CheckpointVerifier.Report report;
         try (StoreClient store = selection.open()) {
             Catalog catalog = new Catalog(store);
             CheckpointId checkpoint = CheckpointId.of(id);
             long total = quick ? 0 : catalog.existingManifest(checkpoint).totalBytes();
             try (ProgressBar bar = new ProgressBar("verify " + id, total)) {
-                verdicts = new CheckpointVerifier(catalog).run(checkpoint, quick, bar);
+                report = new CheckpointVerifier(catalog).run(checkpoint, mode, bar);
             }
         }
-        boolean ok = verdicts.stream().allMatch(v -> v.status() == FileVerdict.Status.OK);
+        PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            JsonOutput.print(out, new Report(id, quick, ok, verdicts));
+            JsonOutput.print(out, new Report(id, mode.name().toLowerCase(Locale.ROOT), report.status(), report.ok(), report.manifest(),
+                    report.files()));
         } else {
-            Reports.verdicts(verdicts, out);
-            long bad = verdicts.stream().filter(v -> v.status() != FileVerdict.Status.OK).count();
-            out.printf("%s: %s (%d of %d files not OK, %s check)%n", id, ok ? "OK" : "BAD", bad, verdicts.size(),
-                    quick ? "quick" : "full");
+            Reports.verdicts(report, out);
+            out.println(summary(report));
         }
-        return ok ? ExitCodes.OK : ExitCodes.FAILURE;
+        return report.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
+    }
+
+    private String summary(CheckpointVerifier.Report report) {
+        long bad = report.files().stream().filter(v -> v.status() != FileVerdict.Status.OK).count();
+        List<RepairOutcome> repairs = report.repairs();
+        long failed = repairs.stream().filter(r -> !r.repaired()).count();
+        String check = switch (report.mode()) {
+            case QUICK -> "quick check";
+            case FULL -> "full check";
+            case REPAIR -> "full check and repair, " + (repairs.size() - failed) + (repairs.size() - failed == 1 ? " copy" : " copies")
+                    + " repaired"
+                    + (failed > 0 ? ", " + failed + " not" : "");
+        };
+        return String.format(Locale.ROOT, "%s: %s (%d of %d files not OK%s, %s)", id, report.status(), bad, report.files().size(),
+                report.manifest().status() == FileVerdict.Status.OK ? "" : ", manifest " + report.manifest().status(), check);
     }
 }

@@ -6,6 +6,7 @@ import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.Role;
 import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.StoreLocator;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +17,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-
 
 /** {@code weightstore node}: serves one memory pool to the cluster until stopped. */
 @Command(
@@ -34,16 +34,21 @@ final class NodeCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--master", required = true, paramLabel = "HOST:PORT", description = "The master to register with.")
+    @Option(names = "--master", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "The master to register with, or every master of a group (the node follows its leader). Default:"
+                    + " $WEIGHTSTORE_MASTER, else 'master' in the file named by $WEIGHTSTORE_CONFIG.")
     private String master;
 
     @Option(names = "--pool", required = true, paramLabel = "PATH", description = "Pool file (created when missing), e.g. /dev/shm/ws-pool.")
     private Path pool;
 
-    @Option(names = "--capacity", required = true, paramLabel = "SIZE", description = "Pool size, e.g. 16G. Fixed once the pool exists.")
+    @Option(names = "--capacity", required = true, paramLabel = "SIZE",
+            description = "Pool size, e.g. 16G. Fixed once the pool exists. A new pool larger than the free space of its file system"
+                    + " (disk or tmpfs) is refused: the node would crash once writes filled it.")
     private String capacity;
 
-    @Option(names = "--port", defaultValue = "7071", description = "Data-plane port (0 for any free one). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--port", defaultValue = "7071", paramLabel = "N",
+            description = "Data-plane port (0 for any free one). Default: ${DEFAULT-VALUE}.")
     private int port;
 
     @Option(names = "--bind", defaultValue = "0.0.0.0", paramLabel = "HOST", description = "Address to listen on. Default: ${DEFAULT-VALUE}.")
@@ -70,6 +75,11 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--port must be in 0..65535, found " + port);
+        }
+        String address = StoreLocator.clusterMaster(master).orElseThrow(() -> new IllegalArgumentException(
+                "no master to register with: give --master HOST:PORT, or set $" + StoreLocator.MASTER_ENV));
         ServerLogging.enable();
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
         Authentication authentication = security.load(Role.NODE, "node", port, spec.commandLine().getErr())
@@ -78,9 +88,9 @@ final class NodeCommand implements Callable<Integer> {
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
                 maxConnections);
-        try (StorageNode node = StorageNode.start(master, options)) {
+        try (StorageNode node = StorageNode.start(address, options)) {
             spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
-                    ByteSizes.format(node.capacity()), host, node.port(), master, options.secure() ? "TLS" : "INSECURE");
+                    ByteSizes.format(node.capacity()), host, node.port(), address, options.secure() ? "TLS" : "INSECURE");
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();

@@ -14,7 +14,6 @@ import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.CheckpointVerifier;
-import io.weightstore.weights.FileVerdict;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
 import io.weightstore.weights.WeightstoreHome;
@@ -98,9 +97,9 @@ final class QuickstartCommand implements Callable<Integer> {
             Reports.checkpoints(catalog.list(), out);
 
             out.println("== 5. verify every byte against the manifest's SHA-256 (weightstore model verify " + CHECKPOINT_ID + ")");
-            List<FileVerdict> verdicts = new CheckpointVerifier(catalog).run(id, false, Progress.NONE);
-            Reports.verdicts(verdicts, out);
-            if (verdicts.stream().anyMatch(v -> v.status() != FileVerdict.Status.OK)) {
+            CheckpointVerifier.Report verified = new CheckpointVerifier(catalog).run(id, CheckpointVerifier.Mode.FULL, Progress.NONE);
+            Reports.verdicts(verified, out);
+            if (!verified.ok()) {
                 out.println("quickstart FAILED: verify found bad files");
                 return ExitCodes.FAILURE;
             }

@@ -3,11 +3,13 @@ package io.weightstore.cli;
 import io.weightstore.cli.output.Table;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.CheckpointStatus;
+import io.weightstore.weights.CheckpointVerifier;
 import io.weightstore.weights.FileVerdict;
 import io.weightstore.weights.ListedCheckpoint;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.loader.LoadReport;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -44,10 +46,18 @@ final class Reports {
         return checkpoint.checked() ? "ok" : "unchecked (schema 1)";
     }
 
-    static void verdicts(List<FileVerdict> verdicts, PrintWriter out) {
+    /** The manifest's and each file's verdict, then every repair made, one per line. */
+    static void verdicts(CheckpointVerifier.Report report, PrintWriter out) {
         Table table = new Table("FILE", "STATUS", "DETAIL");
-        verdicts.forEach(v -> table.row(v.path(), v.status(), v.detail()));
+        table.row(report.manifest().path(), report.manifest().status(), report.manifest().detail());
+        report.files().forEach(v -> table.row(v.path(), v.status(), v.detail()));
         table.print(out);
+        List<FileVerdict> repaired = new ArrayList<>(List.of(report.manifest()));
+        repaired.addAll(report.files());
+        for (FileVerdict file : repaired) {
+            file.repairs().forEach(r -> out.printf("repair %s: %s%n", file.path(), r.describe()));
+        }
+        out.flush();
     }
 
     static void loads(List<LoadReport> reports, PrintWriter out) {

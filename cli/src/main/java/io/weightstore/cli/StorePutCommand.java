@@ -4,6 +4,7 @@ import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.nio.file.Files;
@@ -54,6 +55,10 @@ final class StorePutCommand implements Callable<Integer> {
         long start = System.nanoTime();
         ObjectMeta stored;
         try (StoreClient client = selection.open(); ProgressBar progress = new ProgressBar("put " + key)) {
+            // The master refuses it too, but only after the upload was planned, and in its own words rather than the flag's.
+            if (!replace && client.find(key).isPresent()) {
+                throw new StoreException(StoreException.Code.ALREADY_EXISTS, "object " + key + " exists; use --replace to overwrite it");
+            }
             stored = client.put(key, file, options, progress);
         }
         double seconds = (System.nanoTime() - start) / 1e9;

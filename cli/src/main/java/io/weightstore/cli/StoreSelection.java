@@ -9,9 +9,10 @@ import picocli.CommandLine.Option;
 
 /** The store options every verb that touches a store takes; the choice itself is {@link StoreLocator}'s. */
 final class StoreSelection {
-    @Option(names = "--store", paramLabel = "HOST:PORT",
-            description = "Master of the cluster to use. Default: $WEIGHTSTORE_MASTER, else 'master' in the file named by "
-                    + "$WEIGHTSTORE_CONFIG, else the embedded store in $WEIGHTSTORE_HOME/store.")
+    @Option(names = "--store", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "Master of the cluster to use, or every master of a group (calls follow its leader). Default: "
+                    + "$WEIGHTSTORE_MASTER, else 'master' in the file named by $WEIGHTSTORE_CONFIG, else the embedded store in "
+                    + "$WEIGHTSTORE_HOME/store.")
     String store;
 
     @Option(names = "--credentials", paramLabel = "DIR",

@@ -2,6 +2,8 @@ package io.weightstore.cli;
 
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.Table;
+import io.weightstore.store.api.EtcdMemberStatus;
+import io.weightstore.store.api.MasterMember;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.client.StoreClient;
@@ -17,7 +19,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code weightstore store status}: nodes, liveness, capacity and use. */
-@Command(name = "status", mixinStandardHelpOptions = true, description = "Show the nodes (up or down, capacity, used) and the object count.")
+@Command(name = "status", mixinStandardHelpOptions = true, description = {
+    "Show the nodes (up or down, capacity, used) and the object count;",
+    "for a group of masters also the masters (which one leads) and the health of each etcd member."})
 final class StoreStatusCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -29,7 +33,8 @@ final class StoreStatusCommand implements Callable<Integer> {
     private boolean json;
 
     /** The JSON shape. */
-    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, List<NodeStatus> nodes) {}
+    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, List<NodeStatus> nodes,
+            List<MasterMember> masters, List<EtcdMemberStatus> etcd) {}
 
     @Override
     public Integer call() throws Exception {
@@ -38,7 +43,7 @@ final class StoreStatusCommand implements Callable<Integer> {
             StoreStatus status = client.status();
             if (json) {
                 JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
-                        status.used(), status.nodes()));
+                        status.used(), status.nodes(), status.masters(), status.etcd()));
                 return ExitCodes.OK;
             }
             out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),
@@ -51,6 +56,22 @@ final class StoreStatusCommand implements Callable<Integer> {
                         node.info().poolPath());
             }
             table.print(out);
+            if (!status.masters().isEmpty()) {
+                out.println();
+                Table masters = new Table("MASTER", "ROLE");
+                status.masters().forEach(m -> masters.row(m.address(), m.leader() ? "leader" : "follower"));
+                masters.print(out);
+            }
+            if (!status.etcd().isEmpty()) {
+                out.println();
+                Table etcd = new Table("ETCD", "HEALTH", "ROLE", "VERSION", "DB").alignRight("DB");
+                for (EtcdMemberStatus member : status.etcd()) {
+                    etcd.row(member.endpoint(), member.healthy() ? "healthy" : "UNHEALTHY: " + member.error(),
+                            member.healthy() ? (member.leader() ? "leader" : "follower") : "", member.version(),
+                            member.healthy() ? ByteSizes.format(member.dbSizeBytes()) : "");
+                }
+                etcd.print(out);
+            }
         }
         return ExitCodes.OK;
     }

@@ -5,7 +5,12 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,6 +31,7 @@ import picocli.CommandLine.Spec;
             LoadCommand.class,
             GenerateCommand.class,
             ServeCommand.class,
+            GatewayCommand.class,
             StoreCommand.class,
             MasterCommand.class,
             NodeCommand.class,
@@ -44,7 +50,16 @@ public final class WeightstoreCli implements Runnable {
     @Spec
     private CommandSpec spec;
 
+    /**
+     * gRPC's channel logs an unresolvable host with a stack trace through java.util.logging, and the
+     * command then reports the same failure in one line: keep only its severe records. Held in a
+     * field because java.util.logging keeps loggers weakly, and a collected one forgets its level.
+     */
+    private static final java.util.logging.Logger GRPC_CHANNEL = java.util.logging.Logger.getLogger(
+            "io.grpc.internal.ManagedChannelImpl");
+
     public static void main(String[] args) {
+        GRPC_CHANNEL.setLevel(java.util.logging.Level.SEVERE);
         System.exit(commandLine().execute(args));
     }
 
@@ -78,8 +93,15 @@ public final class WeightstoreCli implements Runnable {
             case SafetensorsFormatException f -> f.getMessage();
             case StoreException f -> f.getMessage();
             case CheckpointException f -> f.getMessage();
+            case FileSystemException f when f.getReason() != null -> f.getMessage();
             case NoSuchFileException f -> "no such file: " + f.getFile();
-            case IOException io -> io.getClass().getSimpleName() + ": " + io.getMessage();
+            case AccessDeniedException f -> "permission denied: " + f.getFile();
+            case FileAlreadyExistsException f -> "already exists: " + f.getFile();
+            case NotDirectoryException f -> "not a directory: " + f.getFile();
+            case DirectoryNotEmptyException f -> "directory not empty: " + f.getFile();
+            case FileSystemException f -> f.getFile() + ": " + f.getClass().getSimpleName();
+            // The message names what failed; the class name would only add noise (and hide a bare message).
+            case IOException io -> io.getMessage() == null ? io.getClass().getSimpleName() : io.getMessage();
             default -> cause.getMessage() == null ? cause.toString() : cause.getMessage();
         };
     }

@@ -120,7 +120,7 @@ class StoreCommandsTest {
     void unreachableMasterIsAClearFailure() {
         CliRun run = CliRun.of("store", "status", "--store", "127.0.0.1:1");
         assertThat(run.exitCode()).isEqualTo(1);
-        assertThat(run.err()).contains("master unavailable");
+        assertThat(run.err()).contains("at master 127.0.0.1:1: master unavailable: connection refused");
     }
 
     private static String[] concat(String[] a, String[] b) {

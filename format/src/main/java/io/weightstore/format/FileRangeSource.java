@@ -4,6 +4,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -18,6 +20,10 @@ public final class FileRangeSource implements ByteRangeSource, AutoCloseable {
     }
 
     public static FileRangeSource open(Path path) throws IOException {
+        // Linux opens a directory for reading, and only the first read fails, with no path in the message.
+        if (Files.isDirectory(path)) {
+            throw new FileSystemException(path.toString(), null, "is a directory, not a file");
+        }
         return new FileRangeSource(path, FileChannel.open(path, StandardOpenOption.READ));
     }
 

@@ -2,6 +2,8 @@ package io.weightstore.store;
 
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.embedded.EmbeddedStore;
+import io.weightstore.store.ha.GroupSettings;
+import io.weightstore.store.ha.MasterGroup;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.security.MasterSecurity;
 import java.io.BufferedReader;
@@ -33,6 +35,10 @@ final class ChildProcess implements AutoCloseable {
                         Integer.parseInt(args[2]), MasterSecurity.insecure());
                 System.out.println("READY " + master.port());
             }
+            case "group-master" -> {
+                MasterGroup master = MasterGroup.start(GroupSettings.of(args[1], args[2]), TestCluster.config(), "127.0.0.1", 0, MasterSecurity.insecure());
+                System.out.println("READY " + master.port());
+            }
             case "hold-embedded" -> {
                 EmbeddedStore.open(Path.of(args[1]), 16 << 20, ClientOptions.defaults());
                 System.out.println("READY " + ProcessHandle.current().pid());
@@ -44,10 +50,15 @@ final class ChildProcess implements AutoCloseable {
     }
 
     static ChildProcess start(String... args) throws IOException {
+        return start(ProcessBuilder.Redirect.DISCARD, args);
+    }
+
+    /** As {@link #start(String...)}, with the child's log (stderr) going to {@code log}. */
+    static ChildProcess start(ProcessBuilder.Redirect log, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), ChildProcess.class.getName()));
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process process = new ProcessBuilder(command).redirectError(log).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
         while ((line = out.readLine()) != null) {
@@ -65,6 +76,18 @@ final class ChildProcess implements AutoCloseable {
 
     long pid() {
         return process.pid();
+    }
+
+    /** SIGSTOP or SIGCONT: a process frozen as by a long pause or a partition, then thawed. */
+    void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
     }
 
     /** SIGKILL: no shutdown hooks, no flushing, as a crash or an OOM killer would end it. */

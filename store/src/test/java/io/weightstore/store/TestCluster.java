@@ -98,6 +98,11 @@ public final class TestCluster implements AutoCloseable {
         return new Authentication.Certificate(Credentials.load(credentials(role, name)));
     }
 
+    /** What this cluster's own maintenance uses: an admin's credentials on a secure cluster. */
+    private ClientOptions adminOptions() throws StoreException {
+        return ClientOptions.defaults().withAuthentication(ca == null ? Authentication.insecure() : authentication(Role.ADMIN, "admin"));
+    }
+
     public CertificateAuthority ca() {
         return ca;
     }
@@ -154,7 +159,12 @@ public final class TestCluster implements AutoCloseable {
      * the slice, in that node's pool file: rot that only the checksums can notice.
      */
     public void flipByte(String key, int slice, long offset) throws IOException {
-        xorBytes(key, slice, offset, new byte[] {(byte) 0xFF});
+        flipByte(key, slice, 0, offset);
+    }
+
+    /** As {@link #flipByte(String, int, long)}, in the slice's replica number {@code replicaIndex}. */
+    public void flipByte(String key, int slice, int replicaIndex, long offset) throws IOException {
+        xorBytes(key, slice, replicaIndex, offset, new byte[] {(byte) 0xFF});
     }
 
     /**
@@ -162,10 +172,14 @@ public final class TestCluster implements AutoCloseable {
      * into the slice, in that node's pool file: what a node that lies about its bytes serves.
      */
     public void xorBytes(String key, int slice, long offset, byte[] mask) throws IOException {
+        xorBytes(key, slice, 0, offset, mask);
+    }
+
+    /** As {@link #xorBytes(String, int, long, byte[])}, in the slice's replica number {@code replicaIndex}. */
+    public void xorBytes(String key, int slice, int replicaIndex, long offset, byte[] mask) throws IOException {
         ReplicaRef replica;
-        try (StoreClient client = StoreClient.connect(masterAddress(), ClientOptions.defaults().withAuthentication(ca == null
-                ? Authentication.insecure() : authentication(Role.ADMIN, "admin"))); ObjectReader object = client.open(key)) {
-            replica = object.object().slice(slice).replicas().getFirst();
+        try (StoreClient client = StoreClient.connect(masterAddress(), adminOptions()); ObjectReader object = client.open(key)) {
+            replica = object.object().slice(slice).replicas().get(replicaIndex);
         }
         try (FileChannel pool = FileChannel.open(pool(indexOf(replica.nodeId())), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long position = POOL_DATA_START + replica.offset() + offset;
@@ -198,6 +212,33 @@ public final class TestCluster implements AutoCloseable {
     /** Starts the node again on the same pool file (and so the same identity), on a new port. */
     public void restartNode(int index) throws StoreException {
         nodes.set(index, startNode(index));
+    }
+
+    /**
+     * Stops node {@code index}, deletes its pool file and starts it again on an empty one: a node
+     * that comes back without its data, which makes it a new node with a new id. Returns the old id
+     * once the master counts it down.
+     */
+    public String restartNodeWithoutItsPool(int index) throws IOException, InterruptedException {
+        String old = nodes.get(index).nodeId();
+        stopNode(index);
+        java.nio.file.Files.delete(pool(index));
+        restartNode(index);
+        awaitDown(old);
+        return old;
+    }
+
+    /** Waits until the master counts {@code nodeId} down (it stopped heartbeating a deadline ago). */
+    public void awaitDown(String nodeId) throws StoreException, InterruptedException {
+        try (StoreClient client = StoreClient.connect(masterAddress(), adminOptions())) {
+            long deadline = System.currentTimeMillis() + config.nodeDeadline().toMillis() + 10_000;
+            while (client.status().nodes().stream().anyMatch(n -> n.nodeId().equals(nodeId) && n.up())) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new AssertionError("node " + nodeId + " still up " + config.nodeDeadline() + " after it stopped");
+                }
+                Thread.sleep(50);
+            }
+        }
     }
 
     public void stopMaster() {

@@ -124,6 +124,15 @@ public final class Catalog {
         }
     }
 
+    /**
+     * The object holding a checkpoint's manifest, or empty when there is none. Its {@code createdAt}
+     * changes whenever the manifest is written, so a reader that keeps manifests can tell, with one
+     * metadata call and no read, whether its copy is current.
+     */
+    public Optional<ObjectMeta> manifestObject(CheckpointId id) throws StoreException {
+        return store.find(manifestKey(id));
+    }
+
     /** The manifest of a checkpoint that exists, whatever its status. */
     public Manifest existingManifest(CheckpointId id) throws IOException {
         return manifest(id).orElseThrow(() ->

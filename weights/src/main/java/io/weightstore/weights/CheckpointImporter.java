@@ -299,6 +299,13 @@ public final class CheckpointImporter {
     }
 
     private void markFailed(CheckpointId id, LockOwner writer, Exception cause) {
+        // A put whose start was answered by a master that then died may be pending under this writer without
+        // anyone knowing its id; it would hold its key until it expired, so a run again could not write it.
+        try {
+            store.abortPutsOf(writer.toString());
+        } catch (StoreException e) {
+            cause.addSuppressed(e);
+        }
         try {
             catalog.storedManifest(id).ifPresent(m -> {
                 try {

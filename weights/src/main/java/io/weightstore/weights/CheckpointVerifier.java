@@ -2,100 +2,168 @@ package io.weightstore.weights;
 
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.format.SafetensorsHeaderParser;
-import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.RepairOutcome;
+import io.weightstore.store.client.ReplicaVerdict;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
- * Checks a stored checkpoint against its manifest. Both checks first compare each object's metadata
- * with the manifest (size, who wrote it, the digest of its block checksums) and each tensor CRC table
- * with its recorded SHA-256. The full check then re-reads every byte through one reused off-heap
- * buffer and compares SHA-256; the quick one checks that every slice has a replica on a node that is
- * up, and that safetensors headers parse.
+ * Checks a stored checkpoint against its manifest, copy by copy. Every check first compares each
+ * object's metadata with the manifest (size, who wrote it, the digest of its block checksums) and
+ * each tensor CRC table with its recorded SHA-256: a file replaced since the import is CORRUPT, and
+ * no repair can make it good. Then every check looks at every copy of every slice of the manifest
+ * and of each file, so one bad copy makes a file DEGRADED even when reads never touch it. The full
+ * check has each node verify every checksum block of its copies in place, then re-reads every byte
+ * through the normal read path (one reused off-heap buffer) and compares SHA-256; the quick one
+ * checks that copies are on nodes that are up, and that safetensors headers parse; a repair runs
+ * the full check and rewrites bad or missing copies from good ones before it reads the bytes.
  */
 public final class CheckpointVerifier {
+    /** How far a verify goes. */
+    public enum Mode {
+        /** Sizes, copies on nodes that are up, headers: no data read. */
+        QUICK,
+        /** Every copy's checksums where it lies, and every byte against the manifest's SHA-256. */
+        FULL,
+        /** FULL, rewriting bad or missing copies from good ones first. */
+        REPAIR
+    }
+
+    /** The verdicts of one verify: the manifest object's copies, then each file. */
+    public record Report(CheckpointId checkpointId, Mode mode, FileVerdict manifest, List<FileVerdict> files) {
+        public Report {
+            files = List.copyOf(files);
+        }
+
+        /** The worst status of the manifest and the files. */
+        public FileVerdict.Status status() {
+            FileVerdict.Status worst = manifest.status();
+            for (FileVerdict file : files) {
+                worst = worst.worse(file.status());
+            }
+            return worst;
+        }
+
+        public boolean ok() {
+            return status() == FileVerdict.Status.OK;
+        }
+
+        /** Every repair made, the manifest's first. */
+        public List<RepairOutcome> repairs() {
+            List<RepairOutcome> all = new ArrayList<>(manifest.repairs());
+            files.forEach(f -> all.addAll(f.repairs()));
+            return all;
+        }
+    }
+
+    /** How the manifest object is named in verdicts: it is not one of the checkpoint's files. */
+    private static final String MANIFEST = "(manifest)";
+
     private final Catalog catalog;
 
     public CheckpointVerifier(Catalog catalog) {
         this.catalog = catalog;
     }
 
-    public List<FileVerdict> run(CheckpointId id, boolean quick, Progress progress) throws IOException {
+    public Report run(CheckpointId id, Mode mode, Progress progress) throws IOException {
         Manifest manifest = catalog.existingManifest(id);
+        FileVerdict manifestVerdict;
+        try (ObjectReader reader = catalog.store().open(Catalog.manifestKey(id))) {
+            manifestVerdict = copies(MANIFEST, reader, mode);
+        }
         List<FileVerdict> verdicts = new ArrayList<>();
         // Shared: the client's worker threads fill the buffer in parallel pieces.
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment buffer = quick ? MemorySegment.NULL : arena.allocate(VerifiedCopy.CHUNK, 64);
+            MemorySegment buffer = mode == Mode.QUICK ? MemorySegment.NULL : arena.allocate(VerifiedCopy.CHUNK, 64);
             for (StoredFile file : catalog.files(manifest)) {
-                verdicts.add(verify(file, manifest.checkable(), quick, buffer, progress));
+                FileVerdict verdict = verify(file, mode, buffer, progress);
+                verdicts.add(manifest.checkable() ? verdict : verdict.with(verdict.status(), verdict.detail()
+                        + "; schema 1 manifest: who wrote it and its checksums are not recorded, so not checked"));
             }
         }
-        return verdicts;
+        return new Report(id, mode, manifestVerdict, verdicts);
     }
 
-    private FileVerdict verify(StoredFile file, boolean checkable, boolean quick, MemorySegment buffer, Progress progress)
-            throws IOException {
+    private FileVerdict verify(StoredFile file, Mode mode, MemorySegment buffer, Progress progress) throws IOException {
         Optional<ObjectMeta> object = file.object();
         if (object.isEmpty()) {
-            return new FileVerdict(file.path(), FileVerdict.Status.MISSING, "no object " + file.key());
+            return FileVerdict.of(file.path(), FileVerdict.Status.MISSING, "no object " + file.key());
         }
         Optional<String> mismatch = file.mismatch(object.get());
         if (mismatch.isPresent()) {
-            return new FileVerdict(file.path(), FileVerdict.Status.CORRUPT, mismatch.get());
+            return FileVerdict.of(file.path(), FileVerdict.Status.CORRUPT, mismatch.get());
         }
         try {
             file.tensorCrcs();
-            FileVerdict verdict;
-            if (quick) {
-                verdict = quickCheck(file);
-            } else {
-                file.verifiedCopy(VerifiedCopy.Target.discard(buffer), progress);
-                verdict = new FileVerdict(file.path(), FileVerdict.Status.OK, "sha256 " + file.file().sha256());
-            }
-            return checkable ? verdict : new FileVerdict(verdict.path(), verdict.status(), verdict.detail()
-                    + "; schema 1 manifest: who wrote it and its checksums are not recorded, so not checked");
         } catch (CheckpointException e) {
             if (e.code() == CheckpointException.Code.CORRUPT) {
-                return new FileVerdict(file.path(), FileVerdict.Status.CORRUPT, e.getMessage());
+                return FileVerdict.of(file.path(), FileVerdict.Status.CORRUPT, e.getMessage());
+            }
+            throw e;
+        }
+        FileVerdict copies;
+        try (ObjectReader reader = file.open()) {
+            copies = copies(file.path(), reader, mode);
+            if (copies.status() == FileVerdict.Status.CORRUPT || copies.status() == FileVerdict.Status.MISSING) {
+                return copies;
+            }
+            if (mode == Mode.QUICK) {
+                return headerCheck(file, reader, copies);
+            }
+        }
+        return hashCheck(file, copies, buffer, progress);
+    }
+
+    /** The copies' verdict, after repairing them when asked to and there is something to repair. */
+    private static FileVerdict copies(String path, ObjectReader reader, Mode mode) throws IOException {
+        List<ReplicaVerdict> verdicts = mode == Mode.QUICK ? reader.replicaPresence() : reader.checkReplicas();
+        CopyHealth health = CopyHealth.of(reader.object(), verdicts);
+        // A file that is CORRUPT or MISSING in one slice may still have copies to restore in the others.
+        if (mode != Mode.REPAIR || health.status() == FileVerdict.Status.OK) {
+            return new FileVerdict(path, health.status(), health.detail(), health.bad(), List.of());
+        }
+        List<RepairOutcome> repairs = reader.repair(verdicts);
+        CopyHealth after = CopyHealth.of(reader.object(), reader.checkReplicas());
+        return new FileVerdict(path, after.status(), after.detail() + "; " + CopyHealth.summary(repairs), health.bad(), repairs);
+    }
+
+    private static FileVerdict headerCheck(StoredFile file, ObjectReader reader, FileVerdict copies) throws IOException {
+        if (file.file().isSafetensors()) {
+            try {
+                SafetensorsHeaderParser.read(new StoreRangeSource(reader));
+            } catch (SafetensorsFormatException e) {
+                return copies.with(FileVerdict.Status.CORRUPT, "header: " + e.getMessage());
+            }
+        }
+        return copies.with(copies.status(), copies.detail() + (file.file().isSafetensors() ? "; header parses" : ""));
+    }
+
+    /** Every byte through the normal read path, against the manifest's SHA-256. */
+    private static FileVerdict hashCheck(StoredFile file, FileVerdict copies, MemorySegment buffer, Progress progress) throws IOException {
+        try {
+            file.verifiedCopy(VerifiedCopy.Target.discard(buffer), progress);
+        } catch (CheckpointException e) {
+            if (e.code() == CheckpointException.Code.CORRUPT) {
+                return copies.with(FileVerdict.Status.CORRUPT, e.getMessage());
             }
             throw e;
         } catch (StoreException e) {
+            // A copy can go bad or away between the copy check and the read.
             FileVerdict.Status status = switch (e.code()) {
                 case CORRUPT -> FileVerdict.Status.CORRUPT;
                 case UNAVAILABLE -> FileVerdict.Status.MISSING;
                 default -> throw e;
             };
-            return new FileVerdict(file.path(), status, e.getMessage());
+            return copies.with(status, e.getMessage());
         }
-    }
-
-    private FileVerdict quickCheck(StoredFile file) throws IOException {
-        try (ObjectReader reader = file.open()) {
-            Map<String, NodeStatus> nodes = reader.nodes();
-            List<io.weightstore.store.api.SliceMeta> slices = reader.object().slices();
-            for (int i = 0; i < slices.size(); i++) {
-                boolean anyUp = slices.get(i).nodeIds().stream().anyMatch(n -> nodes.containsKey(n) && nodes.get(n).up());
-                if (!anyUp) {
-                    return new FileVerdict(file.path(), FileVerdict.Status.MISSING, "slice " + i + " has no replica on a node that is up");
-                }
-            }
-            if (file.file().isSafetensors()) {
-                try {
-                    SafetensorsHeaderParser.read(new StoreRangeSource(reader));
-                } catch (SafetensorsFormatException e) {
-                    return new FileVerdict(file.path(), FileVerdict.Status.CORRUPT, "header: " + e.getMessage());
-                }
-            }
-        }
-        return new FileVerdict(file.path(), FileVerdict.Status.OK, "size, slices and header");
+        return copies.with(copies.status(), copies.detail() + "; sha256 " + file.file().sha256());
     }
 }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -28,8 +29,8 @@ public final class StoreLocator {
     private StoreLocator() {}
 
     /**
-     * Opens the selected store; {@code explicitMaster} (HOST:PORT) and {@code explicitCredentials} win
-     * when not null.
+     * Opens the selected store; {@code explicitMaster} (HOST:PORT, or a group's HOST:PORT,HOST:PORT,...)
+     * and {@code explicitCredentials} win when not null.
      */
     public static StoreClient open(String explicitMaster, Path explicitCredentials, int connections) throws IOException {
         Properties config = config();
@@ -41,6 +42,15 @@ public final class StoreLocator {
         String capacity = firstNonBlank(System.getenv(EMBEDDED_CAPACITY_ENV), config.getProperty("embedded.capacity"));
         WeightstoreHome.created();
         return EmbeddedStore.open(embeddedDir(), capacity == null ? EmbeddedStore.DEFAULT_CAPACITY : ByteSizes.parse(capacity), options);
+    }
+
+    /**
+     * The cluster's master as the selection names it ({@code explicitMaster}, else
+     * {@code $WEIGHTSTORE_MASTER}, else {@code master} in the config file), or empty when the
+     * selection is the embedded store.
+     */
+    public static Optional<String> clusterMaster(String explicitMaster) throws IOException {
+        return Optional.ofNullable(master(explicitMaster, config()));
     }
 
     /** Where the selection points, for messages. */

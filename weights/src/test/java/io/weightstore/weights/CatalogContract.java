@@ -89,10 +89,12 @@ abstract class CatalogContract {
             assertThat(f.nodes()).isNotEmpty().allSatisfy(h -> assertThat(h.up()).isTrue());
         });
 
-        assertThat(new CheckpointVerifier(catalog()).run(id("tiny"), false, b -> {}))
-                .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
-        assertThat(new CheckpointVerifier(catalog()).run(id("tiny"), true, b -> {}))
-                .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+        for (CheckpointVerifier.Mode mode : CheckpointVerifier.Mode.values()) {
+            CheckpointVerifier.Report verified = new CheckpointVerifier(catalog()).run(id("tiny"), mode, b -> {});
+            assertThat(verified.ok()).as(mode + ": " + verified).isTrue();
+            assertThat(verified.files()).hasSize(manifest.files().size());
+            assertThat(verified.repairs()).isEmpty();
+        }
 
         Path exported = tmp.resolve("exported");
         new CheckpointExporter(catalog()).exportAll(id("tiny"), exported, b -> {});
@@ -237,8 +239,8 @@ abstract class CatalogContract {
 
     @Test
     void unknownCheckpointIsNotFound() {
-        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run(id("nope"), false, b -> {}), CheckpointException.Code.NOT_FOUND,
-                "no checkpoint nope");
+        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run(id("nope"), CheckpointVerifier.Mode.FULL, b -> {}),
+                CheckpointException.Code.NOT_FOUND, "no checkpoint nope");
         assertCheckpointError(() -> new CheckpointRemover(catalog()).run(id("nope"), false), CheckpointException.Code.NOT_FOUND,
                 "no checkpoint nope");
     }

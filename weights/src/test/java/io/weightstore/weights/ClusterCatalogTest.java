@@ -38,20 +38,82 @@ class ClusterCatalogTest extends CatalogContract {
         return 2;
     }
 
-    @Test
-    void verifyReportsAFileWithACorruptByteAsCorrupt() throws Exception {
-        new CheckpointImporter(catalog()).run(new ImportRequest(id("rot"), "org/tiny", "main", source, 1, false, 2), Progress.NONE);
-        Manifest manifest = catalog().readyManifest(id("rot"));
+    /** Imports the source with two copies of every slice; returns the path of its first weight file. */
+    private String importWeightFile(String checkpoint) throws Exception {
+        new CheckpointImporter(catalog()).run(new ImportRequest(id(checkpoint), "org/tiny", "main", source, 2, false, 2), Progress.NONE);
+        Manifest manifest = catalog().readyManifest(id(checkpoint));
         ManifestFile weight = manifest.files().stream().filter(ManifestFile::isWeight).findFirst().orElseThrow();
-        String path = weight.path();
-        String key = catalog().file(manifest, weight).key();
-        cluster.flipByte(key, 0, 5000);
-        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run(id("rot"), false, b -> {});
-        assertThat(verdicts).filteredOn(v -> v.path().equals(path)).singleElement().satisfies(v -> {
-            assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT);
-            assertThat(v.detail()).contains("checksum mismatch");
+        return weight.path();
+    }
+
+    private String keyOf(String checkpoint, String path) throws Exception {
+        Manifest manifest = catalog().readyManifest(id(checkpoint));
+        return catalog().file(manifest, manifest.file(path).orElseThrow()).key();
+    }
+
+    private CheckpointVerifier.Report verify(String checkpoint, CheckpointVerifier.Mode mode) throws Exception {
+        return new CheckpointVerifier(catalog()).run(id(checkpoint), mode, b -> {});
+    }
+
+    private static FileVerdict file(CheckpointVerifier.Report report, String path) {
+        return report.files().stream().filter(v -> v.path().equals(path)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void fourFlippedBytesInOneCopyMakeTheFileDegradedAndRepairMakesItOk() throws Exception {
+        String path = importWeightFile("rot");
+        String key = keyOf("rot", path);
+        for (long offset = 5000; offset < 5004; offset++) {
+            cluster.flipByte(key, 0, offset);
+        }
+        CheckpointVerifier.Report found = verify("rot", CheckpointVerifier.Mode.FULL);
+        assertThat(found.status()).isEqualTo(FileVerdict.Status.DEGRADED);
+        assertThat(file(found, path)).satisfies(v -> {
+            assertThat(v.status()).isEqualTo(FileVerdict.Status.DEGRADED);
+            assertThat(v.detail()).contains("1 of 2 copies bad", "CORRUPT", "checksum mismatch");
+            assertThat(v.badCopies()).singleElement().satisfies(c -> assertThat(c.slice()).isZero());
         });
-        assertThat(verdicts).filteredOn(v -> !v.path().equals(path)).allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+        assertThat(found.files()).filteredOn(v -> !v.path().equals(path))
+                .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+
+        CheckpointVerifier.Report repaired = verify("rot", CheckpointVerifier.Mode.REPAIR);
+        assertThat(repaired.ok()).as(repaired.toString()).isTrue();
+        assertThat(repaired.repairs()).singleElement().satisfies(r -> assertThat(r.inPlace()).isTrue());
+        assertThat(file(repaired, path).detail()).contains("1 copy repaired", "sha256");
+        assertThat(verify("rot", CheckpointVerifier.Mode.FULL).ok()).isTrue();
+    }
+
+    @Test
+    void bothCopiesBadMakeTheFileCorruptAndRepairCannotHelp() throws Exception {
+        String path = importWeightFile("both");
+        String key = keyOf("both", path);
+        cluster.flipByte(key, 0, 0, 5000);
+        cluster.flipByte(key, 0, 1, 6000);
+        for (CheckpointVerifier.Mode mode : List.of(CheckpointVerifier.Mode.FULL, CheckpointVerifier.Mode.REPAIR)) {
+            CheckpointVerifier.Report report = verify("both", mode);
+            assertThat(report.status()).isEqualTo(FileVerdict.Status.CORRUPT);
+            assertThat(file(report, path).detail()).contains("slice 0 has no good copy", "checksum mismatch");
+            assertThat(report.repairs()).allSatisfy(r -> {
+                assertThat(r.repaired()).isFalse();
+                assertThat(r.describe()).contains("no good copy of the slice");
+            });
+        }
+    }
+
+    @Test
+    void aNodeBackWithoutItsPoolLeavesCopiesMissingUntilRepaired() throws Exception {
+        importWeightFile("lost");
+        String lost = cluster.restartNodeWithoutItsPool(0);
+        for (CheckpointVerifier.Mode mode : List.of(CheckpointVerifier.Mode.FULL, CheckpointVerifier.Mode.QUICK)) {
+            CheckpointVerifier.Report report = verify("lost", mode);
+            assertThat(report.status()).as(mode + ": " + report).isEqualTo(FileVerdict.Status.DEGRADED);
+            assertThat(report.manifest().status()).as("the manifest had a copy on every node").isEqualTo(FileVerdict.Status.DEGRADED);
+            assertThat(report.files()).anySatisfy(v -> assertThat(v.detail()).contains("node " + lost + " is down"));
+        }
+        CheckpointVerifier.Report repaired = verify("lost", CheckpointVerifier.Mode.REPAIR);
+        assertThat(repaired.ok()).as(repaired.toString()).isTrue();
+        assertThat(repaired.repairs()).isNotEmpty().allSatisfy(r -> assertThat(r.replaced()).isEqualTo(lost));
+        assertThat(verify("lost", CheckpointVerifier.Mode.QUICK).ok()).isTrue();
     }
 
     @Test
@@ -63,8 +125,9 @@ class ClusterCatalogTest extends CatalogContract {
         Thread.sleep(TestCluster.config().nodeDeadline().toMillis() + 500);
         cluster.restartNode(0);
         // Manifests are kept on every node, so the one restarted still answers for it.
-        List<FileVerdict> verdicts = new CheckpointVerifier(catalog()).run(id("down"), true, b -> {});
-        assertThat(verdicts).anySatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.MISSING));
+        CheckpointVerifier.Report report = verify("down", CheckpointVerifier.Mode.QUICK);
+        assertThat(report.files()).anySatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.MISSING));
+        assertThat(report.status()).isEqualTo(FileVerdict.Status.MISSING);
     }
 
     @Test
@@ -77,8 +140,7 @@ class ClusterCatalogTest extends CatalogContract {
                     "nothing was removed");
             assertThat(catalog().readyManifest(id("busy"))).isEqualTo(manifest);
             assertThat(store.list("weights/busy/")).hasSize(objects);
-            assertThat(new CheckpointVerifier(catalog()).run(id("busy"), false, Progress.NONE))
-                    .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+            assertThat(verify("busy", CheckpointVerifier.Mode.FULL).ok()).isTrue();
             new CheckpointRemover(catalog()).run(id("busy"), true);
         }
         assertThat(store.list("weights/busy/")).isEmpty();

@@ -8,6 +8,11 @@ import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -74,8 +79,31 @@ public final class OpenAiServer implements AutoCloseable {
                 .post(Endpoint.CHAT.path, guarded(chat::handle))
                 .post(Endpoint.COMPLETIONS.path, guarded(completions::handle))
                 .any(guarded(OpenAiServer::noRoute));
+        requireFreePort(config);
         WebServer server = WebServer.builder().host(config.host()).port(config.port()).routing(routing).build().start();
+        if (!server.isRunning()) {
+            throw new UncheckedIOException(new IOException("cannot listen on " + config.host() + ":" + config.port()
+                    + ": the web server did not start (its log says why)"));
+        }
         return new OpenAiServer(server, model, queue);
+    }
+
+    /**
+     * Fails with the address when the port is taken. Helidon only logs a failed bind, with a stack
+     * trace and no port in the message, and returns a server that is not running; trying the bind
+     * first gives the one clear error instead.
+     */
+    private static void requireFreePort(ServeConfig config) {
+        if (config.port() == 0) {
+            return;
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(config.host(), config.port()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(new BindException("cannot listen on " + config.host() + ":" + config.port() + ": "
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())));
+        }
     }
 
     /** Makes the server ready: from now on the API serves this model. */

@@ -1,6 +1,7 @@
 package io.weightstore.store.api;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -61,6 +62,27 @@ public interface MasterApi extends AutoCloseable {
 
     /** Space on the nodes that are up, and how much eviction could free. */
     Room room() throws StoreException;
+
+    /**
+     * Room for a new copy of slice {@code slice} of {@code key}, as sealed at {@code version} (its
+     * {@code createdAt}): in place of the copy on {@code replacing} when that node is up (its bytes
+     * are bad), else on an up node that holds no copy of the slice; an empty {@code replacing} adds
+     * a copy to a slice that has fewer than its object's replica count. Refused when the object
+     * changed since {@code version}, or another repair of the slice is pending.
+     */
+    RepairGrant repairStart(String key, Instant version, int slice, String replacing) throws StoreException;
+
+    /** Commits a repair whose copy was written and checked: the object's metadata now names it. */
+    ObjectMeta repairEnd(String repairId) throws StoreException;
+
+    /** Gives up a repair and frees what it allocated; the metadata stays as it was. */
+    void repairAbort(String repairId) throws StoreException;
+
+    /**
+     * Drops a node that is gone for good, and every replica it held from the objects' metadata.
+     * Refused while it holds the only copy of a slice, and while it is up unless {@code force}.
+     */
+    NodeForgotten forgetNode(String nodeId, boolean force) throws StoreException;
 
     @Override
     void close();

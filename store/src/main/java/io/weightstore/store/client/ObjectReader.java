@@ -80,6 +80,35 @@ public final class ObjectReader implements AutoCloseable {
         client.read(List.of(new Read.Strided(this, stride, dst)));
     }
 
+    /**
+     * Checks every copy of every slice where it lies: each node verifies all the checksum blocks of
+     * its copy, and no data crosses the network. A copy on a node that is down or unknown to the
+     * master, or that does not answer, is MISSING; one whose blocks do not match is CORRUPT.
+     */
+    public List<ReplicaVerdict> checkReplicas() throws IOException {
+        return client.checker().check(located());
+    }
+
+    /** Each copy by the master's view alone: PRESENT on a node that is up, else MISSING. Nothing is read. */
+    public List<ReplicaVerdict> replicaPresence() throws StoreException {
+        return ReplicaChecker.presence(located());
+    }
+
+    /**
+     * Rewrites the copies that {@code verdicts} (from {@link #checkReplicas()}) found CORRUPT or
+     * MISSING, and adds copies the slices lack, each from a good copy, written and checked before
+     * the master commits it; the object stays readable throughout. This handle then sees the
+     * repaired placement. Failures are reported in the outcomes, not thrown.
+     */
+    public List<RepairOutcome> repair(List<ReplicaVerdict> verdicts) throws IOException {
+        List<RepairOutcome> outcomes = client.repairer().repair(located(), verdicts);
+        synchronized (this) {
+            // Whatever the lease keeper did meanwhile, the placement this handle holds is now stale.
+            relocate(located);
+        }
+        return outcomes;
+    }
+
     /** Where the object is now, for the read path; fails once the handle is closed or the object is gone. */
     Located located() throws StoreException {
         if (closed.get()) {

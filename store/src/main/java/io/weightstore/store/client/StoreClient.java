@@ -4,6 +4,7 @@ import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
@@ -11,7 +12,7 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
-import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterClients;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -46,6 +47,8 @@ public final class StoreClient implements AutoCloseable {
     private final LeaseKeeper leases;
     private final SliceWriter writer;
     private final ReplicaReader reader;
+    private final ReplicaChecker checker;
+    private final ReplicaRepairer repairer;
     private volatile boolean closed;
 
     private StoreClient(MasterApi master, ClientOptions options, List<AutoCloseable> owned) {
@@ -57,11 +60,13 @@ public final class StoreClient implements AutoCloseable {
         this.leases = new LeaseKeeper(options.leaseDuration());
         this.writer = new SliceWriter(master, workers, connections);
         this.reader = new ReplicaReader(workers, connections, options.maxPieceBytes());
+        this.checker = new ReplicaChecker(workers, connections);
+        this.repairer = new ReplicaRepairer(master, connections, options.maxPieceBytes());
     }
 
-    /** A client of the cluster whose master listens at {@code address} (HOST:PORT). */
+    /** A client of the cluster whose master listens at {@code address} (HOST:PORT), or whose group of masters listens at HOST:PORT,HOST:PORT,... */
     public static StoreClient connect(String address, ClientOptions options) throws StoreException {
-        return new StoreClient(GrpcMasterApi.connect(address, options.authentication()), options, List.of());
+        return new StoreClient(MasterClients.connect(address, options.authentication()), options, List.of());
     }
 
     /** A client of a master running in this process; closing the client closes it and then {@code owned}. */
@@ -220,6 +225,14 @@ public final class StoreClient implements AutoCloseable {
         return master.status();
     }
 
+    /**
+     * Drops a node that is gone for good, with every replica it held; refused while it holds the
+     * only copy of a slice, and while it is up unless {@code force}.
+     */
+    public NodeForgotten forgetNode(String nodeId, boolean force) throws StoreException {
+        return master.forgetNode(nodeId, force);
+    }
+
     // ---- for the client's own parts
 
     /** Takes a read lease on {@code key}, and keeps the session tickets that come with it. */
@@ -235,6 +248,14 @@ public final class StoreClient implements AutoCloseable {
 
     LeaseKeeper leases() {
         return leases;
+    }
+
+    ReplicaChecker checker() {
+        return checker;
+    }
+
+    ReplicaRepairer repairer() {
+        return repairer;
     }
 
     private void ensureOpen() {

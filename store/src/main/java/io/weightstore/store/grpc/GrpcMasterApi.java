@@ -17,14 +17,18 @@ import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
+import io.weightstore.store.proto.ForgetNodeRequest;
+import io.weightstore.store.proto.ForgetNodeResponse;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.ListRequest;
 import io.weightstore.store.proto.ListResponse;
@@ -42,6 +46,9 @@ import io.weightstore.store.proto.ReleaseLeaseRequest;
 import io.weightstore.store.proto.RemoveAllRequest;
 import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RenewLeaseRequest;
+import io.weightstore.store.proto.RepairAbortRequest;
+import io.weightstore.store.proto.RepairEndRequest;
+import io.weightstore.store.proto.RepairStartRequest;
 import io.weightstore.store.proto.RoomRequest;
 import io.weightstore.store.proto.RoomResponse;
 import io.weightstore.store.proto.StatRequest;
@@ -95,6 +102,12 @@ public final class GrpcMasterApi implements MasterApi {
      */
     public static GrpcMasterApi connect(String address, Authentication authentication, Optional<TicketKey> nodeKey)
             throws StoreException {
+        return connect(address, authentication, nodeKey, DEFAULT_DEADLINE);
+    }
+
+    /** As {@link #connect(String, Authentication, Optional)}, with {@code deadline} on every call. */
+    public static GrpcMasterApi connect(String address, Authentication authentication, Optional<TicketKey> nodeKey, Duration deadline)
+            throws StoreException {
         MasterAddress target = MasterAddress.parse(address);
         NettyChannelBuilder builder = NettyChannelBuilder.forAddress(target.host(), target.port()).maxInboundMessageSize(256 << 20);
         switch (authentication) {
@@ -102,7 +115,7 @@ public final class GrpcMasterApi implements MasterApi {
             case Authentication.Certificate c -> builder.sslContext(authentication.grpcClientContext());
             case Authentication.BearerToken t -> builder.sslContext(authentication.grpcClientContext()).intercept(bearer(t.token()));
         }
-        return new GrpcMasterApi(builder.build(), target, DEFAULT_DEADLINE, nodeKey,
+        return new GrpcMasterApi(builder.build(), target, deadline, nodeKey,
                 authentication instanceof Authentication.Insecure);
     }
 
@@ -246,7 +259,8 @@ public final class GrpcMasterApi implements MasterApi {
         return call("status", s -> {
             StatusResponse response = s.status(StatusRequest.getDefaultInstance());
             return new StoreStatus(List.copyOf(Protos.nodeStatuses(response.getNodesList()).values()), response.getObjects(),
-                    response.getPendingPuts());
+                    response.getPendingPuts(), response.getMastersList().stream().map(Protos::fromProto).toList(),
+                    response.getEtcdList().stream().map(Protos::fromProto).toList());
         });
     }
 
@@ -255,6 +269,32 @@ public final class GrpcMasterApi implements MasterApi {
         return call("room", s -> {
             RoomResponse room = s.room(RoomRequest.getDefaultInstance());
             return new Room(room.getCapacity(), room.getUsed(), room.getEvictable(), room.getNodesUp());
+        });
+    }
+
+    @Override
+    public RepairGrant repairStart(String key, Instant version, int slice, String replacing) throws StoreException {
+        return call("repair slice " + slice + " of " + key, s -> Protos.fromProto(s.repairStart(RepairStartRequest.newBuilder()
+                .setKey(key).setObjectCreatedMs(version.toEpochMilli()).setSlice(slice).setReplacingNodeId(replacing).build()), key,
+                slice, replacing));
+    }
+
+    @Override
+    public ObjectMeta repairEnd(String repairId) throws StoreException {
+        return call("commit repair " + repairId, s -> Protos.fromProto(s.repairEnd(RepairEndRequest.newBuilder()
+                .setRepairId(repairId).build()).getObject()));
+    }
+
+    @Override
+    public void repairAbort(String repairId) throws StoreException {
+        call("abort repair " + repairId, s -> s.repairAbort(RepairAbortRequest.newBuilder().setRepairId(repairId).build()));
+    }
+
+    @Override
+    public NodeForgotten forgetNode(String nodeId, boolean force) throws StoreException {
+        return call("forget node " + nodeId, s -> {
+            ForgetNodeResponse response = s.forgetNode(ForgetNodeRequest.newBuilder().setNodeId(nodeId).setForce(force).build());
+            return new NodeForgotten(nodeId, response.getObjects(), response.getReplicas(), response.getPutsAborted());
         });
     }
 

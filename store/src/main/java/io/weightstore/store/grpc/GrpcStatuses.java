@@ -4,11 +4,19 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.weightstore.store.api.StoreException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.Locale;
 import javax.net.ssl.SSLException;
 
 /** The one mapping between store error codes and gRPC statuses, used by both ends of the master RPC. */
 final class GrpcStatuses {
     static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    /** On a refusal by a master of a group that does not lead: the leader's HOST:PORT, or {@link #NO_LEADER}. */
+    static final Metadata.Key<String> LEADER = Metadata.Key.of("leader", Metadata.ASCII_STRING_MARSHALLER);
+    static final String NO_LEADER = "none";
 
     private GrpcStatuses() {}
 
@@ -46,17 +54,17 @@ final class GrpcStatuses {
             default -> StoreException.Code.IO;
         };
         String description = e.getStatus().getDescription();
-        if (code == StoreException.Code.UNAVAILABLE) {
-            description = withTransportHint(e, description, plaintext);
-        }
         String message = e.getStatus().getCode() == Status.Code.UNAVAILABLE || e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
-                ? what + ": master unavailable (" + e.getStatus().getCode() + (description == null ? "" : ": " + description) + ")"
+                ? what + ": master unavailable: " + withTransportHint(e, plaintext)
                 : description == null ? what + ": " + e.getStatus().getCode() : description;
         return new StoreException(code, message, e);
     }
 
-    /** What a person can do when the transport, not the master, refused: most often TLS on one end only, or certificates. */
-    private static String withTransportHint(StatusRuntimeException e, String description, boolean plaintext) {
+    /**
+     * Why the master could not be reached, with what a person can do when the transport refused
+     * rather than the network: most often TLS on one end only, or certificates.
+     */
+    private static String withTransportHint(StatusRuntimeException e, boolean plaintext) {
         for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
             if (cause instanceof SSLException tls) {
                 String message = String.valueOf(tls.getMessage());
@@ -65,10 +73,45 @@ final class GrpcStatuses {
                         : "TLS: " + message;
             }
         }
-        if (plaintext && description != null && description.contains("Network closed")) {
-            return description + "; a master that runs with TLS closes plaintext connections: give --credentials DIR"
+        if (plaintext && e.getStatus().getCode() == Status.Code.UNAVAILABLE && connected(e)) {
+            return unreachable(e) + "; a master that runs with TLS closes plaintext connections: give --credentials DIR"
                     + " (or $WEIGHTSTORE_CREDENTIALS)";
         }
-        return description;
+        return unreachable(e);
+    }
+
+    /** Whether the connection was made before it failed: it was not refused, unresolved, unroutable or timed out. */
+    private static boolean connected(StatusRuntimeException e) {
+        return switch (rootCause(e)) {
+            case UnknownHostException _, NoRouteToHostException _, ConnectException _, SocketTimeoutException _ -> false;
+            default -> true;
+        };
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
+    /**
+     * Why the master could not be reached, from the deepest cause gRPC kept: its status only says
+     * "io exception", while the socket error says what an operator can act on.
+     */
+    private static String unreachable(StatusRuntimeException e) {
+        Throwable root = rootCause(e);
+        String text = root.getMessage() == null ? "" : root.getMessage();
+        return switch (root) {
+            case UnknownHostException _ -> "cannot resolve its host name (" + text + ")";
+            case NoRouteToHostException _ -> "no route to its host";
+            case ConnectException _ when text.toLowerCase(Locale.ROOT).contains("refused") ->
+                    "connection refused (is the master running and listening on that port?)";
+            case SocketTimeoutException _ -> "connecting timed out";
+            default -> e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED ? "no answer before the deadline"
+                    : e.getStatus().getCode() + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription())
+                            + (root == e || text.isEmpty() ? "" : " (" + text + ")");
+        };
     }
 }

@@ -1,6 +1,8 @@
 package io.weightstore.store.grpc;
 
 import io.weightstore.store.api.StoreException;
+import java.util.ArrayList;
+import java.util.List;
 
 /** A master's HOST:PORT, checked before any connection is tried so a typo fails at once with what is wrong. */
 record MasterAddress(String host, int port) {
@@ -24,6 +26,19 @@ record MasterAddress(String host, int port) {
             throw invalid(address, "port " + port + " is outside 1..65535");
         }
         return new MasterAddress(host, port);
+    }
+
+    /** A comma-separated list of HOST:PORT, as {@code --store h1:7070,h2:7070} takes it; at least one, no repeats. */
+    static List<MasterAddress> parseList(String addresses) throws StoreException {
+        List<MasterAddress> parsed = new ArrayList<>();
+        for (String one : (addresses == null ? "" : addresses).split(",", -1)) {
+            MasterAddress address = parse(one);
+            if (parsed.contains(address)) {
+                throw invalid(addresses, address + " is listed twice");
+            }
+            parsed.add(address);
+        }
+        return List.copyOf(parsed);
     }
 
     private static StoreException invalid(String address, String why) {

@@ -1,6 +1,7 @@
 package io.weightstore.store.grpc;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -10,6 +11,8 @@ import io.weightstore.store.security.MasterSecurity;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,23 +38,32 @@ public final class MasterEndpoint implements AutoCloseable {
      * anyone, in plaintext.
      */
     public static MasterEndpoint start(MasterApi master, String bindHost, int port, MasterSecurity security) throws StoreException {
+        return start(master, bindHost, port, security, List.of());
+    }
+
+    /**
+     * As {@link #start(MasterApi, String, int, MasterSecurity)}, with {@code gates} checked before each
+     * call, after the caller was admitted: a follower tells only callers it would serve where its leader is.
+     */
+    public static MasterEndpoint start(MasterApi master, String bindHost, int port, MasterSecurity security,
+            List<ServerInterceptor> gates) throws StoreException {
         TransportFailureLog.install();
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port)).maxInboundMessageSize(64 << 20);
-        switch (security) {
-            case MasterSecurity.Insecure i -> builder.addService(new MasterGrpcService(master, Optional.empty()))
-                    .addService(ProtoReflectionServiceV1.newInstance());
-            case MasterSecurity.Secure s -> {
-                try {
-                    builder.sslContext(s.credentials().grpcServerContext());
-                } catch (GeneralSecurityException | SSLException e) {
-                    throw new StoreException(StoreException.Code.IO, "cannot set up TLS for the master: " + e.getMessage(), e);
-                }
-                CallerAuthorization authorization = new CallerAuthorization(s.tokens());
-                builder.addService(ServerInterceptors.intercept(new MasterGrpcService(master, Optional.of(new TicketOffice())),
-                        authorization))
-                        .addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), authorization));
+        List<ServerInterceptor> interceptors = new ArrayList<>(gates);
+        Optional<TicketOffice> tickets = Optional.empty();
+        if (security instanceof MasterSecurity.Secure s) {
+            try {
+                builder.sslContext(s.credentials().grpcServerContext());
+            } catch (GeneralSecurityException | SSLException e) {
+                throw new StoreException(StoreException.Code.IO, "cannot set up TLS for the master: " + e.getMessage(), e);
             }
+            interceptors.add(new CallerAuthorization(s.tokens())); // the last one added runs first
+            tickets = Optional.of(new TicketOffice());
         }
+        builder.addService(ServerInterceptors.intercept(new MasterGrpcService(master, tickets), interceptors));
+        // Reflection describes the API only; a secure endpoint admits to it whom it admits to the API.
+        builder.addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(),
+                interceptors.subList(gates.size(), interceptors.size())));
         ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
         Server server = builder.executor(executor).build();
         try {

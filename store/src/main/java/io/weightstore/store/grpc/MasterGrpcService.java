@@ -9,8 +9,10 @@ import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
@@ -18,6 +20,8 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
 import io.weightstore.store.proto.AbortPutsOfResponse;
+import io.weightstore.store.proto.ForgetNodeRequest;
+import io.weightstore.store.proto.ForgetNodeResponse;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.HeartbeatResponse;
 import io.weightstore.store.proto.ListRequest;
@@ -43,6 +47,12 @@ import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RemoveResponse;
 import io.weightstore.store.proto.RenewLeaseRequest;
 import io.weightstore.store.proto.RenewLeaseResponse;
+import io.weightstore.store.proto.RepairAbortRequest;
+import io.weightstore.store.proto.RepairAbortResponse;
+import io.weightstore.store.proto.RepairEndRequest;
+import io.weightstore.store.proto.RepairEndResponse;
+import io.weightstore.store.proto.RepairStartRequest;
+import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.ReplicaGrant;
 import io.weightstore.store.proto.RoomRequest;
 import io.weightstore.store.proto.RoomResponse;
@@ -54,6 +64,7 @@ import io.weightstore.store.security.Identity;
 import io.weightstore.store.security.Permission;
 import io.weightstore.store.security.TicketKey;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -295,7 +306,49 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             StatusResponse.Builder response = StatusResponse.newBuilder().setObjects(status.objects())
                     .setPendingPuts(status.pendingPuts());
             status.nodes().forEach(n -> response.addNodes(Protos.toProto(n)));
+            status.masters().forEach(m -> response.addMasters(Protos.toProto(m)));
+            status.etcd().forEach(m -> response.addEtcd(Protos.toProto(m)));
             return response.build();
+        });
+    }
+
+    @Override
+    public void repairStart(RepairStartRequest request, StreamObserver<RepairStartResponse> observer) {
+        unary(observer, () -> {
+            RepairGrant grant = master.repairStart(request.getKey(), Instant.ofEpochMilli(request.getObjectCreatedMs()),
+                    request.getSlice(), request.getReplacingNodeId());
+            RepairStartResponse.Builder response = Protos.toProto(grant).toBuilder();
+            Identity caller = CallerAuthorization.CALLER.get();
+            if (tickets.isPresent() && caller != null) {
+                String nodeId = grant.target().nodeId();
+                long length = master.stat(grant.key()).slice(grant.slice()).length();
+                tickets.get().session(nodeId, caller).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
+                tickets.get().write(nodeId, caller, grant.target().offset(), length)
+                        .ifPresent(t -> response.setGrant(ByteString.copyFrom(t.bytes())));
+            }
+            return response.build();
+        });
+    }
+
+    @Override
+    public void repairEnd(RepairEndRequest request, StreamObserver<RepairEndResponse> observer) {
+        unary(observer, () -> RepairEndResponse.newBuilder().setObject(Protos.toProto(master.repairEnd(request.getRepairId()))).build());
+    }
+
+    @Override
+    public void repairAbort(RepairAbortRequest request, StreamObserver<RepairAbortResponse> observer) {
+        unary(observer, () -> {
+            master.repairAbort(request.getRepairId());
+            return RepairAbortResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void forgetNode(ForgetNodeRequest request, StreamObserver<ForgetNodeResponse> observer) {
+        unary(observer, () -> {
+            NodeForgotten forgotten = master.forgetNode(request.getNodeId(), request.getForce());
+            return ForgetNodeResponse.newBuilder().setObjects(forgotten.objects()).setReplicas(forgotten.replicas())
+                    .setPutsAborted(forgotten.putsAborted()).build();
         });
     }
 }

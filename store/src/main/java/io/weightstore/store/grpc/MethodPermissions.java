@@ -28,6 +28,11 @@ final class MethodPermissions {
             Map.entry("ReleaseLock", Permission.LOCK),
             Map.entry("Status", Permission.LIST),
             Map.entry("Room", Permission.LIST),
+            // Repairs write copies of other writers' slices, and forgetting drops a node's replicas: both are node management.
+            Map.entry("RepairStart", Permission.MANAGE_NODES),
+            Map.entry("RepairEnd", Permission.MANAGE_NODES),
+            Map.entry("RepairAbort", Permission.MANAGE_NODES),
+            Map.entry("ForgetNode", Permission.MANAGE_NODES),
             // Server reflection (grpcurl) describes the API; any caller of the cluster may read it.
             Map.entry("ServerReflectionInfo", Permission.LIST));
 

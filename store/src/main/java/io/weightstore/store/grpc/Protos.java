@@ -4,17 +4,23 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.EtcdMemberStatus;
 import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.MasterMember;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
+import io.weightstore.store.proto.LeaseRecord;
 import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
+import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.Replica;
 import io.weightstore.store.proto.Slice;
 import java.time.Instant;
@@ -130,6 +136,42 @@ public final class Protos {
         return byReplica;
     }
 
+    // ---- repairs
+
+    static RepairStartResponse toProto(RepairGrant grant) {
+        return RepairStartResponse.newBuilder().setRepairId(grant.repairId())
+                .setTarget(Replica.newBuilder().setNodeId(grant.target().nodeId()).setOffset(grant.target().offset()))
+                .setNode(toProto(grant.node())).setDeadlineMs(grant.deadline().toEpochMilli()).build();
+    }
+
+    static RepairGrant fromProto(RepairStartResponse response, String key, int slice, String replacing) throws StoreException {
+        ReplicaRef target = new ReplicaRef(response.getTarget().getNodeId(), response.getTarget().getOffset());
+        return new RepairGrant(response.getRepairId(), key, slice, target, fromProto(response.getNode()), replacing,
+                Instant.ofEpochMilli(response.getDeadlineMs()), tickets(response.getTicketsList()),
+                Ticket.of(response.getGrant().toByteArray()));
+    }
+
+    // ---- a group of masters
+
+    static io.weightstore.store.proto.MasterMember toProto(MasterMember master) {
+        return io.weightstore.store.proto.MasterMember.newBuilder().setAddress(master.address()).setLeader(master.leader()).build();
+    }
+
+    static MasterMember fromProto(io.weightstore.store.proto.MasterMember master) {
+        return new MasterMember(master.getAddress(), master.getLeader());
+    }
+
+    static io.weightstore.store.proto.EtcdMember toProto(EtcdMemberStatus member) {
+        return io.weightstore.store.proto.EtcdMember.newBuilder().setEndpoint(member.endpoint()).setHealthy(member.healthy())
+                .setLeader(member.leader()).setVersion(member.version()).setDbSizeBytes(member.dbSizeBytes())
+                .setError(member.error()).build();
+    }
+
+    static EtcdMemberStatus fromProto(io.weightstore.store.proto.EtcdMember member) {
+        return new EtcdMemberStatus(member.getEndpoint(), member.getHealthy(), member.getLeader(), member.getVersion(),
+                member.getDbSizeBytes(), member.getError());
+    }
+
     // ---- what the master persists
 
     public static byte[] encode(ObjectMeta object) {
@@ -183,6 +225,20 @@ public final class Protos {
             return new LockState(true, lock.getOwner(), Instant.ofEpochMilli(lock.getExpiresMs()));
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("lock", e);
+        }
+    }
+
+    public static byte[] encode(ReadLease lease) {
+        return LeaseRecord.newBuilder().setKey(lease.key()).setLeaseId(lease.leaseId()).setExpiresMs(lease.expiresAt().toEpochMilli())
+                .build().toByteArray();
+    }
+
+    public static ReadLease decodeLease(byte[] bytes) throws StoreException {
+        try {
+            LeaseRecord lease = LeaseRecord.parseFrom(bytes);
+            return new ReadLease(lease.getKey(), lease.getLeaseId(), Instant.ofEpochMilli(lease.getExpiresMs()));
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("lease", e);
         }
     }
 

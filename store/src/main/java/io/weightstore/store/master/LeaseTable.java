@@ -1,15 +1,20 @@
 package io.weightstore.store.master;
 
 import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.StoreException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
 /**
  * Read leases by object key. A leased object is not removed without force and never evicted.
- * Not thread-safe; the master serialises access.
+ * Expired leases stay until {@link #dropExpired} takes them out, so the master can delete their
+ * records in the same pass. Not thread-safe; the master serialises access.
  */
 final class LeaseTable {
     private final Map<String, Map<Long, Long>> byKey = new HashMap<>();
@@ -18,6 +23,12 @@ final class LeaseTable {
 
     LeaseTable(long now) {
         this.nextId = now * 1000;
+    }
+
+    /** Takes back a lease recorded by an earlier master; ids handed out later stay above it. */
+    void recover(ReadLease lease) {
+        byKey.computeIfAbsent(lease.key(), k -> new HashMap<>()).put(lease.leaseId(), lease.expiresAt().toEpochMilli());
+        nextId = Math.max(nextId, lease.leaseId());
     }
 
     Lease grant(String key, long now, long durationMs) {
@@ -37,32 +48,26 @@ final class LeaseTable {
         return new Lease(id, Instant.ofEpochMilli(now + durationMs));
     }
 
-    void release(String key, long id) {
+    /** True when the lease was there to release. */
+    boolean release(String key, long id) {
         Map<Long, Long> held = byKey.get(key);
-        if (held != null) {
-            held.remove(id);
-            if (held.isEmpty()) {
-                byKey.remove(key);
-            }
+        if (held == null || held.remove(id) == null) {
+            return false;
         }
+        if (held.isEmpty()) {
+            byKey.remove(key);
+        }
+        return true;
     }
 
     boolean isLeased(String key, long now) {
         return holders(key, now) > 0;
     }
 
-    /** Live leases on {@code key}; expired ones are dropped on the way. */
+    /** Live leases on {@code key}. */
     int holders(String key, long now) {
         Map<Long, Long> held = byKey.get(key);
-        if (held == null) {
-            return 0;
-        }
-        held.values().removeIf(expires -> expires < now);
-        if (held.isEmpty()) {
-            byKey.remove(key);
-            return 0;
-        }
-        return held.size();
+        return held == null ? 0 : (int) held.values().stream().filter(expires -> expires >= now).count();
     }
 
     /** When the last live lease on {@code key} ends. */
@@ -71,7 +76,28 @@ final class LeaseTable {
         return held == null ? OptionalLong.empty() : held.values().stream().mapToLong(Long::longValue).max();
     }
 
-    void forget(String key) {
-        byKey.remove(key);
+    /** Drops every lease on {@code key}; returns their ids. */
+    List<Long> forget(String key) {
+        Map<Long, Long> held = byKey.remove(key);
+        return held == null ? List.of() : List.copyOf(held.keySet());
+    }
+
+    /** Drops the leases that ended before {@code now}; returns their ids. */
+    List<Long> dropExpired(long now) {
+        List<Long> dropped = new ArrayList<>();
+        for (Iterator<Map<Long, Long>> keys = byKey.values().iterator(); keys.hasNext(); ) {
+            Map<Long, Long> held = keys.next();
+            held.entrySet().removeIf(lease -> {
+                boolean expired = lease.getValue() < now;
+                if (expired) {
+                    dropped.add(lease.getKey());
+                }
+                return expired;
+            });
+            if (held.isEmpty()) {
+                keys.remove();
+            }
+        }
+        return dropped;
     }
 }

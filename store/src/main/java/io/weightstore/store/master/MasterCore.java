@@ -15,11 +15,15 @@ import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectKeys;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
@@ -27,12 +31,14 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -51,6 +57,8 @@ public final class MasterCore implements MasterApi {
     private static final Logger log = LoggerFactory.getLogger(MasterCore.class);
     private static final int MAX_LIST_LIMIT = 10_000;
     private static final int DEFAULT_LIST_LIMIT = 1_000;
+    /** Lease records deleted per batch: well under what any metadata store takes in one write. */
+    private static final int LEASE_DELETES_PER_BATCH = 64;
 
     private final MetadataStore metadata;
     private final MasterConfig config;
@@ -61,6 +69,13 @@ public final class MasterCore implements MasterApi {
     private final Eviction eviction = new LeastRecentlyRead();
     private final Map<String, PutGrant> pending = new LinkedHashMap<>();
     private final Map<String, Long> lastRead = new HashMap<>();
+    private final RepairTable repairs = new RepairTable();
+
+    /**
+     * Ids of released, expired or orphaned leases whose records the reaper deletes in batches: a
+     * record deleted late only keeps an object leased a little longer after a take-over, never less.
+     */
+    private final Queue<Long> staleLeases = new ArrayDeque<>();
     private final ScheduledExecutorService reaper;
     private long objectCount;
 
@@ -72,7 +87,7 @@ public final class MasterCore implements MasterApi {
         this.leases = new LeaseTable(clock.getAsLong());
         recover();
         this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("master-reaper").factory());
-        reaper.scheduleWithFixedDelay(this::reapExpiredPuts, 1, 1, TimeUnit.SECONDS);
+        reaper.scheduleWithFixedDelay(this::reap, 1, 1, TimeUnit.SECONDS);
     }
 
     /** A master over the metadata in {@code store}; closing the master closes it. */
@@ -101,7 +116,18 @@ public final class MasterCore implements MasterApi {
             pending.put(put.putId(), put);
             nodes.reserve(put.object());
         }
-        log.info("master recovered {} nodes, {} objects, {} pending puts", nodes.statuses().size(), objectCount, pending.size());
+        long now = clock.getAsLong();
+        int leased = 0;
+        for (ReadLease lease : metadata.leases()) {
+            if (lease.expiresAt().toEpochMilli() >= now) {
+                leases.recover(lease);
+                leased++;
+            } else {
+                staleLeases.add(lease.leaseId());
+            }
+        }
+        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases", nodes.statuses().size(), objectCount,
+                pending.size(), leased);
     }
 
     // ---- nodes
@@ -116,6 +142,14 @@ public final class MasterCore implements MasterApi {
         if (known.isPresent() && known.get().capacity() != node.capacity()) {
             throw new StoreException(INVALID_ARGUMENT, "node " + node.nodeId() + " registered with capacity "
                     + known.get().capacity() + ", now " + node.capacity() + "; a pool cannot change size");
+        }
+        if (known.isPresent() && !known.get().poolUuid().equals(node.poolUuid())) {
+            // A node id names one pool, which is what makes a recorded replica trustworthy: a new pool under a
+            // known id (a copied header, or a node whose certificate names it and whose pool was lost) is refused
+            // until the old pool's replicas are forgotten.
+            throw new StoreException(INVALID_ARGUMENT, "node " + node.nodeId() + " registered with pool " + known.get().poolUuid()
+                    + ", now with pool " + node.poolUuid() + " (" + node.poolPath() + "); a node id names one pool: forget the"
+                    + " old one (weightstore store node forget " + node.nodeId() + ") and start the node again");
         }
         metadata.apply(new MetadataBatch().putNode(node));
         nodes.register(node);
@@ -282,6 +316,45 @@ public final class MasterCore implements MasterApi {
         return aborted;
     }
 
+    private void reap() {
+        reapExpiredPuts();
+        reapExpiredRepairs();
+        reapLeaseRecords();
+    }
+
+    /**
+     * Deletes the records of ended leases, a batch at a time, outside the monitor: thousands of them
+     * (a fleet of loaders closing) would otherwise hold every other call for as many writes. Nothing
+     * else writes these records once their lease has ended, so the order does not matter.
+     */
+    private void reapLeaseRecords() {
+        synchronized (this) {
+            staleLeases.addAll(leases.dropExpired(clock.getAsLong()));
+        }
+        while (true) {
+            MetadataBatch batch = new MetadataBatch();
+            List<Long> ids = new ArrayList<>();
+            synchronized (this) {
+                for (Long id; ids.size() < LEASE_DELETES_PER_BATCH && (id = staleLeases.poll()) != null; ) {
+                    ids.add(id);
+                    batch.deleteLease(id);
+                }
+            }
+            if (ids.isEmpty()) {
+                return;
+            }
+            try {
+                metadata.apply(batch);
+            } catch (StoreException e) {
+                synchronized (this) {
+                    staleLeases.addAll(ids);
+                }
+                log.warn("cannot delete {} ended lease records (will retry): {}", ids.size(), e.getMessage());
+                return;
+            }
+        }
+    }
+
     private synchronized void reapExpiredPuts() {
         long now = clock.getAsLong();
         for (PutGrant put : List.copyOf(pending.values())) {
@@ -296,9 +369,9 @@ public final class MasterCore implements MasterApi {
         }
     }
 
-    /** Runs the reclaim pass now, for tests that move the clock instead of waiting. */
+    /** Runs the reclaim passes now, for tests that move the clock instead of waiting. */
     void reapNow() {
-        reapExpiredPuts();
+        reap();
     }
 
     // ---- reads
@@ -312,14 +385,23 @@ public final class MasterCore implements MasterApi {
     public synchronized Located locate(String key, Duration lease) throws StoreException {
         ObjectMeta object = sealed(key);
         long now = clock.getAsLong();
+        Lease granted = leases.grant(object.key(), now, leaseMillis(lease));
+        try {
+            metadata.apply(new MetadataBatch().putLease(new ReadLease(object.key(), granted.id(), granted.expiresAt())));
+        } catch (StoreException e) {
+            leases.release(object.key(), granted.id());
+            throw e;
+        }
         lastRead.put(object.key(), now);
-        return new Located(object, nodes.holders(object), leases.grant(object.key(), now, leaseMillis(lease)));
+        return new Located(object, nodes.holders(object), granted);
     }
 
     @Override
     public synchronized Lease renewLease(String key, long leaseId, Duration lease) throws StoreException {
         sealed(key);
-        return leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease));
+        Lease renewed = leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease));
+        metadata.apply(new MetadataBatch().putLease(new ReadLease(key, leaseId, renewed.expiresAt())));
+        return renewed;
     }
 
     private long leaseMillis(Duration requested) {
@@ -328,7 +410,9 @@ public final class MasterCore implements MasterApi {
 
     @Override
     public synchronized void releaseLease(String key, long leaseId) {
-        leases.release(key, leaseId);
+        if (leases.release(key, leaseId)) {
+            staleLeases.add(leaseId);
+        }
     }
 
     // ---- removal, listing
@@ -353,7 +437,7 @@ public final class MasterCore implements MasterApi {
     /** Drops what memory holds of a removed object: its space, leases and read time. */
     private void forget(ObjectMeta object) {
         nodes.release(object);
-        leases.forget(object.key());
+        staleLeases.addAll(leases.forget(object.key()));
         lastRead.remove(object.key());
         objectCount--;
     }
@@ -470,9 +554,219 @@ public final class MasterCore implements MasterApi {
         return metadata.object(key).orElseThrow(() -> new StoreException(NOT_FOUND, "no object " + key));
     }
 
+    // ---- repairs
+
+    @Override
+    public synchronized RepairGrant repairStart(String key, Instant version, int slice, String replacing) throws StoreException {
+        ObjectMeta object = sealedVersion(key, version);
+        if (slice < 0 || slice >= object.slices().size()) {
+            throw new StoreException(INVALID_ARGUMENT, "repair of " + key + ": slice=" + slice + " is outside 0.."
+                    + (object.slices().size() - 1));
+        }
+        Optional<RepairGrant> busy = repairs.pendingFor(key, slice);
+        if (busy.isPresent()) {
+            throw new StoreException(FAILED_PRECONDITION, "slice " + slice + " of " + key + " is being repaired by repair "
+                    + busy.get().repairId() + " until " + busy.get().deadline());
+        }
+        SliceMeta meta = object.slice(slice);
+        ReplicaRef target;
+        if (replacing.isEmpty()) {
+            if (meta.replicas().size() >= object.replicas()) {
+                throw new StoreException(FAILED_PRECONDITION, "slice " + slice + " of " + key + " already has "
+                        + meta.replicas().size() + " replicas, as many as the object asked for");
+            }
+            target = allocateCopy(object, slice);
+        } else {
+            ReplicaRef old = meta.replicas().stream().filter(r -> r.nodeId().equals(replacing)).findFirst()
+                    .orElseThrow(() -> new StoreException(NOT_FOUND, "slice " + slice + " of " + key + " has no replica on node "
+                            + replacing));
+            // A copy on a node that is up had bad bytes: rewrite it where it is. One on a node that is down
+            // or unknown cannot be reached: put the new copy on another node.
+            boolean reachable = nodes.get(replacing).map(nodes::isUp).orElse(false);
+            target = reachable ? old : allocateCopy(object, slice);
+        }
+        NodeInfo node = nodes.get(target.nodeId()).orElseThrow();
+        RepairGrant grant = new RepairGrant(UUID.randomUUID().toString(), key, slice, target, node, replacing,
+                Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()));
+        repairs.add(grant, version, meta.length());
+        log.info("repair {}: slice {} of {} {} on node {} at offset {}", grant.repairId(), slice, key,
+                grant.inPlace() ? "rewritten in place" : replacing.isEmpty() ? "gets a copy" : "moves from node " + replacing,
+                target.nodeId(), target.offset());
+        return grant;
+    }
+
+    /** Room for one more copy of a slice, on a node that is up and holds none. */
+    private ReplicaRef allocateCopy(ObjectMeta object, int slice) throws StoreException {
+        SliceMeta meta = object.slice(slice);
+        List<String> holders = meta.nodeIds();
+        List<NodeInfo> candidates = nodes.up().stream().filter(n -> !holders.contains(n.nodeId())).toList();
+        List<ReplicaRef> placed = placement.place(slice, meta.length(), 1, candidates, nodes);
+        if (placed.isEmpty()) {
+            throw new StoreException(candidates.isEmpty() ? UNAVAILABLE : NO_SPACE, "no node that is up and holds no copy of slice "
+                    + slice + " of " + object.key() + (candidates.isEmpty() ? " exists" : " has room for its " + meta.length()
+                    + " bytes"));
+        }
+        return placed.getFirst();
+    }
+
+    @Override
+    public synchronized ObjectMeta repairEnd(String repairId) throws StoreException {
+        RepairTable.Pending pending = repairs.remove(repairId).orElseThrow(() -> new StoreException(NOT_FOUND, "repair " + repairId
+                + " is unknown, expired or already ended"));
+        RepairGrant grant = pending.grant();
+        try {
+            ObjectMeta object = sealedVersion(grant.key(), pending.version());
+            SliceMeta meta = object.slice(grant.slice());
+            List<ReplicaRef> replicas = new ArrayList<>(meta.replicas());
+            int replaced = replacing(replicas, grant);
+            if (grant.inPlace()) {
+                return object; // the same range holds good bytes again; the metadata already says so
+            }
+            if (replicas.stream().anyMatch(r -> r.nodeId().equals(grant.target().nodeId()))) {
+                throw new StoreException(FAILED_PRECONDITION, "slice " + grant.slice() + " of " + grant.key()
+                        + " already has a replica on node " + grant.target().nodeId());
+            }
+            ReplicaRef old = null;
+            if (replaced < 0) {
+                replicas.add(grant.target());
+            } else {
+                old = replicas.set(replaced, grant.target());
+            }
+            List<SliceMeta> slices = new ArrayList<>(object.slices());
+            slices.set(grant.slice(), meta.withReplicas(replicas));
+            ObjectMeta repaired = object.withSlices(slices);
+            metadata.apply(new MetadataBatch().putObject(repaired));
+            if (old != null) {
+                nodes.release(old, pending.length());
+            }
+            log.info("repair {} committed: slice {} of {} on nodes {}", repairId, grant.slice(), grant.key(), repaired.slice(grant.slice())
+                    .nodeIds());
+            return repaired;
+        } catch (StoreException e) {
+            releaseRoom(pending);
+            throw e;
+        }
+    }
+
+    /** Where in {@code replicas} the grant's copy goes: the index of the one it replaces, or -1 to add it. */
+    private static int replacing(List<ReplicaRef> replicas, RepairGrant grant) throws StoreException {
+        if (grant.replaces().isEmpty()) {
+            return -1;
+        }
+        for (int i = 0; i < replicas.size(); i++) {
+            if (replicas.get(i).nodeId().equals(grant.replaces())) {
+                return i;
+            }
+        }
+        throw new StoreException(FAILED_PRECONDITION, "slice " + grant.slice() + " of " + grant.key()
+                + " no longer has a replica on node " + grant.replaces());
+    }
+
+    @Override
+    public synchronized void repairAbort(String repairId) {
+        repairs.remove(repairId).ifPresent(this::releaseRoom);
+    }
+
+    /** Frees what a repair allocated; a repair in place allocated nothing. */
+    private void releaseRoom(RepairTable.Pending pending) {
+        if (!pending.grant().inPlace()) {
+            nodes.release(pending.grant().target(), pending.length());
+        }
+    }
+
+    private synchronized void reapExpiredRepairs() {
+        for (RepairTable.Pending pending : repairs.expired(clock.getAsLong())) {
+            log.warn("giving up repair {} of slice {} of {}: not committed by its deadline", pending.grant().repairId(),
+                    pending.grant().slice(), pending.grant().key());
+            repairAbort(pending.grant().repairId());
+        }
+    }
+
+    /** The sealed object of {@code key}, refused when it is not the version a caller checked. */
+    private ObjectMeta sealedVersion(String key, Instant version) throws StoreException {
+        ObjectMeta object = sealed(key);
+        if (!object.createdAt().equals(version)) {
+            throw new StoreException(FAILED_PRECONDITION, "object " + key + " was sealed at " + object.createdAt()
+                    + ", not at " + version + " as when it was checked: it was replaced; check it again");
+        }
+        return object;
+    }
+
+    // ---- forgetting nodes
+
+    @Override
+    public synchronized NodeForgotten forgetNode(String nodeId, boolean force) throws StoreException {
+        NodeInfo node = nodes.get(nodeId).orElseThrow(() -> new StoreException(NOT_FOUND, "no node " + nodeId
+                + "; the master knows " + nodes.statuses().stream().map(NodeStatus::nodeId).toList()));
+        if (nodes.isUp(node) && !force) {
+            throw new StoreException(FAILED_PRECONDITION, "node " + nodeId + " is up (last heartbeat "
+                    + nodes.status(node).lastHeartbeat() + "); stop it first, or force to forget it anyway (if it keeps running it"
+                    + " registers again, empty)");
+        }
+        List<ObjectMeta> objects = metadata.objects("", "", Integer.MAX_VALUE);
+        requireOtherCopies(nodeId, objects);
+        MetadataBatch batch = new MetadataBatch().deleteNode(nodeId);
+        int changed = 0;
+        int dropped = 0;
+        for (ObjectMeta object : objects) {
+            List<SliceMeta> slices = new ArrayList<>();
+            int before = dropped;
+            for (SliceMeta slice : object.slices()) {
+                List<ReplicaRef> kept = slice.replicas().stream().filter(r -> !r.nodeId().equals(nodeId)).toList();
+                dropped += slice.replicas().size() - kept.size();
+                slices.add(slice.withReplicas(kept));
+            }
+            if (dropped > before) {
+                batch.putObject(object.withSlices(slices));
+                changed++;
+            }
+        }
+        // A put that placed a replica on the node can never be sealed whole: end it now rather than at its deadline.
+        List<PutGrant> doomed = pending.values().stream().filter(p -> p.object().slices().stream()
+                .anyMatch(s -> s.nodeIds().contains(nodeId))).toList();
+        doomed.forEach(p -> batch.deletePending(p.putId()));
+        metadata.apply(batch);
+        for (PutGrant put : doomed) {
+            pending.remove(put.putId());
+            nodes.release(put.object());
+        }
+        for (RepairTable.Pending repair : repairs.involving(nodeId)) {
+            repairAbort(repair.grant().repairId());
+        }
+        nodes.forget(nodeId);
+        log.warn("node {} forgotten: {} replicas dropped from {} objects, {} puts in progress aborted", nodeId, dropped, changed,
+                doomed.size());
+        return new NodeForgotten(nodeId, changed, dropped, doomed.size());
+    }
+
+    /** Refuses to forget a node while some slice has no copy anywhere else, naming the first such slice. */
+    private static void requireOtherCopies(String nodeId, List<ObjectMeta> objects) throws StoreException {
+        String first = null;
+        int onlyCopies = 0;
+        for (ObjectMeta object : objects) {
+            for (int i = 0; i < object.slices().size(); i++) {
+                List<String> holders = object.slice(i).nodeIds();
+                if (!holders.isEmpty() && holders.stream().allMatch(nodeId::equals)) {
+                    if (first == null) {
+                        first = "slice " + i + " of " + object.key();
+                    }
+                    onlyCopies++;
+                }
+            }
+        }
+        if (first != null) {
+            throw new StoreException(FAILED_PRECONDITION, "node " + nodeId + " holds the only copy of " + first
+                    + (onlyCopies > 1 ? " (and of " + (onlyCopies - 1) + " more slices)" : "") + "; remove what it alone holds, or"
+                    + " bring the node back with its pool and repair, before forgetting it");
+        }
+    }
+
     @Override
     public synchronized void close() {
         reaper.shutdownNow();
+        // Leases already released must not look held to the next master to open this metadata (the embedded
+        // store opens it once per command): delete their records now rather than at the next reaper pass.
+        reapLeaseRecords();
         metadata.close();
     }
 }

@@ -17,6 +17,9 @@ public final class MasterServer implements AutoCloseable {
 
     public static MasterServer start(Path dataDir, MasterConfig config, String bindHost, int port, MasterSecurity security)
             throws StoreException {
+        if (port < 0 || port > 65_535) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "port must be in 0..65535: port=" + port);
+        }
         MasterCore core = MasterCore.open(RocksMetadataStore.open(dataDir), config);
         try {
             return new MasterServer(core, MasterEndpoint.start(core, bindHost, port, security));

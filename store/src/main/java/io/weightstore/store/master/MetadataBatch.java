@@ -4,6 +4,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,6 +25,12 @@ public final class MetadataBatch {
         record PutLock(String name, LockState lock) implements Change {}
 
         record DeleteLock(String name) implements Change {}
+
+        record DeleteNode(String nodeId) implements Change {}
+
+        record PutLease(ReadLease lease) implements Change {}
+
+        record DeleteLease(long leaseId) implements Change {}
     }
 
     private final List<Change> changes = new ArrayList<>();
@@ -54,6 +61,22 @@ public final class MetadataBatch {
 
     public MetadataBatch deleteLock(String name) {
         return add(new Change.DeleteLock(name));
+    }
+
+    public MetadataBatch deleteNode(String nodeId) {
+        return add(new Change.DeleteNode(nodeId));
+    }
+
+    public MetadataBatch putLease(ReadLease lease) {
+        return add(new Change.PutLease(lease));
+    }
+
+    public MetadataBatch deleteLease(long leaseId) {
+        return add(new Change.DeleteLease(leaseId));
+    }
+
+    public boolean isEmpty() {
+        return changes.isEmpty();
     }
 
     private MetadataBatch add(Change change) {

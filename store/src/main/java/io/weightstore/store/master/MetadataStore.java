@@ -4,12 +4,13 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.StoreException;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The master's durable records: sealed objects, registered nodes, pending puts and locks. Changes
+ * The master's durable records: sealed objects, registered nodes, pending puts, locks and read leases. Changes
  * go in batches applied all or nothing, so the master never persists half an operation.
  */
 public interface MetadataStore extends AutoCloseable {
@@ -23,6 +24,9 @@ public interface MetadataStore extends AutoCloseable {
     List<PutGrant> pendingPuts() throws StoreException;
 
     Optional<LockState> lock(String name) throws StoreException;
+
+    /** Every read lease recorded, expired or not; the master drops the expired ones. */
+    List<ReadLease> leases() throws StoreException;
 
     void apply(MetadataBatch batch) throws StoreException;
 

@@ -91,6 +91,13 @@ final class NodeRegistry {
         return involved;
     }
 
+    /** Drops a node and its segment's accounting: nothing the master keeps refers to its ranges any more. */
+    void forget(String nodeId) {
+        nodes.remove(nodeId);
+        space.remove(nodeId);
+        lastHeartbeat.remove(nodeId);
+    }
+
     SegmentAllocator space(String nodeId) {
         return space.get(nodeId);
     }
@@ -110,6 +117,14 @@ final class NodeRegistry {
 
     void release(ObjectMeta object) {
         forEachReplica(object, (allocator, replica, length) -> allocator.release(replica.offset(), length));
+    }
+
+    /** Frees one replica's range, unless its node was forgotten together with its segment. */
+    void release(ReplicaRef replica, long length) {
+        SegmentAllocator allocator = space.get(replica.nodeId());
+        if (allocator != null) {
+            allocator.release(replica.offset(), length);
+        }
     }
 
     /** Work on one replica's range in its node's segment. */

@@ -4,6 +4,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.Protos;
 import java.io.IOException;
@@ -30,6 +31,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private static final String PENDING = "p/";
     private static final String NODE = "n/";
     private static final String LOCK = "l/";
+    private static final String LEASE = "r/";
 
     static {
         RocksDB.loadLibrary();
@@ -88,6 +90,11 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
+    public List<ReadLease> leases() throws StoreException {
+        return scan(LEASE, "", Integer.MAX_VALUE, Protos::decodeLease);
+    }
+
+    @Override
     public void apply(MetadataBatch batch) throws StoreException {
         try (WriteBatch write = new WriteBatch()) {
             for (MetadataBatch.Change change : batch.changes()) {
@@ -99,6 +106,9 @@ public final class RocksMetadataStore implements MetadataStore {
                     case MetadataBatch.Change.DeletePending c -> write.delete(bytes(PENDING + c.putId()));
                     case MetadataBatch.Change.PutLock c -> write.put(bytes(LOCK + c.name()), Protos.encode(c.lock()));
                     case MetadataBatch.Change.DeleteLock c -> write.delete(bytes(LOCK + c.name()));
+                    case MetadataBatch.Change.DeleteNode c -> write.delete(bytes(NODE + c.nodeId()));
+                    case MetadataBatch.Change.PutLease c -> write.put(bytes(leaseKey(c.lease().leaseId())), Protos.encode(c.lease()));
+                    case MetadataBatch.Change.DeleteLease c -> write.delete(bytes(leaseKey(c.leaseId())));
                 }
             }
             db.write(syncWrites, write);
@@ -148,6 +158,11 @@ public final class RocksMetadataStore implements MetadataStore {
         syncWrites.close();
         db.close();
         options.close();
+    }
+
+    /** Lease ids are unique across objects, so the id alone names the record. */
+    private static String leaseKey(long leaseId) {
+        return LEASE + Long.toHexString(leaseId);
     }
 
     private static byte[] bytes(String key) {

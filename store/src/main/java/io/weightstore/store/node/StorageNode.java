@@ -4,7 +4,7 @@ import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.StoreException;
-import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.security.TicketKey;
@@ -51,6 +51,7 @@ public final class StorageNode implements AutoCloseable {
     private final Thread acceptor;
     private final Thread heartbeats;
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
+    private volatile boolean registered;
 
     private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, Admission admission) {
         this.pool = pool;
@@ -64,11 +65,11 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * Opens (or creates) the pool, binds the data-plane port, registers with the master at
-     * {@code masterAddress} (HOST:PORT) and starts serving.
+     * {@code masterAddress} (HOST:PORT, or several separated by commas for a group of masters) and starts serving.
      */
     public static StorageNode start(String masterAddress, NodeOptions options) throws StoreException {
         Optional<TicketKey> ticketKey = options.secure() ? Optional.of(TicketKey.generate()) : Optional.empty();
-        MasterApi master = GrpcMasterApi.connect(masterAddress, options.authentication(), ticketKey);
+        MasterApi master = MasterClients.connect(masterAddress, options.authentication(), ticketKey);
         try {
             return start(master, options, ticketKey);
         } catch (StoreException | RuntimeException e) {
@@ -82,16 +83,19 @@ public final class StorageNode implements AutoCloseable {
      * with itself; a secure node checks the tickets its master seals with {@code ticketKey}.
      */
     static StorageNode start(MasterApi master, NodeOptions options, Optional<TicketKey> ticketKey) throws StoreException {
-        PoolFile pool = PoolFile.openOrCreate(options.pool(), options.capacity(), options.credentialNodeId().orElse(null));
-        ServerSocketChannel server;
+        PoolRoom.require(options.pool(), options.capacity());
+        // The port first: one that is taken must not leave a new pool file behind.
+        ServerSocketChannel server = listen(options);
+        PoolFile pool;
         try {
-            server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
-        } catch (IOException e) {
-            pool.close();
-            throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
-                    + e.getMessage(), e);
+            pool = PoolFile.openOrCreate(options.pool(), options.capacity(), options.credentialNodeId().orElse(null));
+        } catch (StoreException | RuntimeException e) {
+            try {
+                server.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
         StorageNode node = new StorageNode(pool, server, master, options, Admission.of(ticketKey, pool.nodeId()));
         try {
@@ -102,6 +106,26 @@ public final class StorageNode implements AutoCloseable {
         node.acceptor.start();
         node.heartbeats.start();
         return node;
+    }
+
+    private static ServerSocketChannel listen(NodeOptions options) throws StoreException {
+        ServerSocketChannel server = null;
+        try {
+            server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
+            return server;
+        } catch (IOException e) {
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     public String nodeId() {
@@ -126,20 +150,26 @@ public final class StorageNode implements AutoCloseable {
     }
 
     private void register() throws StoreException {
+        registered = false;
         heartbeatInterval = master.registerNode(info());
+        registered = true;
     }
 
+    /**
+     * Heartbeats only once registered: a node whose registration was refused (another pool under its
+     * id) must not keep the old registration alive by heartbeating under the same id.
+     */
     private void heartbeatLoop() {
         while (!closed.get()) {
             try {
                 Thread.sleep(heartbeatInterval);
-                if (!master.heartbeat(pool.nodeId())) {
+                if (!registered || !master.heartbeat(pool.nodeId())) {
                     register();
                 }
             } catch (InterruptedException e) {
                 return;
             } catch (StoreException e) {
-                log.warn("node {}: master unreachable ({}); will retry", pool.nodeId(), e.getMessage());
+                refusals.warn("node {}: {}; will retry", pool.nodeId(), e.getMessage());
             }
         }
     }

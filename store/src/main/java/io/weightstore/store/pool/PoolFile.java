@@ -138,6 +138,17 @@ public final class PoolFile implements AutoCloseable {
             Files.createDirectories(parent);
         }
         Path partial = path.resolveSibling(path.getFileName() + ".creating");
+        try {
+            writeHeader(partial, capacity, uuid, chosenNodeId);
+        } catch (IOException | RuntimeException e) {
+            // A pool that cannot be made whole (a capacity the file system cannot hold, say) leaves nothing behind.
+            Files.deleteIfExists(partial);
+            throw e;
+        }
+        Files.move(partial, path, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void writeHeader(Path partial, long capacity, UUID uuid, String chosenNodeId) throws IOException {
         String nodeId = chosenNodeId != null ? chosenNodeId : "node-" + uuid.toString().substring(0, 8);
         byte[] id = nodeId.getBytes(StandardCharsets.UTF_8);
         try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
@@ -154,7 +165,6 @@ public final class PoolFile implements AutoCloseable {
             header.set(LONG, OFFSET_MAGIC, MAGIC);
             header.force();
         }
-        Files.move(partial, path, StandardCopyOption.ATOMIC_MOVE);
     }
 
     public Path path() {

@@ -76,8 +76,11 @@ public record NodeTicket(Kind kind, String node, Identity caller, Instant expire
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** Whether this grant covers writing {@code length} bytes at {@code offset}, and nothing else. */
+    /**
+     * Whether this grant covers writing {@code writeLength} bytes at {@code writeOffset}: inside the
+     * granted place, which a writer may fill piece by piece.
+     */
     public boolean grants(long writeOffset, long writeLength) {
-        return kind == Kind.WRITE && offset == writeOffset && length == writeLength;
+        return kind == Kind.WRITE && writeOffset >= offset && writeLength >= 0 && writeOffset - offset <= length - writeLength;
     }
 }

@@ -268,6 +268,27 @@ class MasterCoreTest {
     }
 
     @Test
+    void readLeasesSurviveReopeningTheMetadataAndEndedOnesAreDropped() throws StoreException {
+        put("held", SLICE);
+        put("released", SLICE);
+        Lease held = master.locate("held", MINUTE).lease();
+        Lease released = master.locate("released", MINUTE).lease();
+        master.releaseLease("released", released.id());
+        master.reapNow(); // deletes the released lease's record
+        master.close();
+        master = open();
+        assertCode(() -> master.remove("held", false), FAILED_PRECONDITION);
+        assertThat(master.renewLease("held", held.id(), MINUTE).id()).isEqualTo(held.id());
+        assertThat(master.locate("held", MINUTE).lease().id()).as("new ids stay above recovered ones").isGreaterThan(held.id());
+        master.remove("released", false);
+        now.addAndGet(2 * MINUTE.toMillis());
+        master.reapNow();
+        master.close();
+        master = open();
+        master.remove("held", false);
+    }
+
+    @Test
     void expiredLockGoesToTheNextOwner() throws StoreException {
         master.tryLock("l", "a", Duration.ofSeconds(1));
         assertThat(master.tryLock("l", "b", Duration.ofSeconds(1)).held()).isFalse();

@@ -48,7 +48,7 @@ public record ShardPlan(List<Rule> rules, Split fallback, boolean allowUnevenLas
     public static ShardPlan preset(String name) {
         ShardPlan plan = PRESETS.get(name.toLowerCase(Locale.ROOT));
         if (plan == null) {
-            throw new IllegalArgumentException("no shard plan preset '" + name + "'; presets: " + PRESETS.keySet().stream().sorted().toList());
+            throw new IllegalArgumentException("no shard plan preset '" + name + "'; presets: " + presetNames());
         }
         return plan;
     }
@@ -56,7 +56,19 @@ public record ShardPlan(List<Rule> rules, Split fallback, boolean allowUnevenLas
     /** A preset name, or the path of a JSON plan. */
     public static ShardPlan resolve(String presetOrFile) throws IOException {
         Path file = Path.of(presetOrFile);
-        return Files.isRegularFile(file) ? fromJson(file) : preset(presetOrFile);
+        if (Files.isRegularFile(file)) {
+            return fromJson(file);
+        }
+        if (!PRESETS.containsKey(presetOrFile.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("shard plan '" + presetOrFile + "' is neither a preset " + presetNames() + " nor "
+                    + (Files.exists(file) ? "a regular file (" + file + " is a directory or special file)" : "a file (" + file
+                            + " does not exist)"));
+        }
+        return preset(presetOrFile);
+    }
+
+    private static List<String> presetNames() {
+        return PRESETS.keySet().stream().sorted().toList();
     }
 
     public static ShardPlan fromJson(Path file) throws IOException {

@@ -77,6 +77,18 @@ public final class MappedNodeAccess implements NodeAccess {
         MemorySegment.copy(src, 0, pool.data(), offset, src.byteSize());
     }
 
+    @Override
+    public void verify(List<BlockCheck> checks) throws IOException {
+        MemorySegment data = pool.data();
+        for (BlockCheck check : checks) {
+            if (check.offset() > data.byteSize() || check.length() > data.byteSize() - check.offset()) {
+                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "check block offset=" + check.offset() + " length="
+                        + check.length() + " is outside pool " + pool.path() + " of " + data.byteSize() + " bytes");
+            }
+            verify(data.asSlice(check.offset(), check.length()), check);
+        }
+    }
+
     private void verify(MemorySegment bytes, BlockCheck check) throws StoreException {
         int actual = Checksums.crc32c(bytes);
         if (actual != check.crc32c()) {

@@ -24,6 +24,12 @@ public sealed interface NodeAccess extends AutoCloseable permits SocketNodeAcces
     /** Writes {@code src} at {@code offset}; a secure node wants the master's {@code grant} for exactly that place. */
     void write(long offset, MemorySegment src, Ticket grant) throws IOException;
 
+    /**
+     * Checks {@code checks} where they lie, on the node, and moves no data: how a replica is
+     * verified whole without a byte crossing the network. Fails with CORRUPT on the first mismatch.
+     */
+    void verify(List<BlockCheck> checks) throws IOException;
+
     @Override
     void close();
 }

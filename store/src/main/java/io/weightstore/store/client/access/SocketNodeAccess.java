@@ -7,9 +7,11 @@ import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
+import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -127,6 +129,21 @@ public final class SocketNodeAccess implements NodeAccess {
     public void write(long offset, MemorySegment src, Ticket grant) throws IOException {
         withConnection(c -> c.exchange(new Request.Write(new Range(offset, src.byteSize()), grant), src, MemorySegment.NULL,
                 DataPlaneConnection.Arrivals.NONE, deadlines.forBytes(src.byteSize())));
+    }
+
+    /**
+     * Zero-length READs carrying the checks: the node verifies every block before answering, and
+     * sends nothing. The deadline counts the bytes the node reads to check, not the none it sends.
+     */
+    @Override
+    public void verify(List<BlockCheck> checks) throws IOException {
+        for (int from = 0; from < checks.size(); from += FrameCodec.MAX_CHECKS) {
+            List<BlockCheck> batch = checks.subList(from, Math.min(checks.size(), from + FrameCodec.MAX_CHECKS));
+            Request request = new Request.Read(new Range(batch.getFirst().offset(), 0), batch);
+            Duration deadline = deadlines.forBytes(batch.stream().mapToLong(BlockCheck::length).sum());
+            withConnection(c -> c.exchange(request, MemorySegment.NULL, MemorySegment.NULL, DataPlaneConnection.Arrivals.NONE,
+                    deadline));
+        }
     }
 
     @Override

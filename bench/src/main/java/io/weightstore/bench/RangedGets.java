@@ -1,14 +1,11 @@
 package io.weightstore.bench;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,73 +14,45 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.Semaphore;
 
 /**
- * How HTTP- and S3-style loaders fetch: nginx serves the checkpoint directory, and the files are
- * fetched in 64 MiB HTTP Range requests over N parallel connections into off-heap memory.
+ * How HTTP- and S3-style loaders fetch files: in Range requests of a fixed size, over N parallel
+ * connections, into off-heap memory. One client for every server it is pointed at, so that servers
+ * compared with it are compared by the same code.
  */
-final class HttpRangeLoad implements AutoCloseable {
-    static final long CHUNK = 64L << 20;
-
-    private final PeerProcess nginx;
+final class RangedGets implements AutoCloseable {
     private final HttpClient client;
     private final int connections;
+    private final long rangeBytes;
 
-    private HttpRangeLoad(PeerProcess nginx, int connections) {
-        this.nginx = nginx;
+    RangedGets(int connections, long rangeBytes) {
         this.connections = connections;
+        this.rangeBytes = rangeBytes;
         this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .executor(Executors.newFixedThreadPool(connections, Thread.ofPlatform().daemon().factory())).build();
     }
 
-    /** Starts nginx (as found on this machine) serving {@code root}; null when nginx is not installed. */
-    static HttpRangeLoad start(Path root, Path work, int connections) throws IOException {
-        Path binary = PeerProcess.find("nginx");
-        if (binary == null) {
-            return null;
-        }
-        int port = PeerProcess.freePort();
-        Path prefix = Files.createDirectories(work.resolve("nginx"));
-        Path conf = prefix.resolve("nginx.conf");
-        Files.writeString(conf, """
-                daemon off;
-                worker_processes 2;
-                pid %1$s/nginx.pid;
-                error_log %1$s/error.log warn;
-                events { worker_connections 256; }
-                http {
-                    access_log off;
-                    sendfile on;
-                    tcp_nopush on;
-                    client_body_temp_path %1$s/body;
-                    proxy_temp_path %1$s/proxy;
-                    fastcgi_temp_path %1$s/fastcgi;
-                    uwsgi_temp_path %1$s/uwsgi;
-                    scgi_temp_path %1$s/scgi;
-                    server {
-                        listen 127.0.0.1:%2$d;
-                        root %3$s;
-                    }
-                }
-                """.formatted(prefix, port, root.toAbsolutePath()));
-        PeerProcess nginx = PeerProcess.start("nginx", List.of(binary.toString(), "-p", prefix.toString(), "-c", conf.toString()),
-                port, prefix.resolve("stdout.log"));
-        return new HttpRangeLoad(nginx, connections);
+    int connections() {
+        return connections;
     }
 
-    /** Fetches every file whole, packing them one after another into {@code dst} (reused for each file). */
-    void fetch(List<String> files, List<Long> sizes, MemorySegment dst) throws Exception {
+    long rangeBytes() {
+        return rangeBytes;
+    }
+
+    /** Fetches {@code baseUrl/<file>} for every file, whole, each packed at the start of {@code dst} (reused for each file). */
+    void fetch(String baseUrl, List<String> files, List<Long> sizes, MemorySegment dst) throws Exception {
         Semaphore inFlight = new Semaphore(connections);
         List<CompletableFuture<Void>> requests = new ArrayList<>();
         for (int f = 0; f < files.size(); f++) {
-            for (long start = 0; start < sizes.get(f); start += CHUNK) {
-                long length = Math.min(CHUNK, sizes.get(f) - start);
+            for (long start = 0; start < sizes.get(f); start += rangeBytes) {
+                long length = Math.min(rangeBytes, sizes.get(f) - start);
                 MemorySegment target = dst.asSlice(start, length);
-                HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nginx.port() + "/" + files.get(f)))
+                HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/" + files.get(f)))
                         .header("Range", "bytes=" + start + "-" + (start + length - 1)).build();
                 inFlight.acquire();
                 requests.add(client.sendAsync(request, info -> HttpResponse.BodySubscribers.fromSubscriber(new Into(target)))
                         .thenAccept(response -> {
                             if (response.statusCode() != 206) {
-                                throw new IllegalStateException("nginx answered " + response.statusCode() + " to a range request");
+                                throw new IllegalStateException(baseUrl + " answered " + response.statusCode() + " to a range request");
                             }
                         }).whenComplete((ok, error) -> inFlight.release()));
             }
@@ -134,6 +103,5 @@ final class HttpRangeLoad implements AutoCloseable {
     @Override
     public void close() {
         client.close();
-        nginx.close();
     }
 }

@@ -1,0 +1,134 @@
+package io.weightstore.bench;
+
+import io.weightstore.format.CheckpointDirectory;
+import io.weightstore.format.CheckpointFile;
+import io.weightstore.format.FileKind;
+import io.weightstore.gateway.Access;
+import io.weightstore.gateway.GatewayConfig;
+import io.weightstore.gateway.S3Gateway;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ImportRequest;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The S3 gateway beside nginx serving the same files, fetched by one and the same client: parallel
+ * HTTP Range requests into off-heap memory, as S3-style weight streamers fetch. The checkpoint is
+ * imported into a three-node loopback cluster whose pools are in memory; one gateway reads it over
+ * the same-host path (the nodes' pool files mapped, as when the gateway runs on a node's host) and
+ * one over the nodes' sockets, and nginx serves the source directory (in the page cache after the
+ * warm-up) with sendfile. The paths are timed in turns, so the drift of a shared machine hits them alike.
+ */
+public final class GatewayBench {
+    private static final CheckpointId ID = new CheckpointId("bench");
+    /** The gateway's store connections: the CLI's default. */
+    private static final int STORE_CONNECTIONS = 4;
+
+    /** The measurements, and notes on paths that could not be measured. */
+    public record Report(long checkpointBytes, int runs, int connections, long rangeBytes, List<Measured> paths, List<String> notes) {}
+
+    /**
+     * One path's throughput, and the CPU it cost per GB moved: this process's (the client, and for
+     * the gateway its store client, master and nodes too) plus nginx's own for nginx's path, over
+     * every run including the warm-up.
+     */
+    public record Measured(Measurement throughput, double cpuSecondsPerGb) {}
+
+    /** CPU seconds a path used, over all its runs. */
+    private static final class CpuMeter {
+        private final List<Long> pids;
+        private double seconds;
+        private int runs;
+
+        CpuMeter(List<Long> pids) {
+            this.pids = pids;
+        }
+
+        Measurement.Work around(Measurement.Work work) {
+            return () -> {
+                double before = ProcessCpu.seconds(pids);
+                work.run();
+                seconds += ProcessCpu.seconds(pids) - before;
+                runs++;
+            };
+        }
+
+        double secondsPerGb(long bytes) {
+            return seconds / runs / (bytes / 1e9);
+        }
+    }
+
+    private GatewayBench() {}
+
+    public static Report run(Path sourceDir, Path poolDir, long size, int runs, int connections, long rangeBytes, int chunkBytes)
+            throws Exception {
+        Path source = SyntheticSource.of(sourceDir, size);
+        CheckpointDirectory directory = CheckpointDirectory.read(source);
+        List<CheckpointFile> weights = directory.files(FileKind.WEIGHT);
+        List<String> names = weights.stream().map(CheckpointFile::path).toList();
+        List<Long> sizes = weights.stream().map(CheckpointFile::size).toList();
+        long weightBytes = sizes.stream().mapToLong(Long::longValue).sum();
+        long largest = sizes.stream().mapToLong(Long::longValue).max().orElse(1);
+        Path work = Files.createTempDirectory(poolDir, "ws-gateway-bench-");
+        try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
+            try (StoreClient writer = cluster.client(false, 8)) {
+                new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
+                        Progress.NONE);
+            }
+            MemorySegment dst = arena.allocate(largest, 64);
+            dst.fill((byte) 0);
+            List<String> notes = new ArrayList<>();
+            String ranges = ByteSizes.format(rangeBytes) + " ranges, " + connections + " conn";
+            GatewayConfig defaults = GatewayConfig.defaults(0, Access.anonymousOnly());
+            GatewayConfig config = new GatewayConfig(defaults.host(), 0, defaults.bucket(), defaults.access(), defaults.maxConcurrent(),
+                    defaults.maxWaiting(), chunkBytes);
+            try (RangedGets client = new RangedGets(connections, rangeBytes);
+                    NginxPeer nginx = NginxPeer.start(source, work);
+                    StoreClient sameHostStore = cluster.client(true, STORE_CONNECTIONS);
+                    S3Gateway sameHost = S3Gateway.start(config, sameHostStore);
+                    StoreClient loopbackStore = cluster.client(false, STORE_CONNECTIONS);
+                    S3Gateway loopback = S3Gateway.start(config, loopbackStore)) {
+                List<Measurement.Timed> paths = new ArrayList<>();
+                List<CpuMeter> meters = new ArrayList<>();
+                List<Long> self = List.of(ProcessHandle.current().pid());
+                if (nginx == null) {
+                    notes.add("nginx not measured: not installed (run bench/install-peers.sh)");
+                } else {
+                    List<Long> withNginx = new ArrayList<>(self);
+                    withNginx.addAll(nginx.pids());
+                    meters.add(new CpuMeter(withNginx));
+                    paths.add(new Measurement.Timed("nginx", "source files, sendfile, " + ranges, weightBytes,
+                            meters.getLast().around(() -> client.fetch(nginx.baseUrl(), names, sizes, dst))));
+                }
+                meters.add(new CpuMeter(self));
+                paths.add(new Measurement.Timed("gateway, same host", "pools mapped, " + ranges + ", " + ByteSizes.format(chunkBytes)
+                        + " chunks", weightBytes, meters.getLast().around(() -> client.fetch(bucketUrl(sameHost), names, sizes, dst))));
+                meters.add(new CpuMeter(self));
+                paths.add(new Measurement.Timed("gateway, loopback nodes", "3 nodes over sockets, " + ranges + ", "
+                        + ByteSizes.format(chunkBytes) + " chunks", weightBytes,
+                        meters.getLast().around(() -> client.fetch(bucketUrl(loopback), names, sizes, dst))));
+                List<Measurement> measured = Measurement.interleaved(runs, paths);
+                List<Measured> results = new ArrayList<>();
+                for (int i = 0; i < measured.size(); i++) {
+                    results.add(new Measured(measured.get(i), meters.get(i).secondsPerGb(weightBytes)));
+                }
+                return new Report(weightBytes, runs, connections, rangeBytes, results, notes);
+            }
+        } finally {
+            WorkDirectory.delete(work);
+        }
+    }
+
+    private static String bucketUrl(S3Gateway gateway) {
+        return "http://127.0.0.1:" + gateway.port() + "/" + GatewayConfig.DEFAULT_BUCKET + "/" + ID;
+    }
+}

@@ -1,0 +1,86 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.weights.WeightstoreHome;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Errors name the path, key or flag they are about, with the exit code of their kind; no exception class names. */
+class CommandErrorMessagesTest {
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void useTemporaryHome() {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+    }
+
+    @AfterEach
+    void restoreHome() {
+        System.clearProperty(WeightstoreHome.PROPERTY);
+    }
+
+    private static void assertNoClassName(CliRun run) {
+        assertThat(run.err()).doesNotContainPattern("[A-Za-z]+Exception:");
+    }
+
+    @Test
+    void fileInspectOnADirectoryNamesIt() {
+        CliRun run = CliRun.of("file", "inspect", tmp.toString());
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains(tmp + ": is a directory, not a file");
+        assertNoClassName(run);
+    }
+
+    @Test
+    void synthIntoAnExistingCheckpointNamesTheDirectory() {
+        Path out = tmp.resolve("ckpt");
+        assertThat(CliRun.of("synth", "--out", out.toString()).exitCode()).isZero();
+        CliRun again = CliRun.of("synth", "--out", out.toString());
+        assertThat(again.exitCode()).isEqualTo(1);
+        assertThat(again.err()).contains("already holds a checkpoint: " + out);
+        assertNoClassName(again);
+    }
+
+    @Test
+    void storePutOnAnExistingKeySaysToUseReplace() throws IOException {
+        Path file = Files.writeString(tmp.resolve("f.txt"), "hello");
+        assertThat(CliRun.of("store", "put", "k", file.toString()).exitCode()).isZero();
+        CliRun again = CliRun.of("store", "put", "k", file.toString());
+        assertThat(again.exitCode()).isEqualTo(1);
+        assertThat(again.err()).contains("object k exists; use --replace to overwrite it");
+        assertThat(CliRun.of("store", "put", "k", file.toString(), "--replace").exitCode()).isZero();
+    }
+
+    @Test
+    void loadWithAMissingPlanFileIsAUsageErrorAtAnyTensorParallelSize() {
+        Path plan = tmp.resolve("no-plan.json");
+        for (String tp : new String[] {"1", "2"}) {
+            CliRun run = CliRun.of("load", "weightstore://absent", "--plan", plan.toString(), "--tp-size", tp);
+            assertThat(run.exitCode()).as("tp " + tp).isEqualTo(2);
+            assertThat(run.err()).contains("shard plan '" + plan + "' is neither a preset", plan + " does not exist");
+        }
+    }
+
+    @Test
+    void aMissingAndAnEmptySourceDirectoryAreBothUsageErrors() throws IOException {
+        Path missing = tmp.resolve("missing");
+        Path empty = Files.createDirectory(tmp.resolve("empty"));
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        CliRun noDir = CliRun.of("model", "import", "--checkpoint-id", "a", "--model-id", "o/a", "--source", missing.toString());
+        CliRun emptyDir = CliRun.of("model", "import", "--checkpoint-id", "a", "--model-id", "o/a", "--source", empty.toString());
+        CliRun notDir = CliRun.of("model", "import", "--checkpoint-id", "a", "--model-id", "o/a", "--source", file.toString());
+        assertThat(noDir.exitCode()).isEqualTo(2);
+        assertThat(noDir.err()).contains("--source " + missing + " does not exist");
+        assertThat(emptyDir.exitCode()).isEqualTo(2);
+        assertThat(emptyDir.err()).contains(empty + " has no files");
+        assertThat(notDir.exitCode()).isEqualTo(2);
+        assertThat(notDir.err()).contains("--source " + file + " is not a directory");
+    }
+}

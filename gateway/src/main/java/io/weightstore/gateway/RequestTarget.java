@@ -1,0 +1,53 @@
+package io.weightstore.gateway;
+
+import io.weightstore.gateway.s3.ErrorCode;
+import io.weightstore.gateway.s3.S3Error;
+import io.weightstore.gateway.s3.S3Request;
+import io.weightstore.gateway.s3.UriEncoding;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * What a request addresses: the service (ListBuckets), a bucket, or a key in a bucket. Clients name
+ * the bucket in the path ({@code /weights/ckpt/config.json}), or, virtual-hosted style, in the host
+ * ({@code weights.gateway.example:9000/ckpt/config.json}); both are understood for this gateway's
+ * bucket.
+ */
+sealed interface RequestTarget {
+    Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?");
+
+    record Service() implements RequestTarget {}
+
+    record Bucket(String name) implements RequestTarget {}
+
+    record Key(String bucket, String key) implements RequestTarget {}
+
+    /**
+     * @throws S3Error InvalidURI when the path does not decode
+     */
+    static RequestTarget of(S3Request request, String bucket) {
+        String path;
+        try {
+            path = UriEncoding.decode(request.rawPath());
+        } catch (IllegalArgumentException e) {
+            throw new S3Error(ErrorCode.INVALID_URI, "the path does not decode: " + e.getMessage(), e);
+        }
+        String rest = path.startsWith("/") ? path.substring(1) : path;
+        if (isVirtualHosted(request.header("host"), bucket)) {
+            return rest.isEmpty() ? new Bucket(bucket) : new Key(bucket, rest);
+        }
+        if (rest.isEmpty()) {
+            return new Service();
+        }
+        int slash = rest.indexOf('/');
+        if (slash < 0 || slash == rest.length() - 1) {
+            return new Bucket(slash < 0 ? rest : rest.substring(0, slash));
+        }
+        return new Key(rest.substring(0, slash), rest.substring(slash + 1));
+    }
+
+    /** Whether the host names the bucket: {@code bucket.} first, and not an IP address (bucket {@code 127} and host {@code 127.0.0.1}). */
+    private static boolean isVirtualHosted(String host, String bucket) {
+        return host != null && host.toLowerCase(Locale.ROOT).startsWith(bucket + ".") && !IP_ADDRESS.matcher(host).matches();
+    }
+}

@@ -1,0 +1,177 @@
+package io.weightstore.gateway;
+
+import io.helidon.http.Header;
+import io.helidon.webserver.CloseConnectionException;
+import io.helidon.webserver.http.Handler;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import io.weightstore.gateway.s3.ErrorCode;
+import io.weightstore.gateway.s3.QueryString;
+import io.weightstore.gateway.s3.S3Error;
+import io.weightstore.gateway.s3.S3Request;
+import io.weightstore.gateway.s3.UriEncoding;
+import io.weightstore.gateway.sigv4.SigV4Verifier;
+import io.weightstore.gateway.transfer.ChunkedCopy;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.weights.CheckpointException;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every request comes here: it is read as an {@link S3Request}, authenticated, sent to the operation
+ * its method and target name, and any failure answered with S3's error document. The gateway is
+ * read-only: GET and HEAD are the only methods, anything else is 405 {@code MethodNotAllowed}.
+ */
+final class S3Routes implements Handler {
+    private static final Logger log = LoggerFactory.getLogger(S3Routes.class);
+    /** Sub-resources of a bucket that S3 has and this gateway does not. */
+    private static final Set<String> UNSUPPORTED = Set.of("accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering",
+            "inventory", "lifecycle", "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy", "policyStatus",
+            "publicAccessBlock", "replication", "requestPayment", "tagging", "uploads", "versioning", "versions", "website");
+
+    private final String bucket;
+    private final SigV4Verifier verifier;
+    private final boolean anonymous;
+    private final BucketHandler buckets;
+    private final ObjectHandler objects;
+
+    S3Routes(String bucket, SigV4Verifier verifier, boolean anonymous, BucketHandler buckets, ObjectHandler objects) {
+        this.bucket = bucket;
+        this.verifier = verifier;
+        this.anonymous = anonymous;
+        this.buckets = buckets;
+        this.objects = objects;
+    }
+
+    @Override
+    public void handle(ServerRequest http, ServerResponse response) {
+        RequestId id = http.context().get(RequestId.class).orElseGet(RequestId::next);
+        String method = http.prologue().method().text();
+        try {
+            S3Request request = read(http, method);
+            RequestTarget target = RequestTarget.of(request, bucket);
+            boolean signed = authenticate(request);
+            route(request, target, signed, response);
+        } catch (S3Error e) {
+            if (e.code() == ErrorCode.INTERNAL_ERROR || e.code() == ErrorCode.SERVICE_UNAVAILABLE) {
+                log.warn("{} {}: {} {}", method, http.path().rawPath(), e.code().code(), e.getMessage());
+            }
+            Responses.error(response, e, method.equals("HEAD"), resource(http), id);
+        } catch (StoreException | CheckpointException e) {
+            S3Error error = storeError(e);
+            log.warn("{} {}: {} {}", method, http.path().rawPath(), error.code().code(), e.getMessage());
+            Responses.error(response, error, method.equals("HEAD"), resource(http), id);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            Responses.error(response, new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the gateway is stopping"), method.equals("HEAD"),
+                    resource(http), id);
+        } catch (CloseConnectionException e) {
+            // Helidon's word for a connection that broke, or that must be closed: nothing can be answered on it.
+            http.context().register(new AccessNote(e.getCause() instanceof ChunkedCopy.ReadFailed
+                    ? "a store read failed mid-transfer; connection closed" : "client went away"));
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            log.error("{} {} failed", method, http.path().rawPath(), e);
+            Responses.error(response, new S3Error(ErrorCode.INTERNAL_ERROR, "the gateway failed: " + e), method.equals("HEAD"),
+                    resource(http), id);
+        }
+    }
+
+    private static S3Request read(ServerRequest http, String method) {
+        QueryString query;
+        try {
+            query = QueryString.parse(http.query().rawValue());
+        } catch (IllegalArgumentException e) {
+            throw new S3Error(ErrorCode.INVALID_ARGUMENT, "the query does not decode: " + e.getMessage(), e);
+        }
+        Map<String, List<String>> headers = new HashMap<>();
+        for (Header header : http.headers()) {
+            headers.put(header.name(), header.allValues());
+        }
+        return new S3Request(method, http.path().rawPath(), query, headers);
+    }
+
+    /** Whether the request was signed; refuses one that is not unless the gateway serves anyone. */
+    private boolean authenticate(S3Request request) {
+        boolean signed = verifier.verify(request).isPresent();
+        if (!signed && !anonymous) {
+            throw new S3Error(ErrorCode.ACCESS_DENIED, "access denied: this gateway serves requests signed with AWS Signature V4 by"
+                    + " one of its access keys (it was started without --anonymous)");
+        }
+        return signed;
+    }
+
+    private void route(S3Request request, RequestTarget target, boolean signed, ServerResponse response)
+            throws IOException, InterruptedException {
+        String method = request.method();
+        boolean read = method.equals("GET") || method.equals("HEAD");
+        switch (target) {
+            case RequestTarget.Service service -> {
+                if (!method.equals("GET")) {
+                    throw notAllowed(method, "SERVICE", "GET");
+                }
+                buckets.listBuckets(response);
+            }
+            case RequestTarget.Bucket(String name) -> {
+                requireBucket(name);
+                if (!read) {
+                    throw notAllowed(method, "BUCKET", "GET, HEAD");
+                }
+                if (method.equals("HEAD")) {
+                    buckets.head(response);
+                    return;
+                }
+                for (String parameter : UNSUPPORTED) {
+                    if (request.query().has(parameter)) {
+                        throw new S3Error(ErrorCode.NOT_IMPLEMENTED, "?" + parameter + " of a bucket is not supported by this read-only"
+                                + " gateway");
+                    }
+                }
+                if (request.query().has("location")) {
+                    buckets.location(response);
+                } else {
+                    buckets.list(request, response);
+                }
+            }
+            case RequestTarget.Key(String name, String key) -> {
+                requireBucket(name);
+                if (!read) {
+                    throw notAllowed(method, "OBJECT", "GET, HEAD");
+                }
+                objects.handle(request, key, signed, response);
+            }
+        }
+    }
+
+    private void requireBucket(String name) {
+        if (!name.equals(bucket)) {
+            throw new S3Error(ErrorCode.NO_SUCH_BUCKET, "the specified bucket does not exist: " + name + " (this gateway has one bucket, "
+                    + bucket + ")").with("BucketName", name);
+        }
+    }
+
+    private static S3Error notAllowed(String method, String resourceType, String allowed) {
+        return new S3Error(ErrorCode.METHOD_NOT_ALLOWED, method + " is not allowed: this gateway is read-only (" + allowed + ")")
+                .with("Method", method).with("ResourceType", resourceType).header("Allow", allowed);
+    }
+
+    /** A failure of the store or catalog as S3 says it: the store out of reach is worth a retry, anything else is ours. */
+    private static S3Error storeError(IOException e) {
+        boolean unavailable = e instanceof StoreException s && s.code() == StoreException.Code.UNAVAILABLE;
+        return new S3Error(unavailable ? ErrorCode.SERVICE_UNAVAILABLE : ErrorCode.INTERNAL_ERROR, "the store failed: " + e.getMessage(), e);
+    }
+
+    /** The resource as S3's error documents name it: the path, decoded when it can be. */
+    private static String resource(ServerRequest http) {
+        try {
+            return UriEncoding.decode(http.path().rawPath());
+        } catch (IllegalArgumentException e) {
+            return http.path().rawPath();
+        }
+    }
+}

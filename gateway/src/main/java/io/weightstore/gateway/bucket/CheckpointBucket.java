@@ -1,0 +1,205 @@
+package io.weightstore.gateway.bucket;
+
+import io.weightstore.gateway.s3.ErrorCode;
+import io.weightstore.gateway.s3.KeyOrder;
+import io.weightstore.gateway.s3.ObjectInfo;
+import io.weightstore.gateway.s3.S3Error;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.CheckpointStatus;
+import io.weightstore.weights.ListedCheckpoint;
+import io.weightstore.weights.Manifest;
+import io.weightstore.weights.ManifestFile;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The store's checkpoints as one bucket: key {@code <checkpoint-id>/<relative path>} is that file of
+ * that checkpoint. Only READY checkpoints are visible; one being imported, failed or deleted has no
+ * keys. An object's ETag is the file's SHA-256 from the manifest, quoted; its Last-Modified is when
+ * the manifest was last written, which for a READY checkpoint is when it became READY.
+ *
+ * <p>Manifests are kept between requests. Profiled under the bench, reading a manifest for every
+ * GET cost two master calls of four, and asking the master for its version every time still one of
+ * three; on two cores the master calls were a third of the CPU a GET of 2 MiB used. So a manifest's
+ * version is checked with the master at most once every {@link #RECHECK} per checkpoint: a
+ * checkpoint deleted, or being replaced, disappears within that time. Bytes are never served under
+ * another version's ETag: {@link #open} checks that the file's stored object is the one its manifest
+ * describes (see there).
+ */
+public final class CheckpointBucket {
+    /** The checkpoint changed between finding an object and opening it; the bucket knows its new version now. */
+    public static final class Changed extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Changed(String message) {
+            super(message);
+        }
+    }
+
+    /** How long a manifest's version, once checked with the master, is taken as current. */
+    static final Duration RECHECK = Duration.ofSeconds(1);
+
+    private final String name;
+    private final Catalog catalog;
+    private final ConcurrentMap<CheckpointId, Known> manifests = new ConcurrentHashMap<>();
+
+    /**
+     * A checkpoint's manifest as read at one version (empty when it was not READY), when that version
+     * was last confirmed with the master, and, by path, the stored objects (by creation time) seen to
+     * be the ones it describes.
+     */
+    private static final class Known {
+        final Instant version;
+        final Optional<Manifest> ready;
+        final ConcurrentMap<String, Instant> files = new ConcurrentHashMap<>();
+        volatile long confirmedAt = System.nanoTime();
+
+        Known(Instant version, Optional<Manifest> ready) {
+            this.version = version;
+            this.ready = ready;
+        }
+    }
+
+    public CheckpointBucket(String name, Catalog catalog) {
+        this.name = name;
+        this.catalog = catalog;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The object {@code key} names, or empty when no READY checkpoint has that file. */
+    public Optional<BucketObject> find(String key) throws IOException {
+        int slash = key.indexOf('/');
+        Optional<CheckpointId> id = slash < 0 ? Optional.empty() : id(key.substring(0, slash));
+        if (id.isEmpty()) {
+            return Optional.empty();
+        }
+        Known known = current(id.get());
+        if (known == null || known.ready.isEmpty()) {
+            return Optional.empty();
+        }
+        Manifest manifest = known.ready.get();
+        return manifest.file(key.substring(slash + 1)).map(file -> new BucketObject(info(manifest, file), file.sha256(),
+                catalog.file(manifest, file), id.get(), known.version));
+    }
+
+    /**
+     * Opens the object's file under a read lease, held until the reader is closed. The first time a
+     * file is opened under a manifest version, and whenever its stored object is not the one seen
+     * then, the manifest's version is checked with the master after the open: a checkpoint is
+     * replaced by rewriting its manifest before its files, so if the version still stands, the
+     * object opened is the one it describes.
+     *
+     * @throws S3Error NoSuchKey when the file is gone
+     * @throws Changed when the checkpoint changed since {@code object} was found: find it again
+     */
+    public ObjectReader open(BucketObject object) throws IOException {
+        ObjectReader reader;
+        try {
+            reader = object.file().open();
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                throw new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not exist: " + object.info().key()
+                        + " (its checkpoint was deleted a moment ago)").with("Key", object.info().key());
+            }
+            throw e;
+        }
+        try {
+            CheckpointId id = object.checkpoint();
+            String path = object.file().path();
+            Instant stored = reader.object().createdAt();
+            Known known = manifests.get(id);
+            if (known != null && known.version.equals(object.manifestVersion()) && stored.equals(known.files.get(path))) {
+                return reader;
+            }
+            Known now = refresh(id);
+            if (now == null || !now.version.equals(object.manifestVersion())) {
+                throw new Changed("checkpoint " + id + " changed while " + object.info().key() + " was being opened");
+            }
+            now.files.put(path, stored);
+            return reader;
+        } catch (IOException | RuntimeException e) {
+            reader.close();
+            throw e;
+        }
+    }
+
+    /** Every object whose key starts with {@code prefix}, in S3's key order. */
+    public List<ObjectInfo> list(String prefix) throws IOException {
+        int slash = prefix.indexOf('/');
+        List<Manifest> ready;
+        if (slash >= 0) {
+            Optional<CheckpointId> id = id(prefix.substring(0, slash));
+            Known known = id.isEmpty() ? null : current(id.get());
+            ready = known == null ? List.of() : known.ready.stream().toList();
+        } else {
+            ready = catalog.list().stream().map(ListedCheckpoint::manifest).filter(m -> m.status() == CheckpointStatus.READY).toList();
+        }
+        List<ObjectInfo> objects = new ArrayList<>();
+        for (Manifest manifest : ready) {
+            for (ManifestFile file : manifest.files()) {
+                ObjectInfo info = info(manifest, file);
+                if (info.key().startsWith(prefix)) {
+                    objects.add(info);
+                }
+            }
+        }
+        objects.sort(Comparator.comparing(ObjectInfo::key, KeyOrder.UTF8));
+        return objects;
+    }
+
+    /** The manifest as last known, checked with the master if that was longer ago than {@link #RECHECK}; null when there is none. */
+    private Known current(CheckpointId id) throws IOException {
+        Known known = manifests.get(id);
+        if (known != null && System.nanoTime() - known.confirmedAt < RECHECK.toNanos()) {
+            return known;
+        }
+        return refresh(id);
+    }
+
+    /** Asks the master for the manifest's version; reads the manifest again only when that changed. Null when there is none. */
+    private Known refresh(CheckpointId id) throws IOException {
+        Optional<ObjectMeta> object = catalog.manifestObject(id);
+        if (object.isEmpty()) {
+            manifests.remove(id);
+            return null;
+        }
+        Instant version = object.get().createdAt();
+        Known known = manifests.get(id);
+        if (known != null && known.version.equals(version)) {
+            known.confirmedAt = System.nanoTime();
+            return known;
+        }
+        // Read after the version was taken: what is kept is never older than the version it is kept under.
+        Known read = new Known(version, catalog.manifest(id).filter(m -> m.status() == CheckpointStatus.READY));
+        manifests.put(id, read);
+        return read;
+    }
+
+    private static Optional<CheckpointId> id(String text) {
+        try {
+            return Optional.of(new CheckpointId(text));
+        } catch (IllegalArgumentException notAnId) {
+            return Optional.empty();
+        }
+    }
+
+    private static ObjectInfo info(Manifest manifest, ManifestFile file) {
+        Instant lastModified = manifest.updatedAt().truncatedTo(ChronoUnit.SECONDS);
+        return new ObjectInfo(manifest.checkpointId() + "/" + file.path(), file.size(), '"' + file.sha256() + '"', lastModified);
+    }
+}

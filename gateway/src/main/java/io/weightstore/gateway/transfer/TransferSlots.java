@@ -1,0 +1,86 @@
+package io.weightstore.gateway.transfer;
+
+import io.weightstore.gateway.s3.ErrorCode;
+import io.weightstore.gateway.s3.S3Error;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Bounds the object transfers in progress and lends each a pair of chunk buffers, reused from one
+ * transfer to the next: memory for transfers never exceeds {@code maxConcurrent × 2 × chunkBytes},
+ * and buffers are touched once, not per request. Transfers beyond the bound wait their turn, first
+ * come first served; beyond {@code maxWaiting} waiting, a request is answered 503 {@code SlowDown},
+ * which S3 clients retry after a back-off.
+ *
+ * <p>The buffers are heap arrays: Helidon writes a response from a {@code byte[]} (its socket
+ * writer takes arrays), so bytes read into off-heap memory would need one more copy to get there.
+ */
+public final class TransferSlots {
+    private final Semaphore permits;
+    private final int maxWaiting;
+    private final int chunkBytes;
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final ConcurrentLinkedDeque<byte[][]> idle = new ConcurrentLinkedDeque<>();
+
+    public TransferSlots(int maxConcurrent, int maxWaiting, int chunkBytes) {
+        this.permits = new Semaphore(maxConcurrent, true);
+        this.maxWaiting = maxWaiting;
+        this.chunkBytes = chunkBytes;
+    }
+
+    /** One transfer's right to run, and its buffers; closing it gives both back. */
+    public final class Slot implements AutoCloseable {
+        private final byte[][] buffers;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        private Slot(byte[][] buffers) {
+            this.buffers = buffers;
+        }
+
+        public int chunkBytes() {
+            return chunkBytes;
+        }
+
+        /** Buffer 0 or 1, allocated on first use: a slot that only ever serves small ranges never holds two. */
+        public byte[] buffer(int index) {
+            if (buffers[index] == null) {
+                buffers[index] = new byte[chunkBytes];
+            }
+            return buffers[index];
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                idle.push(buffers);
+                permits.release();
+            }
+        }
+    }
+
+    /**
+     * Waits for a slot.
+     *
+     * @throws S3Error SlowDown when {@code maxWaiting} requests are waiting already
+     */
+    public Slot acquire() throws InterruptedException {
+        // tryAcquire with a timeout, unlike without, keeps the semaphore's first-come-first-served order.
+        if (!permits.tryAcquire(0, TimeUnit.SECONDS)) {
+            if (waiting.incrementAndGet() > maxWaiting) {
+                waiting.decrementAndGet();
+                throw new S3Error(ErrorCode.SLOW_DOWN, "every transfer slot is busy and " + maxWaiting
+                        + " requests are waiting for one; retry after a back-off");
+            }
+            try {
+                permits.acquire();
+            } finally {
+                waiting.decrementAndGet();
+            }
+        }
+        byte[][] buffers = idle.poll();
+        return new Slot(buffers != null ? buffers : new byte[2][]);
+    }
+}

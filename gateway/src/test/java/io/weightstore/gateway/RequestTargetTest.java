@@ -1,0 +1,38 @@
+package io.weightstore.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.gateway.s3.QueryString;
+import io.weightstore.gateway.s3.S3Request;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RequestTargetTest {
+    private static RequestTarget target(String host, String rawPath, String bucket) {
+        return RequestTarget.of(new S3Request("GET", rawPath, QueryString.parse(null), Map.of("Host", List.of(host))), bucket);
+    }
+
+    @Test
+    void pathStyleNamesTheBucketFirst() {
+        assertThat(target("127.0.0.1:9000", "/", "weights")).isEqualTo(new RequestTarget.Service());
+        assertThat(target("127.0.0.1:9000", "/weights", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("127.0.0.1:9000", "/weights/", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("gw:9000", "/weights/ckpt/a%20b%2Bc.txt", "weights"))
+                .isEqualTo(new RequestTarget.Key("weights", "ckpt/a b+c.txt"));
+    }
+
+    @Test
+    void virtualHostedStyleNamesTheBucketInTheHostButAnAddressNeverDoes() {
+        assertThat(target("weights.gw.example:9000", "/", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("weights.gw.example:9000", "/ckpt/config.json", "weights"))
+                .isEqualTo(new RequestTarget.Key("weights", "ckpt/config.json"));
+        assertThat(target("127.0.0.1:9000", "/127/ckpt/config.json", "127")).isEqualTo(new RequestTarget.Key("127", "ckpt/config.json"));
+    }
+
+    @Test
+    void aPathThatDoesNotDecodeIsAnInvalidUri() {
+        assertThatThrownBy(() -> target("gw", "/weights/%zz", "weights")).hasMessageContaining("does not decode");
+    }
+}

@@ -1,0 +1,44 @@
+package io.weightstore.gateway.transfer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.gateway.s3.ErrorCode;
+import io.weightstore.gateway.s3.S3Error;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class TransferSlotsTest {
+    @Test
+    void boundsTransfersLetsSomeWaitAndTurnsAwayTheRest() throws Exception {
+        TransferSlots slots = new TransferSlots(1, 1, 64 << 10);
+        TransferSlots.Slot first = slots.acquire();
+        byte[] buffer = first.buffer(0);
+        CountDownLatch waiting = new CountDownLatch(1);
+        CountDownLatch served = new CountDownLatch(1);
+        Thread second = Thread.ofVirtual().start(() -> {
+            waiting.countDown();
+            try (TransferSlots.Slot slot = slots.acquire()) {
+                // The buffers go from one transfer to the next rather than being allocated again.
+                assertThat(slot.buffer(0)).isSameAs(buffer);
+                served.countDown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        waiting.await();
+        while (second.getState() != Thread.State.WAITING) {
+            Thread.sleep(5);
+        }
+        assertThatThrownBy(slots::acquire).isInstanceOfSatisfying(S3Error.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.SLOW_DOWN));
+        first.close();
+        first.close();
+        assertThat(served.await(10, TimeUnit.SECONDS)).isTrue();
+        second.join();
+        try (TransferSlots.Slot again = slots.acquire()) {
+            assertThat(again.chunkBytes()).isEqualTo(64 << 10);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package io.weightstore.store.ha;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.weightstore.store.api.EtcdMemberStatus;
+import io.weightstore.store.api.MasterMember;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.grpc.LeaderGate;
+import io.weightstore.store.grpc.MasterEndpoint;
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterCore;
+import io.weightstore.store.security.MasterSecurity;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One master of a group coordinated by etcd. Every master serves gRPC; only the leader answers,
+ * through a {@link MasterCore} over the metadata in etcd ({@link EtcdMetadataStore}), opened when it
+ * wins the election and closed when it loses it. The others refuse each call with UNAVAILABLE and the
+ * leader's address ({@link LeaderGate}), so clients go there. A new leader first lets the nodes report
+ * in (register and heartbeat only) for up to two heartbeat intervals, so that its first placements
+ * see every node that is up rather than none.
+ */
+public final class MasterGroup implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MasterGroup.class);
+    /** What a new leader answers while the nodes report in. */
+    private static final Set<String> NODE_CALLS = Set.of("RegisterNode", "Heartbeat");
+
+    /** The leadership being exercised: the fence it holds and the master answering under it. */
+    private record Leading(Fence fence, MasterCore core, long sinceNanos) {}
+
+    private final GroupSettings settings;
+    private final MasterConfig config;
+    private final Client etcd;
+    private final ClusterKeys keys;
+    private final MasterEndpoint endpoint;
+    private final LeaderElection election;
+    private volatile Leading leading;
+    private volatile boolean warm;
+    private volatile long lastLookAtNodes;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private MasterGroup(GroupSettings settings, MasterConfig config, Client etcd, String bindHost, int port, MasterSecurity security)
+            throws StoreException {
+        this.settings = settings;
+        this.config = config;
+        this.etcd = etcd;
+        this.keys = new ClusterKeys(settings.cluster());
+        this.endpoint = MasterEndpoint.start(new LeaderApi(this), bindHost, port, security, List.of(new LeaderGate(this::refusal)));
+        String address = settings.advertise().orElseGet(() -> defaultHost(bindHost) + ":" + endpoint.port());
+        this.election = LeaderElection.start(etcd, keys, address, settings.leaderLease(), settings.etcdTimeout(),
+                new LeaderElection.Listener() {
+                    @Override
+                    public void elected(Fence fence) {
+                        lead(fence);
+                    }
+
+                    @Override
+                    public void deposed(Fence fence, String why) {
+                        stopLeading(fence);
+                    }
+                });
+    }
+
+    /** Serves gRPC on {@code bindHost:port} (0: any free port) and joins the election. */
+    public static MasterGroup start(GroupSettings settings, MasterConfig config, String bindHost, int port, MasterSecurity security)
+            throws StoreException {
+        Client etcd = Client.builder().endpoints(settings.etcd().toArray(URI[]::new)).connectTimeout(settings.etcdTimeout())
+                .build();
+        try {
+            return new MasterGroup(settings, config, etcd, bindHost, port, security);
+        } catch (StoreException | RuntimeException e) {
+            etcd.close();
+            throw e;
+        }
+    }
+
+    private static String defaultHost(String bindHost) {
+        if (!bindHost.equals("0.0.0.0") && !bindHost.equals("::")) {
+            return bindHost;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    private void lead(Fence fence) {
+        long started = System.nanoTime();
+        MasterCore core;
+        try {
+            EtcdMetadataStore store = EtcdMetadataStore.open(etcd.getKVClient(), keys, fence, settings.etcdTimeout(),
+                    () -> election.stepDown(fence, "a metadata write was refused or its outcome is unknown"));
+            core = MasterCore.open(store, config);
+        } catch (StoreException | RuntimeException e) {
+            election.stepDown(fence, "it could not load the metadata: " + e.getMessage());
+            return;
+        }
+        if (!election.holds(fence)) {
+            core.close();
+            return;
+        }
+        warm = false;
+        leading = new Leading(fence, core, System.nanoTime());
+        log.info("master {} serves as leader of cluster {}, {} ms after it was elected", election.address(), keys.cluster(),
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private void stopLeading(Fence fence) {
+        Leading current = leading;
+        if (current != null && current.fence() == fence) {
+            leading = null;
+            current.core().close();
+        }
+    }
+
+    /** Why this master does not answer {@code method} now, naming where to go instead; empty when it does. */
+    private Optional<LeaderGate.Refusal> refusal(String method) {
+        Leading current = leading;
+        String self = election.address();
+        if (current == null || !election.holds(current.fence())) {
+            Optional<String> leader = election.leaderAddress();
+            if (leader.isPresent() && leader.get().equals(self)) {
+                return Optional.of(new LeaderGate.Refusal("master " + self + " of cluster " + keys.cluster()
+                        + " was just elected and is loading the metadata", leader));
+            }
+            return Optional.of(new LeaderGate.Refusal("master " + self + " of cluster " + keys.cluster() + " is not the leader; "
+                    + leader.map(l -> "the leader is " + l).orElse("no leader is elected yet"), leader));
+        }
+        if (!warm && !NODE_CALLS.contains(method)) {
+            if (!nodesReportedIn(current)) {
+                return Optional.of(new LeaderGate.Refusal("master " + self + " leads cluster " + keys.cluster()
+                        + " since a moment and waits for the nodes to report in", Optional.of(self)));
+            }
+            warm = true;
+        }
+        return Optional.empty();
+    }
+
+    /** Looks at the nodes at most every 50 ms: with a thousand nodes reporting in, once per call would cost a million looks a second. */
+    private boolean nodesReportedIn(Leading current) {
+        long now = System.nanoTime();
+        if (now - current.sinceNanos() >= 2 * config.heartbeatInterval().toNanos()) {
+            return true;
+        }
+        if (now - lastLookAtNodes < 50_000_000L) {
+            return false;
+        }
+        lastLookAtNodes = now;
+        return current.core().status().nodes().stream().allMatch(NodeStatus::up);
+    }
+
+    /** The master answering as leader, for {@link LeaderApi}. */
+    MasterCore core() throws StoreException {
+        Leading current = leading;
+        if (current == null) {
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "master " + election.address() + " stopped leading");
+        }
+        return current.core();
+    }
+
+    /** The masters alive in etcd, with the leader marked. */
+    List<MasterMember> members() throws StoreException {
+        var response = Etcd.await(etcd.getKVClient().get(Etcd.bytes(keys.members()), GetOption.builder().isPrefix(true).build()),
+                settings.etcdTimeout(), "a read of the masters under " + keys.members());
+        Optional<String> leader = election.leaderAddress();
+        List<MasterMember> members = new ArrayList<>();
+        for (KeyValue member : response.getKvs()) {
+            String address = Etcd.text(member.getKey()).substring(keys.members().length());
+            members.add(new MasterMember(address, leader.isPresent() && leader.get().equals(address)));
+        }
+        return members;
+    }
+
+    List<EtcdMemberStatus> etcdHealth() {
+        return EtcdHealth.check(etcd, settings.etcd(), settings.etcdTimeout());
+    }
+
+    public int port() {
+        return endpoint.port();
+    }
+
+    /** HOST:PORT clients reach this master at. */
+    public String address() {
+        return election.address();
+    }
+
+    /** True while this master leads and answers. */
+    public boolean isLeading() {
+        Leading current = leading;
+        return current != null && election.holds(current.fence());
+    }
+
+    public void awaitTermination() throws InterruptedException {
+        endpoint.awaitTermination();
+    }
+
+    /** Stops serving, then hands the leadership over (if held) at once. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        // Stop answering, let the master finish its writes while it still holds the fence, then hand over.
+        endpoint.close();
+        Leading current = leading;
+        if (current != null) {
+            leading = null;
+            current.core().close();
+        }
+        election.close();
+        etcd.close();
+    }
+}

@@ -1,0 +1,123 @@
+package io.weightstore.store.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcd.jetcd.Client;
+import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.master.MetadataBatch;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Two masters' elections on one etcd: when the leader's lease goes, the other leads, and the old one can commit nothing. */
+class FencingTest {
+    private static final Duration LEASE = Duration.ofSeconds(2);
+    private static EtcdCluster etcd;
+    private static Client client;
+
+    @BeforeAll
+    static void startEtcd() throws Exception {
+        etcd = EtcdCluster.start(1);
+        client = Client.builder().endpoints(etcd.endpoints()).build();
+    }
+
+    @AfterAll
+    static void stopEtcd() {
+        client.close();
+        etcd.close();
+    }
+
+    /** Records what an election tells its master. */
+    private static final class Events implements LeaderElection.Listener {
+        final BlockingQueue<Fence> elected = new LinkedBlockingQueue<>();
+        final BlockingQueue<Fence> deposed = new LinkedBlockingQueue<>();
+
+        @Override
+        public void elected(Fence fence) {
+            elected.add(fence);
+        }
+
+        @Override
+        public void deposed(Fence fence, String why) {
+            deposed.add(fence);
+        }
+    }
+
+    private static ObjectMeta object(String key) {
+        return new ObjectMeta(key, 0, 1 << 20, 64 << 10, List.of(), false, Instant.EPOCH, 1);
+    }
+
+    private static Fence next(BlockingQueue<Fence> events) throws InterruptedException {
+        Fence fence = events.poll(10, TimeUnit.SECONDS);
+        assertThat(fence).as("an election event within 10 s").isNotNull();
+        return fence;
+    }
+
+    @Test
+    void aLeaderWhoseLeaseIsGoneCanCommitNothingAndStepsDown() throws Exception {
+        ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
+        Events a = new Events();
+        Events b = new Events();
+        try (LeaderElection first = LeaderElection.start(client, keys, "a:1", LEASE, Duration.ofSeconds(1), a)) {
+            Fence fenceA = next(a.elected);
+            assertThat(first.holds(fenceA)).isTrue();
+            try (LeaderElection second = LeaderElection.start(client, keys, "b:1", LEASE, Duration.ofSeconds(1), b)) {
+                EtcdMetadataStore storeA = EtcdMetadataStore.open(client.getKVClient(), keys, fenceA, Duration.ofSeconds(1),
+                        () -> first.stepDown(fenceA, "a write was refused"));
+                storeA.apply(new MetadataBatch().putObject(object("before")));
+                Thread.sleep(600);
+                assertThat(b.elected).as("a follower does not lead while the leader's lease lives").isEmpty();
+                assertThat(second.leaderAddress()).contains("a:1");
+
+                // A partition as etcd sees it: the leader's renewals stop arriving and its lease expires.
+                long leaseA = client.getKVClient().get(keys.leader()).get().getKvs().getFirst().getLease();
+                client.getLeaseClient().revoke(leaseA).get();
+                Fence fenceB = next(b.elected);
+                assertThat(fenceB.revision()).isGreaterThan(fenceA.revision());
+
+                assertThatThrownBy(() -> storeA.apply(new MetadataBatch().putObject(object("after")).deleteObject("before")))
+                        .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE))
+                        .hasMessageContaining("no longer the leader").hasMessageContaining("held by b:1");
+                assertThat(next(a.deposed)).isSameAs(fenceA);
+                assertThat(first.holds(fenceA)).isFalse();
+                assertThatThrownBy(() -> storeA.object("before")).hasMessageContaining("stepped down");
+
+                EtcdMetadataStore storeB = EtcdMetadataStore.open(client.getKVClient(), keys, fenceB, Duration.ofSeconds(1), () -> {});
+                assertThat(storeB.object("before")).isPresent();
+                assertThat(storeB.object("after")).as("nothing of the deposed leader's batch committed").isEmpty();
+                storeB.apply(new MetadataBatch().putObject(object("by-b")));
+                assertThat(EtcdMetadataStore.open(client.getKVClient(), keys, fenceB, Duration.ofSeconds(1), () -> {}).objects("", "", 10))
+                        .extracting(ObjectMeta::key).containsExactly("before", "by-b");
+            }
+        }
+    }
+
+    @Test
+    void aBatchEtcdCannotTakeInOneTransactionIsRefusedWhole() throws Exception {
+        ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
+        Events a = new Events();
+        try (LeaderElection election = LeaderElection.start(client, keys, "a:1", LEASE, Duration.ofSeconds(1), a)) {
+            Fence fence = next(a.elected);
+            EtcdMetadataStore store = EtcdMetadataStore.open(client.getKVClient(), keys, fence, Duration.ofSeconds(1), () -> {});
+            MetadataBatch big = new MetadataBatch();
+            for (int i = 0; i <= EtcdMetadataStore.MAX_BATCH; i++) {
+                big.putObject(object("k" + i));
+            }
+            assertThatThrownBy(() -> store.apply(big)).hasMessageContaining("129 records").hasMessageContaining("128");
+            assertThat(store.objects("", "", 1000)).isEmpty();
+            assertThat(election.holds(fence)).isTrue();
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package io.weightstore.store.master;
+
+import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
+import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.NodeForgotten;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Forgetting a node that is gone for good: what is refused, and what goes with it. */
+class MasterForgetNodeTest {
+    private static final long SLICE = 1 << 20;
+    private static final long NODE = 16 * SLICE;
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong now = new AtomicLong(1_000_000);
+    private MasterCore master;
+
+    private static MasterConfig config() {
+        return new MasterConfig(SLICE, 64 << 10, Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(30),
+                Duration.ofSeconds(60), 0.75);
+    }
+
+    private static NodeInfo node(String id) {
+        return new NodeInfo(id, new Endpoint("h", 1), "", new UUID(0, id.hashCode()), NODE);
+    }
+
+    private MasterCore open() throws StoreException {
+        return MasterCore.open(RocksMetadataStore.open(dir), config(), now::get);
+    }
+
+    @BeforeEach
+    void start() throws StoreException {
+        master = open();
+        for (String id : new String[] {"n1", "n2", "n3"}) {
+            master.registerNode(node(id));
+        }
+    }
+
+    @AfterEach
+    void close() {
+        master.close();
+    }
+
+    private ObjectMeta put(String key, long size, int replicas) throws StoreException {
+        PutGrant put = master.putStart(key, size, PutOptions.defaults().withReplicas(replicas));
+        List<BlockCrcs> sums = new ArrayList<>();
+        put.object().slices().forEach(s -> sums.add(BlockCrcs.of(new int[(int) Math.ceilDiv(s.length(), 64 << 10)])));
+        return master.putEnd(put.putId(), sums);
+    }
+
+    /** Every node but {@code gone} keeps heartbeating past the deadline. */
+    private void lose(String gone) {
+        now.addAndGet(config().nodeDeadline().toMillis() + 1);
+        for (String id : new String[] {"n1", "n2", "n3"}) {
+            if (!id.equals(gone)) {
+                master.heartbeat(id);
+            }
+        }
+    }
+
+    private static void assertCode(ThrowingAction action, StoreException.Code code, String... fragments) {
+        assertThatThrownBy(action::run).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                .satisfies(e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(code))
+                .satisfies(e -> List.of(fragments).forEach(f -> assertThat(e.getMessage()).contains(f)));
+    }
+
+    @FunctionalInterface
+    interface ThrowingAction {
+        void run() throws Exception;
+    }
+
+    @Test
+    void aForgottenNodeLeavesEveryObjectStatusAndRestart() throws StoreException {
+        ObjectMeta object = put("two", 6 * SLICE, 2);
+        PutGrant inProgress = master.putStart("pending", 6 * SLICE, PutOptions.defaults().withReplicas(2));
+        lose("n2");
+        NodeForgotten forgotten = master.forgetNode("n2", false);
+        long held = object.slices().stream().filter(s -> s.nodeIds().contains("n2")).count();
+        assertThat(forgotten).isEqualTo(new NodeForgotten("n2", 1, (int) held, 1));
+        assertThat(master.stat("two").slices()).allSatisfy(s -> assertThat(s.nodeIds()).doesNotContain("n2").isNotEmpty());
+        assertThat(master.stat("two").createdAt()).isEqualTo(object.createdAt());
+        assertThat(master.status().nodes()).extracting(NodeStatus::nodeId).containsExactly("n1", "n3");
+        assertThat(master.status().pendingPuts()).as("a put with a copy on it could never be sealed").isZero();
+        assertCode(() -> master.putEnd(inProgress.putId(), List.of()), NOT_FOUND);
+        assertThat(master.heartbeat("n2")).as("it must register again, as a new node").isFalse();
+
+        master.close();
+        master = open();
+        assertThat(master.status().nodes()).extracting(NodeStatus::nodeId).containsExactly("n1", "n3");
+        assertThat(master.stat("two").slices()).allSatisfy(s -> assertThat(s.nodeIds()).doesNotContain("n2"));
+        assertCode(() -> master.forgetNode("n2", false), NOT_FOUND, "no node n2");
+    }
+
+    @Test
+    void aNodeHoldingTheOnlyCopyOfASliceIsNotForgottenEvenByForce() throws StoreException {
+        put("safe", 4 * SLICE, 2);
+        ObjectMeta single = put("single", 6 * SLICE, 1);
+        int onN1 = (int) single.slices().stream().filter(s -> s.nodeIds().contains("n1")).count();
+        int first = single.slices().indexOf(single.slices().stream().filter(s -> s.nodeIds().contains("n1")).findFirst().orElseThrow());
+        lose("n1");
+        assertCode(() -> master.forgetNode("n1", true), FAILED_PRECONDITION, "node n1 holds the only copy of slice " + first
+                + " of single", onN1 > 1 ? "and of " + (onN1 - 1) + " more slices" : "");
+        assertThat(master.status().nodes()).extracting(NodeStatus::nodeId).contains("n1");
+        master.remove("single", false);
+        master.forgetNode("n1", false);
+    }
+
+    @Test
+    void aNodeThatIsUpIsForgottenOnlyByForce() throws StoreException {
+        put("two", 2 * SLICE, 2);
+        assertCode(() -> master.forgetNode("n3", false), FAILED_PRECONDITION, "node n3 is up", "force");
+        assertThat(master.forgetNode("n3", true).nodeId()).isEqualTo("n3");
+        master.registerNode(node("n3"));
+        assertThat(master.status().nodes()).filteredOn(n -> n.nodeId().equals("n3")).singleElement()
+                .satisfies(n -> assertThat(n.used()).as("back as an empty node").isZero());
+    }
+
+    @Test
+    void aKnownIdWithAnotherPoolIsRefusedSoAnIdAlwaysNamesOnePool() {
+        NodeInfo copied = new NodeInfo("n1", new Endpoint("h", 1), "/elsewhere", UUID.randomUUID(), NODE);
+        assertCode(() -> master.registerNode(copied), StoreException.Code.INVALID_ARGUMENT, "node n1 registered with pool",
+                "/elsewhere", "forget the old one (weightstore store node forget n1)");
+    }
+}

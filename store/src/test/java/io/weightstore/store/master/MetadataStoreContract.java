@@ -1,0 +1,110 @@
+package io.weightstore.store.master;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.api.StoreException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link MetadataStore} must do the same, RocksDB for a single master and etcd for a
+ * group: each implementation runs these through a small subclass.
+ */
+public abstract class MetadataStoreContract {
+    private MetadataStore store;
+
+    /** A fresh, empty store. */
+    protected abstract MetadataStore open() throws Exception;
+
+    /** The same records, opened again as a restarted master (or a new leader) would. */
+    protected abstract MetadataStore reopen() throws Exception;
+
+    @BeforeEach
+    void openStore() throws Exception {
+        store = open();
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    static ObjectMeta object(String key, long size) {
+        SliceMeta slice = new SliceMeta(0, size, List.of(new ReplicaRef("n1", 4096)), BlockCrcs.of(new int[] {7, 8}));
+        return new ObjectMeta(key, size, 1 << 20, 64 << 10, List.of(slice), true, Instant.ofEpochMilli(1234), 1);
+    }
+
+    static NodeInfo node(String id) {
+        return new NodeInfo(id, new Endpoint("host-" + id, 7071), "/dev/shm/" + id, new UUID(1, id.hashCode()), 1L << 30);
+    }
+
+    @Test
+    void anEmptyStoreHasNoRecords() throws StoreException {
+        assertThat(store.object("a")).isEmpty();
+        assertThat(store.objects("", "", 10)).isEmpty();
+        assertThat(store.nodes()).isEmpty();
+        assertThat(store.pendingPuts()).isEmpty();
+        assertThat(store.lock("l")).isEmpty();
+        assertThat(store.leases()).isEmpty();
+    }
+
+    @Test
+    void everyKindOfRecordReadsBackEqualAfterReopening() throws Exception {
+        ObjectMeta object = object("w/x", 1000);
+        PutGrant put = new PutGrant("put-1", object("w/y", 10), Map.of("n1", node("n1")), Instant.ofEpochMilli(99), "writer-1");
+        LockState lock = new LockState(true, "owner-1", Instant.ofEpochMilli(5000));
+        ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000));
+        store.apply(new MetadataBatch().putObject(object).putNode(node("n1")).putNode(node("n0")).putPending(put)
+                .putLock("l", lock).putLease(lease));
+        store.close();
+        store = reopen();
+        assertThat(store.object("w/x")).contains(object);
+        assertThat(store.nodes()).containsExactly(node("n0"), node("n1"));
+        assertThat(store.pendingPuts()).containsExactly(put);
+        assertThat(store.lock("l")).contains(lock);
+        assertThat(store.leases()).containsExactly(lease);
+    }
+
+    @Test
+    void deletesTakeRecordsAwayAndABatchAppliesInOrder() throws StoreException {
+        store.apply(new MetadataBatch().putObject(object("a", 1)).putPending(new PutGrant("p", object("b", 1), Map.of(),
+                Instant.EPOCH, "")).putLock("l", new LockState(true, "o", Instant.EPOCH)).putLease(new ReadLease("a", 1, Instant.EPOCH)));
+        store.apply(new MetadataBatch().deleteObject("a").deletePending("p").deleteLock("l").deleteLease(1).putObject(object("c", 2))
+                .deleteObject("c").putObject(object("c", 3)));
+        assertThat(store.object("a")).isEmpty();
+        assertThat(store.pendingPuts()).isEmpty();
+        assertThat(store.lock("l")).isEmpty();
+        assertThat(store.leases()).isEmpty();
+        assertThat(store.object("c")).map(ObjectMeta::size).contains(3L);
+    }
+
+    @Test
+    void objectsAreListedByPrefixInKeyOrderAPageAtATime() throws StoreException {
+        MetadataBatch batch = new MetadataBatch();
+        for (String key : List.of("m/b", "m/a", "m/c", "m0", "l/z", "m/\u00e9", "m/\uD83D\uDE00", "m/\uFFFD")) {
+            batch.putObject(object(key, 1));
+        }
+        store.apply(batch);
+        // UTF-8 byte order: U+00E9 < U+FFFD < U+1F600.
+        assertThat(store.objects("m/", "", 100)).extracting(ObjectMeta::key)
+                .containsExactly("m/a", "m/b", "m/c", "m/\u00e9", "m/\uFFFD", "m/\uD83D\uDE00");
+        assertThat(store.objects("m/", "", 2)).extracting(ObjectMeta::key).containsExactly("m/a", "m/b");
+        assertThat(store.objects("m/", "m/b", 2)).extracting(ObjectMeta::key).containsExactly("m/c", "m/\u00e9");
+        assertThat(store.objects("m/", "m/\uD83D\uDE00", 2)).isEmpty();
+        assertThat(store.objects("", "", 100)).hasSize(8);
+    }
+}
