@@ -101,6 +101,10 @@ public final class CheckpointVerifier {
         if (mismatch.isPresent()) {
             return FileVerdict.of(file.path(), FileVerdict.Status.CORRUPT, mismatch.get());
         }
+        Optional<FileVerdict> table = tableCopies(file, mode);
+        if (table.isPresent() && unusable(table.get())) {
+            return table.get();
+        }
         try {
             file.tensorCrcs();
         } catch (CheckpointException e) {
@@ -112,7 +116,10 @@ public final class CheckpointVerifier {
         FileVerdict copies;
         try (ObjectReader reader = file.open()) {
             copies = copies(file.path(), reader, mode);
-            if (copies.status() == FileVerdict.Status.CORRUPT || copies.status() == FileVerdict.Status.MISSING) {
+            if (table.isPresent()) {
+                copies = withTable(copies, table.get());
+            }
+            if (unusable(copies)) {
                 return copies;
             }
             if (mode == Mode.QUICK) {
@@ -120,6 +127,44 @@ public final class CheckpointVerifier {
             }
         }
         return hashCheck(file, copies, buffer, progress);
+    }
+
+    /**
+     * The copies of the file's tensor CRC table, checked and repaired as the file's own: a load reads
+     * the table beside the file, so a table with no good copy left fails every load of it. Empty when
+     * the manifest records no table.
+     */
+    private Optional<FileVerdict> tableCopies(StoredFile file, Mode mode) throws IOException {
+        if (file.file().tensorCrcsSha256() == null) {
+            return Optional.empty();
+        }
+        try (ObjectReader reader = catalog.store().open(file.checksKey())) {
+            FileVerdict table = copies(file.path(), reader, mode);
+            return Optional.of(table.with(table.status(), "its tensor CRC table: " + table.detail()));
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                return Optional.of(FileVerdict.of(file.path(), FileVerdict.Status.MISSING, "no object " + file.checksKey()
+                        + ", the tensor CRC table the manifest records"));
+            }
+            throw e;
+        }
+    }
+
+    /** The file's copies' verdict with its table's: the worse status, and the table's bad copies and repairs named too. */
+    private static FileVerdict withTable(FileVerdict file, FileVerdict table) {
+        if (table.status() == FileVerdict.Status.OK && table.repairs().isEmpty()) {
+            return file;
+        }
+        List<ReplicaVerdict> bad = new ArrayList<>(file.badCopies());
+        bad.addAll(table.badCopies());
+        List<RepairOutcome> repairs = new ArrayList<>(file.repairs());
+        repairs.addAll(table.repairs());
+        return new FileVerdict(file.path(), file.status().worse(table.status()), file.detail() + "; " + table.detail(), bad, repairs);
+    }
+
+    /** Whether some slice has no good copy: nothing can be read, so nothing more is checked. */
+    private static boolean unusable(FileVerdict copies) {
+        return copies.status() == FileVerdict.Status.CORRUPT || copies.status() == FileVerdict.Status.MISSING;
     }
 
     /** The copies' verdict, after repairing them when asked to and there is something to repair. */
