@@ -80,7 +80,7 @@ class IntegrityCliTest {
 
             CliRun verify = run(1, "model", "verify", "tiny", "--quick", "--store", master, "--credentials", engine);
             assertThat(verify.out()).containsPattern(place.file() + "\\s+CORRUPT\\s+.*written by writer mallory")
-                    .contains("tiny: BAD (1 of");
+                    .contains("tiny: CORRUPT (1 of");
 
             CliRun list = run(0, "model", "list", "--store", master, "--credentials", engine);
             assertThat(list.out()).contains("writer importer", "CHANGED (1)", "tiny: stored " + place.file());
