@@ -41,8 +41,8 @@ import java.util.stream.Stream;
  * this process), and the next bed removes whatever a crash left.
  */
 public final class HostBed implements AutoCloseable {
-    /** The script's exit status when a bed cannot be made here. */
-    static final int EXIT_UNAVAILABLE = 77;
+    /** The script's exit status when a bed cannot be made here (and {@code bench cluster}'s). */
+    public static final int EXIT_UNAVAILABLE = 77;
 
     /**
      * @param hosts how many hosts
@@ -350,7 +350,8 @@ public final class HostBed implements AutoCloseable {
         }
     }
 
-    private static String randomPrefix() {
+    /** A prefix no other run is likely to use: wsbed and 4 random characters. */
+    public static String randomPrefix() {
         String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
         SecureRandom random = new SecureRandom();
         StringBuilder prefix = new StringBuilder("wsbed");

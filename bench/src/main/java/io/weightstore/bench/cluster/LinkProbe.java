@@ -8,7 +8,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -33,6 +37,21 @@ public final class LinkProbe {
     private static final int CHUNK = 1 << 20;
 
     private LinkProbe() {}
+
+    /** The command line that runs this probe in a JVM of its own, from the class path this class came from. */
+    public static List<String> command(String... args) {
+        Path classes;
+        try {
+            classes = Path.of(LinkProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        // C1 only: the probe moves bytes through the kernel, and a short-lived JVM starts faster so.
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-cp", classes.toString(), LinkProbe.class.getName()));
+        command.addAll(List.of(args));
+        return command;
+    }
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {

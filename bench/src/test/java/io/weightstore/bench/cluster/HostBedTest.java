@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -52,8 +51,8 @@ class HostBedTest {
             unavailable = "no host bed here: " + e.getMessage();
             return;
         }
-        sink = bed.host(1).start(logs.resolve("sink.log"), probe("serve", bed.host(1).address(), Integer.toString(SINK_PORT)));
-        echo = bed.host(2).start(logs.resolve("echo.log"), probe("serve", bed.host(2).address(), Integer.toString(ECHO_PORT)));
+        sink = bed.host(1).start(logs.resolve("sink.log"), LinkProbe.command("serve", bed.host(1).address(), Integer.toString(SINK_PORT)));
+        echo = bed.host(2).start(logs.resolve("echo.log"), LinkProbe.command("serve", bed.host(2).address(), Integer.toString(ECHO_PORT)));
         awaitListening(bed.host(1), SINK_PORT, sink);
         awaitListening(bed.host(2), ECHO_PORT, echo);
     }
@@ -255,22 +254,13 @@ class HostBedTest {
         }
     }
 
-    private static List<String> probe(String... args) throws URISyntaxException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-cp",
-                Path.of(LinkProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(),
-                LinkProbe.class.getName()));
-        command.addAll(List.of(args));
-        return command;
-    }
-
     private static void send(Host from, Host to, long bytes) throws Exception {
-        Host.Completed sent = from.run(COMMAND_TIMEOUT, probe("send", to.address(), Integer.toString(SINK_PORT), Long.toString(bytes)));
+        Host.Completed sent = from.run(COMMAND_TIMEOUT, LinkProbe.command("send", to.address(), Integer.toString(SINK_PORT), Long.toString(bytes)));
         assertThat(sent.exitCode()).as(sent.output()).isZero();
     }
 
     private static boolean ping(Host from, Host to, int timeoutMillis) throws Exception {
-        return from.run(COMMAND_TIMEOUT, probe("ping", to.address(), Integer.toString(ECHO_PORT), Integer.toString(timeoutMillis)))
+        return from.run(COMMAND_TIMEOUT, LinkProbe.command("ping", to.address(), Integer.toString(ECHO_PORT), Integer.toString(timeoutMillis)))
                 .exitCode() == 0;
     }
 
