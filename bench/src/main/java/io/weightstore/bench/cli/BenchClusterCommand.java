@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
             "Run a cluster on emulated hosts (network namespaces on a bridge, each NIC shaped with tc; bench/hostbed/README.md)"
                     + " and measure what distribution buys when each host's NIC, not the CPU, is the limit.",
             "",
-            "Host 0 runs the master and an nginx origin, hosts 1..K storage nodes, the next M hosts loaders: separate"
+            "Host 0 runs the master and an nginx origin, hosts 1..K storage nodes (0..K-1 with --hosts K+M), the next M"
+                    + " hosts loaders: separate"
                     + " 'weightstore' processes. A synthetic checkpoint is imported, then each run measures:",
             "  raw      M raw TCP streams at once, node host to loader host: the bed's own ceiling;",
             "  fan-in   M loaders loading the checkpoint at once from the K nodes: aggregate and per-loader GB/s against"
@@ -43,7 +44,8 @@ final class BenchClusterCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--hosts", paramLabel = "N",
-            description = "Hosts on the bed, at least 1 + K + M; extra hosts stay idle. Default: 1 + K + M.")
+            description = "Hosts on the bed, at least K + M. With K + M, the master and nginx share the first node's host; with"
+                    + " more, they get host 0 to themselves, and hosts beyond 1 + K + M stay idle. Default: 1 + K + M.")
     private Integer hosts;
 
     @Option(names = "--nodes", defaultValue = "4", paramLabel = "K", description = "Hosts running a storage node. Default: ${DEFAULT-VALUE}.")
@@ -58,8 +60,9 @@ final class BenchClusterCommand implements Callable<Integer> {
     private String nicRate;
 
     @Option(names = "--latency", defaultValue = "0", paramLabel = "MS",
-            description = "One-way delay added on each NIC; needs netem, and is refused on kernels without it. Default: ${DEFAULT-VALUE}.")
-    private int latency;
+            description = "One-way delay added on each NIC, in milliseconds (0.2 is 200 us); needs the netem qdisc, and is refused,"
+                    + " saying why, on kernels without it (this project's machines). Default: ${DEFAULT-VALUE}.")
+    private double latency;
 
     @Option(names = "--size", defaultValue = "256M", paramLabel = "SIZE",
             description = "Size of the synthetic checkpoint (binary units: 256M, 2G). Default: ${DEFAULT-VALUE}.")

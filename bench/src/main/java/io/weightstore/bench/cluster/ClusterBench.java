@@ -3,6 +3,7 @@ package io.weightstore.bench.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.weightstore.weights.ByteSizes;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +19,8 @@ import java.util.stream.Stream;
  * {@code bench cluster}: a cluster on the host bed, where each host's NIC, not the CPU, is the limit.
  *
  * <p>Host 0 runs the master and, for the single-origin comparison, nginx; hosts 1..K run storage
- * nodes; the next M hosts run loaders: the {@code weightstore} CLI in processes of their own. Each
+ * nodes (0..K-1 when {@code --hosts} is K + M: the master and nginx then share the first node's
+ * host); the next M hosts run loaders: the {@code weightstore} CLI in processes of their own. Each
  * run has these phases, timed on the wire by {@link PhaseRunner}:
  * <ul>
  *   <li>raw: M raw TCP streams at once, loader host j reading from node host j mod K (the bed's own ceiling);
@@ -26,7 +28,7 @@ import java.util.stream.Stream;
  *   <li>nginx: M {@code curl}s fetching the same files at once from nginx on host 0, in parallel
  *       64 MiB HTTP Range requests, as HTTP and S3 loaders fetch from a single origin;
  *   <li>TP (with {@code --tp-size T > 1}): T loaders on T hosts, each loading one tensor-parallel rank;
- *   <li>same host and remote: one loader alone on node host 1 (it maps that node's pool), then one
+ *   <li>same host and remote: one loader alone on the first node's host (it maps that node's pool), then one
  *       alone on the first loader host.
  * </ul>
  */
@@ -41,7 +43,7 @@ public final class ClusterBench {
      * What to run: {@code hosts} at least 1 + {@code nodes} + {@code loaders}; {@code nicRate} as
      * {@code tc} takes it; {@code prefix} names the bed's namespaces.
      */
-    public record Settings(int hosts, int nodes, int loaders, String nicRate, int latencyMillis, String size, int replicas, int tpSize,
+    public record Settings(int hosts, int nodes, int loaders, String nicRate, double latencyMillis, String size, int replicas, int tpSize,
             int runs, int connections, boolean barrier, String prefix, Path out) {
         public Settings {
             for (var n : Map.of("--nodes", nodes, "--loaders", loaders, "--replicas", replicas, "--tp-size", tpSize, "--runs", runs,
@@ -50,9 +52,9 @@ public final class ClusterBench {
                     throw new IllegalArgumentException(n.getKey() + " must be >= 1, found " + n.getValue());
                 }
             }
-            if (hosts < 1 + nodes + loaders) {
-                throw new IllegalArgumentException("--hosts " + hosts + " is too few: the master (and nginx) need 1, --nodes " + nodes
-                        + ", --loaders " + loaders);
+            if (hosts < nodes + loaders) {
+                throw new IllegalArgumentException("--hosts " + hosts + " is too few for --nodes " + nodes + " and --loaders " + loaders
+                        + " on hosts of their own");
             }
             if (replicas > nodes) {
                 throw new IllegalArgumentException("--replicas " + replicas + " exceeds --nodes " + nodes);
@@ -60,8 +62,9 @@ public final class ClusterBench {
             if (tpSize > loaders) {
                 throw new IllegalArgumentException("--tp-size " + tpSize + " needs as many loader hosts (--loaders " + loaders + ")");
             }
-            if (latencyMillis < 0) {
-                throw new IllegalArgumentException("--latency must be >= 0, found " + latencyMillis);
+            if (!(latencyMillis >= 0) || Math.rint(latencyMillis * 1000) != latencyMillis * 1000) {
+                throw new IllegalArgumentException("--latency must be >= 0 ms in steps of 0.001 ms, found "
+                        + BigDecimal.valueOf(latencyMillis).toPlainString());
             }
             if (ByteSizes.parse(size) < 1) {
                 throw new IllegalArgumentException("--size must be positive, found " + size);
@@ -70,6 +73,11 @@ public final class ClusterBench {
 
         long sizeBytes() {
             return ByteSizes.parse(size);
+        }
+
+        /** Whether the master and nginx have host 0 to themselves, rather than sharing the first node's host. */
+        boolean originAlone() {
+            return hosts > nodes + loaders;
         }
     }
 
@@ -102,8 +110,9 @@ public final class ClusterBench {
             deleteRecursively(logs);
             Files.createDirectories(logs);
             Host origin = bed.host(0);
-            List<Host> nodeHosts = bed.hosts().subList(1, 1 + settings.nodes());
-            List<Host> loaderHosts = bed.hosts().subList(1 + settings.nodes(), 1 + settings.nodes() + settings.loaders());
+            int firstNode = settings.originAlone() ? 1 : 0;
+            List<Host> nodeHosts = bed.hosts().subList(firstNode, firstNode + settings.nodes());
+            List<Host> loaderHosts = bed.hosts().subList(firstNode + settings.nodes(), firstNode + settings.nodes() + settings.loaders());
             progress("bed %s: %d hosts, NICs at %s", bed.prefix(), bed.size(), settings.nicRate());
 
             Path checkpoint = bed.privateDir().resolve("checkpoint");
@@ -128,7 +137,9 @@ public final class ClusterBench {
             for (int run = 1; run <= settings.runs(); run++) {
                 runs.add(run(phases, run, origin, nodeHosts, loaderHosts));
             }
-            ClusterReport.Bed shape = new ClusterReport.Bed(bed.size(), settings.nodes(), settings.loaders(), bed.rateBitsPerSecond(),
+            String roles = "master and nginx on host 0" + (settings.originAlone() ? "" : " (a node's host too)") + "; nodes on hosts "
+                    + indexes(nodeHosts) + "; loaders on hosts " + indexes(loaderHosts);
+            ClusterReport.Bed shape = new ClusterReport.Bed(bed.size(), settings.nodes(), settings.loaders(), roles, bed.rateBitsPerSecond(),
                     "tbf on both ends of each host's veth (egress of the host, egress of the bridge port to it)",
                     settings.latencyMillis(), Runtime.getRuntime().availableProcessors());
             return ClusterReport.of(shape, checkpointBytes, files.size(), settings.replicas(), settings.connections(), settings.tpSize(),
@@ -172,6 +183,10 @@ public final class ClusterBench {
         Phase remote = phases.run("remote-" + run, List.of(loaderHosts.getFirst()), nodeHosts, false, j -> load(1, 0),
                 ClusterBench::loadReport);
         return new ClusterReport.Run(raw, fanIn, nginx, tp, sameHost, remote);
+    }
+
+    private static String indexes(List<Host> hosts) {
+        return hosts.getFirst().index() + "-" + hosts.getLast().index();
     }
 
     private List<String> load(int tpSize, int rank) {

@@ -23,7 +23,10 @@ import java.util.function.Function;
  * @param nginxAggregateGbPerSecond the same M hosts fetching the same files from one nginx origin at once
  * @param tpBytesPerRankFraction at TP=T, the most any rank's NIC received, over the checkpoint's size
  * @param tpPayloadBytesPerRankFraction the same from the ranks' own count of the bytes they read
- * @param wholeCheckpointLoaderSeconds the slowest fan-in loader, each of which read the whole checkpoint, less the hold
+ * @param tpSlowestRankSeconds at TP=T, the slowest rank's own time less the hold (median over the runs)
+ * @param wholeCheckpointLoaderSeconds the slowest fan-in loader's, each of which read the whole checkpoint (median over the runs)
+ * @param tpWireSeconds at TP=T, the ranks' first byte to their last on their NICs (median over the runs)
+ * @param fanInWireSeconds the same for the M fan-in loaders, each reading the whole checkpoint
  * @param sameHost one loader alone on a node's own host (it maps that node's pool)
  * @param remote one loader alone on a host with no node
  */
@@ -33,11 +36,11 @@ public record ClusterReport(Bed bed, long checkpointBytes, int checkpointFiles, 
         List<HostRate> loaderGbPerSecond, List<HostRate> loaderWireGbPerSecond, List<Double> nodeShares, double maxNodeShareToFair,
         double nginxIdealGbPerSecond, Double nginxAggregateGbPerSecond, Double nginxWallAggregateGbPerSecond, Double ratioToNginx,
         Integer tpSize, Double tpBytesPerRankFraction, Double tpPayloadBytesPerRankFraction, Double tpSlowestRankSeconds,
-        Double wholeCheckpointLoaderSeconds, SingleLoader sameHost, SingleLoader remote, Double sameHostSpeedup,
+        Double wholeCheckpointLoaderSeconds, Double tpWireSeconds, Double fanInWireSeconds, SingleLoader sameHost, SingleLoader remote, Double sameHostSpeedup,
         List<Target> targets, List<String> notes, List<Run> perRun) {
 
     /** The bed the run used. */
-    public record Bed(int hosts, int nodes, int loaders, long nicBitsPerSecond, String shaping, int latencyMillis, int cores) {
+    public record Bed(int hosts, int nodes, int loaders, String roles, long nicBitsPerSecond, String shaping, double latencyMillis, int cores) {
         double nicGbPerSecond() {
             return nicBitsPerSecond / 8e9;
         }
@@ -88,13 +91,14 @@ public record ClusterReport(Bed bed, long checkpointBytes, int checkpointFiles, 
         Double tpPayload = null;
         Double tpSeconds = null;
         Double whole = null;
+        Double tpWireSeconds = null;
         if (tpSize > 1) {
             List<Phase.Receiver> ranks = runs.stream().flatMap(r -> r.tp().receivers().stream()).toList();
             tpWire = ranks.stream().mapToDouble(Phase.Receiver::fractionOfCheckpointOverNic).max().orElseThrow();
             tpPayload = ranks.stream().mapToDouble(Phase.Receiver::fractionOfCheckpoint).max().orElseThrow();
-            tpSeconds = ranks.stream().mapToDouble(Phase.Receiver::secondsWithoutHold).max().orElseThrow();
-            whole = fanIns.stream().flatMap(f -> f.receivers().stream()).mapToDouble(Phase.Receiver::secondsWithoutHold).max()
-                    .orElseThrow();
+            tpSeconds = median(runs, Run::tp, ClusterReport::slowestWithoutHold);
+            whole = median(runs, Run::fanIn, ClusterReport::slowestWithoutHold);
+            tpWireSeconds = median(runs, Run::tp, Phase::wallSeconds);
         }
         SingleLoader sameHost = single(runs, Run::sameHost);
         SingleLoader remote = single(runs, Run::remote);
@@ -128,8 +132,13 @@ public record ClusterReport(Bed bed, long checkpointBytes, int checkpointFiles, 
                 raw, aggregate, ratio(aggregate, ideal), ratio(aggregate, raw), median(runs, Run::fanIn, Phase::wallAggregateGbPerSecond),
                 perHost(fanIns, Phase.Receiver::gbPerSecondWithoutHold), perHost(fanIns, Phase.Receiver::wireGbPerSecond), shares,
                 maxToFair, nic, nginx, median(runs, Run::nginx, Phase::wallAggregateGbPerSecond), ratioToNginx,
-                tpSize > 1 ? tpSize : null, tpWire, tpPayload, tpSeconds, whole, sameHost, remote,
+                tpSize > 1 ? tpSize : null, tpWire, tpPayload, tpSeconds, whole, tpWireSeconds, median(runs, Run::fanIn, Phase::wallSeconds),
+                sameHost, remote,
                 ratio(remote.seconds(), sameHost.seconds()), targets, notes, runs);
+    }
+
+    private static Double slowestWithoutHold(Phase phase) {
+        return phase.receivers().stream().mapToDouble(Phase.Receiver::secondsWithoutHold).max().orElseThrow();
     }
 
     /** The median of one loader's phase over the runs. */

@@ -15,8 +15,9 @@ public final class ClusterTable {
         int m = bed.loaders();
         double nic = bed.nicGbPerSecond();
         out.printf(Locale.ROOT, "bed: %d hosts, NICs %s each way, %s, %d cores; %d node hosts, %d loader hosts%n", bed.hosts(),
-                rate(bed.nicBitsPerSecond()), bed.latencyMillis() == 0 ? "no added latency" : bed.latencyMillis() + " ms latency",
+                rate(bed.nicBitsPerSecond()), bed.latencyMillis() == 0 ? "no added delay" : bed.latencyMillis() + " ms added delay",
                 bed.cores(), k, m);
+        out.println(bed.roles());
         out.printf(Locale.ROOT, "checkpoint: %s in %d files, %d replicas; %d connections per loader; %d run(s), medians%n",
                 ByteSizes.format(report.checkpointBytes()), report.checkpointFiles(), report.replicas(), report.connections(),
                 report.runs());
@@ -44,9 +45,11 @@ public final class ClusterTable {
                 ratio(report.ratioToNginx()));
         if (report.tpSize() != null) {
             out.printf(Locale.ROOT, "TP=%d on %d hosts: each rank moved at most %.3f of the checkpoint over its NIC (%.3f by its own count);"
-                    + " slowest rank %.2f s, against %.2f s for the slowest of %d loaders each reading the whole checkpoint%n",
+                    + " on the wire the ranks took %.2f s, first byte to last, against %.2f s for %d loaders each reading the whole"
+                    + " checkpoint; by their own clocks the slowest rank %.2f s, against %.2f s%n",
                     report.tpSize(), report.tpSize(), report.tpBytesPerRankFraction(), report.tpPayloadBytesPerRankFraction(),
-                    report.tpSlowestRankSeconds(), report.wholeCheckpointLoaderSeconds(), m);
+                    report.tpWireSeconds(), report.fanInWireSeconds(), m, report.tpSlowestRankSeconds(),
+                    report.wholeCheckpointLoaderSeconds());
         }
         out.printf(Locale.ROOT, "same host: %.2f s, %.3f of the checkpoint over its NIC (the rest mapped from its node's pool);"
                 + " remote: %.2f s, %.3f over its NIC; same host %s faster%n", report.sameHost().seconds(),

@@ -29,7 +29,9 @@ class ClusterBenchTest {
 
     @Test
     void refusesFlagsThatCannotWorkAsUsageErrors() {
-        assertThatThrownBy(() -> settings(9 - 1, 4, 4, 2, 1)).hasMessageContaining("too few");
+        assertThatThrownBy(() -> settings(4 + 4 - 1, 4, 4, 2, 1)).hasMessageContaining("--hosts 7 is too few");
+        assertThat(settings(4 + 4, 4, 4, 2, 1).originAlone()).isFalse();
+        assertThat(settings(1 + 4 + 4, 4, 4, 2, 1).originAlone()).isTrue();
         assertThatThrownBy(() -> settings(5, 2, 2, 3, 1)).hasMessageContaining("exceeds --nodes");
         assertThatThrownBy(() -> settings(5, 2, 2, 2, 4)).hasMessageContaining("--tp-size 4 needs as many loader hosts");
         assertThatThrownBy(() -> settings(5, 0, 2, 1, 1)).hasMessageContaining("--nodes must be >= 1");
@@ -40,6 +42,8 @@ class ClusterBenchTest {
         assertThat(cli.execute("bench", "cluster", "--nodes", "2", "--replicas", "3")).isEqualTo(2);
         assertThat(err.toString()).contains("--replicas 3 exceeds --nodes 2");
         assertThat(cli.execute("bench", "cluster", "--size", "lots")).isEqualTo(2);
+        assertThat(cli.execute("bench", "cluster", "--latency", "0.0001")).isEqualTo(2);
+        assertThat(err.toString()).contains("--latency must be >= 0 ms in steps of 0.001 ms, found 0.0001");
     }
 
     @Test
@@ -70,7 +74,7 @@ class ClusterBenchTest {
 
     @Test
     void theReportComparesWithTheIdealTheOriginAndTheFairShare() {
-        ClusterReport.Bed bed = new ClusterReport.Bed(9, 4, 4, 1_000_000_000L, "tbf", 0, 2);
+        ClusterReport.Bed bed = new ClusterReport.Bed(9, 4, 4, "roles", 1_000_000_000L, "tbf", 0, 2);
         Phase fanIn = phase(0.45, List.of(0.3, 0.2, 0.25, 0.25), 10.0, 1.0);
         Phase nginx = phase(0.12, List.of(1.0), null, 1.0);
         Phase tp = phase(0.4, List.of(0.25, 0.25, 0.25, 0.25), 3.0, 0.252);
@@ -82,6 +86,8 @@ class ClusterBenchTest {
         assertThat(report.ratioToNginx()).isCloseTo(3.75, within(1e-9));
         assertThat(report.maxNodeShareToFair()).isCloseTo(1.2, within(1e-9));
         assertThat(report.tpBytesPerRankFraction()).isEqualTo(0.252);
+        assertThat(report.tpSlowestRankSeconds()).isEqualTo(3.0);
+        assertThat(report.wholeCheckpointLoaderSeconds()).isEqualTo(10.0);
         assertThat(report.targets()).extracting(ClusterReport.Target::met).containsExactly(true, true, true, true);
     }
 
