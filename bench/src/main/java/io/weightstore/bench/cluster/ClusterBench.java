@@ -101,6 +101,9 @@ public final class ClusterBench {
      */
     public ClusterReport run() throws Exception {
         long sizeBytes = settings.sizeBytes();
+        // Before the bed: a missing peer should cost seconds, not a synthesized checkpoint and an import.
+        Path nginx = executable("nginx", "/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx");
+        executable("curl", "/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl");
         // Each host's tmpfs holds at most the checkpoint and nginx's files (host 0), or a node's pool.
         long tmpfs = 2 * sizeBytes + (1L << 30);
         bed = HostBed.create(HostBed.Options.hosts(settings.hosts()).withRate(settings.nicRate())
@@ -130,7 +133,7 @@ public final class ClusterBench {
                         LinkProbe.command("serve", host.address(), Integer.toString(PROBE_PORT))));
             }
             double ceiling = linkCeiling(nodeHosts.getFirst(), loaderHosts.getFirst());
-            servers.add(startNginx(origin, checkpoint));
+            servers.add(startNginx(origin, nginx, checkpoint));
 
             PhaseRunner phases = new PhaseRunner(logs, checkpointBytes);
             List<ClusterReport.Run> runs = new ArrayList<>();
@@ -226,9 +229,13 @@ public final class ClusterBench {
         return report.gbPerSecond();
     }
 
-    private HostProcess startNginx(Host origin, Path root) throws Exception {
-        Path binary = Stream.of("/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx").map(Path::of).filter(Files::isExecutable)
-                .findFirst().orElseThrow(() -> new IOException("nginx is not installed: run bench/install-peers.sh"));
+    private static Path executable(String name, String... candidates) throws IOException {
+        return Stream.of(candidates).map(Path::of).filter(Files::isExecutable).findFirst()
+                .orElseThrow(() -> new IOException(name + " is not installed (looked for " + String.join(", ", candidates)
+                        + "): run bench/install-peers.sh"));
+    }
+
+    private HostProcess startNginx(Host origin, Path binary, Path root) throws Exception {
         Path prefix = Files.createDirectories(logs.resolve("nginx"));
         Path conf = prefix.resolve("nginx.conf");
         Files.writeString(conf, """
