@@ -34,7 +34,7 @@ import java.util.Optional;
 final class DataPlaneConnection implements AutoCloseable {
     private static final int CHUNK = 1 << 30;
     /** Payloads go out in pieces this size, each a sign of progress for the stall deadline. */
-    private static final int WRITE_PIECE = 4 << 20;
+    private static final int WRITE_PIECE = 1 << 20;
 
     /** Sees payload bytes as they land, in order; {@code offset} is where {@code bytes} start in the destination. */
     @FunctionalInterface
