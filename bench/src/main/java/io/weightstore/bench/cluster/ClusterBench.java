@@ -133,6 +133,7 @@ public final class ClusterBench {
                         LinkProbe.command("serve", host.address(), Integer.toString(PROBE_PORT))));
             }
             double ceiling = linkCeiling(nodeHosts.getFirst(), loaderHosts.getFirst());
+            double roundTrip = roundTripMicros(nodeHosts.getFirst(), loaderHosts.getFirst());
             servers.add(startNginx(origin, nginx, checkpoint));
 
             PhaseRunner phases = new PhaseRunner(logs, checkpointBytes);
@@ -144,7 +145,7 @@ public final class ClusterBench {
                     + indexes(nodeHosts) + "; loaders on hosts " + indexes(loaderHosts);
             ClusterReport.Bed shape = new ClusterReport.Bed(bed.size(), settings.nodes(), settings.loaders(), roles, bed.rateBitsPerSecond(),
                     "tbf on both ends of each host's veth (egress of the host, egress of the bridge port to it)",
-                    settings.latencyMillis(), Runtime.getRuntime().availableProcessors());
+                    settings.latencyMillis(), roundTrip, Runtime.getRuntime().availableProcessors());
             return ClusterReport.of(shape, checkpointBytes, files.size(), settings.replicas(), settings.connections(), settings.tpSize(),
                     settings.barrier(), ceiling, runs);
         } finally {
@@ -233,6 +234,16 @@ public final class ClusterBench {
         return Stream.of(candidates).map(Path::of).filter(Files::isExecutable).findFirst()
                 .orElseThrow(() -> new IOException(name + " is not installed (looked for " + String.join(", ", candidates)
                         + "): run bench/install-peers.sh"));
+    }
+
+    /** The median round trip of one byte from {@code to} to {@code from}'s probe and back, in microseconds. */
+    private static double roundTripMicros(Host from, Host to) throws Exception {
+        Host.Completed echoed = to.run(Duration.ofMinutes(1), LinkProbe.command("rtt", from.address(), Integer.toString(PROBE_PORT),
+                "200"));
+        if (echoed.exitCode() != 0) {
+            throw new IOException("round-trip probe failed: " + HostProcess.tail(echoed.output()));
+        }
+        return BedCluster.json(echoed.output()).get("medianMicros").asDouble();
     }
 
     private HostProcess startNginx(Host origin, Path binary, Path root) throws Exception {

@@ -39,8 +39,9 @@ public record ClusterReport(Bed bed, long checkpointBytes, int checkpointFiles, 
         Double wholeCheckpointLoaderSeconds, Double tpWireSeconds, Double fanInWireSeconds, SingleLoader sameHost, SingleLoader remote, Double sameHostSpeedup,
         List<Target> targets, List<String> notes, List<Run> perRun) {
 
-    /** The bed the run used. */
-    public record Bed(int hosts, int nodes, int loaders, String roles, long nicBitsPerSecond, String shaping, double latencyMillis, int cores) {
+    /** The bed the run used; the round trip is one byte's, between a node host and a loader host, over TCP. */
+    public record Bed(int hosts, int nodes, int loaders, String roles, long nicBitsPerSecond, String shaping, double latencyMillis,
+            double medianRoundTripMicros, int cores) {
         double nicGbPerSecond() {
             return nicBitsPerSecond / 8e9;
         }

@@ -15,7 +15,8 @@ public final class ClusterTable {
         int m = bed.loaders();
         double nic = bed.nicGbPerSecond();
         out.printf(Locale.ROOT, "bed: %d hosts, NICs %s each way, %s, %d cores; %d node hosts, %d loader hosts%n", bed.hosts(),
-                rate(bed.nicBitsPerSecond()), bed.latencyMillis() == 0 ? "no added delay" : bed.latencyMillis() + " ms added delay",
+                rate(bed.nicBitsPerSecond()), (bed.latencyMillis() == 0 ? "no added delay" : bed.latencyMillis() + " ms added delay")
+                        + String.format(Locale.ROOT, " (round trip %.0f us)", bed.medianRoundTripMicros()),
                 bed.cores(), k, m);
         out.println(bed.roles());
         out.printf(Locale.ROOT, "checkpoint: %s in %d files, %d replicas; %d connections per loader; %d run(s), medians%n",

@@ -74,7 +74,7 @@ class ClusterBenchTest {
 
     @Test
     void theReportComparesWithTheIdealTheOriginAndTheFairShare() {
-        ClusterReport.Bed bed = new ClusterReport.Bed(9, 4, 4, "roles", 1_000_000_000L, "tbf", 0, 2);
+        ClusterReport.Bed bed = new ClusterReport.Bed(9, 4, 4, "roles", 1_000_000_000L, "tbf", 0, 50, 2);
         Phase fanIn = phase(0.45, List.of(0.3, 0.2, 0.25, 0.25), 10.0, 1.0);
         Phase nginx = phase(0.12, List.of(1.0), null, 1.0);
         Phase tp = phase(0.4, List.of(0.25, 0.25, 0.25, 0.25), 3.0, 0.252);

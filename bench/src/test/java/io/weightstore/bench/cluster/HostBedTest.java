@@ -136,6 +136,17 @@ class HostBedTest {
     }
 
     @Test
+    void theRoundTripProbeTimesEachEchoedByte() throws Exception {
+        assumeBed();
+        Host.Completed rtt = bed.host(0).run(COMMAND_TIMEOUT, LinkProbe.command("rtt", bed.host(2).address(), Integer.toString(ECHO_PORT),
+                "50"));
+        assertThat(rtt.exitCode()).as(rtt.output()).isZero();
+        JsonNode report = BedCluster.json(rtt.output());
+        assertThat(report.get("roundTrips").asInt()).isEqualTo(50);
+        assertThat(report.get("minMicros").asDouble()).isPositive().isLessThanOrEqualTo(report.get("medianMicros").asDouble());
+    }
+
+    @Test
     void aFrozenHostAnswersNothingUntilThawed() throws Exception {
         assumeBed();
         bed.host(2).freeze();
