@@ -41,7 +41,7 @@ public final class Protos {
     static io.weightstore.store.proto.ObjectMeta toProto(ObjectMeta object) {
         var builder = io.weightstore.store.proto.ObjectMeta.newBuilder().setKey(object.key()).setSize(object.size())
                 .setSliceSize(object.sliceSize()).setChecksumBlockSize(object.checksumBlockSize()).setPinned(object.pinned())
-                .setCreatedMs(object.createdAt().toEpochMilli()).setReplicas(object.replicas());
+                .setCreatedMs(object.createdAt().toEpochMilli()).setReplicas(object.replicas()).setOwner(object.owner());
         for (SliceMeta slice : object.slices()) {
             Slice.Builder s = Slice.newBuilder().setOffset(slice.offset()).setLength(slice.length());
             slice.replicas().forEach(r -> s.addReplicas(Replica.newBuilder().setNodeId(r.nodeId()).setOffset(r.offset())));
@@ -58,7 +58,7 @@ public final class Protos {
                 s.getReplicasList().stream().map(r -> new ReplicaRef(r.getNodeId(), r.getOffset())).toList(),
                 BlockCrcs.of(s.getBlockCrcsList().stream().mapToInt(Integer::intValue).toArray()))).toList();
         return new ObjectMeta(object.getKey(), object.getSize(), object.getSliceSize(), object.getChecksumBlockSize(), slices,
-                object.getPinned(), Instant.ofEpochMilli(object.getCreatedMs()), object.getReplicas());
+                object.getPinned(), Instant.ofEpochMilli(object.getCreatedMs()), object.getReplicas(), object.getOwner());
     }
 
     static io.weightstore.store.proto.SliceChecksums toProto(BlockCrcs crcs) {
