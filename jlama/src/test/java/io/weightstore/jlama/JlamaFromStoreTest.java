@@ -1,6 +1,7 @@
 package io.weightstore.jlama;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -239,6 +240,30 @@ class JlamaFromStoreTest {
             assertThat(source.bytesRead() - headers).as("every tensor read exactly once").isEqualTo(source.tensorBytes());
             loader.close();
         }
+        jlama.close();
+    }
+
+    @Test
+    void onTheStoresHostJlamaGetsReadOnlyViewsOfThePoolsThatFailLoudlyOnceTheSourceCloses() throws Exception {
+        Path dir = synthAndImport(DType.BF16, "in-place");
+        SafeTensorIndex jlama = SafeTensorIndex.loadWithWeights(dir);
+        AbstractTensor kept;
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
+                CheckpointSource source = CheckpointSource.open(store, new CheckpointId("in-place"), LoadOptions.defaults())) {
+            source.tensors();
+            long copied = store.bytesRead();
+            StoreWeightLoader loader = new StoreWeightLoader(source, true);
+            for (String name : loader.tensorInfoMap().keySet()) {
+                AbstractTensor ours = loader.load(name);
+                assertThat(ours.getMemorySegment().isReadOnly()).as(name).isTrue();
+                assertThat(ours.getMemorySegment().mismatch(jlama.load(name).getMemorySegment())).as(name).isEqualTo(-1L);
+            }
+            assertThat(store.bytesRead()).as("no byte copied out of the pool").isEqualTo(copied);
+            kept = loader.load("model.embed_tokens.weight");
+            assertThat(kept.get(0, 0)).isEqualTo(jlama.load("model.embed_tokens.weight").get(0, 0));
+            loader.close();
+        }
+        assertThatThrownBy(() -> kept.get(0, 0)).isInstanceOf(IllegalStateException.class);
         jlama.close();
     }
 

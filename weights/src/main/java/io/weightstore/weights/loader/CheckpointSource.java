@@ -17,23 +17,33 @@ import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
 import io.weightstore.weights.StoredFile;
 import io.weightstore.weights.WeightstoreHome;
+import io.weightstore.store.api.StoreException;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A READY checkpoint opened for loading: {@code weightstore://<checkpoint-id>}. Every weight file
  * is opened at once, under read leases held until the source is closed, so the checkpoint cannot
  * be deleted (without force) in the middle of a load. Metadata files are materialized to a local
  * cache; weight files never touch local disk: their tensors stream from the nodes into off-heap
- * memory, the whole checkpoint or one tensor-parallel rank's share.
+ * memory, the whole checkpoint or one tensor-parallel rank's share. A file whose every slice lies in
+ * a pool on this host is not copied at all: its tensors are read-only views of the mapped pools,
+ * as an engine's own loader maps a local file, valid as long as the source is open.
  */
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
+    private static final Logger log = LoggerFactory.getLogger(CheckpointSource.class);
 
     /** Where a tensor is: its file, the open object holding it, that file's data offset, and its header entry. */
     public record Location(String file, ObjectReader object, long dataStart, TensorInfo info) {
@@ -60,6 +70,10 @@ public final class CheckpointSource implements AutoCloseable {
     private final StreamBufferPool buffers;
     private final boolean ownsBuffers;
     private final Map<String, ObjectReader> weightFiles = new LinkedHashMap<>();
+    /** Weight files seen in place in pools on this host, unmapped when the source closes. */
+    private final Arena views = Arena.ofShared();
+    private final Map<ObjectReader, Optional<MemorySegment>> mappedFiles = new HashMap<>();
+    private final LongAdder bytesSeenInPlace = new LongAdder();
     private Map<String, Location> tensors;
 
     private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options) throws IOException {
@@ -124,9 +138,9 @@ public final class CheckpointSource implements AutoCloseable {
         return store;
     }
 
-    /** Object bytes read from the store so far through this source's client. */
+    /** Object bytes read from the store so far through this source's client, and handed out in place. */
     public long bytesRead() {
-        return store.bytesRead();
+        return store.bytesRead() + bytesSeenInPlace.sum();
     }
 
     /** Writes config, tokenizer and other metadata files to the cache directory; never a weight file. */
@@ -210,6 +224,13 @@ public final class CheckpointSource implements AutoCloseable {
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
             items.add(new TensorStream.Item(location, split, read));
         }
+        for (int i = 0; i < items.size(); i++) {
+            TensorStream.Item item = items.get(i);
+            Optional<MemorySegment> inPlace = mapped(item.location(), item.read());
+            if (inPlace.isPresent()) {
+                items.set(i, item.inPlace(inPlace.get()));
+            }
+        }
         return new TensorStream(store, items, options.bufferBytes(), buffers);
     }
 
@@ -233,11 +254,56 @@ public final class CheckpointSource implements AutoCloseable {
     }
 
     /**
-     * Every tensor, whole, read ahead in file order for an engine that asks for tensors one by one and
-     * keeps them: {@code batchBytes} per scatter-gather read, {@code ahead} batches in flight.
+     * Every tensor not seen in place ({@link #mapped}), whole, read ahead in file order for an engine
+     * that asks for tensors one by one and keeps them: {@code batchBytes} per scatter-gather read,
+     * {@code ahead} batches in flight.
      */
     public TensorPrefetcher prefetch(long batchBytes, int ahead) throws IOException {
-        return new TensorPrefetcher(store, List.copyOf(tensors().values()), batchBytes, ahead);
+        List<Location> toRead = new java.util.ArrayList<>();
+        for (Location location : tensors().values()) {
+            if (mappedFile(location.object()).isEmpty()) {
+                toRead.add(location);
+            }
+        }
+        return new TensorPrefetcher(store, toRead, batchBytes, ahead);
+    }
+
+    /**
+     * {@code read}'s part of a tensor seen in place, read-only, when its file lies whole in pools
+     * mapped on this host and the part is contiguous (no copy is made); else empty, and the caller
+     * reads it. The segment is valid until this source closes, and fails loudly after. With
+     * {@link LoadOptions#checkMapped()}, each file's checksum blocks are checked when it is first
+     * mapped; a file that fails the check is read instead, which tries its other copies.
+     */
+    public Optional<MemorySegment> mapped(Location location, ShardRead read) throws IOException {
+        if (!read.contiguous()) {
+            return Optional.empty();
+        }
+        Optional<MemorySegment> file = mappedFile(location.object());
+        if (file.isEmpty()) {
+            return file;
+        }
+        bytesSeenInPlace.add(read.bytes());
+        return Optional.of(file.get().asSlice(location.offsetOf(read), read.bytes()));
+    }
+
+    private synchronized Optional<MemorySegment> mappedFile(ObjectReader object) throws IOException {
+        Optional<MemorySegment> known = mappedFiles.get(object);
+        if (known != null) {
+            return known;
+        }
+        Optional<MemorySegment> file;
+        try {
+            file = object.mapReadOnly(views, options.checkMapped());
+        } catch (StoreException e) {
+            if (e.code() != StoreException.Code.CORRUPT) {
+                throw e;
+            }
+            log.warn("{} in pools on this host failed its check, reading it instead: {}", object.key(), e.getMessage());
+            file = Optional.empty();
+        }
+        mappedFiles.put(object, file);
+        return file;
     }
 
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
@@ -250,9 +316,17 @@ public final class CheckpointSource implements AutoCloseable {
         }
     }
 
-    /** Ends the read leases, frees the source's own buffers, and closes the store if the source opened it. */
+    /**
+     * Unmaps the files seen in place (a tensor kept past this fails loudly), ends the read leases,
+     * frees the source's own buffers, and closes the store if the source opened it.
+     */
     @Override
     public void close() {
+        synchronized (this) {
+            if (views.scope().isAlive()) {
+                views.close();
+            }
+        }
         weightFiles.values().forEach(ObjectReader::close);
         if (ownsBuffers) {
             buffers.close();

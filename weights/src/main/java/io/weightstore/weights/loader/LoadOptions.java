@@ -10,9 +10,13 @@ import java.nio.file.Path;
  * @param bufferBytes off-heap memory for tensor data: two halves, one being read while the other is consumed
  * @param cacheDir where metadata files go, or null for $WEIGHTSTORE_HOME/cache/&lt;id&gt;
  * @param bufferPool buffers shared with other sources, or null for the source's own (freed when it closes)
+ * @param checkMapped when a file is seen in place in pools on this host, check its CRC32C blocks before handing out any of
+ *     it; off, it is trusted as checked when written (and by {@code model verify})
  */
-public record LoadOptions(String store, Path credentials, int connections, long bufferBytes, Path cacheDir, StreamBufferPool bufferPool) {
+public record LoadOptions(String store, Path credentials, int connections, long bufferBytes, Path cacheDir, StreamBufferPool bufferPool,
+        boolean checkMapped) {
     public static final long DEFAULT_BUFFER = 512L << 20;
+    static final boolean CHECK_MAPPED_DEFAULT = true;
 
     public LoadOptions {
         if (bufferBytes < 128) {
@@ -24,30 +28,34 @@ public record LoadOptions(String store, Path credentials, int connections, long 
     }
 
     public static LoadOptions defaults() {
-        return new LoadOptions(null, null, 4, DEFAULT_BUFFER, null, null);
+        return new LoadOptions(null, null, 4, DEFAULT_BUFFER, null, null, CHECK_MAPPED_DEFAULT);
     }
 
     public LoadOptions withBuffer(long bytes) {
-        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool);
+        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool, checkMapped);
     }
 
     public LoadOptions withStore(String master) {
-        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool);
+        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool, checkMapped);
     }
 
     public LoadOptions withCacheDir(Path dir) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool);
+        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool, checkMapped);
     }
 
     public LoadOptions withBufferPool(StreamBufferPool pool) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool, checkMapped);
     }
 
     public LoadOptions withCredentials(Path dir) {
-        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool);
+        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool, checkMapped);
+    }
+
+    public LoadOptions withMappedCheck(boolean check) {
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, check);
     }
 
     public LoadOptions withConnections(int n) {
-        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool);
+        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool, checkMapped);
     }
 }

@@ -23,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  * scatter-gather read over the nodes: tensors of one file that lie next to each other become one
  * range, and a column shard is one strided read, all in flight together.
  *
+ * <p>A tensor seen in place in a pool mapped on this host is not read at all: the stream hands out
+ * the source's read-only view of it, which outlives the stream (it is valid until the source closes).
+ *
  * <p>A tensor larger than a half gets a batch of its own, in memory of its own that the stream keeps
  * for the next such tensor (see {@link OversizeMemory}): it loads, at the cost of that much more
  * memory while the stream is open.
@@ -30,10 +33,26 @@ import java.util.concurrent.TimeUnit;
 public final class TensorStream implements AutoCloseable {
     static final long ALIGNMENT = 64;
 
-    /** One tensor to read: where it is, and which part of it this rank takes. */
-    record Item(CheckpointSource.Location location, Split split, ShardRead read) {
+    /**
+     * One tensor: where it is, and which part of it this rank takes; {@code inPlace} holds that part
+     * when it is seen in a pool mapped on this host (nothing to read), else null.
+     */
+    record Item(CheckpointSource.Location location, Split split, ShardRead read, MemorySegment inPlace) {
+        Item(CheckpointSource.Location location, Split split, ShardRead read) {
+            this(location, split, read, null);
+        }
+
+        Item inPlace(MemorySegment data) {
+            return new Item(location, split, read, data);
+        }
+
         long start() {
             return location.offsetOf(read);
+        }
+
+        /** Bytes this item takes in a batch: none when it is seen in place. */
+        long bytesToRead() {
+            return inPlace != null ? 0 : read.bytes();
         }
     }
 
@@ -85,7 +104,7 @@ public final class TensorStream implements AutoCloseable {
         List<Item> current = new ArrayList<>();
         long bytes = 0;
         for (Item item : items) {
-            long size = item.read().bytes();
+            long size = item.bytesToRead();
             if (!current.isEmpty() && bytes + size > half) {
                 batches.add(new Batch(batches.size(), current, bytes));
                 current = new ArrayList<>();
@@ -131,7 +150,7 @@ public final class TensorStream implements AutoCloseable {
             long at = 0;
             for (int i = 0; i < items.size(); i++) {
                 offsets[i] = at;
-                at += items.get(i).read().bytes();
+                at += items.get(i).bytesToRead();
             }
             // The whole batch is one scatter-gather read: adjacent tensors of a file merge into one range,
             // each file's ranges are one read, and every column shard is one strided read.
@@ -140,6 +159,10 @@ public final class TensorStream implements AutoCloseable {
             while (i < items.size()) {
                 Item item = items.get(i);
                 ShardRead r = item.read();
+                if (item.inPlace() != null) {
+                    i++;
+                    continue;
+                }
                 if (!r.contiguous()) {
                     reads.add(new Read.Strided(item.location().object(), new Stride(item.start(), r.blockLength(), r.stride(),
                             r.count()), data.asSlice(offsets[i], r.bytes())));
@@ -147,14 +170,16 @@ public final class TensorStream implements AutoCloseable {
                     continue;
                 }
                 int end = i + 1;
-                while (end < items.size() && items.get(end).read().contiguous()
+                while (end < items.size() && items.get(end).read().contiguous() && items.get(end).inPlace() == null
                         && items.get(end).location().object() == item.location().object()) {
                     end++;
                 }
                 reads.add(contiguous(items.subList(i, end), data, offsets[i]));
                 i = end;
             }
-            store.read(reads);
+            if (!reads.isEmpty()) {
+                store.read(reads);
+            }
             return new Loaded(batch, data, offsets, own, view);
         } catch (IOException | RuntimeException e) {
             release(new Loaded(batch, data, new long[0], own, view));
@@ -200,7 +225,8 @@ public final class TensorStream implements AutoCloseable {
             position = 0;
         }
         Item item = current.batch().items().get(position);
-        MemorySegment data = current.data().asSlice(current.offsets()[position], item.read().bytes());
+        MemorySegment data = item.inPlace() != null ? item.inPlace()
+                : current.data().asSlice(current.offsets()[position], item.read().bytes());
         position++;
         var info = item.location().info();
         return new Tensor(info.name(), info.dtype(), item.read().shape(), info.shape(), item.split(), item.location().file(), data);
