@@ -30,7 +30,8 @@ import java.util.Optional;
 /**
  * Jlama's {@link WeightLoader} over a checkpoint in the store. Files whose slices are all in pools on
  * this host are not read: Jlama gets read-only views of the mapped pools, as its own loader gives
- * views of mapped files. Otherwise a model loaded whole takes its tensors from a {@link TensorPrefetcher}: the checkpoint is read in file order, many tensors per
+ * views of mapped files, while their checks run (whoever loads the model awaits them, see
+ * {@link JlamaModels}). Otherwise a model loaded whole takes its tensors from a {@link TensorPrefetcher}: the checkpoint is read in file order, many tensors per
  * scatter-gather read, while Jlama builds the layers it already has. A model split over processes
  * reads tensor by tensor, each shard exactly its rows (one range) or columns (one strided read), so
  * no rank reads the whole checkpoint. Thread-safe: Jlama loads layers in parallel.
@@ -138,7 +139,7 @@ public final class StoreWeightLoader implements WeightLoader {
     }
 
     private MemorySegment whole(CheckpointSource.Location location) throws IOException {
-        Optional<MemorySegment> inPlace = source.mapped(location, ShardRead.whole(location.info()));
+        Optional<MemorySegment> inPlace = source.mappedAhead(location, ShardRead.whole(location.info()));
         if (inPlace.isPresent()) {
             return inPlace.get();
         }
@@ -161,7 +162,7 @@ public final class StoreWeightLoader implements WeightLoader {
             throw new IllegalArgumentException("tensor " + location.info().name() + " needs " + read.bytes()
                     + " bytes on this shard; Jlama's buffer tensors hold at most 2 GiB");
         }
-        Optional<MemorySegment> inPlace = source.mapped(location, read);
+        Optional<MemorySegment> inPlace = source.mappedAhead(location, read);
         if (inPlace.isPresent()) {
             return inPlace.get();
         }

@@ -50,7 +50,8 @@ class MappedObjectTest {
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w");
                 Arena views = Arena.ofShared()) {
             assertThat(object.object().slices().stream().map(s -> s.replicas().getFirst().nodeId()).distinct()).hasSize(3);
-            MemorySegment view = object.mapReadOnly(views, true).orElseThrow();
+            MemorySegment view = object.mapReadOnly(views).orElseThrow();
+            object.checkMapped(view);
             assertThat(view.byteSize()).isEqualTo(SIZE);
             assertThat(view.isReadOnly()).isTrue();
             assertThat(view.mismatch(source)).isEqualTo(-1);
@@ -63,7 +64,7 @@ class MappedObjectTest {
         MemorySegment view;
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w")) {
             Arena views = Arena.ofShared();
-            view = object.mapReadOnly(views, false).orElseThrow();
+            view = object.mapReadOnly(views).orElseThrow();
             assertThat(view.get(ValueLayout.JAVA_BYTE, SIZE - 1)).isEqualTo(source.get(ValueLayout.JAVA_BYTE, SIZE - 1));
             views.close();
         }
@@ -76,7 +77,7 @@ class MappedObjectTest {
         try (Arena views = Arena.ofShared()) {
             MemorySegment view;
             try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w")) {
-                view = object.mapReadOnly(views, false).orElseThrow();
+                view = object.mapReadOnly(views).orElseThrow();
             }
             assertThat(view.mismatch(source)).isEqualTo(-1);
         }
@@ -87,11 +88,11 @@ class MappedObjectTest {
         cluster.flipByte("w", 3, 100_000);
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w");
                 Arena views = Arena.ofShared()) {
-            assertThatThrownBy(() -> object.mapReadOnly(views, true)).isInstanceOf(StoreException.class)
+            MemorySegment view = object.mapReadOnly(views).orElseThrow();
+            assertThat(view.mismatch(source)).isEqualTo(3 * TestCluster.SLICE + 100_000);
+            assertThatThrownBy(() -> object.checkMapped(view)).isInstanceOf(StoreException.class)
                     .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
                     .hasMessageContaining("slice 3 block 1");
-            MemorySegment unchecked = object.mapReadOnly(views, false).orElseThrow();
-            assertThat(unchecked.mismatch(source)).isEqualTo(3 * TestCluster.SLICE + 100_000);
         }
     }
 
@@ -99,7 +100,7 @@ class MappedObjectTest {
     void aClientThatCannotSeeThePoolsGetsNothingAndReadsInstead() throws Exception {
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(false)); ObjectReader object = store.open("w");
                 Arena views = Arena.ofShared()) {
-            assertThat(object.mapReadOnly(views, true)).isEqualTo(Optional.empty());
+            assertThat(object.mapReadOnly(views)).isEqualTo(Optional.empty());
         }
     }
 }

@@ -21,8 +21,8 @@ import java.util.concurrent.Future;
 /**
  * Whole objects seen in place, in the pools of nodes on this host: every slice from a copy in a pool
  * this client can map, stitched into one read-only segment, so a reader gets the object's bytes
- * without a copy. Optionally every checksum block is checked first, in parallel on the client's
- * workers: a pass over memory that costs less than a copy and, unlike one, writes nothing.
+ * without a copy. Its checksum blocks can be checked in parallel on the client's workers: a pass
+ * over memory that reads each byte once and, unlike a copy, writes nothing.
  */
 final class LocalMapper {
     private final ExecutorService workers;
@@ -34,13 +34,12 @@ final class LocalMapper {
     }
 
     /** The object's bytes, or empty when some slice has no copy here that can be mapped. */
-    Optional<MemorySegment> map(Located located, Arena arena, boolean check) throws IOException {
+    Optional<MemorySegment> map(Located located, Arena arena) throws IOException {
         if (!StitchedMapping.supported()) {
             return Optional.empty();
         }
         ObjectMeta object = located.object();
         List<StitchedMapping.Piece> pieces = new ArrayList<>();
-        List<String> nodes = new ArrayList<>();
         for (int i = 0; i < object.slices().size(); i++) {
             SliceMeta slice = object.slices().get(i);
             boolean last = i == object.slices().size() - 1;
@@ -50,7 +49,6 @@ final class LocalMapper {
                 if (node != null && connections.isLocal(node.info()) && StitchedMapping.alignable(replica.offset(), slice.length(), last)) {
                     piece = Optional.of(new StitchedMapping.Piece(Path.of(node.info().poolPath()), node.info().poolUuid(),
                             replica.offset(), slice.length()));
-                    nodes.add(node.nodeId());
                     break;
                 }
             }
@@ -59,19 +57,16 @@ final class LocalMapper {
             }
             pieces.add(piece.get());
         }
-        MemorySegment view = StitchedMapping.map(pieces, arena);
-        if (check) {
-            check(object, view, nodes);
-        }
-        return Optional.of(view);
+        return Optional.of(StitchedMapping.map(pieces, arena));
     }
 
-    private void check(ObjectMeta object, MemorySegment view, List<String> nodes) throws IOException {
+    /** Checks every block of {@code view}, the object's bytes, against the object's checksums, slices in parallel. */
+    void check(ObjectMeta object, MemorySegment view) throws IOException {
         List<Future<Void>> checks = new ArrayList<>();
         for (int i = 0; i < object.slices().size(); i++) {
             int index = i;
             checks.add(workers.submit(() -> {
-                checkSlice(object, index, view, nodes.get(index));
+                checkSlice(object, index, view);
                 return null;
             }));
         }
@@ -88,7 +83,7 @@ final class LocalMapper {
         }
     }
 
-    private static void checkSlice(ObjectMeta object, int index, MemorySegment view, String node) throws StoreException {
+    private static void checkSlice(ObjectMeta object, int index, MemorySegment view) throws StoreException {
         SliceMeta slice = object.slices().get(index);
         int blockSize = object.checksumBlockSize();
         for (int block = 0; (long) block * blockSize < slice.length(); block++) {
@@ -97,7 +92,7 @@ final class LocalMapper {
             int actual = Checksums.crc32c(view.asSlice(slice.offset() + start, length));
             if (actual != slice.crcs().get(block)) {
                 throw new StoreException(StoreException.Code.CORRUPT, "checksum mismatch in " + object.key() + ", slice " + index
-                        + " block " + block + " on node " + node + " (mapped here): expected " + Integer.toHexString(slice.crcs().get(block))
+                        + " block " + block + " (mapped on this host): expected " + Integer.toHexString(slice.crcs().get(block))
                         + ", found " + Integer.toHexString(actual));
             }
         }

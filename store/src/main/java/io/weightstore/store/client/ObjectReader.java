@@ -87,12 +87,22 @@ public final class ObjectReader implements AutoCloseable {
      * copied, when every slice has a copy here (else empty: read it instead). The segment lives as
      * long as {@code arena}, and closing the arena unmaps it (a later access fails with
      * IllegalStateException); keep this handle open as long, for its lease is what stops the object
-     * from being removed and its room reused under the segment. With {@code check}, every checksum
-     * block is checked first (CORRUPT on a mismatch); without, the caller relies on the checks made
-     * when the object was written and on {@link #checkReplicas()}.
+     * from being removed and its room reused under the segment. Nothing is checked yet: see
+     * {@link #checkMapped}.
      */
-    public Optional<MemorySegment> mapReadOnly(Arena arena, boolean check) throws IOException {
-        return client.mapper().map(located(), arena, check);
+    public Optional<MemorySegment> mapReadOnly(Arena arena) throws IOException {
+        return client.mapper().map(located(), arena);
+    }
+
+    /**
+     * Checks every checksum block of {@code view}, from {@link #mapReadOnly}, against the checksums
+     * computed when the object was written; CORRUPT names the first slice and block that differ.
+     */
+    public void checkMapped(MemorySegment view) throws IOException {
+        if (view.byteSize() != size()) {
+            throw new IllegalArgumentException("view of " + view.byteSize() + " bytes is not " + key + " of " + size() + " bytes");
+        }
+        client.mapper().check(located().object(), view);
     }
 
     /**

@@ -12,6 +12,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.Futures;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
@@ -28,6 +29,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +77,9 @@ public final class CheckpointSource implements AutoCloseable {
     /** Weight files seen in place in pools on this host, unmapped when the source closes. */
     private final Arena views = Arena.ofShared();
     private final Map<ObjectReader, Optional<MemorySegment>> mappedFiles = new HashMap<>();
+    /** The checks of mapped files, each run in parallel over the file's slices on the store client's workers. */
+    private final Map<ObjectReader, Future<Void>> checks = new HashMap<>();
+    private final ExecutorService checker = Executors.newVirtualThreadPerTaskExecutor();
     private final LongAdder bytesSeenInPlace = new LongAdder();
     private Map<String, Location> tensors;
 
@@ -224,6 +231,9 @@ public final class CheckpointSource implements AutoCloseable {
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
             items.add(new TensorStream.Item(location, split, read));
         }
+        for (TensorStream.Item item : items) {
+            mappedFile(item.location().object()); // every file's check starts now, all running at once
+        }
         for (int i = 0; i < items.size(); i++) {
             TensorStream.Item item = items.get(i);
             Optional<MemorySegment> inPlace = mapped(item.location(), item.read());
@@ -272,16 +282,46 @@ public final class CheckpointSource implements AutoCloseable {
      * {@code read}'s part of a tensor seen in place, read-only, when its file lies whole in pools
      * mapped on this host and the part is contiguous (no copy is made); else empty, and the caller
      * reads it. The segment is valid until this source closes, and fails loudly after. With
-     * {@link LoadOptions#checkMapped()}, each file's checksum blocks are checked when it is first
-     * mapped; a file that fails the check is read instead, which tries its other copies.
+     * {@link LoadOptions#checkMapped()}, the file's checksum blocks have been checked before this
+     * returns; a file that fails the check is read instead, which tries its other copies.
      */
     public Optional<MemorySegment> mapped(Location location, ShardRead read) throws IOException {
+        return inPlace(location, read, true);
+    }
+
+    /**
+     * As {@link #mapped}, without waiting for the file's check: for an engine that builds its model
+     * while the checks run. Before any byte is used, {@link #awaitChecks()} must say every file passed.
+     */
+    public Optional<MemorySegment> mappedAhead(Location location, ShardRead read) throws IOException {
+        return inPlace(location, read, false);
+    }
+
+    /**
+     * Maps every weight file that can be seen in place (starting its check) and waits for all the
+     * checks; returns the files whose check failed, which are read from now on, like any file that
+     * cannot be mapped. Views of them handed out by {@link #mappedAhead} must not be used.
+     */
+    public List<String> awaitChecks() throws IOException {
+        for (ObjectReader object : weightFiles.values()) {
+            mappedFile(object);
+        }
+        List<String> failed = new java.util.ArrayList<>();
+        for (Map.Entry<String, ObjectReader> file : weightFiles.entrySet()) {
+            if (!checked(file.getValue())) {
+                failed.add(file.getKey());
+            }
+        }
+        return failed;
+    }
+
+    private Optional<MemorySegment> inPlace(Location location, ShardRead read, boolean checked) throws IOException {
         if (!read.contiguous()) {
             return Optional.empty();
         }
         Optional<MemorySegment> file = mappedFile(location.object());
-        if (file.isEmpty()) {
-            return file;
+        if (file.isEmpty() || checked && !checked(location.object())) {
+            return Optional.empty();
         }
         bytesSeenInPlace.add(read.bytes());
         return Optional.of(file.get().asSlice(location.offsetOf(read), read.bytes()));
@@ -292,18 +332,45 @@ public final class CheckpointSource implements AutoCloseable {
         if (known != null) {
             return known;
         }
-        Optional<MemorySegment> file;
+        Optional<MemorySegment> file = object.mapReadOnly(views);
+        if (file.isPresent() && options.checkMapped()) {
+            MemorySegment bytes = file.get();
+            checks.put(object, checker.submit(() -> {
+                object.checkMapped(bytes);
+                return null;
+            }));
+        }
+        mappedFiles.put(object, file);
+        return file;
+    }
+
+    /** Waits for the file's check, if it has one; a file that failed it is read from now on. */
+    private boolean checked(ObjectReader object) throws IOException {
+        Future<Void> check;
+        synchronized (this) {
+            if (mappedFiles.getOrDefault(object, Optional.empty()).isEmpty()) {
+                return false;
+            }
+            check = checks.get(object);
+        }
+        if (check == null) {
+            return true;
+        }
         try {
-            file = object.mapReadOnly(views, options.checkMapped());
+            Futures.await(check);
+            return true;
         } catch (StoreException e) {
             if (e.code() != StoreException.Code.CORRUPT) {
                 throw e;
             }
-            log.warn("{} in pools on this host failed its check, reading it instead: {}", object.key(), e.getMessage());
-            file = Optional.empty();
+            synchronized (this) {
+                if (checks.remove(object) != null) {
+                    log.warn("{}, seen in pools on this host, failed its check; reading it instead: {}", object.key(), e.getMessage());
+                }
+                mappedFiles.put(object, Optional.empty());
+            }
+            return false;
         }
-        mappedFiles.put(object, file);
-        return file;
     }
 
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
@@ -322,6 +389,8 @@ public final class CheckpointSource implements AutoCloseable {
      */
     @Override
     public void close() {
+        // A check still reading the views keeps them in use: let it finish before they are unmapped.
+        checker.close();
         synchronized (this) {
             if (views.scope().isAlive()) {
                 views.close();
