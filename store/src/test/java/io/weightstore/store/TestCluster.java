@@ -7,6 +7,7 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.security.Authentication;
@@ -47,6 +48,7 @@ public final class TestCluster implements AutoCloseable {
     private final Path dir;
     private final MasterConfig config;
     private final CertificateAuthority ca;
+    private final DataPlaneProtection dataPlane;
     private MasterServer master;
     private int masterPort;
     private final List<StorageNode> nodes = new ArrayList<>();
@@ -58,13 +60,15 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
-        this(dir, nodeCount, config, null);
+        this(dir, nodeCount, config, null, DataPlaneProtection.TLS);
     }
 
-    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca) throws StoreException {
+    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca, DataPlaneProtection dataPlane)
+            throws StoreException {
         this.dir = dir;
         this.config = config;
         this.ca = ca;
+        this.dataPlane = dataPlane;
         masterPort = 0;
         startMaster();
         masterPort = master.port();
@@ -76,7 +80,12 @@ public final class TestCluster implements AutoCloseable {
 
     /** A cluster whose master and nodes accept only callers with credentials of its CA (in {@code dir/ca}). */
     public static TestCluster secure(Path dir, int nodeCount) throws StoreException {
-        return new TestCluster(dir, nodeCount, config(), CertificateAuthority.init(dir.resolve("ca")));
+        return secure(dir, nodeCount, DataPlaneProtection.TLS);
+    }
+
+    /** As {@link #secure(Path, int)}, with the nodes' data plane in {@code dataPlane} after each handshake. */
+    public static TestCluster secure(Path dir, int nodeCount, DataPlaneProtection dataPlane) throws StoreException {
+        return new TestCluster(dir, nodeCount, config(), CertificateAuthority.init(dir.resolve("ca")), dataPlane);
     }
 
     /** Credentials of this cluster's CA for {@code name} in {@code role}, issued on first use. */
@@ -107,7 +116,7 @@ public final class TestCluster implements AutoCloseable {
     private StorageNode startNode(int index) throws StoreException {
         NodeOptions options = NodeOptions.loopback(pools.get(index), NODE_CAPACITY);
         if (ca != null) {
-            options = options.withAuthentication(authentication(Role.NODE, "node-" + index));
+            options = options.withAuthentication(authentication(Role.NODE, "node-" + index)).withDataPlane(dataPlane);
         }
         return StorageNode.start(masterAddress(), options);
     }

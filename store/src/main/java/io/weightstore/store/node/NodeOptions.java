@@ -15,9 +15,10 @@ import java.util.Optional;
  * @param authentication the node's credential (a node certificate of the cluster, which names the node), or insecure
  * @param deadlines how long a handshake, an idle connection and each transfer may take
  * @param maxConnections connections served at once; more are refused in the handshake
+ * @param dataPlane on a secure node, what its data plane protects after the handshake
  */
 public record NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication,
-        TransferDeadlines deadlines, int maxConnections) {
+        TransferDeadlines deadlines, int maxConnections, DataPlaneProtection dataPlane) {
     public static final int DEFAULT_MAX_CONNECTIONS = 256;
 
     public NodeOptions {
@@ -36,7 +37,8 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
     }
 
     public NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication) {
-        this(pool, capacity, bindHost, port, advertisedHost, authentication, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS);
+        this(pool, capacity, bindHost, port, advertisedHost, authentication, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS,
+                DataPlaneProtection.TLS);
     }
 
     /** Whether the node runs with a credential: TLS to its master, and tickets checked on its data plane. */
@@ -56,18 +58,22 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
     }
 
     public NodeOptions withPort(int value) {
-        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections);
+        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections, dataPlane);
     }
 
     public NodeOptions withAuthentication(Authentication value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections, dataPlane);
     }
 
     public NodeOptions withDeadlines(TransferDeadlines value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections, dataPlane);
+    }
+
+    public NodeOptions withDataPlane(DataPlaneProtection value) {
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, value);
     }
 
     public NodeOptions withMaxConnections(int value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value, dataPlane);
     }
 }

@@ -1,15 +1,19 @@
 package io.weightstore.store.wire;
 
+import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.Credentials;
 import io.weightstore.store.security.ExpectedPeer;
+import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLParameters;
 
 /**
- * One end's side of data-plane TLS: its credentials, the JDK context made from them, whether it is
+ * One end's side of data-plane TLS: its credential (a certificate, or for a token client none), the
+ * JDK context made from it, whether it is
  * the client, and what it asks of the peer. Make one per role (a node's server end, a client's end
  * per node it dials) and share it across connections: building a context costs far more than a
  * handshake.
@@ -25,15 +29,15 @@ public final class TlsEndpoint {
         OPTIONAL
     }
 
-    private final Credentials credentials;
+    private final Authentication authentication;
     private final SSLContext context;
     private final boolean client;
     private final ClientCertificates clientCertificates;
     private final List<String> cipherSuites;
 
-    private TlsEndpoint(Credentials credentials, SSLContext context, boolean client, ClientCertificates clientCertificates,
+    private TlsEndpoint(Authentication authentication, SSLContext context, boolean client, ClientCertificates clientCertificates,
             List<String> cipherSuites) {
-        this.credentials = credentials;
+        this.authentication = authentication;
         this.context = context;
         this.client = client;
         this.clientCertificates = clientCertificates;
@@ -42,13 +46,19 @@ public final class TlsEndpoint {
 
     /** The dialing end: the handshake fails unless the server proves to be {@code server}. */
     public static TlsEndpoint client(Credentials credentials, ExpectedPeer server) throws GeneralSecurityException {
-        return new TlsEndpoint(credentials, credentials.sslContext(server), true, ClientCertificates.REQUIRED, List.of());
+        return client(new Authentication.Certificate(credentials), server);
+    }
+
+    /** As {@link #client(Credentials, ExpectedPeer)}, also for a token client, which dials without a certificate. */
+    public static TlsEndpoint client(Authentication authentication, ExpectedPeer server) throws GeneralSecurityException {
+        return new TlsEndpoint(authentication, authentication.sslContext(server), true, ClientCertificates.REQUIRED, List.of());
     }
 
     /** The accepting end, taking any identity the cluster CA issued; who may do what is checked per request. */
     public static TlsEndpoint server(Credentials credentials, ClientCertificates clientCertificates)
             throws GeneralSecurityException {
-        return new TlsEndpoint(credentials, credentials.sslContext(), false, clientCertificates, List.of());
+        return new TlsEndpoint(new Authentication.Certificate(credentials), credentials.sslContext(), false, clientCertificates,
+                List.of());
     }
 
     /**
@@ -59,11 +69,12 @@ public final class TlsEndpoint {
         if (suites.length == 0) {
             throw new IllegalArgumentException("no cipher suites given; leave the JDK's defaults by not calling withCipherSuites");
         }
-        return new TlsEndpoint(credentials, context, client, clientCertificates, List.of(suites));
+        return new TlsEndpoint(authentication, context, client, clientCertificates, List.of(suites));
     }
 
-    Credentials credentials() {
-        return credentials;
+    /** A failed handshake, explained with what this end knows of its own certificate. */
+    SSLHandshakeException explain(IOException failure) {
+        return authentication.explain(failure);
     }
 
     SSLEngine newEngine() {
@@ -84,6 +95,9 @@ public final class TlsEndpoint {
     @Override
     public String toString() {
         return "TlsEndpoint[" + (client ? "client" : "server, client certificates " + clientCertificates) + ", "
-                + credentials.identity() + (cipherSuites.isEmpty() ? "" : ", suites " + cipherSuites) + "]";
+                + switch (authentication) {
+                    case Authentication.Certificate c -> c.credentials().identity().toString();
+                    default -> "no certificate";
+                } + (cipherSuites.isEmpty() ? "" : ", suites " + cipherSuites) + "]";
     }
 }

@@ -48,7 +48,7 @@ public final class TlsTransport implements Transport {
 
     private final SocketChannel socket;
     private final SSLEngine engine;
-    private final Credentials credentials;
+    private final TlsEndpoint end;
     private final String address;
     private final ReentrantLock reading = new ReentrantLock();
     private final ReentrantLock writing = new ReentrantLock();
@@ -68,10 +68,10 @@ public final class TlsTransport implements Transport {
     /** The socket now belongs to a {@link MacTransport}, which speaks on it without TLS. */
     private volatile boolean handedOver;
 
-    private TlsTransport(SocketChannel socket, SSLEngine engine, Credentials credentials) {
+    private TlsTransport(SocketChannel socket, SSLEngine engine, TlsEndpoint end) {
         this.socket = socket;
         this.engine = engine;
-        this.credentials = credentials;
+        this.end = end;
         this.address = Peers.address(socket);
         this.peer = address;
         SSLSession session = engine.getSession();
@@ -92,7 +92,7 @@ public final class TlsTransport implements Transport {
         if (!socket.isBlocking()) {
             throw new IllegalArgumentException("socket to " + Peers.address(socket) + " is non-blocking; a transport needs blocking I/O");
         }
-        TlsTransport transport = new TlsTransport(socket, end.newEngine(), end.credentials());
+        TlsTransport transport = new TlsTransport(socket, end.newEngine(), end);
         try {
             transport.shakeHands();
         } catch (ClosedChannelException e) {
@@ -462,7 +462,7 @@ public final class TlsTransport implements Transport {
     }
 
     private SSLHandshakeException explained(IOException failure) {
-        SSLHandshakeException explained = credentials.explain(failure);
+        SSLHandshakeException explained = end.explain(failure);
         SSLHandshakeException named = new SSLHandshakeException(address + ": " + explained.getMessage());
         named.initCause(failure);
         return named;
