@@ -49,6 +49,7 @@ public final class StoreClient implements AutoCloseable {
     private final ReplicaReader reader;
     private final ReplicaChecker checker;
     private final ReplicaRepairer repairer;
+    private final LocalMapper mapper;
     private volatile boolean closed;
 
     private StoreClient(MasterApi master, ClientOptions options, List<AutoCloseable> owned) {
@@ -62,6 +63,7 @@ public final class StoreClient implements AutoCloseable {
         this.reader = new ReplicaReader(workers, connections, options.maxPieceBytes());
         this.checker = new ReplicaChecker(workers, connections);
         this.repairer = new ReplicaRepairer(master, connections, options.maxPieceBytes());
+        this.mapper = new LocalMapper(workers, connections);
     }
 
     /** A client of the cluster whose master listens at {@code address} (HOST:PORT), or whose group of masters listens at HOST:PORT,HOST:PORT,... */
@@ -256,6 +258,10 @@ public final class StoreClient implements AutoCloseable {
 
     ReplicaRepairer repairer() {
         return repairer;
+    }
+
+    LocalMapper mapper() {
+        return mapper;
     }
 
     private void ensureOpen() {
