@@ -78,8 +78,8 @@ class ServeCommandTest {
             String base = awaitServing(serve);
             Scrape metrics = Scrape.parse(get(HttpClient.newHttpClient(), base + "/metrics", null).body());
             assertThat(metrics.value("weightstore_serve_model_weight_bytes")).isEqualTo(weightBytes);
-            // Every weight is read once, whole tensors, and the headers besides: at least the weight bytes.
-            assertThat(metrics.value("weightstore_client_read_bytes_total")).isGreaterThanOrEqualTo(weightBytes * 0.9);
+            // The embedded store's pool is on this host: the weights are mapped in place, uncounted; the headers are read.
+            assertThat(metrics.value("weightstore_client_read_bytes_total")).isPositive().isLessThan(weightBytes);
             assertThat(metrics.value("weightstore_serve_model_load_seconds")).isPositive();
         } finally {
             serve.stop();

@@ -14,9 +14,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens a Jlama model from {@code weightstore://ID} or from a local directory, the same way: Jlama's
@@ -24,6 +27,8 @@ import java.util.function.Function;
  * directory and, for the store, weights from {@link StoreWeightLoader}.
  */
 public final class JlamaModels {
+    private static final Logger log = LoggerFactory.getLogger(JlamaModels.class);
+
     private JlamaModels() {}
 
     /** A loaded model and what it was loaded from; closing it closes the checkpoint source too. */
@@ -69,6 +74,14 @@ public final class JlamaModels {
             Path metadata = source.materializeMetadata().dir();
             StoreWeightLoader weights = new StoreWeightLoader(source, distributed.isEmpty());
             AbstractModel model = loadModel(metadata, distributed, dir -> weights);
+            // Files seen in place were checked while Jlama built the model; one that failed is read instead, from a good copy.
+            List<String> failed = source.awaitChecks();
+            if (!failed.isEmpty()) {
+                model.close();
+                log.warn("weight files {} failed their check in the pools on this host; loading them from a good copy", failed);
+                StoreWeightLoader again = new StoreWeightLoader(source, distributed.isEmpty());
+                model = loadModel(metadata, distributed, dir -> again);
+            }
             return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9);
         } catch (IOException | RuntimeException e) {
             source.close();

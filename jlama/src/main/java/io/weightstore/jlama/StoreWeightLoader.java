@@ -28,8 +28,10 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 
 /**
- * Jlama's {@link WeightLoader} over a checkpoint in the store. A model loaded whole takes its tensors
- * from a {@link TensorPrefetcher}: the checkpoint is read in file order, many tensors per
+ * Jlama's {@link WeightLoader} over a checkpoint in the store. Files whose slices are all in pools on
+ * this host are not read: Jlama gets read-only views of the mapped pools, as its own loader gives
+ * views of mapped files, while their checks run (whoever loads the model awaits them, see
+ * {@link JlamaModels}). Otherwise a model loaded whole takes its tensors from a {@link TensorPrefetcher}: the checkpoint is read in file order, many tensors per
  * scatter-gather read, while Jlama builds the layers it already has. A model split over processes
  * reads tensor by tensor, each shard exactly its rows (one range) or columns (one strided read), so
  * no rank reads the whole checkpoint. Thread-safe: Jlama loads layers in parallel.
@@ -137,6 +139,10 @@ public final class StoreWeightLoader implements WeightLoader {
     }
 
     private MemorySegment whole(CheckpointSource.Location location) throws IOException {
+        Optional<MemorySegment> inPlace = source.mappedAhead(location, ShardRead.whole(location.info()));
+        if (inPlace.isPresent()) {
+            return inPlace.get();
+        }
         if (wholeTensors.isPresent()) {
             Optional<MemorySegment> prefetched = wholeTensors.get().take(location.info().name());
             if (prefetched.isPresent()) {
@@ -146,11 +152,19 @@ public final class StoreWeightLoader implements WeightLoader {
         return read(location, ShardRead.whole(location.info()));
     }
 
-    /** One shard's bytes, in memory the tensor owns for as long as Jlama keeps it (freed by the collector with it). */
+    /**
+     * One shard's bytes: seen in place when the pools holding them are mapped here (read-only, valid
+     * while the source is open, as Jlama's own tensors are views of its mapped files), else in memory
+     * the tensor owns for as long as Jlama keeps it (freed by the collector with it).
+     */
     private MemorySegment read(CheckpointSource.Location location, ShardRead read) throws IOException {
         if (read.bytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tensor " + location.info().name() + " needs " + read.bytes()
                     + " bytes on this shard; Jlama's buffer tensors hold at most 2 GiB");
+        }
+        Optional<MemorySegment> inPlace = source.mappedAhead(location, read);
+        if (inPlace.isPresent()) {
+            return inPlace.get();
         }
         MemorySegment memory = Arena.ofAuto().allocate(Math.max(1, read.bytes()), 64).asSlice(0, read.bytes());
         source.read(location, read, memory);

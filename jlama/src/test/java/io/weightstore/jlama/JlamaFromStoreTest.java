@@ -1,6 +1,7 @@
 package io.weightstore.jlama;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -14,6 +15,7 @@ import com.github.tjake.jlama.tensor.AbstractTensor;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
@@ -240,6 +242,56 @@ class JlamaFromStoreTest {
             loader.close();
         }
         jlama.close();
+    }
+
+    @Test
+    void onTheStoresHostJlamaGetsReadOnlyViewsOfThePoolsThatFailLoudlyOnceTheSourceCloses() throws Exception {
+        Path dir = synthAndImport(DType.BF16, "in-place");
+        SafeTensorIndex jlama = SafeTensorIndex.loadWithWeights(dir);
+        AbstractTensor kept;
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
+                CheckpointSource source = CheckpointSource.open(store, new CheckpointId("in-place"), LoadOptions.defaults())) {
+            source.tensors();
+            long copied = store.bytesRead();
+            StoreWeightLoader loader = new StoreWeightLoader(source, true);
+            for (String name : loader.tensorInfoMap().keySet()) {
+                AbstractTensor ours = loader.load(name);
+                assertThat(ours.getMemorySegment().isReadOnly()).as(name).isTrue();
+                assertThat(ours.getMemorySegment().mismatch(jlama.load(name).getMemorySegment())).as(name).isEqualTo(-1L);
+            }
+            assertThat(store.bytesRead()).as("no byte copied out of the pool").isEqualTo(copied);
+            kept = loader.load("model.embed_tokens.weight");
+            assertThat(kept.get(0, 0)).isEqualTo(jlama.load("model.embed_tokens.weight").get(0, 0));
+            loader.close();
+        }
+        assertThatThrownBy(() -> kept.get(0, 0)).isInstanceOf(IllegalStateException.class);
+        jlama.close();
+    }
+
+    @Test
+    void aWeightFileThatFailsItsCheckInPlaceIsLoadedFromAGoodCopyAndGeneratesTheSame() throws Exception {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+        Path dir = tmp.resolve("model");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 11), dir, b -> {});
+        String file;
+        try (var files = Files.list(dir)) {
+            file = files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".safetensors")).findFirst().orElseThrow();
+        }
+        try (TestCluster cluster = new TestCluster(tmp.resolve("cluster"), 3)) {
+            try (StoreClient store = cluster.client()) {
+                new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("two"), "org/tiny", "main", dir, 2,
+                        false, 2), Progress.NONE);
+            }
+            // Rot in the last tensor of the copy a same-host reader maps first, that only the checksums can see.
+            long at = Files.size(dir.resolve(file)) - 100;
+            cluster.flipByte("weights/two/files/" + file, (int) (at / TestCluster.SLICE), 0, at % TestCluster.SLICE);
+            Completion fromDisk = generate(dir.toString());
+            try (JlamaModels.Loaded loaded = JlamaModels.load("weightstore://two", LoadOptions.defaults().withStore(cluster.masterAddress()))) {
+                assertThat(loaded.source().orElseThrow().awaitChecks()).as("files read instead of seen in place").containsExactly(file);
+                Completion fromStore = Completion.generate(loaded.model(), PromptContext.of(PROMPT), 24, 0.0f, token -> {});
+                assertThat(fromStore.text()).isEqualTo(fromDisk.text());
+            }
+        }
     }
 
     @Test

@@ -11,8 +11,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -41,7 +43,11 @@ abstract class LoadBenchCommand implements Callable<Integer> {
     boolean json;
 
     /** What {@code --json} prints and {@code compare.json} holds. */
-    record Result(long checkpointBytes, int runs, String crc32c, List<Row> rows, List<Long> tp4BytesPerRank, List<String> notes) {}
+    record Result(long checkpointBytes, int runs, String crc32c, List<Row> rows, List<Target> targets, List<Long> tp4BytesPerRank,
+            List<String> notes) {}
+
+    /** A ratio of medians the loader is held to, measured in this run. */
+    record Target(String path, String against, double ratio, double goal) {}
 
     /** One path with its ratios to the ceilings and to the store's raw read speed. */
     record Row(String path, String detail, double medianGbPerSecond, double minGbPerSecond, double maxGbPerSecond,
@@ -66,8 +72,8 @@ abstract class LoadBenchCommand implements Callable<Integer> {
             rows.add(new Row(m.path(), m.detail(), m.median(), m.min(), m.max(), m.median() / report.memcpy().median(),
                     m.median() / report.rawSocket().median(), m.median() / report.rawStore().median()));
         }
-        Result result = new Result(report.checkpointBytes(), runs, Checksums.implementation(), rows, report.tpBytesPerRank(),
-                report.notes());
+        Result result = new Result(report.checkpointBytes(), runs, Checksums.implementation(), rows, targets(rows),
+                report.tpBytesPerRank(), report.notes());
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             JsonOutput.print(out, result);
@@ -76,6 +82,30 @@ abstract class LoadBenchCommand implements Callable<Integer> {
         }
         written(report, result);
         return ExitCodes.OK;
+    }
+
+    /** The loader's rows against the rows its goals name; a goal whose rows were not measured is left out. */
+    private static List<Target> targets(List<Row> rows) {
+        List<Target> targets = new ArrayList<>();
+        Optional<Row> loopback = row(rows, "loader, loopback");
+        Optional<Row> sameHost = row(rows, "loader, same host");
+        Optional<Row> bestNginx = rows.stream().filter(r -> r.path().startsWith("nginx"))
+                .max(Comparator.comparingDouble(Row::medianGbPerSecond));
+        add(targets, sameHost, row(rows, "local page cache, mmap"), 0.9);
+        add(targets, loopback, bestNginx, 1.0);
+        add(targets, loopback, rows.stream().filter(r -> r.path().startsWith("Redis")).findFirst(), 2.0);
+        return targets;
+    }
+
+    private static Optional<Row> row(List<Row> rows, String path) {
+        return rows.stream().filter(r -> r.path().equals(path)).findFirst();
+    }
+
+    private static void add(List<Target> targets, Optional<Row> path, Optional<Row> against, double goal) {
+        if (path.isPresent() && against.isPresent()) {
+            targets.add(new Target(path.get().path(), against.get().path(), path.get().medianGbPerSecond()
+                    / against.get().medianGbPerSecond(), goal));
+        }
     }
 
     static List<Measurement> all(LoadBench.Report report) {
@@ -95,6 +125,9 @@ abstract class LoadBenchCommand implements Callable<Integer> {
                     f(r.ratioToMemcpy()), f(r.ratioToRawSocket()), f(r.ratioToRawStore()));
         }
         table.print(out);
+        for (Target t : targets(rows)) {
+            out.printf(Locale.ROOT, "%s = %.2f x %s (goal %.1f)%n", t.path(), t.ratio(), t.against(), t.goal());
+        }
         for (int rank = 0; rank < report.tpBytesPerRank().size(); rank++) {
             long bytes = report.tpBytesPerRank().get(rank);
             out.printf(Locale.ROOT, "TP=4 rank %d read %s = %.3f of the checkpoint (amplification %.3f)%n", rank,

@@ -8,10 +8,12 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,6 +80,29 @@ public final class ObjectReader implements AutoCloseable {
     /** Reads the rows of {@code stride}, packed into {@code dst}: one column shard of a row-major matrix. */
     public void readStrided(Stride stride, MemorySegment dst) throws IOException {
         client.read(List.of(new Read.Strided(this, stride, dst)));
+    }
+
+    /**
+     * The whole object as one read-only segment over the pools of nodes on this host, with no byte
+     * copied, when every slice has a copy here (else empty: read it instead). The segment lives as
+     * long as {@code arena}, and closing the arena unmaps it (a later access fails with
+     * IllegalStateException); keep this handle open as long, for its lease is what stops the object
+     * from being removed and its room reused under the segment. Nothing is checked yet: see
+     * {@link #checkMapped}.
+     */
+    public Optional<MemorySegment> mapReadOnly(Arena arena) throws IOException {
+        return client.mapper().map(located(), arena);
+    }
+
+    /**
+     * Checks every checksum block of {@code view}, from {@link #mapReadOnly}, against the checksums
+     * computed when the object was written; CORRUPT names the first slice and block that differ.
+     */
+    public void checkMapped(MemorySegment view) throws IOException {
+        if (view.byteSize() != size()) {
+            throw new IllegalArgumentException("view of " + view.byteSize() + " bytes is not " + key + " of " + size() + " bytes");
+        }
+        client.mapper().check(located().object(), view);
     }
 
     /**

@@ -51,6 +51,7 @@ public final class StoreClient implements AutoCloseable {
     private final ReplicaChecker checker;
     private final ReplicaRepairer repairer;
     private final ClientMetrics metrics = new ClientMetrics();
+    private final LocalMapper mapper;
     private volatile boolean closed;
 
     private StoreClient(MasterApi master, ClientOptions options, List<AutoCloseable> owned) {
@@ -65,6 +66,7 @@ public final class StoreClient implements AutoCloseable {
         metrics.watch(reader::bytesRead);
         this.checker = new ReplicaChecker(workers, connections);
         this.repairer = new ReplicaRepairer(master, connections, options.maxPieceBytes());
+        this.mapper = new LocalMapper(workers, connections);
     }
 
     /** A client of the cluster whose master listens at {@code address} (HOST:PORT), or whose group of masters listens at HOST:PORT,HOST:PORT,... */
@@ -264,6 +266,10 @@ public final class StoreClient implements AutoCloseable {
 
     ReplicaRepairer repairer() {
         return repairer;
+    }
+
+    LocalMapper mapper() {
+        return mapper;
     }
 
     private void ensureOpen() {

@@ -133,6 +133,14 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
+    /** The identity in a pool file's header (its first {@link #DATA_START} bytes), mapped by someone else. */
+    static UUID identity(MemorySegment header, Path path) throws StoreException {
+        if (header.byteSize() < DATA_START || header.get(LONG, OFFSET_MAGIC) != MAGIC) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "not a pool file (bad magic): " + path);
+        }
+        return new UUID(header.get(LONG, OFFSET_UUID_MSB), header.get(LONG, OFFSET_UUID_LSB));
+    }
+
     private static void create(Path path, long capacity, UUID uuid, String chosenNodeId) throws IOException {
         Path parent = path.toAbsolutePath().getParent();
         if (parent != null) {

@@ -12,6 +12,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.Futures;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
@@ -20,6 +21,7 @@ import io.weightstore.weights.VerifiedCopy;
 import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.checks.TensorCrcTable;
 import io.weightstore.weights.checks.TensorCrcs;
+import io.weightstore.store.api.StoreException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +32,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,11 +44,14 @@ import org.slf4j.LoggerFactory;
  * is opened at once, under read leases held until the source is closed, so the checkpoint cannot
  * be deleted (without force) in the middle of a load. Metadata files are materialized to a local
  * cache; weight files never touch local disk: their tensors stream from the nodes into off-heap
- * memory, the whole checkpoint or one tensor-parallel rank's share.
+ * memory, the whole checkpoint or one tensor-parallel rank's share. A file whose every slice lies in
+ * a pool on this host is not copied at all: its tensors are read-only views of the mapped pools,
+ * as an engine's own loader maps a local file, valid as long as the source is open.
  *
  * <p>What is read is checked against the manifest, the root of trust: each file's object on open
- * (size, writer, block checksums), each tensor or shard as it arrives (the import's CRC table), and
- * on request every file's SHA-256 ({@link #verifyFiles}).
+ * (size, writer, block checksums), each tensor or shard as it arrives (the import's CRC table), a
+ * file seen in place by a pass over its blocks against those same block checksums, and on request
+ * every file's SHA-256 ({@link #verifyFiles}).
  */
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
@@ -77,6 +86,13 @@ public final class CheckpointSource implements AutoCloseable {
     private final boolean ownsBuffers;
     private final Map<String, ObjectReader> weightFiles = new LinkedHashMap<>();
     private final Map<String, TensorCrcTable> crcTables = new HashMap<>();
+    /** Weight files seen in place in pools on this host, unmapped when the source closes. */
+    private final Arena views = Arena.ofShared();
+    private final Map<ObjectReader, Optional<MemorySegment>> mappedFiles = new HashMap<>();
+    /** The checks of mapped files, each run in parallel over the file's slices on the store client's workers. */
+    private final Map<ObjectReader, Future<Void>> checks = new HashMap<>();
+    private final ExecutorService checker = Executors.newVirtualThreadPerTaskExecutor();
+    private final LongAdder bytesSeenInPlace = new LongAdder();
     private Map<String, Location> tensors;
 
     private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options) throws IOException {
@@ -160,9 +176,9 @@ public final class CheckpointSource implements AutoCloseable {
         return store;
     }
 
-    /** Object bytes read from the store so far through this source's client. */
+    /** Object bytes read from the store so far through this source's client, and handed out in place. */
     public long bytesRead() {
-        return store.bytesRead();
+        return store.bytesRead() + bytesSeenInPlace.sum();
     }
 
     /** Writes config, tokenizer and other metadata files to the cache directory; never a weight file. */
@@ -248,6 +264,16 @@ public final class CheckpointSource implements AutoCloseable {
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
             items.add(new TensorStream.Item(location, split, read, ShardCheck.of(location, read)));
         }
+        for (TensorStream.Item item : items) {
+            mappedFile(item.location().object()); // every file's check starts now, all running at once
+        }
+        for (int i = 0; i < items.size(); i++) {
+            TensorStream.Item item = items.get(i);
+            Optional<MemorySegment> inPlace = mapped(item.location(), item.read());
+            if (inPlace.isPresent()) {
+                items.set(i, item.inPlace(inPlace.get()));
+            }
+        }
         return new TensorStream(store, items, options.bufferBytes(), buffers);
     }
 
@@ -294,11 +320,113 @@ public final class CheckpointSource implements AutoCloseable {
     }
 
     /**
-     * Every tensor, whole, read ahead in file order for an engine that asks for tensors one by one and
-     * keeps them: {@code batchBytes} per scatter-gather read, {@code ahead} batches in flight.
+     * Every tensor not seen in place ({@link #mapped}), whole, read ahead in file order for an engine
+     * that asks for tensors one by one and keeps them: {@code batchBytes} per scatter-gather read,
+     * {@code ahead} batches in flight.
      */
     public TensorPrefetcher prefetch(long batchBytes, int ahead) throws IOException {
-        return new TensorPrefetcher(store, List.copyOf(tensors().values()), batchBytes, ahead);
+        List<Location> toRead = new java.util.ArrayList<>();
+        for (Location location : tensors().values()) {
+            if (mappedFile(location.object()).isEmpty()) {
+                toRead.add(location);
+            }
+        }
+        return new TensorPrefetcher(store, toRead, batchBytes, ahead);
+    }
+
+    /**
+     * {@code read}'s part of a tensor seen in place, read-only, when its file lies whole in pools
+     * mapped on this host and the part is contiguous (no copy is made); else empty, and the caller
+     * reads it. The segment is valid until this source closes, and fails loudly after. With
+     * {@link LoadOptions#checkMapped()}, the file's checksum blocks have been checked before this
+     * returns; a file that fails the check is read instead, which tries its other copies.
+     */
+    public Optional<MemorySegment> mapped(Location location, ShardRead read) throws IOException {
+        return inPlace(location, read, true);
+    }
+
+    /**
+     * As {@link #mapped}, without waiting for the file's check: for an engine that builds its model
+     * while the checks run. Before any byte is used, {@link #awaitChecks()} must say every file passed.
+     */
+    public Optional<MemorySegment> mappedAhead(Location location, ShardRead read) throws IOException {
+        return inPlace(location, read, false);
+    }
+
+    /**
+     * Maps every weight file that can be seen in place (starting its check) and waits for all the
+     * checks; returns the files whose check failed, which are read from now on, like any file that
+     * cannot be mapped. Views of them handed out by {@link #mappedAhead} must not be used.
+     */
+    public List<String> awaitChecks() throws IOException {
+        for (ObjectReader object : weightFiles.values()) {
+            mappedFile(object);
+        }
+        List<String> failed = new java.util.ArrayList<>();
+        for (Map.Entry<String, ObjectReader> file : weightFiles.entrySet()) {
+            if (!checked(file.getValue())) {
+                failed.add(file.getKey());
+            }
+        }
+        return failed;
+    }
+
+    private Optional<MemorySegment> inPlace(Location location, ShardRead read, boolean checked) throws IOException {
+        if (!read.contiguous()) {
+            return Optional.empty();
+        }
+        Optional<MemorySegment> file = mappedFile(location.object());
+        if (file.isEmpty() || checked && !checked(location.object())) {
+            return Optional.empty();
+        }
+        bytesSeenInPlace.add(read.bytes());
+        return Optional.of(file.get().asSlice(location.offsetOf(read), read.bytes()));
+    }
+
+    private synchronized Optional<MemorySegment> mappedFile(ObjectReader object) throws IOException {
+        Optional<MemorySegment> known = mappedFiles.get(object);
+        if (known != null) {
+            return known;
+        }
+        Optional<MemorySegment> file = object.mapReadOnly(views);
+        if (file.isPresent() && options.checkMapped()) {
+            MemorySegment bytes = file.get();
+            checks.put(object, checker.submit(() -> {
+                object.checkMapped(bytes);
+                return null;
+            }));
+        }
+        mappedFiles.put(object, file);
+        return file;
+    }
+
+    /** Waits for the file's check, if it has one; a file that failed it is read from now on. */
+    private boolean checked(ObjectReader object) throws IOException {
+        Future<Void> check;
+        synchronized (this) {
+            if (mappedFiles.getOrDefault(object, Optional.empty()).isEmpty()) {
+                return false;
+            }
+            check = checks.get(object);
+        }
+        if (check == null) {
+            return true;
+        }
+        try {
+            Futures.await(check);
+            return true;
+        } catch (StoreException e) {
+            if (e.code() != StoreException.Code.CORRUPT) {
+                throw e;
+            }
+            synchronized (this) {
+                if (checks.remove(object) != null) {
+                    log.warn("{}, seen in pools on this host, failed its check; reading it instead: {}", object.key(), e.getMessage());
+                }
+                mappedFiles.put(object, Optional.empty());
+            }
+            return false;
+        }
     }
 
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
@@ -312,9 +440,19 @@ public final class CheckpointSource implements AutoCloseable {
         ShardCheck.of(location, read).verify(dst.asSlice(0, read.bytes()));
     }
 
-    /** Ends the read leases, frees the source's own buffers, and closes the store if the source opened it. */
+    /**
+     * Unmaps the files seen in place (a tensor kept past this fails loudly), ends the read leases,
+     * frees the source's own buffers, and closes the store if the source opened it.
+     */
     @Override
     public void close() {
+        // A check still reading the views keeps them in use: let it finish before they are unmapped.
+        checker.close();
+        synchronized (this) {
+            if (views.scope().isAlive()) {
+                views.close();
+            }
+        }
         weightFiles.values().forEach(ObjectReader::close);
         if (ownsBuffers) {
             buffers.close();

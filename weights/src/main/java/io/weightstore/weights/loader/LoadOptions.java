@@ -13,9 +13,11 @@ import java.nio.file.Path;
  * @param importer the identity that must have imported the checkpoint ("writer importer", as the master names it), or
  *     null to accept whoever the manifest names
  * @param tensorChecks whether to check each tensor and shard received against the CRC32C the import recorded
+ * @param checkMapped when a file is seen in place in pools on this host, check its CRC32C blocks before handing out any of
+ *     it; off, it is trusted as checked when written (and by {@code model verify})
  */
 public record LoadOptions(String store, Path credentials, int connections, long bufferBytes, Path cacheDir, StreamBufferPool bufferPool,
-        String importer, boolean tensorChecks) {
+        String importer, boolean tensorChecks, boolean checkMapped) {
     public static final long DEFAULT_BUFFER = 512L << 20;
 
     public LoadOptions {
@@ -28,38 +30,42 @@ public record LoadOptions(String store, Path credentials, int connections, long 
     }
 
     public static LoadOptions defaults() {
-        return new LoadOptions(null, null, 4, DEFAULT_BUFFER, null, null, null, true);
+        return new LoadOptions(null, null, 4, DEFAULT_BUFFER, null, null, null, true, true);
     }
 
     public LoadOptions withBuffer(long bytes) {
-        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool, importer, tensorChecks);
+        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped);
     }
 
     public LoadOptions withStore(String master) {
-        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks);
+        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped);
     }
 
     public LoadOptions withCacheDir(Path dir) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool, importer, tensorChecks);
+        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool, importer, tensorChecks, checkMapped);
     }
 
     public LoadOptions withBufferPool(StreamBufferPool pool) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool, importer, tensorChecks);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool, importer, tensorChecks, checkMapped);
     }
 
     public LoadOptions withCredentials(Path dir) {
-        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks);
+        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped);
     }
 
     public LoadOptions withConnections(int n) {
-        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool, importer, tensorChecks);
+        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped);
     }
 
     public LoadOptions withImporter(String identity) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, identity, tensorChecks);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, identity, tensorChecks, checkMapped);
     }
 
     public LoadOptions withTensorChecks(boolean enabled) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, enabled);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, enabled, checkMapped);
+    }
+
+    public LoadOptions withMappedCheck(boolean check) {
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, check);
     }
 }

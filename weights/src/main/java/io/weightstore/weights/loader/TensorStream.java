@@ -24,6 +24,9 @@ import java.util.concurrent.TimeUnit;
  * range, and a column shard is one strided read, all in flight together. Each tensor, or the rank's
  * shard of it, is checked against the CRC32C the import recorded before its batch is handed out.
  *
+ * <p>A tensor seen in place in a pool mapped on this host is not read at all: the stream hands out
+ * the source's read-only view of it, which outlives the stream (it is valid until the source closes).
+ *
  * <p>A tensor larger than a half gets a batch of its own, in memory of its own that the stream keeps
  * for the next such tensor (see {@link OversizeMemory}): it loads, at the cost of that much more
  * memory while the stream is open.
@@ -31,10 +34,27 @@ import java.util.concurrent.TimeUnit;
 public final class TensorStream implements AutoCloseable {
     static final long ALIGNMENT = 64;
 
-    /** One tensor to read: where it is, which part of it this rank takes, and what that part must hash to. */
-    record Item(CheckpointSource.Location location, Split split, ShardRead read, ShardCheck check) {
+    /**
+     * One tensor: where it is, which part of it this rank takes, and what that part must hash to;
+     * {@code inPlace} holds that part when it is seen in a pool mapped on this host (nothing to read,
+     * and checked by the mapped file's block pass instead), else null.
+     */
+    record Item(CheckpointSource.Location location, Split split, ShardRead read, ShardCheck check, MemorySegment inPlace) {
+        Item(CheckpointSource.Location location, Split split, ShardRead read, ShardCheck check) {
+            this(location, split, read, check, null);
+        }
+
+        Item inPlace(MemorySegment data) {
+            return new Item(location, split, read, check, data);
+        }
+
         long start() {
             return location.offsetOf(read);
+        }
+
+        /** Bytes this item takes in a batch: none when it is seen in place. */
+        long bytesToRead() {
+            return inPlace != null ? 0 : read.bytes();
         }
     }
 
@@ -88,7 +108,7 @@ public final class TensorStream implements AutoCloseable {
         List<Item> current = new ArrayList<>();
         long bytes = 0;
         for (Item item : items) {
-            long size = item.read().bytes();
+            long size = item.bytesToRead();
             if (!current.isEmpty() && bytes + size > half) {
                 batches.add(new Batch(batches.size(), current, bytes));
                 current = new ArrayList<>();
@@ -139,7 +159,7 @@ public final class TensorStream implements AutoCloseable {
             long at = 0;
             for (int i = 0; i < items.size(); i++) {
                 offsets[i] = at;
-                at += items.get(i).read().bytes();
+                at += items.get(i).bytesToRead();
             }
             // The whole batch is one scatter-gather read: adjacent tensors of a file merge into one range,
             // each file's ranges are one read, and every column shard is one strided read.
@@ -148,6 +168,10 @@ public final class TensorStream implements AutoCloseable {
             while (i < items.size()) {
                 Item item = items.get(i);
                 ShardRead r = item.read();
+                if (item.inPlace() != null) {
+                    i++;
+                    continue;
+                }
                 if (!r.contiguous()) {
                     reads.add(new Read.Strided(item.location().object(), new Stride(item.start(), r.blockLength(), r.stride(),
                             r.count()), data.asSlice(offsets[i], r.bytes())));
@@ -155,22 +179,42 @@ public final class TensorStream implements AutoCloseable {
                     continue;
                 }
                 int end = i + 1;
-                while (end < items.size() && items.get(end).read().contiguous()
+                while (end < items.size() && items.get(end).read().contiguous() && items.get(end).inPlace() == null
                         && items.get(end).location().object() == item.location().object()) {
                     end++;
                 }
                 reads.add(contiguous(items.subList(i, end), data, offsets[i]));
                 i = end;
             }
-            store.read(reads);
-            // Checked here, before the batch is handed out, so no tensor a node got wrong reaches the consumer.
-            BatchCheck.verify(items.stream().map(Item::check).toList(), data, offsets,
-                    items.stream().mapToLong(item -> item.read().bytes()).toArray());
+            if (!reads.isEmpty()) {
+                store.read(reads);
+            }
+            verifyRead(items, data, offsets);
             return new Loaded(batch, data, offsets, own, view);
         } catch (IOException | RuntimeException e) {
             release(new Loaded(batch, data, new long[0], own, view));
             throw e;
         }
+    }
+
+    /**
+     * Checks what was read, before the batch is handed out, so no tensor a node got wrong reaches the
+     * consumer. Tensors seen in place were not read: their file's block pass checks them.
+     */
+    private static void verifyRead(List<Item> items, MemorySegment data, long[] offsets) throws IOException {
+        List<ShardCheck> checks = new ArrayList<>();
+        List<Long> at = new ArrayList<>();
+        List<Long> lengths = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            Item item = items.get(i);
+            if (item.inPlace() == null) {
+                checks.add(item.check());
+                at.add(offsets[i]);
+                lengths.add(item.read().bytes());
+            }
+        }
+        BatchCheck.verify(checks, data, at.stream().mapToLong(Long::longValue).toArray(),
+                lengths.stream().mapToLong(Long::longValue).toArray());
     }
 
     private static Read contiguous(List<Item> run, MemorySegment data, long dstOffset) {
@@ -211,7 +255,8 @@ public final class TensorStream implements AutoCloseable {
             position = 0;
         }
         Item item = current.batch().items().get(position);
-        MemorySegment data = current.data().asSlice(current.offsets()[position], item.read().bytes());
+        MemorySegment data = item.inPlace() != null ? item.inPlace()
+                : current.data().asSlice(current.offsets()[position], item.read().bytes());
         position++;
         var info = item.location().info();
         return new Tensor(info.name(), info.dtype(), item.read().shape(), info.shape(), item.split(), item.location().file(), data);

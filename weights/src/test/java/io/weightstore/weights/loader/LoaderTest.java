@@ -17,6 +17,7 @@ import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointException;
@@ -135,6 +136,67 @@ class LoaderTest {
             assertThat(tensors.get("extra.bf16").dtype()).isEqualTo(DType.BF16);
             assertThat(tensors.get("extra.u8.scalar").shape()).isEmpty();
             assertThat(tensors.get("model.embed_tokens.weight").shape()).containsExactly(1000L, 256L);
+        }
+    }
+
+    @Test
+    void onTheNodesHostTensorsAreReadOnlyViewsOfThePoolsValidUntilTheSourceCloses() throws IOException {
+        MemorySegment kept;
+        try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true));
+                CheckpointSource checkpoint = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults())) {
+            checkpoint.tensors();
+            long copiedBefore = sameHost.bytesRead();
+            try (TensorStream stream = checkpoint.stream()) {
+                Map<String, byte[]> got = new HashMap<>();
+                Map<String, Tensor> tensors = collect(stream, got);
+                for (String name : expected.keySet()) {
+                    assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+                }
+                assertThat(tensors.values()).allSatisfy(t -> assertThat(t.data().isReadOnly()).as(t.name()).isTrue());
+                kept = tensors.get("model.embed_tokens.weight").data();
+            }
+            assertThat(sameHost.bytesRead()).as("no byte copied").isEqualTo(copiedBefore);
+            assertThat(checkpoint.bytesRead() - copiedBefore).isEqualTo(checkpoint.tensorBytes());
+            // Past its stream a view stays valid: it belongs to the source, not to the stream's buffers.
+            assertThat(kept.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get("model.embed_tokens.weight"));
+        }
+        assertThatThrownBy(() -> kept.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void onTheNodesHostColumnShardsAreCopiedAndRowShardsSeenInPlace() throws IOException {
+        try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true));
+                CheckpointSource checkpoint = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults());
+                CheckpointSource loopback = CheckpointSource.open(store, new CheckpointId("ckpt"), LoadOptions.defaults());
+                TensorStream mapped = checkpoint.stream(1, 2, ShardPlan.preset("llama"));
+                TensorStream copied = loopback.stream(1, 2, ShardPlan.preset("llama"))) {
+            for (Tensor ours; (ours = mapped.next()) != null; ) {
+                Tensor theirs = copied.next();
+                assertThat(ours.name()).isEqualTo(theirs.name());
+                assertThat(ours.data().mismatch(theirs.data())).as(ours.name()).isEqualTo(-1L);
+                assertThat(ours.data().isReadOnly()).as(ours.name()).isEqualTo(ours.split() != Split.DIM1);
+            }
+            assertThat(copied.next()).isNull();
+        }
+    }
+
+    @Test
+    void aPoolThatFailsItsCheckIsReadFromTheOtherCopyInstead() throws IOException {
+        String file;
+        try (CheckpointSource loopback = open("ckpt", 3L << 20)) {
+            file = loopback.tensors().get("model.embed_tokens.weight").file();
+        }
+        cluster.flipByte("weights/ckpt/files/" + file, 0, 0, 4096);
+        try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true));
+                CheckpointSource checkpoint = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults());
+                TensorStream stream = checkpoint.stream()) {
+            Map<String, byte[]> got = new HashMap<>();
+            Map<String, Tensor> tensors = collect(stream, got);
+            for (String name : expected.keySet()) {
+                assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+            }
+            assertThat(tensors.values()).filteredOn(t -> t.file().equals(file)).isNotEmpty()
+                    .allSatisfy(t -> assertThat(t.data().isReadOnly()).as(t.name()).isFalse());
         }
     }
 

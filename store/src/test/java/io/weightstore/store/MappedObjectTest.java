@@ -1,0 +1,106 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.StoreClient;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Objects seen in place in the pools of nodes on this host: slices of three pools stitched into one read-only segment. */
+class MappedObjectTest {
+    private static final long SIZE = 5 * TestCluster.SLICE + 12_345;
+
+    @TempDir
+    Path tmp;
+
+    private TestCluster cluster;
+    private Arena arena;
+    private MemorySegment source;
+
+    @BeforeEach
+    void start() throws Exception {
+        cluster = new TestCluster(tmp.resolve("cluster"), 3);
+        arena = Arena.ofShared();
+        source = Bytes.random(arena, SIZE, 17);
+        try (StoreClient writer = cluster.client()) {
+            writer.put("w", source, PutOptions.defaults().withSliceSize(TestCluster.SLICE));
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        arena.close();
+        cluster.close();
+    }
+
+    @Test
+    void objectOverThreePoolsIsOneReadOnlySegmentWithTheStoredBytes() throws Exception {
+        try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w");
+                Arena views = Arena.ofShared()) {
+            assertThat(object.object().slices().stream().map(s -> s.replicas().getFirst().nodeId()).distinct()).hasSize(3);
+            MemorySegment view = object.mapReadOnly(views).orElseThrow();
+            object.checkMapped(view);
+            assertThat(view.byteSize()).isEqualTo(SIZE);
+            assertThat(view.isReadOnly()).isTrue();
+            assertThat(view.mismatch(source)).isEqualTo(-1);
+            assertThatThrownBy(() -> view.set(ValueLayout.JAVA_BYTE, 0, (byte) 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read-only");
+        }
+    }
+
+    @Test
+    void closingTheArenaUnmapsAndLaterReadsFailLoudly() throws Exception {
+        MemorySegment view;
+        try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w")) {
+            Arena views = Arena.ofShared();
+            view = object.mapReadOnly(views).orElseThrow();
+            assertThat(view.get(ValueLayout.JAVA_BYTE, SIZE - 1)).isEqualTo(source.get(ValueLayout.JAVA_BYTE, SIZE - 1));
+            views.close();
+        }
+        assertThatThrownBy(() -> view.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void theMappingOutlivesTheClientThatMadeIt() throws Exception {
+        try (Arena views = Arena.ofShared()) {
+            MemorySegment view;
+            try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w")) {
+                view = object.mapReadOnly(views).orElseThrow();
+            }
+            assertThat(view.mismatch(source)).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void rotInAPoolIsFoundByTheCheckAndNamesTheBlock() throws Exception {
+        cluster.flipByte("w", 3, 100_000);
+        try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w");
+                Arena views = Arena.ofShared()) {
+            MemorySegment view = object.mapReadOnly(views).orElseThrow();
+            assertThat(view.mismatch(source)).isEqualTo(3 * TestCluster.SLICE + 100_000);
+            assertThatThrownBy(() -> object.checkMapped(view)).isInstanceOf(StoreException.class)
+                    .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
+                    .hasMessageContaining("slice 3 block 1");
+        }
+    }
+
+    @Test
+    void aClientThatCannotSeeThePoolsGetsNothingAndReadsInstead() throws Exception {
+        try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(false)); ObjectReader object = store.open("w");
+                Arena views = Arena.ofShared()) {
+            assertThat(object.mapReadOnly(views)).isEqualTo(Optional.empty());
+        }
+    }
+}
