@@ -25,6 +25,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A real cluster on loopback: one master (gRPC, RocksDB) and N storage nodes (data plane, pool
@@ -47,6 +48,7 @@ public final class TestCluster implements AutoCloseable {
     private final Path dir;
     private final MasterConfig config;
     private final CertificateAuthority ca;
+    private final UnaryOperator<NodeOptions> nodeOptions;
     private MasterServer master;
     private int masterPort;
     private final List<StorageNode> nodes = new ArrayList<>();
@@ -58,13 +60,20 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
-        this(dir, nodeCount, config, null);
+        this(dir, nodeCount, config, null, UnaryOperator.identity());
     }
 
-    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca) throws StoreException {
+    /** A cluster whose nodes run with what {@code nodeOptions} makes of the loopback defaults (a scrubber, say). */
+    public TestCluster(Path dir, int nodeCount, MasterConfig config, UnaryOperator<NodeOptions> nodeOptions) throws StoreException {
+        this(dir, nodeCount, config, null, nodeOptions);
+    }
+
+    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca, UnaryOperator<NodeOptions> nodeOptions)
+            throws StoreException {
         this.dir = dir;
         this.config = config;
         this.ca = ca;
+        this.nodeOptions = nodeOptions;
         masterPort = 0;
         startMaster();
         masterPort = master.port();
@@ -76,7 +85,12 @@ public final class TestCluster implements AutoCloseable {
 
     /** A cluster whose master and nodes accept only callers with credentials of its CA (in {@code dir/ca}). */
     public static TestCluster secure(Path dir, int nodeCount) throws StoreException {
-        return new TestCluster(dir, nodeCount, config(), CertificateAuthority.init(dir.resolve("ca")));
+        return secure(dir, nodeCount, config(), UnaryOperator.identity());
+    }
+
+    public static TestCluster secure(Path dir, int nodeCount, MasterConfig config, UnaryOperator<NodeOptions> nodeOptions)
+            throws StoreException {
+        return new TestCluster(dir, nodeCount, config, CertificateAuthority.init(dir.resolve("ca")), nodeOptions);
     }
 
     /** Credentials of this cluster's CA for {@code name} in {@code role}, issued on first use. */
@@ -105,7 +119,7 @@ public final class TestCluster implements AutoCloseable {
     }
 
     private StorageNode startNode(int index) throws StoreException {
-        NodeOptions options = NodeOptions.loopback(pools.get(index), NODE_CAPACITY);
+        NodeOptions options = nodeOptions.apply(NodeOptions.loopback(pools.get(index), NODE_CAPACITY));
         if (ca != null) {
             options = options.withAuthentication(authentication(Role.NODE, "node-" + index));
         }

@@ -49,6 +49,7 @@ final class RequestHandler implements Runnable {
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final RateLimitedLog refusals;
+    private final NodeCounters counters;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
@@ -56,13 +57,14 @@ final class RequestHandler implements Runnable {
     private Admission.Session session;
 
     RequestHandler(SocketChannel socket, PoolFile pool, Admission admission, TransferDeadlines deadlines, DeadlineTimer timer,
-            RateLimitedLog refusals) {
+            RateLimitedLog refusals, NodeCounters counters) {
         this.socket = socket;
         this.pool = pool;
         this.admission = admission;
         this.deadlines = deadlines;
         this.timer = timer;
         this.refusals = refusals;
+        this.counters = counters;
     }
 
     @Override
@@ -181,6 +183,7 @@ final class RequestHandler implements Runnable {
         for (Range range : ranges) {
             sendFile(range);
         }
+        counters.served(total);
     }
 
     private void sendStrided(Stride stride, List<BlockCheck> checks) throws IOException, FrameException {
@@ -205,6 +208,7 @@ final class RequestHandler implements Runnable {
             }
         }
         writeFully(out.flip());
+        counters.served(stride.bytes());
     }
 
     private void receive(Range range) throws IOException, FrameException {
