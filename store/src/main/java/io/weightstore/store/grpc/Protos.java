@@ -188,6 +188,7 @@ public final class Protos {
 
     static io.weightstore.store.proto.ReplicationStatus toProto(ReplicationStatus status) {
         var builder = io.weightstore.store.proto.ReplicationStatus.newBuilder().setSlicesBelowTarget(status.slicesBelowTarget())
+                .setSlicesWaiting(status.slicesWaiting())
                 .setSlicesWithoutGoodCopy(status.slicesWithoutGoodCopy()).setBadCopies(status.badCopies())
                 .setRepairAfterMs(status.repairAfter().toMillis());
         status.copies().forEach(c -> builder.addCopies(io.weightstore.store.proto.CopyInFlight.newBuilder().setKey(c.key())
@@ -208,7 +209,7 @@ public final class Protos {
             copies.add(new CopyInFlight(c.getKey(), c.getSlice(), c.getFromNodeId(), c.getToNodeId(), reason, c.getLength(),
                     c.getBytesDone()));
         }
-        return new ReplicationStatus(status.getSlicesBelowTarget(), status.getSlicesWithoutGoodCopy(), status.getBadCopies(), copies,
+        return new ReplicationStatus(status.getSlicesBelowTarget(), status.getSlicesWaiting(), status.getSlicesWithoutGoodCopy(), status.getBadCopies(), copies,
                 Duration.ofMillis(status.getRepairAfterMs()));
     }
 

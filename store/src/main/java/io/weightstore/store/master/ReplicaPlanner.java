@@ -65,10 +65,11 @@ final class ReplicaPlanner {
     /**
      * @param drops replicas to take out of the metadata now
      * @param belowTarget fewer copies count than the target
+     * @param waiting a copy is on a node that is down, not yet for the repair delay: it counts, but serves nothing now
      * @param unreadable no copy can serve the slice now
      * @param bad copies known bad
      */
-    record Plan(List<ReplicaRef> drops, Optional<Want> copy, boolean belowTarget, boolean unreadable, int bad) {}
+    record Plan(List<ReplicaRef> drops, Optional<Want> copy, boolean belowTarget, boolean waiting, boolean unreadable, int bad) {}
 
     /**
      * @param replicas the slice's replicas as the metadata lists them
@@ -98,7 +99,8 @@ final class ReplicaPlanner {
         }
         int bad = (int) replicas.stream().filter(h -> h.state() == State.BAD).count();
         boolean unreadable = replicas.stream().noneMatch(Held::readable);
-        return new Plan(drops, want(kept, counting, target, localNodes), counting < target, unreadable, bad);
+        boolean waiting = kept.stream().anyMatch(h -> h.state() == State.WAITING);
+        return new Plan(drops, want(kept, counting, target, localNodes), counting < target, waiting, unreadable, bad);
     }
 
     private static Optional<Want> want(List<Held> kept, int counting, int target, List<String> localNodes) {

@@ -61,6 +61,7 @@ final class Replication {
         private String after = "";
         private int index;
         private int belowTarget;
+        private int waiting;
         private int unreadable;
         private final Map<String, Integer> replicasByNode = new HashMap<>();
 
@@ -87,6 +88,7 @@ final class Replication {
     private long lastFullPass;
     private Set<String> lastLost = Set.of();
     private int belowTarget;
+    private int waiting;
     private int unreadable;
     private Map<String, Integer> replicasByNode = Map.of();
 
@@ -404,7 +406,7 @@ final class Replication {
     }
 
     ReplicationStatus status() {
-        return new ReplicationStatus(belowTarget, unreadable, bad.size(), copies.inFlight(), settings().repairAfter());
+        return new ReplicationStatus(belowTarget, waiting, unreadable, bad.size(), copies.inFlight(), settings().repairAfter());
     }
 
     // ---- the periodic look
@@ -471,6 +473,7 @@ final class Replication {
             return List.of();
         }
         belowTarget = pass.belowTarget;
+        waiting = pass.waiting;
         unreadable = pass.unreadable;
         replicasByNode = Map.copyOf(pass.replicasByNode);
         return nodes.statuses().stream().map(s -> s.nodeId()).filter(id -> nodes.isPoolLost(id) && replicasOn(id) == 0
@@ -505,6 +508,7 @@ final class Replication {
             }
             slices.get(i).replicas().forEach(r -> pass.replicasByNode.merge(r.nodeId(), 1, Integer::sum));
             pass.belowTarget += plan.belowTarget() ? 1 : 0;
+            pass.waiting += plan.waiting() ? 1 : 0;
             pass.unreadable += plan.unreadable() ? 1 : 0;
             if (plan.copy().isPresent() && !schedule(object, i, plan.copy().get(), held, raised)) {
                 dirtyKeys.add(object.key()); // no source or no room with a free hand now: look again soon

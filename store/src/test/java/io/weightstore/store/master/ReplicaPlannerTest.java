@@ -49,6 +49,9 @@ class ReplicaPlannerTest {
         Plan plan = plan(2, held("a", GOOD), held("b", WAITING));
         assertThat(plan.copy()).isEmpty();
         assertThat(plan.drops()).isEmpty();
+        assertThat(plan.belowTarget()).isFalse();
+        assertThat(plan.waiting()).as("shown as waiting, so the store reads DEGRADED meanwhile").isTrue();
+        assertThat(plan(2, held("a", GOOD), held("b", GOOD)).waiting()).isFalse();
     }
 
     @Test
@@ -97,6 +100,7 @@ class ReplicaPlannerTest {
         Plan plan = ReplicaPlanner.plan(replicas, 2, List.of());
         assertThat(plan.drops()).containsExactly(new ReplicaRef("c", 0), new ReplicaRef("b", 0));
         assertThat(plan.copy()).isEmpty();
+        assertThat(plan.waiting()).as("the copy on the node that is down was trimmed").isFalse();
     }
 
     @Test
