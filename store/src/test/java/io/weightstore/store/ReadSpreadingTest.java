@@ -40,14 +40,16 @@ class ReadSpreadingTest {
     void eightLoadersSpreadTheirReadsOverEveryReplica(int nodes, int replicas) throws Exception {
         try (TestCluster cluster = new TestCluster(tmp, nodes); Arena arena = Arena.ofShared()) {
             StoreClient writer = cluster.client();
+            MemorySegment[] files = new MemorySegment[SIZES.length];
             for (int i = 0; i < SIZES.length; i++) {
-                writer.put("ckpt/file-" + i, Bytes.random(arena, SIZES[i], i), PutOptions.defaults().withReplicas(replicas));
+                files[i] = Bytes.random(arena, SIZES[i], i);
+                writer.put("ckpt/file-" + i, files[i], PutOptions.defaults().withReplicas(replicas));
             }
             long[] before = new long[nodes];
             for (int n = 0; n < nodes; n++) {
                 before[n] = cluster.node(n).bytesServed();
             }
-            loadAtOnce(cluster, arena);
+            loadAtOnce(cluster, arena, files);
             long[] served = new long[nodes];
             long total = 0;
             for (int n = 0; n < nodes; n++) {
@@ -67,8 +69,8 @@ class ReadSpreadingTest {
         }
     }
 
-    /** Each loader opens the files, waits for the others, and reads them whole in one scatter read. */
-    private static void loadAtOnce(TestCluster cluster, Arena arena) throws Exception {
+    /** Each loader opens the files, waits for the others, reads them whole in one scatter read, and compares every byte. */
+    private static void loadAtOnce(TestCluster cluster, Arena arena, MemorySegment[] files) throws Exception {
         CyclicBarrier start = new CyclicBarrier(LOADERS);
         ExecutorService pool = Executors.newFixedThreadPool(LOADERS);
         try {
@@ -89,6 +91,11 @@ class ReadSpreadingTest {
                     start.await();
                     client.read(reads);
                     open.forEach(ObjectReader::close);
+                    at = 0;
+                    for (int i = 0; i < SIZES.length; i++) {
+                        assertThat(Bytes.equal(dst.asSlice(at, SIZES[i]), files[i])).as("file " + i).isTrue();
+                        at += SIZES[i];
+                    }
                     return null;
                 }));
             }

@@ -20,6 +20,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,10 +50,13 @@ class SelfHealingTest {
     private final Arena arena = Arena.ofShared();
     private MemorySegment data;
 
-    /** A second's grace for a node that is down, copies at 200 MB/s, and scrubbers at 64 MB/s. */
+    /**
+     * A second's grace for a node that is down, copies at 200 MB/s, scrubbers at 64 MB/s, and auto
+     * counts of a copy per two readers, kept a second after they are gone.
+     */
     static MasterConfig config() {
         return TestCluster.config().withReplication(ReplicationConfig.defaults().withRepairAfter(Duration.ofSeconds(1))
-                .withCopyBytesPerSecond(200_000_000));
+                .withCopyBytesPerSecond(200_000_000).withReadersPerReplica(2).withCoolDown(Duration.ofSeconds(1)));
     }
 
     static NodeOptions scrubbing(NodeOptions options) {
@@ -139,6 +143,25 @@ class SelfHealingTest {
         reading.set(false);
         reader.join();
         assertThat(reads.get()).isPositive();
+        assertEveryCopyGoodAndTheBytesWhole(1);
+    }
+
+    @Test
+    void anAutoCountAddsCopiesWhileReadersHoldTheObjectAndTrimsThemOnceTheyAreGone() throws Exception {
+        assertThat(client.setReplicas(List.of(KEY), 1, true)).isEqualTo(1);
+        await("the count back to its floor of 1", () -> client.stat(KEY).slices().stream().allMatch(s -> s.replicas().size() == 1));
+        List<ObjectReader> readers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 6; i++) {
+                readers.add(client.open(KEY));
+            }
+            await("a copy per two readers: 3", () -> client.stat(KEY).slices().stream().allMatch(s -> s.replicas().size() == 3));
+            assertEveryCopyGoodAndTheBytesWhole(3);
+        } finally {
+            readers.forEach(ObjectReader::close);
+        }
+        await("the copies readers called for trimmed once they are gone",
+                () -> client.stat(KEY).slices().stream().allMatch(s -> s.replicas().size() == 1));
         assertEveryCopyGoodAndTheBytesWhole(1);
     }
 
