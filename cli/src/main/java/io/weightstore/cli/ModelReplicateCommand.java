@@ -92,8 +92,11 @@ final class ModelReplicateCommand implements Callable<Integer> {
             }
             if (json) {
                 JsonOutput.print(out, new Report(set, health));
-            } else {
+            } else if (await) {
                 out.printf("%s copies: %s%n", id, health.describe());
+            } else {
+                out.printf("the master copies and trims in the background; 'weightstore model inspect %s' shows how far, or add --wait%n",
+                        id);
             }
         }
         return ExitCodes.OK;

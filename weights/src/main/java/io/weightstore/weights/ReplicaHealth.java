@@ -63,10 +63,12 @@ public record ReplicaHealth(ReplicationStatus.State state, int slices, int slice
     public String describe() {
         return switch (state) {
             case OK -> "OK (every slice has its copies)";
-            case DEGRADED -> "DEGRADED: " + slicesBelowTarget + " of " + slices + " slices lack copies on up nodes, no copy under way";
-            case REPAIRING -> "REPAIRING: " + copiesUnderWay + " copies under way, " + ByteSizes.format(bytesCopied) + " of "
-                    + ByteSizes.format(bytesToCopy) + " copied (" + (bytesToCopy == 0 ? 0 : 100 * bytesCopied / bytesToCopy) + "%), "
-                    + slicesBelowTarget + " of " + slices + " slices lack copies on up nodes";
+            case DEGRADED -> "DEGRADED: " + slicesBelowTarget + " of " + slices + " slices have fewer copies on up nodes than their"
+                    + " count, and no copy is under way";
+            case REPAIRING -> "REPAIRING: " + copiesUnderWay + (copiesUnderWay == 1 ? " copy" : " copies") + " under way, "
+                    + ByteSizes.format(bytesCopied) + " of " + ByteSizes.format(bytesToCopy) + " copied ("
+                    + (bytesToCopy == 0 ? 0 : 100 * bytesCopied / bytesToCopy) + "%); " + slicesBelowTarget + " of " + slices
+                    + " slices have fewer copies on up nodes than their count";
         };
     }
 }
