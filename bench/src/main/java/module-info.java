@@ -7,6 +7,7 @@ open module io.weightstore.bench {
     requires io.weightstore.gateway;
     requires com.fasterxml.jackson.databind;
     requires info.picocli;
+    requires java.management;
     requires java.net.http;
     requires jetcd.core;
     requires jmh.core;

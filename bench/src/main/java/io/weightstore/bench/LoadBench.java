@@ -7,6 +7,7 @@ import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
@@ -27,6 +28,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Loading a whole synthetic checkpoint into off-heap memory: through the loader from a three-node
@@ -59,10 +62,7 @@ public final class LoadBench {
         long largest = weights.stream().mapToLong(CheckpointFile::size).max().orElse(1);
         Path work = Files.createTempDirectory(poolDir, "ws-load-bench-");
         try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
-            try (StoreClient writer = cluster.client(false, CONNECTIONS)) {
-                new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
-                        Progress.NONE);
-            }
+            importInto(cluster, source);
             MemorySegment whole = arena.allocate(largest, 64);
             whole.fill((byte) 0);
             CheckpointFile first = weights.getFirst();
@@ -105,6 +105,9 @@ public final class LoadBench {
             List<Long> perRank = new ArrayList<>();
             paths.add(Measurement.of("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes, runs,
                     () -> loadAllRanks(cluster, 4, perRank)));
+            paths.add(secureLoopback(work, directory, DataPlaneProtection.TLS, "data plane in TLS 1.3", weightBytes, runs));
+            paths.add(secureLoopback(work, directory, DataPlaneProtection.MAC, "TLS handshake, then Poly1305-tagged chunks in clear",
+                    weightBytes, runs));
             if (peers) {
                 measurePeers(source, weights, work, whole, weightBytes, runs, peerConnections, paths, notes);
             }
@@ -112,6 +115,32 @@ public final class LoadBench {
                     perRank.size()), notes);
         } finally {
             WorkDirectory.delete(work);
+        }
+    }
+
+    private static void importInto(BenchCluster cluster, Path source) throws IOException {
+        try (StoreClient writer = cluster.client(false, CONNECTIONS)) {
+            new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
+                    Progress.NONE);
+        }
+    }
+
+    /**
+     * The loopback loader against a secure cluster of its own, made, filled and dropped here, so
+     * that no more than two copies of the checkpoint are held at once.
+     */
+    private static Measurement secureLoopback(Path work, CheckpointDirectory checkpoint, DataPlaneProtection protection,
+            String detail, long weightBytes, int runs) throws Exception {
+        Path dir = work.resolve(protection.name().toLowerCase(Locale.ROOT));
+        try (BenchCluster secure = new BenchCluster(dir, checkpoint.totalBytes(), Optional.of(protection));
+                StreamBufferPool buffers = new StreamBufferPool()) {
+            importInto(secure, checkpoint.root());
+            try (StoreClient client = secure.client(false, CONNECTIONS)) {
+                return Measurement.interleaved(runs, List.of(loader(client, buffers, "loader, loopback, " + protection.name(),
+                        detail + ", 3 nodes, " + CONNECTIONS + " conn", weightBytes))).getFirst();
+            }
+        } finally {
+            WorkDirectory.delete(dir);
         }
     }
 

@@ -106,7 +106,7 @@ public final class StoreReadBench {
     }
 
     /** Pseudo-random bytes, so nothing along the way can shortcut on zeros. */
-    private static void writeSource(Path file, long bytes) throws IOException {
+    static void writeSource(Path file, long bytes) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
                 Arena arena = Arena.ofConfined()) {
             MemorySegment chunk = arena.allocate(8 << 20, 64);

@@ -25,10 +25,10 @@ class IdleConnectionsTest {
                 .mapToInt(l -> Integer.parseInt(l.substring("Threads:".length()).strip())).findFirst().orElseThrow();
     }
 
-    /** Sends the data plane's hello ("WSDP", version 2, no ticket: the node runs --insecure); returns the reply's status. */
+    /** Sends the data plane's hello ("WSDP", version 2, no ticket: the node runs --insecure); returns the reply's status (byte 6). */
     private static int hello(Socket socket) throws Exception {
         socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(0x57534450).putShort((short) 2).putShort((short) 0).array());
-        return ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).getShort(6);
+        return ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).get(6);
     }
 
     @Test

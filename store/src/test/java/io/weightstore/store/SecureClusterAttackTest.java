@@ -22,8 +22,10 @@ import io.weightstore.store.api.Located;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Range;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Stride;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.ClientOptions;
@@ -31,23 +33,34 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.proto.FinishCopyRequest;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.MasterGrpc;
 import io.weightstore.store.proto.RegisterNodeRequest;
 import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.ExpectedPeer;
+import io.weightstore.store.security.Identity;
 import io.weightstore.store.security.Role;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.TlsEndpoint;
+import io.weightstore.store.wire.TlsTransport;
+import io.weightstore.store.wire.Transport;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -117,6 +130,13 @@ class SecureClusterAttackTest {
     void everyMasterMethodIsInThisTestsTable() {
         assertThat(MasterGrpc.getServiceDescriptor().getMethods().stream().map(MethodDescriptor::getBareMethodName)
                 .collect(Collectors.toSet())).isEqualTo(ALLOWED.keySet());
+    }
+
+    @Test
+    void aNodesPoolFileIsOpenToItsOwnerOnly() throws IOException {
+        for (int i = 0; i < 2; i++) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(cluster.pool(i)))).isEqualTo("rw-------");
+        }
     }
 
     @Test
@@ -217,9 +237,21 @@ class SecureClusterAttackTest {
 
     @Test
     void aNodeServesNoOneWithoutATicketFromItsMaster() throws Exception {
-        int port = cluster.node(0).port();
-        assertThat(helloStatus(port, new byte[0])).isEqualTo(io.weightstore.store.wire.Status.AUTH);
-        assertThat(helloStatus(port, new byte[200])).isEqualTo(io.weightstore.store.wire.Status.AUTH);
+        Authentication reader = cluster.authentication(Role.READER, "reader-1");
+        assertThat(helloStatus("node-0", reader, new byte[0])).isEqualTo(io.weightstore.store.wire.Status.AUTH);
+        assertThat(helloStatus("node-0", reader, new byte[200])).isEqualTo(io.weightstore.store.wire.Status.AUTH);
+    }
+
+    @Test
+    void aPlaintextConnectionToASecureNodeGetsNoAnswerOfTheProtocol() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", cluster.node(0).port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(ByteBuffer.allocate(FrameCodec.HELLO_BYTES).putInt(FrameCodec.MAGIC)
+                    .putShort(FrameCodec.VERSION).putShort((short) 0).array());
+            byte[] answer = socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES);
+            assertThat(answer.length < 4 || ByteBuffer.wrap(answer).getInt() != FrameCodec.MAGIC)
+                    .as("a hello reply to a plaintext hello").isTrue();
+        }
     }
 
     @Test
@@ -229,17 +261,83 @@ class SecureClusterAttackTest {
         String other = holder.equals("node-0") ? "node-1" : "node-0";
         Ticket forHolder = located.tickets().get(holder);
         assertThat(forHolder.isNone()).isFalse();
-        assertThat(helloStatus(cluster.node(cluster.indexOf(other)).port(), forHolder.bytes()))
+        Authentication reader = cluster.authentication(Role.READER, "reader-1");
+        assertThat(helloStatus(other, reader, forHolder.bytes())).isEqualTo(io.weightstore.store.wire.Status.AUTH);
+        assertThat(helloStatus(holder, reader, forHolder.bytes())).isEqualTo(io.weightstore.store.wire.Status.OK);
+    }
+
+    @Test
+    void aTicketServesOnlyTheCertificateItWasSealedFor() throws Exception {
+        Located located = locateAs(Role.READER, "reader-1", placeObject());
+        String holder = located.object().slice(0).replicas().getFirst().nodeId();
+        byte[] readersTicket = located.tickets().get(holder).bytes();
+        assertThat(helloStatus(holder, cluster.authentication(Role.WRITER, "writer-1"), readersTicket))
                 .isEqualTo(io.weightstore.store.wire.Status.AUTH);
-        assertThat(helloStatus(cluster.node(cluster.indexOf(holder)).port(), forHolder.bytes()))
-                .isEqualTo(io.weightstore.store.wire.Status.OK);
+    }
+
+    @Test
+    void aClientRefusesANodeThatIsNotTheOneTheMasterNamed() throws Exception {
+        Located located = locateAs(Role.READER, "reader-1", placeObject());
+        Authentication reader = cluster.authentication(Role.READER, "reader-1");
+        TlsEndpoint expectingNode0 = TlsEndpoint.client(reader, ExpectedPeer.exactly(new Identity("node-0", Role.NODE)));
+        try (SocketNodeAccess impostor = new SocketNodeAccess("127.0.0.1", cluster.node(1).port(), Optional.of(expectingNode0),
+                () -> located.tickets().getOrDefault("node-0", Ticket.none()), TransferDeadlines.defaults(), timer)) {
+            assertThatThrownBy(() -> impostor.read(List.of(new Range(0, 100)), List.of(), arena.allocate(100)))
+                    .isInstanceOf(IOException.class).hasMessageContaining("expected node node-0");
+        }
+    }
+
+    @Test
+    void aManInTheMiddleThatAltersBytesIsDetectedOnTlsAndMacConnections() throws Exception {
+        assertTamperingDetected(cluster);
+        try (TestCluster mac = TestCluster.secure(tmp.resolve("mac"), 1, DataPlaneProtection.MAC)) {
+            assertTamperingDetected(mac);
+        }
+    }
+
+    /** Reads and strided reads of a 1 MiB object through a proxy: intact bytes pass, one flipped byte fails the read. */
+    private void assertTamperingDetected(TestCluster target) throws Exception {
+        MemorySegment data = Bytes.random(arena, 1 << 20, 11);
+        Located located;
+        try (StoreClient admin = target.client()) {
+            admin.put("tampered", data, PutOptions.defaults());
+        }
+        try (GrpcMasterApi master = GrpcMasterApi.connect(target.masterAddress(), target.authentication(Role.READER, "reader-1"))) {
+            located = master.locate("tampered", java.time.Duration.ofSeconds(30));
+        }
+        ReplicaRef replica = located.object().slice(0).replicas().getFirst();
+        Authentication reader = target.authentication(Role.READER, "reader-1");
+        TlsEndpoint tls = TlsEndpoint.client(reader, ExpectedPeer.exactly(new Identity(replica.nodeId(), Role.NODE)));
+        int nodePort = target.node(target.indexOf(replica.nodeId())).port();
+        Stride columns = new Stride(replica.offset(), 1024, 4096, 256);
+        for (long flipAt : new long[] {-1, 200_000}) {
+            try (TamperingProxy proxy = new TamperingProxy(nodePort, flipAt);
+                    SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", proxy.port(), Optional.of(tls),
+                            () -> located.tickets().get(replica.nodeId()), TransferDeadlines.defaults(), timer)) {
+                MemorySegment whole = arena.allocate(1 << 20);
+                MemorySegment strided = arena.allocate(columns.bytes());
+                if (flipAt < 0) {
+                    node.read(List.of(new Range(replica.offset(), 1 << 20)), List.of(), whole);
+                    assertThat(whole.mismatch(data)).isEqualTo(-1);
+                } else {
+                    assertThatThrownBy(() -> node.read(List.of(new Range(replica.offset(), 1 << 20)), List.of(), whole))
+                            .isInstanceOf(IOException.class);
+                    assertThatThrownBy(() -> {
+                        node.readStrided(columns, List.of(), strided);
+                        node.readStrided(columns, List.of(), strided);
+                        node.readStrided(columns, List.of(), strided);
+                    }).isInstanceOf(IOException.class);
+                }
+            }
+        }
     }
 
     @Test
     void aReaderCannotWriteIntoANodeEvenWithItsOwnTicket() throws Exception {
         Located located = locateAs(Role.READER, "reader-1", placeObject());
         ReplicaRef replica = located.object().slice(0).replicas().getFirst();
-        try (SocketNodeAccess node = access(replica.nodeId(), located.tickets().get(replica.nodeId()))) {
+        try (SocketNodeAccess node = access(replica.nodeId(), cluster.authentication(Role.READER, "reader-1"),
+                located.tickets().get(replica.nodeId()))) {
             assertRefused(() -> node.write(replica.offset(), arena.allocate(4096), Ticket.none()), StoreException.Code.UNAUTHENTICATED);
         }
     }
@@ -256,16 +354,18 @@ class SecureClusterAttackTest {
             Ticket write = grant.writeGrants().get(place);
             MemorySegment data = arena.allocate(8192);
 
-            try (SocketNodeAccess node = access(place.nodeId(), session)) {
+            Authentication writer1 = cluster.authentication(Role.WRITER, "writer-1");
+            try (SocketNodeAccess node = access(place.nodeId(), writer1, session)) {
                 assertRefused(() -> node.write(place.offset() + 4096, data, write), StoreException.Code.UNAUTHENTICATED);
             }
-            try (SocketNodeAccess node = access(place.nodeId(), session)) {
+            try (SocketNodeAccess node = access(place.nodeId(), writer1, session)) {
                 assertRefused(() -> node.write(place.offset() + 8192, data.asSlice(0, 4096), write), StoreException.Code.UNAUTHENTICATED);
             }
-            try (SocketNodeAccess lent = access(place.nodeId(), othersGrant.tickets().get(place.nodeId()))) {
+            try (SocketNodeAccess lent = access(place.nodeId(), cluster.authentication(Role.WRITER, "writer-2"),
+                    othersGrant.tickets().get(place.nodeId()))) {
                 assertRefused(() -> lent.write(place.offset(), data, write), StoreException.Code.UNAUTHENTICATED);
             }
-            try (SocketNodeAccess node = access(place.nodeId(), session)) {
+            try (SocketNodeAccess node = access(place.nodeId(), writer1, session)) {
                 node.write(place.offset(), data.asSlice(0, 4096), write);
                 node.write(place.offset() + 4096, data.asSlice(4096, 4096), write);
             }
@@ -330,19 +430,22 @@ class SecureClusterAttackTest {
         return ClientOptions.defaults().withSameHostPath(false).withAuthentication(cluster.authentication(role, name));
     }
 
-    private SocketNodeAccess access(String nodeId, Ticket session) {
-        return new SocketNodeAccess("127.0.0.1", cluster.node(cluster.indexOf(nodeId)).port(), () -> session,
+    private SocketNodeAccess access(String nodeId, Authentication as, Ticket session) throws Exception {
+        return new SocketNodeAccess("127.0.0.1", cluster.node(cluster.indexOf(nodeId)).port(),
+                Optional.of(TlsEndpoint.client(as, ExpectedPeer.exactly(new Identity(nodeId, Role.NODE)))), () -> session,
                 TransferDeadlines.defaults(), timer);
     }
 
-    private static io.weightstore.store.wire.Status helloStatus(int port, byte[] ticket) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(5000);
-            socket.getOutputStream().write(ByteBuffer.allocate(FrameCodec.HELLO_BYTES + ticket.length).putInt(FrameCodec.MAGIC)
-                    .putShort(FrameCodec.VERSION).putShort((short) ticket.length).put(ticket).array());
-            return FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)));
-        } catch (io.weightstore.store.wire.FrameException e) {
-            throw new AssertionError(e);
+    /** The status a node answers a hello carrying {@code ticket} with, over TLS as {@code as}. */
+    private io.weightstore.store.wire.Status helloStatus(String nodeId, Authentication as, byte[] ticket) throws Exception {
+        try (SocketChannel socket = SocketChannel.open(new InetSocketAddress("127.0.0.1", cluster.node(cluster.indexOf(nodeId)).port()));
+                Transport tls = TlsTransport.handshake(socket, TlsEndpoint.client(as, ExpectedPeer.exactly(new Identity(nodeId,
+                        Role.NODE))))) {
+            tls.writeFully(ByteBuffer.allocate(FrameCodec.HELLO_BYTES + ticket.length).putInt(FrameCodec.MAGIC)
+                    .putShort(FrameCodec.VERSION).putShort((short) ticket.length).put(ticket).flip());
+            ByteBuffer reply = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
+            tls.readFully(reply);
+            return FrameCodec.decodeHelloReply(reply).status();
         }
     }
 

@@ -7,6 +7,7 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.security.Authentication;
@@ -49,6 +50,7 @@ public final class TestCluster implements AutoCloseable {
     private final MasterConfig config;
     private final CertificateAuthority ca;
     private final UnaryOperator<NodeOptions> nodeOptions;
+    private final DataPlaneProtection dataPlane;
     private MasterServer master;
     private int masterPort;
     private final List<StorageNode> nodes = new ArrayList<>();
@@ -60,20 +62,22 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
-        this(dir, nodeCount, config, null, UnaryOperator.identity());
+        this(dir, nodeCount, config, null, DataPlaneProtection.TLS, UnaryOperator.identity());
     }
 
     /** A cluster whose nodes run with what {@code nodeOptions} makes of the loopback defaults (a scrubber, say). */
     public TestCluster(Path dir, int nodeCount, MasterConfig config, UnaryOperator<NodeOptions> nodeOptions) throws StoreException {
-        this(dir, nodeCount, config, null, nodeOptions);
+        this(dir, nodeCount, config, null, DataPlaneProtection.TLS, nodeOptions);
     }
 
-    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca, UnaryOperator<NodeOptions> nodeOptions)
+    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca, DataPlaneProtection dataPlane,
+            UnaryOperator<NodeOptions> nodeOptions)
             throws StoreException {
         this.dir = dir;
         this.config = config;
         this.ca = ca;
         this.nodeOptions = nodeOptions;
+        this.dataPlane = dataPlane;
         masterPort = 0;
         startMaster();
         masterPort = master.port();
@@ -85,12 +89,18 @@ public final class TestCluster implements AutoCloseable {
 
     /** A cluster whose master and nodes accept only callers with credentials of its CA (in {@code dir/ca}). */
     public static TestCluster secure(Path dir, int nodeCount) throws StoreException {
-        return secure(dir, nodeCount, config(), UnaryOperator.identity());
+        return secure(dir, nodeCount, DataPlaneProtection.TLS);
     }
 
-    public static TestCluster secure(Path dir, int nodeCount, MasterConfig config, UnaryOperator<NodeOptions> nodeOptions)
-            throws StoreException {
-        return new TestCluster(dir, nodeCount, config, CertificateAuthority.init(dir.resolve("ca")), nodeOptions);
+    /** As {@link #secure(Path, int)}, with the nodes' data plane in {@code dataPlane} after each handshake. */
+    public static TestCluster secure(Path dir, int nodeCount, DataPlaneProtection dataPlane) throws StoreException {
+        return secure(dir, nodeCount, dataPlane, config(), UnaryOperator.identity());
+    }
+
+    /** As {@link #secure(Path, int, DataPlaneProtection)}, with a master of {@code config} and nodes as {@code nodeOptions} makes them. */
+    public static TestCluster secure(Path dir, int nodeCount, DataPlaneProtection dataPlane, MasterConfig config,
+            UnaryOperator<NodeOptions> nodeOptions) throws StoreException {
+        return new TestCluster(dir, nodeCount, config, CertificateAuthority.init(dir.resolve("ca")), dataPlane, nodeOptions);
     }
 
     /** Credentials of this cluster's CA for {@code name} in {@code role}, issued on first use. */
@@ -121,7 +131,7 @@ public final class TestCluster implements AutoCloseable {
     private StorageNode startNode(int index) throws StoreException {
         NodeOptions options = nodeOptions.apply(NodeOptions.loopback(pools.get(index), NODE_CAPACITY));
         if (ca != null) {
-            options = options.withAuthentication(authentication(Role.NODE, "node-" + index));
+            options = options.withAuthentication(authentication(Role.NODE, "node-" + index)).withDataPlane(dataPlane);
         }
         return StorageNode.start(masterAddress(), options);
     }

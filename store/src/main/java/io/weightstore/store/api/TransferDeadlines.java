@@ -4,11 +4,13 @@ import java.time.Duration;
 
 /**
  * How long a data-plane exchange may take: a fixed allowance for the round trip, plus the bytes at
- * the slowest rate still worth waiting for. A peer slower than that is treated as gone, and the
- * read moves to another replica.
+ * the slowest rate still worth waiting for; and within that, never longer than {@code base} without
+ * a byte moving. A peer that stops is cut after {@code base}, one that crawls below the rate is cut
+ * at the end, and either way the read moves to another replica.
  *
- * @param base allowance for connecting, a handshake, or a request with no payload
- * @param minBytesPerSecond the rate below which a transfer counts as stalled
+ * @param base allowance for connecting, a handshake, or a request with no payload; also the longest
+ *     a transfer may go without moving a byte
+ * @param minBytesPerSecond the average rate below which a transfer counts as too slow
  * @param idle how long a node keeps a connection that sends no request
  */
 public record TransferDeadlines(Duration base, long minBytesPerSecond, Duration idle) {
@@ -19,9 +21,18 @@ public record TransferDeadlines(Duration base, long minBytesPerSecond, Duration 
         }
     }
 
-    /** 5 s plus the bytes at 32 MB/s; idle connections closed after a minute. */
+    /**
+     * 5 s plus the bytes at 4 MB/s, and 5 s without progress; idle connections closed after a minute.
+     * The rate is low because the stall window, not the rate, is what cuts a frozen peer: a loaded
+     * machine or a cold JIT encrypting TLS can fall to tens of MB/s and is still worth waiting for.
+     */
     public static TransferDeadlines defaults() {
-        return new TransferDeadlines(Duration.ofSeconds(5), 32_000_000, Duration.ofMinutes(1));
+        return new TransferDeadlines(Duration.ofSeconds(5), 4_000_000, Duration.ofMinutes(1));
+    }
+
+    /** The longest an exchange may go without moving a byte. */
+    public Duration stall() {
+        return base;
     }
 
     /** The deadline of an exchange that moves {@code bytes}. */

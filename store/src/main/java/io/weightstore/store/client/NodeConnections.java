@@ -7,9 +7,15 @@ import io.weightstore.store.client.access.MappedNodeAccess;
 import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.ExpectedPeer;
+import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.Role;
 import io.weightstore.store.wire.DeadlineTimer;
+import io.weightstore.store.wire.TlsEndpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -53,9 +59,21 @@ final class NodeConnections implements AutoCloseable {
                 throw new IllegalStateException("node " + node.nodeId() + " is in-process elsewhere; its pool "
                         + node.poolPath() + " is not visible here");
             }
-            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(),
+            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(), tlsTo(node),
                     () -> sessions.getOrDefault(node.nodeId(), Ticket.none()), options.deadlines(), deadlines);
         });
+    }
+
+    /** TLS to a secure cluster's node, which must prove to be the node the master named; none when insecure. */
+    private Optional<TlsEndpoint> tlsTo(NodeInfo node) {
+        if (options.authentication() instanceof Authentication.Insecure) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(TlsEndpoint.client(options.authentication(), ExpectedPeer.exactly(new Identity(node.nodeId(), Role.NODE))));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot set up TLS to node " + node.nodeId() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Whether reads from this node are memory copies from its pool mapped here. */

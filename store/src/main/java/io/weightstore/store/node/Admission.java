@@ -28,19 +28,23 @@ sealed interface Admission {
         void authorize(Request request) throws FrameException;
     }
 
-    /** Admits the connection that presented {@code ticket} in its hello, or refuses it with AUTH. */
-    Session admit(byte[] ticket) throws FrameException;
+    /**
+     * Admits the connection that presented {@code ticket} in its hello, or refuses it with AUTH; a
+     * caller that proved an identity with a certificate in the TLS handshake ({@code certified}) must
+     * be the ticket's, so a ticket read off one client cannot serve another.
+     */
+    Session admit(byte[] ticket, Optional<Identity> certified) throws FrameException;
 
     record Open() implements Admission {
         @Override
-        public Session admit(byte[] ticket) {
+        public Session admit(byte[] ticket, Optional<Identity> certified) {
             return request -> {};
         }
     }
 
     record Ticketed(String nodeId, TicketKey key) implements Admission {
         @Override
-        public Session admit(byte[] sealed) throws FrameException {
+        public Session admit(byte[] sealed, Optional<Identity> certified) throws FrameException {
             NodeTicket session = open(sealed, "session ticket");
             if (session.kind() == NodeTicket.Kind.READ) {
                 return readOnly(session);
@@ -49,6 +53,10 @@ sealed interface Admission {
                 throw refused(false, "a write grant is not a session ticket");
             }
             Identity caller = session.caller();
+            if (certified.isPresent() && !certified.get().equals(caller)) {
+                throw refused(true, "the session ticket is " + caller + "'s, but the connection's certificate is " + certified.get()
+                        + "'s");
+            }
             return request -> {
                 switch (request) {
                     case Request.Write w -> {

@@ -10,13 +10,20 @@ import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.ExpectedPeer;
+import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.Role;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
+import io.weightstore.store.wire.TlsEndpoint;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -51,6 +58,7 @@ final class Copier implements AutoCloseable {
 
     private final PoolFile pool;
     private final MasterApi master;
+    private final Authentication authentication;
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final NodeCounters counters;
@@ -58,8 +66,10 @@ final class Copier implements AutoCloseable {
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final ExecutorService workers;
 
-    Copier(PoolFile pool, MasterApi master, TransferDeadlines deadlines, DeadlineTimer timer, NodeCounters counters) {
+    Copier(PoolFile pool, MasterApi master, Authentication authentication, TransferDeadlines deadlines, DeadlineTimer timer,
+            NodeCounters counters) {
         this.pool = pool;
+        this.authentication = authentication;
         this.master = master;
         this.deadlines = deadlines;
         this.timer = timer;
@@ -145,7 +155,7 @@ final class Copier implements AutoCloseable {
         long piece = Math.max(block, PIECE_BYTES / block * block);
         MemorySegment target = pool.data().asSlice(task.targetOffset(), task.length());
         try (SocketNodeAccess source = new SocketNodeAccess(task.source().endpoint().host(), task.source().endpoint().port(),
-                task::readGrant, deadlines, timer)) {
+                tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer)) {
             for (long at = 0; at < task.length() && !copy.cancelled; at += piece) {
                 long length = Math.min(piece, task.length() - at);
                 rate.acquire(length);
@@ -164,6 +174,21 @@ final class Copier implements AutoCloseable {
                 throw new CopyCorrupted("the copy of slice " + task.slice() + " of " + task.key() + " does not match its checksum at byte "
                         + check.offset() + " in node " + pool.nodeId() + "'s pool after it arrived intact");
             }
+        }
+    }
+
+    /**
+     * On a secure cluster, TLS to the source as any client dials a node: this node's certificate, and
+     * a source that must prove to be the node the master named (the read grant is sealed for it alone).
+     */
+    private Optional<TlsEndpoint> tlsTo(String sourceNodeId) throws StoreException {
+        if (authentication instanceof Authentication.Insecure) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(TlsEndpoint.client(authentication, ExpectedPeer.exactly(new Identity(sourceNodeId, Role.NODE))));
+        } catch (GeneralSecurityException e) {
+            throw new StoreException(StoreException.Code.IO, "cannot set up TLS to node " + sourceNodeId + ": " + e.getMessage(), e);
         }
     }
 

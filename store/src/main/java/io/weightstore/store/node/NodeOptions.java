@@ -15,10 +15,11 @@ import java.util.Optional;
  * @param authentication the node's credential (a node certificate of the cluster, which names the node), or insecure
  * @param deadlines how long a handshake, an idle connection and each transfer may take
  * @param maxConnections connections served at once; more are refused in the handshake
+ * @param dataPlane on a secure node, what its data plane protects after the handshake
  * @param scrubBytesPerSecond how fast the scrubber re-checks the node's replicas against their checksums; 0 turns it off
  */
 public record NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication,
-        TransferDeadlines deadlines, int maxConnections, long scrubBytesPerSecond) {
+        TransferDeadlines deadlines, int maxConnections, DataPlaneProtection dataPlane, long scrubBytesPerSecond) {
     public static final int DEFAULT_MAX_CONNECTIONS = 256;
     /** 16 MB/s: a 16 GiB pool is checked in about 18 minutes, for a few per cent of one core. */
     public static final long DEFAULT_SCRUB_BYTES_PER_SECOND = 16_000_000;
@@ -44,7 +45,7 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
 
     public NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication) {
         this(pool, capacity, bindHost, port, advertisedHost, authentication, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS,
-                DEFAULT_SCRUB_BYTES_PER_SECOND);
+                DataPlaneProtection.TLS, DEFAULT_SCRUB_BYTES_PER_SECOND);
     }
 
     /** Whether the node runs with a credential: TLS to its master, and tickets checked on its data plane. */
@@ -67,24 +68,32 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
     }
 
     public NodeOptions withPort(int value) {
-        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections,
+        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
                 scrubBytesPerSecond);
     }
 
     public NodeOptions withAuthentication(Authentication value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections, scrubBytesPerSecond);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections, dataPlane,
+                scrubBytesPerSecond);
     }
 
     public NodeOptions withDeadlines(TransferDeadlines value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections,
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections, dataPlane,
+                scrubBytesPerSecond);
+    }
+
+    public NodeOptions withDataPlane(DataPlaneProtection value) {
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, value,
                 scrubBytesPerSecond);
     }
 
     public NodeOptions withMaxConnections(int value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value, scrubBytesPerSecond);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value, dataPlane,
+                scrubBytesPerSecond);
     }
 
     public NodeOptions withScrubBytesPerSecond(long value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, value);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
+                value);
     }
 }

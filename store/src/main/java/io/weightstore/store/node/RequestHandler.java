@@ -10,9 +10,13 @@ import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
+import io.weightstore.store.wire.HelloReply;
+import io.weightstore.store.wire.MacTransport;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
+import io.weightstore.store.wire.TlsTransport;
+import io.weightstore.store.wire.Transport;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -36,6 +40,8 @@ final class RequestHandler implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RequestHandler.class);
     private static final int STAGING_BYTES = 4 << 20;
     private static final int CHUNK = 1 << 30;
+    /** Files go out in pieces this size, each a sign of progress for the stall deadline. */
+    private static final long SEND_PIECE = 4 << 20;
 
     /** One wait on the socket, done under a deadline. */
     @FunctionalInterface
@@ -45,7 +51,7 @@ final class RequestHandler implements Runnable {
 
     private final SocketChannel socket;
     private final PoolFile pool;
-    private final Admission admission;
+    private final DataPlaneSecurity security;
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final RateLimitedLog refusals;
@@ -55,12 +61,14 @@ final class RequestHandler implements Runnable {
     private ByteBuffer body = ByteBuffer.allocate(256);
     private ByteBuffer staging;
     private Admission.Session session;
+    private Transport transport;
+    private DeadlineTimer.Deadline current;
 
-    RequestHandler(SocketChannel socket, PoolFile pool, Admission admission, TransferDeadlines deadlines, DeadlineTimer timer,
+    RequestHandler(SocketChannel socket, PoolFile pool, DataPlaneSecurity security, TransferDeadlines deadlines, DeadlineTimer timer,
             RateLimitedLog refusals, NodeCounters counters) {
         this.socket = socket;
         this.pool = pool;
-        this.admission = admission;
+        this.security = security;
         this.deadlines = deadlines;
         this.timer = timer;
         this.refusals = refusals;
@@ -70,6 +78,14 @@ final class RequestHandler implements Runnable {
     @Override
     public void run() {
         try (socket) {
+            try {
+                transport = within(deadlines.base(), "TLS handshake", () -> security.accept(socket));
+            } catch (FrameException e) {
+                throw new IllegalStateException("a handshake reads no frames", e);
+            } catch (IOException e) {
+                refusals.warn("data-plane handshake from {} failed: {}", peer(), e.getMessage());
+                return;
+            }
             serveConnection();
         } catch (EOFException e) {
             log.debug("data-plane peer {} closed mid-frame", peer());
@@ -77,6 +93,10 @@ final class RequestHandler implements Runnable {
             log.debug("data-plane connection from {} ended: {}", peer(), e.getMessage());
         } catch (RuntimeException e) {
             log.error("data-plane connection from {} failed", peer(), e);
+        } finally {
+            if (transport != null) {
+                transport.close();
+            }
         }
     }
 
@@ -91,7 +111,7 @@ final class RequestHandler implements Runnable {
             while (true) {
                 Request request;
                 try {
-                    request = within(deadlines.idle(), "next request", this::readRequest);
+                    request = within(deadlines.idle(), deadlines.idle(), "next request", this::readRequest);
                     if (request == null) {
                         return;
                     }
@@ -117,12 +137,18 @@ final class RequestHandler implements Runnable {
 
     /** Runs {@code step}, closing the connection under it if it outlives {@code timeout}. */
     private <T> T within(Duration timeout, String what, Step<T> step) throws IOException, FrameException {
-        try (DeadlineTimer.Deadline deadline = timer.arm(socket, timeout)) {
+        return within(timeout, deadlines.stall(), what, step);
+    }
+
+    /** As {@link #within(Duration, String, Step)}, also closing it once no byte moved for {@code stall}. */
+    private <T> T within(Duration timeout, Duration stall, String what, Step<T> step) throws IOException, FrameException {
+        try (DeadlineTimer.Deadline deadline = timer.arm(socket, timeout, stall)) {
+            current = deadline;
             try {
                 return step.run();
             } catch (IOException e) {
                 if (deadline.expired()) {
-                    throw new SocketTimeoutException("peer " + peer() + " took longer than " + timeout.toMillis() + " ms for " + what);
+                    throw new SocketTimeoutException("peer " + peer() + " " + deadline.describe() + " during " + what);
                 }
                 throw e;
             }
@@ -136,19 +162,23 @@ final class RequestHandler implements Runnable {
         try {
             ByteBuffer presented = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
             readFully(presented);
-            session = admission.admit(presented.array());
+            session = security.admission().admit(presented.array(), DataPlaneSecurity.certifiedPeer(transport));
         } catch (FrameException e) {
             status = e.status();
             refusals.warn("refused data-plane handshake from {}: {}: {}", peer(), status, e.getMessage());
         }
-        writeFully(FrameCodec.encodeHelloReply(status));
+        boolean mac = status == Status.OK && security.mac();
+        writeFully(FrameCodec.encodeHelloReply(new HelloReply(status, mac)));
+        if (mac) {
+            transport = MacTransport.switchFrom((TlsTransport) transport);
+        }
         return status == Status.OK;
     }
 
     /** The next request, or null when the peer closed the connection between requests. */
     private Request readRequest() throws IOException, FrameException {
         header.clear();
-        if (socket.read(header) < 0) {
+        if (transport.read(header) < 0) {
             return null;
         }
         readFully(header);
@@ -245,15 +275,13 @@ final class RequestHandler implements Runnable {
         writeFully(FrameCodec.encode(response, responseBuffer));
     }
 
+    /** From the pool as mapped: TLS and MAC read the bytes there, plain sends them from the file. */
     private void sendFile(Range range) throws IOException {
-        long position = PoolFile.DATA_START + range.offset();
-        long end = position + range.length();
-        while (position < end) {
-            long sent = pool.channel().transferTo(position, end - position, socket);
-            if (sent <= 0) {
-                throw new IOException("sendfile made no progress at pool offset " + (position - PoolFile.DATA_START));
-            }
-            position += sent;
+        for (long done = 0; done < range.length(); done += SEND_PIECE) {
+            long piece = Math.min(SEND_PIECE, range.length() - done);
+            transport.sendFile(pool.channel(), PoolFile.DATA_START + range.offset() + done, pool.data().asSlice(range.offset() + done,
+                    piece));
+            current.progressed();
         }
     }
 
@@ -266,19 +294,22 @@ final class RequestHandler implements Runnable {
 
     private void readFully(ByteBuffer dst) throws IOException {
         while (dst.hasRemaining()) {
-            if (socket.read(dst) < 0) {
+            if (transport.read(dst) < 0) {
                 throw new EOFException("peer closed with " + dst.remaining() + " bytes of a frame missing");
             }
+            current.progressed();
         }
     }
 
     private void writeFully(ByteBuffer src) throws IOException {
-        while (src.hasRemaining()) {
-            socket.write(src);
-        }
+        transport.write(src);
+        current.progressed();
     }
 
     private String peer() {
+        if (transport != null) {
+            return transport.peer();
+        }
         try {
             return String.valueOf(socket.getRemoteAddress());
         } catch (IOException e) {

@@ -14,6 +14,7 @@ import io.weightstore.store.security.TicketKey;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Status;
+import io.weightstore.store.wire.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -47,7 +48,7 @@ public final class StorageNode implements AutoCloseable {
     private final ServerSocketChannel server;
     private final MasterApi master;
     private final NodeOptions options;
-    private final Admission admission;
+    private final DataPlaneSecurity security;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
     private final RateLimitedLog refusals = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
@@ -60,13 +61,13 @@ public final class StorageNode implements AutoCloseable {
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
     private volatile boolean registered;
 
-    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, Admission admission) {
+    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, DataPlaneSecurity security) {
         this.pool = pool;
         this.server = server;
         this.master = master;
         this.options = options;
-        this.admission = admission;
-        this.copier = new Copier(pool, master, options.deadlines(), deadlines, counters);
+        this.security = security;
+        this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters);
         this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters);
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
@@ -92,6 +93,8 @@ public final class StorageNode implements AutoCloseable {
      * with itself; a secure node checks the tickets its master seals with {@code ticketKey}.
      */
     static StorageNode start(MasterApi master, NodeOptions options, Optional<TicketKey> ticketKey) throws StoreException {
+        // A secure node's id is its credential's, known before the pool is opened; an open node admits anyone.
+        DataPlaneSecurity security = DataPlaneSecurity.of(options, options.credentialNodeId().orElse(""), ticketKey);
         PoolRoom.require(options.pool(), options.capacity());
         // The port first: one that is taken must not leave a new pool file behind.
         ServerSocketChannel server = listen(options);
@@ -106,7 +109,7 @@ public final class StorageNode implements AutoCloseable {
             }
             throw e;
         }
-        StorageNode node = new StorageNode(pool, server, master, options, Admission.of(ticketKey, pool.nodeId()));
+        StorageNode node = new StorageNode(pool, server, master, options, security);
         try {
             node.register();
         } catch (StoreException e) {
@@ -221,7 +224,7 @@ public final class StorageNode implements AutoCloseable {
                 connections.add(socket);
                 Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
                     try {
-                        new RequestHandler(socket, pool, admission, options.deadlines(), deadlines, refusals, counters).run();
+                        new RequestHandler(socket, pool, security, options.deadlines(), deadlines, refusals, counters).run();
                     } finally {
                         connections.remove(socket);
                     }
@@ -240,15 +243,14 @@ public final class StorageNode implements AutoCloseable {
     private void refuseBusy(SocketChannel socket) {
         refusals.warn("node {}: refused a connection from {}: {} connections are open, the limit", pool.nodeId(),
                 remote(socket), options.maxConnections());
-        try (socket; DeadlineTimer.Deadline deadline = deadlines.arm(socket, options.deadlines().base())) {
+        // In the connection's own protocol, TLS handshake included, so the client hears BUSY rather than a broken handshake.
+        try (socket; DeadlineTimer.Deadline deadline = deadlines.arm(socket, options.deadlines().base());
+                Transport transport = security.accept(socket)) {
             ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
-            while (hello.hasRemaining() && socket.read(hello) >= 0) {
+            while (hello.hasRemaining() && transport.read(hello) >= 0) {
                 // A hello is 8 bytes; the ticket that may follow is left unread, as the connection ends here.
             }
-            ByteBuffer reply = FrameCodec.encodeHelloReply(Status.BUSY);
-            while (reply.hasRemaining()) {
-                socket.write(reply);
-            }
+            transport.write(FrameCodec.encodeHelloReply(Status.BUSY));
         } catch (IOException e) {
             log.debug("node {}: refusing a connection: {}", pool.nodeId(), e.getMessage());
         }

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
@@ -151,8 +152,10 @@ public final class PoolFile implements AutoCloseable {
     private static void writeHeader(Path partial, long capacity, UUID uuid, String chosenNodeId) throws IOException {
         String nodeId = chosenNodeId != null ? chosenNodeId : "node-" + uuid.toString().substring(0, 8);
         byte[] id = nodeId.getBytes(StandardCharsets.UTF_8);
-        try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.READ, StandardOpenOption.WRITE);
+        // Owner only: whoever can open the pool reads every replica on the node and can rewrite it.
+        try (FileChannel channel = FileChannel.open(partial, EnumSet.of(StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
                 Arena arena = Arena.ofConfined()) {
             // Sparse: pages are only backed by memory once written.
             channel.write(ByteBuffer.allocate(1), DATA_START + capacity - 1);

@@ -12,7 +12,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * How a process proves who it is to the cluster and checks that it talks to the cluster's own
@@ -57,6 +59,31 @@ public sealed interface Authentication {
         } catch (IOException | GeneralSecurityException e) {
             throw new StoreException(Code.IO, "credentials " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The JDK TLS context for dialing a cluster server that must prove to be {@code server}: with the
+     * certificate as the client's, or, for a token, with none (the token then travels inside).
+     */
+    default SSLContext sslContext(ExpectedPeer server) throws GeneralSecurityException {
+        return switch (this) {
+            case Insecure i -> throw new IllegalStateException("an insecure client speaks no TLS");
+            case Certificate c -> c.credentials().sslContext(server);
+            case BearerToken t -> TlsContexts.trustOnly(t.clusterCa(), server);
+        };
+    }
+
+    /** A failed handshake, explained with what this end knows of its own certificate. */
+    default SSLHandshakeException explain(IOException failure) {
+        return switch (this) {
+            case Insecure i -> {
+                SSLHandshakeException plain = new SSLHandshakeException(String.valueOf(failure.getMessage()));
+                plain.initCause(failure);
+                yield plain;
+            }
+            case Certificate c -> c.credentials().explain(failure);
+            case BearerToken t -> HandshakeFailures.explain(failure, null, t.clusterCa());
+        };
     }
 
     /** The TLS context a gRPC client uses to reach a master; null for {@link Insecure}. */

@@ -59,11 +59,17 @@ final class HandshakeFailures {
     }
 
     private static String ours(X509Certificate own) {
+        if (own == null) {
+            return "our connection without a certificate (a token's)";
+        }
         return "our certificate " + IdentityCertificates.subjectOf(own) + " (issued by "
                 + IdentityCertificates.issuerOf(own) + ")";
     }
 
     private static String likelyReason(X509Certificate own, X509Certificate ca) {
+        if (own == null) {
+            return "the peer may require a client certificate, or not be of our CA " + IdentityCertificates.subjectOf(ca);
+        }
         String expired = ClusterTrustManager.validityProblem(own, Instant.now());
         return expired != null ? "certificate " + expired
                 : "the peer does not trust our CA " + IdentityCertificates.subjectOf(ca) + ", or expected another identity";

@@ -26,6 +26,13 @@ final class TlsContexts {
         return context;
     }
 
+    /** A client context with no identity of its own, trusting the cluster CA for {@code expected} alone. */
+    static SSLContext trustOnly(X509Certificate ca, ExpectedPeer expected) throws GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance(PROTOCOL);
+        context.init(null, new TrustManager[] {new ClusterTrustManager(ca, expected)}, new SecureRandom());
+        return context;
+    }
+
     /** Key managers over an in-memory key store; the store's password guards nothing, as it is never written. */
     static KeyManager[] keyManagers(PrivateKey key, X509Certificate certificate) throws GeneralSecurityException {
         char[] password = new char[0];

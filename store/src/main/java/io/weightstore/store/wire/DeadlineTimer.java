@@ -11,6 +11,12 @@ import java.util.concurrent.TimeUnit;
  * Deadlines for blocking socket I/O: a channel whose operation outlives its deadline is closed, so
  * the blocked read, write or sendfile fails at once and its thread is free. Arming costs a timer
  * entry, not a system call per read, so the transfer path keeps its blocking, zero-copy I/O.
+ *
+ * <p>A deadline can also watch for a stall: the operation reports {@link Deadline#progressed()}
+ * as bytes move (a volatile write), and the channel is closed once nothing moved for the stall
+ * window, however much time the whole operation has left. So a frozen peer is cut within the
+ * window, while a slow one that keeps moving (a loaded machine, a cold JIT encrypting) gets the
+ * whole allowance.
  */
 public final class DeadlineTimer implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
@@ -22,8 +28,16 @@ public final class DeadlineTimer implements AutoCloseable {
 
     /** Closes {@code channel} after {@code timeout} unless the returned deadline is closed first. */
     public Deadline arm(Closeable channel, Duration timeout) {
-        Deadline deadline = new Deadline(timeout);
-        deadline.task = timer.schedule(() -> deadline.expire(channel), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return arm(channel, timeout, timeout);
+    }
+
+    /**
+     * Closes {@code channel} after {@code timeout}, or once no progress was reported for
+     * {@code stall}, unless the returned deadline is closed first.
+     */
+    public Deadline arm(Closeable channel, Duration timeout, Duration stall) {
+        Deadline deadline = new Deadline(channel, timeout, stall.compareTo(timeout) < 0 ? stall : timeout);
+        deadline.schedule(Math.min(deadline.stallNanos, deadline.endNanos - System.nanoTime()));
         return deadline;
     }
 
@@ -33,16 +47,49 @@ public final class DeadlineTimer implements AutoCloseable {
     }
 
     /** One armed deadline; closing it before it fires leaves the channel open. */
-    public static final class Deadline implements AutoCloseable {
+    public final class Deadline implements AutoCloseable {
+        private final Closeable channel;
         private final Duration timeout;
+        private final long endNanos;
+        private final long stallNanos;
+        private volatile long progressNanos = System.nanoTime();
         private volatile ScheduledFuture<?> task;
         private volatile boolean expired;
+        private volatile boolean stalled;
+        private volatile boolean closed;
 
-        private Deadline(Duration timeout) {
+        private Deadline(Closeable channel, Duration timeout, Duration stall) {
+            this.channel = channel;
             this.timeout = timeout;
+            this.endNanos = progressNanos + timeout.toNanos();
+            this.stallNanos = stall.toNanos();
         }
 
-        private void expire(Closeable channel) {
+        private void schedule(long delayNanos) {
+            task = timer.schedule(this::check, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        }
+
+        /** Fires at the earlier of the end and the stall window after the last progress; re-arms while bytes move. */
+        private void check() {
+            if (closed) {
+                return;
+            }
+            long now = System.nanoTime();
+            long stallEnds = progressNanos + stallNanos;
+            if (now - endNanos >= 0 || now - stallEnds >= 0) {
+                stalled = now - endNanos < 0;
+                expire();
+            } else {
+                schedule(Math.min(stallEnds, endNanos) - now);
+            }
+        }
+
+        /** Bytes moved: the stall window starts again from now. */
+        public void progressed() {
+            progressNanos = System.nanoTime();
+        }
+
+        private void expire() {
             expired = true;
             try {
                 channel.close();
@@ -56,12 +103,27 @@ public final class DeadlineTimer implements AutoCloseable {
             return expired;
         }
 
+        /** Whether it fired because nothing moved for the stall window, before the whole allowance ran out. */
+        public boolean stalled() {
+            return stalled;
+        }
+
         public Duration timeout() {
             return timeout;
         }
 
+        public Duration stall() {
+            return Duration.ofNanos(stallNanos);
+        }
+
+        /** What happened, for a timeout's message: "moved nothing for 5000 ms", or "took longer than 7000 ms". */
+        public String describe() {
+            return stalled ? "moved nothing for " + stall().toMillis() + " ms" : "took longer than " + timeout.toMillis() + " ms";
+        }
+
         @Override
         public void close() {
+            closed = true;
             task.cancel(false);
         }
     }

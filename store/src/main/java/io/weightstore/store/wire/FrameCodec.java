@@ -15,7 +15,7 @@ import java.util.List;
  *
  * <pre>
  * Hello, client to node:   u32 MAGIC | u16 VERSION | u16 ticketLength (&le; MAX_TICKET) | session ticket (none when insecure)
- * Hello reply:             u32 MAGIC | u16 VERSION | u16 status
+ * Hello reply:             u32 MAGIC | u16 VERSION | u8 status | u8 switchToMac (1: both ends go on in {@link MacTransport})
  *
  * Request:   u8 op | u8 0 | u16 0 | u32 bodyLength (&le; MAX_BODY) | body [| payload, WRITE only]
  *   READ          u64 offset | u64 length | checks
@@ -47,6 +47,7 @@ public final class FrameCodec {
     private static final int HELLO_VERSION = 4;
     private static final int HELLO_TICKET_LENGTH = 6;
     private static final int HELLO_REPLY_STATUS = 6;
+    private static final int HELLO_REPLY_MAC = 7;
 
     public static final int REQUEST_HEADER_BYTES = 8;
     private static final int REQUEST_OP = 0;
@@ -110,15 +111,20 @@ public final class FrameCodec {
     }
 
     public static ByteBuffer encodeHelloReply(Status status) {
-        return ByteBuffer.allocate(HELLO_BYTES).putInt(MAGIC).putShort(VERSION).putShort(status.code()).flip();
+        return encodeHelloReply(new HelloReply(status, false));
+    }
+
+    public static ByteBuffer encodeHelloReply(HelloReply reply) {
+        return ByteBuffer.allocate(HELLO_BYTES).putInt(MAGIC).putShort(VERSION).put(reply.status().code())
+                .put((byte) (reply.switchToMac() ? 1 : 0)).flip();
     }
 
     /** The node's verdict on the hello; a reply without the magic is not from a weightstore node. */
-    public static Status decodeHelloReply(ByteBuffer reply) throws FrameException {
+    public static HelloReply decodeHelloReply(ByteBuffer reply) throws FrameException {
         if (reply.getInt(HELLO_MAGIC) != MAGIC) {
             throw new FrameException(Status.BAD_REQUEST, true, "not a weightstore node (bad handshake magic)");
         }
-        return Status.of(reply.getShort(HELLO_REPLY_STATUS));
+        return new HelloReply(Status.of(reply.get(HELLO_REPLY_STATUS)), reply.get(HELLO_REPLY_MAC) == 1);
     }
 
     // ---- requests

@@ -58,7 +58,7 @@ class NodeDeadlinesTest {
     private static Status hello(Socket socket) throws Exception {
         ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
         socket.getOutputStream().write(hello.array(), 0, hello.remaining());
-        return FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)));
+        return FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status();
     }
 
     private void awaitOpenConnections(int expected) throws InterruptedException {

@@ -7,8 +7,8 @@ import java.time.Instant;
 import java.util.List;
 
 /** A cluster CA in a test's temporary directory, and credentials issued by it. */
-final class TestPki {
-    final CertificateAuthority ca;
+public final class TestPki {
+    public final CertificateAuthority ca;
     private final Path root;
 
     private TestPki(CertificateAuthority ca, Path root) {
@@ -16,19 +16,19 @@ final class TestPki {
         this.root = root;
     }
 
-    static TestPki create(Path root, String caDir) throws StoreException {
+    public static TestPki create(Path root, String caDir) throws StoreException {
         return new TestPki(CertificateAuthority.init(root.resolve(caDir)), root);
     }
 
     /** Credentials for {@code role} and {@code name} in {@code root/name}, valid for a day. */
-    Credentials issue(Role role, String name) throws StoreException {
+    public Credentials issue(Role role, String name) throws StoreException {
         Path dir = root.resolve(ca.dir().getFileName() + "-" + name);
         ca.issue(role, name, dir, Duration.ofDays(1), List.of("127.0.0.1"));
         return Credentials.load(dir);
     }
 
     /** Credentials whose certificate expired an hour ago, read without the check {@link Credentials#load} makes. */
-    Credentials issueExpired(Role role, String name) throws StoreException {
+    public Credentials issueExpired(Role role, String name) throws StoreException {
         Path dir = root.resolve(ca.dir().getFileName() + "-" + name);
         Instant now = Instant.now();
         ca.issue(new Identity(name, role), dir, now.minus(Duration.ofDays(2)), now.minus(Duration.ofHours(1)),

@@ -122,7 +122,9 @@ class FrameCodecProperties {
                 .putShort((short) 0).flip();
         assertThatThrownBy(() -> FrameCodec.decodeHelloHeader(other)).isInstanceOfSatisfying(FrameException.class,
                 e -> assertThat(e.status()).isEqualTo(Status.VERSION));
-        assertThat(FrameCodec.decodeHelloReply(FrameCodec.encodeHelloReply(Status.AUTH))).isEqualTo(Status.AUTH);
+        assertThat(FrameCodec.decodeHelloReply(FrameCodec.encodeHelloReply(Status.AUTH))).isEqualTo(new HelloReply(Status.AUTH, false));
+        assertThat(FrameCodec.decodeHelloReply(FrameCodec.encodeHelloReply(new HelloReply(Status.OK, true))))
+                .isEqualTo(new HelloReply(Status.OK, true));
     }
 
     @Example

@@ -5,8 +5,14 @@ import io.weightstore.store.api.Ticket;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
+import io.weightstore.store.wire.HelloReply;
+import io.weightstore.store.wire.MacTransport;
+import io.weightstore.store.wire.PlainTransport;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
+import io.weightstore.store.wire.TlsEndpoint;
+import io.weightstore.store.wire.TlsTransport;
+import io.weightstore.store.wire.Transport;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -17,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The client end of one data-plane connection. Not thread-safe: one request at a time, and the
@@ -26,6 +33,8 @@ import java.time.Duration;
  */
 final class DataPlaneConnection implements AutoCloseable {
     private static final int CHUNK = 1 << 30;
+    /** Payloads go out in pieces this size, each a sign of progress for the stall deadline. */
+    private static final int WRITE_PIECE = 4 << 20;
 
     /** Sees payload bytes as they land, in order; {@code offset} is where {@code bytes} start in the destination. */
     @FunctionalInterface
@@ -36,27 +45,44 @@ final class DataPlaneConnection implements AutoCloseable {
     }
 
     private final SocketChannel socket;
+    private Transport transport;
     private final String peer;
     private final DeadlineTimer timer;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES);
     private ByteBuffer request = ByteBuffer.allocate(4096);
 
-    private DataPlaneConnection(SocketChannel socket, String peer, DeadlineTimer timer) {
+    private final Duration stall;
+    private DeadlineTimer.Deadline current;
+
+    private DataPlaneConnection(SocketChannel socket, String peer, DeadlineTimer timer, Duration stall) {
+        this.stall = stall;
         this.socket = socket;
         this.peer = peer;
         this.timer = timer;
     }
 
-    /** Connects and shakes hands, each within {@code timeout}. */
-    static DataPlaneConnection open(String host, int port, Ticket session, Duration timeout, DeadlineTimer timer) throws IOException {
+    /**
+     * Connects and shakes hands, each within {@code timeout}: TLS first when {@code tls} is present
+     * (the node must prove to be the node the master named), then the hello with {@code session}.
+     */
+    static DataPlaneConnection open(String host, int port, Optional<TlsEndpoint> tls, Ticket session, Duration timeout,
+            DeadlineTimer timer) throws IOException {
         SocketChannel socket = SocketChannel.open();
+        DataPlaneConnection connection = null;
         try {
             socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
             socket.socket().connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-            DataPlaneConnection connection = new DataPlaneConnection(socket, host + ":" + port, timer);
-            connection.within(timeout, "handshake", () -> connection.handshake(session));
-            return connection;
+            DataPlaneConnection opened = new DataPlaneConnection(socket, host + ":" + port, timer, timeout);
+            connection = opened;
+            opened.within(timeout, "handshake", () -> {
+                opened.transport = tls.isPresent() ? TlsTransport.handshake(socket, tls.get()) : new PlainTransport(socket);
+                opened.hello(session);
+            });
+            return opened;
         } catch (IOException | RuntimeException e) {
+            if (connection != null) {
+                connection.close();
+            }
             socket.close();
             throw e;
         }
@@ -68,15 +94,19 @@ final class DataPlaneConnection implements AutoCloseable {
         void run() throws IOException;
     }
 
-    /** Runs {@code step}, closing the connection under it if it outlives {@code timeout}. */
+    /**
+     * Runs {@code step}, closing the connection under it if it outlives {@code timeout}, or if no byte
+     * moves for the stall window (the base deadline) in the meantime.
+     */
     private void within(Duration timeout, String what, Step step) throws IOException {
-        try (DeadlineTimer.Deadline deadline = timer.arm(socket, timeout)) {
+        try (DeadlineTimer.Deadline deadline = timer.arm(socket, timeout, stall)) {
+            current = deadline;
             try {
                 step.run();
             } catch (IOException e) {
                 if (deadline.expired()) {
-                    SocketTimeoutException late = new SocketTimeoutException("node " + peer + " did not complete " + what + " within "
-                            + timeout.toMillis() + " ms");
+                    SocketTimeoutException late = new SocketTimeoutException("node " + peer + " " + deadline.describe() + " during "
+                            + what);
                     late.initCause(e);
                     throw late;
                 }
@@ -85,16 +115,17 @@ final class DataPlaneConnection implements AutoCloseable {
         }
     }
 
-    private void handshake(Ticket session) throws IOException {
+    private void hello(Ticket session) throws IOException {
         writeFully(FrameCodec.encodeHello(session));
         ByteBuffer reply = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
         readFully(reply);
-        Status status;
+        HelloReply answer;
         try {
-            status = FrameCodec.decodeHelloReply(reply);
+            answer = FrameCodec.decodeHelloReply(reply);
         } catch (FrameException e) {
             throw new StoreException(StoreException.Code.PROTOCOL, peer + ": " + e.getMessage());
         }
+        Status status = answer.status();
         if (status == Status.AUTH) {
             throw new StoreException(StoreException.Code.UNAUTHENTICATED, "node " + peer + " refused "
                     + (session.isNone() ? "a caller without a ticket: the cluster is secure, give --credentials" : "the session ticket")
@@ -106,6 +137,13 @@ final class DataPlaneConnection implements AutoCloseable {
         if (status != Status.OK) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused the handshake: " + status
                     + " (client protocol version " + FrameCodec.VERSION + ")");
+        }
+        if (answer.switchToMac()) {
+            if (!(transport instanceof TlsTransport tls)) {
+                throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " asked to switch to MAC mode on a connection"
+                        + " without TLS");
+            }
+            transport = MacTransport.switchFrom(tls);
         }
     }
 
@@ -129,8 +167,9 @@ final class DataPlaneConnection implements AutoCloseable {
     private void exchange(Request request, MemorySegment payload, MemorySegment dst, Arrivals arrivals) throws IOException {
         this.request = FrameCodec.encode(request, this.request);
         writeFully(this.request);
-        for (long done = 0; done < payload.byteSize(); done += CHUNK) {
-            writeFully(payload.asSlice(done, Math.min(CHUNK, payload.byteSize() - done)).asByteBuffer());
+        for (long done = 0; done < payload.byteSize(); done += WRITE_PIECE) {
+            writeFully(payload.asSlice(done, Math.min(WRITE_PIECE, payload.byteSize() - done)).asByteBuffer());
+            current.progressed();
         }
         long announced = receiveHeader();
         if (announced != dst.byteSize()) {
@@ -141,10 +180,11 @@ final class DataPlaneConnection implements AutoCloseable {
             ByteBuffer buffer = dst.asSlice(done, Math.min(CHUNK, dst.byteSize() - done)).asByteBuffer();
             while (buffer.hasRemaining()) {
                 int start = buffer.position();
-                if (socket.read(buffer) < 0) {
+                if (transport.read(buffer) < 0) {
                     throw new EOFException("node " + peer + " closed the connection with " + buffer.remaining()
                             + " bytes outstanding");
                 }
+                current.progressed();
                 arrivals.arrived(done + start, dst.asSlice(done + start, buffer.position() - start));
             }
         }
@@ -175,20 +215,22 @@ final class DataPlaneConnection implements AutoCloseable {
 
     private void readFully(ByteBuffer dst) throws IOException {
         while (dst.hasRemaining()) {
-            if (socket.read(dst) < 0) {
+            if (transport.read(dst) < 0) {
                 throw new EOFException("node " + peer + " closed the connection with " + dst.remaining() + " bytes outstanding");
             }
+            current.progressed();
         }
     }
 
     private void writeFully(ByteBuffer src) throws IOException {
-        while (src.hasRemaining()) {
-            socket.write(src);
-        }
+        transport.write(src);
     }
 
     @Override
     public void close() {
+        if (transport != null) {
+            transport.close();
+        }
         try {
             socket.close();
         } catch (IOException ignored) {

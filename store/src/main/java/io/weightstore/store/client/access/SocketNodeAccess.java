@@ -9,11 +9,13 @@ import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
+import io.weightstore.store.wire.TlsEndpoint;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Supplier;
 
@@ -35,6 +37,7 @@ public final class SocketNodeAccess implements NodeAccess {
 
     private final String host;
     private final int port;
+    private final Optional<TlsEndpoint> tls;
     private final Supplier<Ticket> session;
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
@@ -43,11 +46,14 @@ public final class SocketNodeAccess implements NodeAccess {
 
     /**
      * Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}; a new
-     * connection presents the ticket {@code session} gives at that moment.
+     * connection speaks TLS as {@code tls} when present, and presents the ticket {@code session} gives
+     * at that moment.
      */
-    public SocketNodeAccess(String host, int port, Supplier<Ticket> session, TransferDeadlines deadlines, DeadlineTimer timer) {
+    public SocketNodeAccess(String host, int port, Optional<TlsEndpoint> tls, Supplier<Ticket> session, TransferDeadlines deadlines,
+            DeadlineTimer timer) {
         this.host = host;
         this.port = port;
+        this.tls = tls;
         this.session = session;
         this.deadlines = deadlines;
         this.timer = timer;
@@ -59,7 +65,7 @@ public final class SocketNodeAccess implements NodeAccess {
         }
         DataPlaneConnection connection = idle.pollFirst();
         if (connection == null) {
-            connection = DataPlaneConnection.open(host, port, session.get(), deadlines.base(), timer);
+            connection = DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer);
         }
         try {
             exchange.run(connection);

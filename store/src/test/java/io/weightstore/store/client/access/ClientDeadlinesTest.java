@@ -8,8 +8,10 @@ import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -17,6 +19,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,6 +36,7 @@ class ClientDeadlinesTest {
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
     private final DeadlineTimer timer = new DeadlineTimer("test-deadlines");
     private volatile boolean answerHandshake;
+    private volatile boolean trickle;
 
     @BeforeEach
     void listen() throws IOException {
@@ -45,6 +49,9 @@ class ClientDeadlinesTest {
                     if (answerHandshake) {
                         socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES);
                         socket.getOutputStream().write(FrameCodec.encodeHelloReply(Status.OK).array());
+                    }
+                    if (trickle) {
+                        Thread.ofVirtual().start(() -> trickle(socket));
                     }
                 } catch (IOException e) {
                     return;
@@ -64,7 +71,7 @@ class ClientDeadlinesTest {
 
     @Test
     void aNodeThatNeverAnswersTheHandshakeTimesOut() {
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Ticket::none, SHORT, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer);
         long start = System.nanoTime();
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 10)), List.of(), Arena.ofAuto().allocate(10)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("127.0.0.1:" + server.getLocalPort())
@@ -72,12 +79,37 @@ class ClientDeadlinesTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     }
 
+    /** Announces a MiB for the first request, then sends one byte every 50 ms: always moving, never done in time. */
+    private static void trickle(Socket socket) {
+        try {
+            socket.getInputStream().readNBytes(FrameCodec.REQUEST_HEADER_BYTES);
+            ByteBuffer header = FrameCodec.encode(Response.ok(1 << 20), ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES));
+            socket.getOutputStream().write(header.array(), 0, header.remaining());
+            for (int i = 0; i < 1 << 20; i++) {
+                socket.getOutputStream().write(i);
+                Thread.sleep(50);
+            }
+        } catch (IOException | InterruptedException e) {
+            // The client cut it off, as it should.
+        }
+    }
+
     @Test
-    void aNodeThatStopsAnsweringMidReadTimesOutWithinTheReadsDeadline() {
+    void aNodeThatStopsAnsweringMidReadIsCutAfterTheStallWindow() {
         answerHandshake = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Ticket::none, SHORT, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer);
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
-                .hasMessageContaining(SHORT.forBytes(1 << 20).toMillis() + " ms");
+                .hasMessageContaining("moved nothing for " + SHORT.stall().toMillis() + " ms");
+    }
+
+    @Test
+    void aNodeThatKeepsTricklingIsCutWhenTheWholeAllowanceRunsOut() {
+        answerHandshake = true;
+        trickle = true;
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer);
+        assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
+                .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
+                .hasMessageContaining("took longer than " + SHORT.forBytes(1 << 20).toMillis() + " ms");
     }
 }

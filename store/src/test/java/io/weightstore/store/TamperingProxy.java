@@ -1,0 +1,79 @@
+package io.weightstore.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A man in the middle on loopback: forwards every connection it accepts to one server port, and
+ * inverts one byte of what the server sends, {@code flipAt} bytes into each connection's stream
+ * (or none, with -1, to show that the path itself works).
+ */
+final class TamperingProxy implements AutoCloseable {
+    private final ServerSocket listener;
+    private final int target;
+    private final long flipAt;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+    TamperingProxy(int target, long flipAt) throws IOException {
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.target = target;
+        this.flipAt = flipAt;
+        Thread.ofPlatform().daemon().name("tampering-proxy").start(this::accept);
+    }
+
+    int port() {
+        return listener.getLocalPort();
+    }
+
+    private void accept() {
+        while (!listener.isClosed()) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket(InetAddress.getLoopbackAddress(), target);
+                sockets.addAll(List.of(client, server));
+                Thread.ofPlatform().daemon().start(() -> pump(client, server, -1));
+                Thread.ofPlatform().daemon().start(() -> pump(server, client, flipAt));
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private static void pump(Socket from, Socket to, long flipAt) {
+        byte[] buffer = new byte[16 << 10];
+        long passed = 0;
+        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            for (int n; (n = in.read(buffer)) > 0; passed += n) {
+                if (flipAt >= passed && flipAt < passed + n) {
+                    buffer[(int) (flipAt - passed)] ^= (byte) 0xFF;
+                }
+                out.write(buffer, 0, n);
+            }
+        } catch (IOException e) {
+            // One side went away; the other is closed with it below.
+        } finally {
+            close(from);
+            close(to);
+        }
+    }
+
+    private static void close(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Already gone.
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        sockets.forEach(TamperingProxy::close);
+    }
+}
