@@ -47,6 +47,12 @@ sealed interface Admission {
         public Session admit(byte[] sealed, Optional<Identity> certified) throws FrameException {
             NodeTicket session = open(sealed, "session ticket");
             if (session.kind() == NodeTicket.Kind.READ) {
+                // Only nodes get read grants, and a node always dials with its certificate: a grant
+                // shown without it was taken from its node.
+                if (certified.isEmpty() || !certified.get().equals(session.caller())) {
+                    throw refused(true, "the read grant is " + session.caller() + "'s, but the connection's certificate is "
+                            + certified.map(Identity::toString).orElse("absent"));
+                }
                 return readOnly(session);
             }
             if (session.kind() != NodeTicket.Kind.SESSION) {
