@@ -4,15 +4,19 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
 import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointReplicator;
 import io.weightstore.weights.Sha256;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -64,6 +68,13 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--digest", description = "Also print each tensor's name, dtype, received shape and SHA-256.")
     private boolean digest;
 
+    @Option(names = "--cache-local",
+            description = "Have the storage node on this host (one whose pool file this process can map) keep a copy of every"
+                    + " file of the checkpoint, on top of its replica count: copied node to node in the background, so the next"
+                    + " load here maps its own memory, and other hosts may read from that copy too. Without such a node, says so"
+                    + " on stderr and loads as usual.")
+    private boolean cacheLocal;
+
     @Option(names = "--json", description = "Print the report as JSON.")
     private boolean json;
 
@@ -95,6 +106,9 @@ final class LoadCommand implements Callable<Integer> {
         LoadOptions options = selection.loadOptions().withBuffer(ByteSizes.parse(buffer));
         List<RankResult> results = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {
+            if (cacheLocal) {
+                keepLocalCopies(checkpoint);
+            }
             for (int rank : toLoad) {
                 List<TensorDigest> digests = new ArrayList<>();
                 LoadReport report;
@@ -110,6 +124,20 @@ final class LoadCommand implements Callable<Integer> {
         }
         print(results);
         return ExitCodes.OK;
+    }
+
+    private void keepLocalCopies(CheckpointSource checkpoint) throws IOException {
+        PrintWriter err = spec.commandLine().getErr();
+        Optional<CheckpointReplicator.LocalCopies> local = new CheckpointReplicator(new Catalog(checkpoint.store()))
+                .keepLocal(checkpoint.checkpointId());
+        if (local.isEmpty()) {
+            err.println("weightstore: --cache-local: no storage node on this host (none whose pool file this process can map);"
+                    + " loading from the cluster as usual");
+        } else {
+            err.printf("node %s on this host keeps a copy of the %d files of %s (%d newly asked); the master copies them in the"
+                    + " background%n", local.get().nodeId(), local.get().files(), checkpoint.checkpointId(), local.get().filesChanged());
+        }
+        err.flush();
     }
 
     private void print(List<RankResult> results) {

@@ -1,5 +1,6 @@
 package io.weightstore.weights;
 
+import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreStatus;
@@ -47,6 +48,26 @@ public final class CheckpointReplicator {
         int changed = catalog.store().setReplicas(keys, floor, auto);
         return new Result(id.toString(), floor, auto, keys.size(), changed);
     }
+
+    /**
+     * Has the node on this host, if there is one, keep a copy of every slice of the checkpoint's
+     * files on top of their count, copied node to node in the background, so that the next load here
+     * maps its own memory and other hosts may read that copy too. Empty when no node's pool is
+     * visible here; else the node and how many files it will now keep.
+     */
+    public Optional<LocalCopies> keepLocal(CheckpointId id) throws IOException {
+        Optional<NodeInfo> local = catalog.store().localNode();
+        if (local.isEmpty()) {
+            return Optional.empty();
+        }
+        Manifest manifest = catalog.readyManifest(id);
+        List<String> keys = catalog.files(manifest).stream().map(StoredFile::key).toList();
+        int changed = catalog.store().keepLocalCopies(keys, local.get().nodeId());
+        return Optional.of(new LocalCopies(local.get().nodeId(), keys.size(), changed));
+    }
+
+    /** The node on this host that keeps a copy of a checkpoint's files, and how many files newly asked of it. */
+    public record LocalCopies(String nodeId, int files, int filesChanged) {}
 
     /** How the copies of the checkpoint's files stand now. */
     public ReplicaHealth health(CheckpointId id) throws IOException {
