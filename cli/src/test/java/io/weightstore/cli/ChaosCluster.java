@@ -86,7 +86,13 @@ final class ChaosCluster implements AutoCloseable {
      * tokens the CA issued so far. With a null {@code ca}, every process runs {@code --insecure}.
      */
     static ChaosCluster secure(Path dir, Path ca, int nodeCount, String sliceSize, String nodeCapacity) throws Exception {
-        return new ChaosCluster(dir, ca, List.of(), nodeCount, sliceSize, nodeCapacity);
+        return secure(dir, ca, List.of(), nodeCount, sliceSize, nodeCapacity);
+    }
+
+    /** As {@link #secure(Path, Path, int, String, String)}, with a master that also takes {@code masterFlags}. */
+    static ChaosCluster secure(Path dir, Path ca, List<String> masterFlags, int nodeCount, String sliceSize, String nodeCapacity)
+            throws Exception {
+        return new ChaosCluster(dir, ca, masterFlags, nodeCount, sliceSize, nodeCapacity);
     }
 
     private ChaosCluster(Path dir, Path ca, List<String> masterFlags, int nodeCount, String sliceSize, String nodeCapacity,

@@ -35,24 +35,6 @@ class SelfHealingProcessTest {
     Path tmp;
 
     @Test
-    void aNodeKilledForGoodHasItsCopiesMadeAgainOnceTheRepairDelayHasPassed() throws Exception {
-        ChaosCheckpoint checkpoint = ChaosCheckpoint.write(tmp.resolve("source"));
-        try (ChaosCluster cluster = ChaosCluster.withMasterFlags(tmp.resolve("cluster"), List.of("--repair-after", "2s"), 4, "1M",
-                "128M")) {
-            StoreClient store = cluster.client();
-            checkpoint.importInto(store, "healed", 2);
-            String gone = busiestNode(store, "healed", List.of());
-            cluster.nodeById(gone).process().kill();
-
-            awaitEverySliceAtItsCount(store, "healed", List.of(gone));
-            assertThat(run(cluster, "model", "verify", "healed").exitCode()).as("every copy checks out").isZero();
-            JsonNode inspected = json(run(cluster, "model", "inspect", "healed", "--json"));
-            assertThat(inspected.get("copies").get("state").asText()).isEqualTo("OK");
-            assertThat(TensorDigests.ofLoad(cluster.client(), "healed", () -> {})).isEqualTo(checkpoint.digests());
-        }
-    }
-
-    @Test
     void scrubberReplicaCountsDrainAndForgetKeepTheCheckpointWhole() throws Exception {
         ChaosCheckpoint checkpoint = ChaosCheckpoint.write(tmp.resolve("source"));
         try (ChaosCluster cluster = ChaosCluster.withMasterFlags(tmp.resolve("cluster"), List.of(), 5, "1M", "128M",
@@ -119,6 +101,33 @@ class SelfHealingProcessTest {
             awaitEverySliceAtItsCount(store, "kept", List.of(dead, leaving));
             assertVerifies(cluster);
             assertThat(TensorDigests.ofLoad(cluster.client(), "kept", () -> {})).isEqualTo(checkpoint.digests());
+        }
+    }
+
+    @Test
+    void aNodeKilledForGoodOnASecureClusterHasItsCopiesMadeAgainOverTlsOnceTheRepairDelayHasPassed() throws Exception {
+        Path ca = tmp.resolve("ca");
+        assertThat(CliRun.of("cert", "init", "--dir", ca.toString()).exitCode()).isZero();
+        // The master takes the CA's tokens file, which the first token creates.
+        assertThat(CliRun.of("cert", "token", "--dir", ca.toString(), "--role", "reader", "--name", "engine", "--out",
+                tmp.resolve("engine").toString()).exitCode()).isZero();
+        ChaosCheckpoint checkpoint = ChaosCheckpoint.write(tmp.resolve("source"));
+        try (ChaosCluster cluster = ChaosCluster.secure(tmp.resolve("cluster"), ca, List.of("--repair-after", "2s"), 4, "1M",
+                "128M")) {
+            StoreClient store = cluster.client();
+            checkpoint.importInto(store, "healed", 2);
+            String gone = busiestNode(store, "healed", List.of());
+            cluster.nodeById(gone).process().kill();
+
+            awaitEverySliceAtItsCount(store, "healed", List.of(gone));
+            assertThat(store.status().nodes()).as("copied node to node, over the TLS data plane")
+                    .anySatisfy(n -> assertThat(n.load().bytesCopied()).isPositive());
+            String admin = cluster.credentials("admin", "admin").toString();
+            CliRun verified = CliRun.of("model", "verify", "healed", "--store", cluster.master(), "--credentials", admin);
+            assertThat(verified.exitCode()).as(verified.out() + verified.err()).isZero();
+            CliRun inspected = CliRun.of("model", "inspect", "healed", "--json", "--store", cluster.master(), "--credentials", admin);
+            assertThat(json(inspected).get("copies").get("state").asText()).isEqualTo("OK");
+            assertThat(TensorDigests.ofLoad(cluster.client(), "healed", () -> {})).isEqualTo(checkpoint.digests());
         }
     }
 
