@@ -63,7 +63,7 @@ final class NodeCommand implements Callable<Integer> {
     private int maxConnections;
 
     @Option(names = "--io-timeout", defaultValue = "5s", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Deadline of a handshake, the base of each transfer's (which adds the bytes at 4 MB/s), and the longest "
+            description = "Deadline of a handshake, the base of each transfer's (which adds the bytes at 1 MB/s), and the longest "
                     + "a transfer may go without moving a byte. "
                     + "Default: ${DEFAULT-VALUE}.")
     private Duration ioTimeout;

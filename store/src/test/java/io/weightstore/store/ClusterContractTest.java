@@ -3,6 +3,7 @@ package io.weightstore.store;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -13,8 +14,13 @@ class ClusterContractTest extends StoreClientContract {
 
     @BeforeEach
     void start() throws StoreException {
-        cluster = new TestCluster(tmp.resolve("cluster"), 3);
+        cluster = startCluster(tmp.resolve("cluster"));
         store = cluster.client();
+    }
+
+    /** The cluster the contract runs against; subclasses change its security. */
+    TestCluster startCluster(Path dir) throws StoreException {
+        return new TestCluster(dir, 3);
     }
 
     @AfterEach

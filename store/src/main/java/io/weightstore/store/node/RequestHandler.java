@@ -41,7 +41,7 @@ final class RequestHandler implements Runnable {
     private static final int STAGING_BYTES = 4 << 20;
     private static final int CHUNK = 1 << 30;
     /** Files go out in pieces this size, each a sign of progress for the stall deadline. */
-    private static final long SEND_PIECE = 4 << 20;
+    private static final long SEND_PIECE = 1 << 20;
 
     /** One wait on the socket, done under a deadline. */
     @FunctionalInterface

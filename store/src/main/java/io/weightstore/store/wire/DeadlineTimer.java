@@ -53,6 +53,7 @@ public final class DeadlineTimer implements AutoCloseable {
         private final long endNanos;
         private final long stallNanos;
         private volatile long progressNanos = System.nanoTime();
+        private volatile boolean watchingStall = true;
         private volatile ScheduledFuture<?> task;
         private volatile boolean expired;
         private volatile boolean stalled;
@@ -76,17 +77,26 @@ public final class DeadlineTimer implements AutoCloseable {
             }
             long now = System.nanoTime();
             long stallEnds = progressNanos + stallNanos;
-            if (now - endNanos >= 0 || now - stallEnds >= 0) {
+            if (now - endNanos >= 0 || (watchingStall && now - stallEnds >= 0)) {
                 stalled = now - endNanos < 0;
                 expire();
             } else {
-                schedule(Math.min(stallEnds, endNanos) - now);
+                schedule((watchingStall ? Math.min(stallEnds, endNanos) : endNanos) - now);
             }
         }
 
         /** Bytes moved: the stall window starts again from now. */
         public void progressed() {
             progressNanos = System.nanoTime();
+        }
+
+        /**
+         * The peer now works on what it received before it answers (a node checks every block of a
+         * written slice), so no byte moves for a while that grows with the payload: from here only
+         * the whole allowance applies, which counts those bytes.
+         */
+        public void awaitingPeerWork() {
+            watchingStall = false;
         }
 
         private void expire() {

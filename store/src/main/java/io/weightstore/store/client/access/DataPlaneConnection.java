@@ -34,7 +34,7 @@ import java.util.Optional;
 final class DataPlaneConnection implements AutoCloseable {
     private static final int CHUNK = 1 << 30;
     /** Payloads go out in pieces this size, each a sign of progress for the stall deadline. */
-    private static final int WRITE_PIECE = 4 << 20;
+    private static final int WRITE_PIECE = 1 << 20;
 
     /** Sees payload bytes as they land, in order; {@code offset} is where {@code bytes} start in the destination. */
     @FunctionalInterface
@@ -170,6 +170,9 @@ final class DataPlaneConnection implements AutoCloseable {
         for (long done = 0; done < payload.byteSize(); done += WRITE_PIECE) {
             writeFully(payload.asSlice(done, Math.min(WRITE_PIECE, payload.byteSize() - done)).asByteBuffer());
             current.progressed();
+        }
+        if (payload.byteSize() > 0) {
+            current.awaitingPeerWork();
         }
         long announced = receiveHeader();
         if (announced != dst.byteSize()) {
