@@ -21,9 +21,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code weightstore model inspect}: a checkpoint's manifest and where its files are. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-        description = {"Show a checkpoint's manifest and, per file: size, kind, tensors, dtypes, slices, replica count (+auto when the",
-            "master may add copies for readers), whether its copies are OK, DEGRADED (slices lacking copies on up nodes,",
-            "nothing under way) or REPAIRING (the master copying them, with progress), and its nodes' state."})
+        description = {"Show a checkpoint's manifest and, per file: size, kind, tensors, dtypes,",
+            "slices, replica count (+auto when the master may add copies for readers),",
+            "whether its copies are OK, DEGRADED (slices lacking copies on up nodes,",
+            "nothing under way) or REPAIRING (the master copying them, with",
+            "progress), and its nodes' state."})
 final class ModelInspectCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;

@@ -20,13 +20,15 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore model replicate}: raises or lowers a checkpoint's replica count while it is online. */
 @Command(name = "replicate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Set how many copies of each slice of a READY checkpoint's files the master keeps, while",
-            "engines load it. New copies go node to node (never through this client) at the master's",
-            "--copy-rate, and a file's metadata names a copy only once it is written and checked;",
-            "copies beyond the count are dropped, never the last good one. With --replicas auto the",
-            "master adds copies while many readers hold a file (--readers-per-replica on the master),",
-            "within the nodes' room, and trims them once the readers are gone.",
-            "The manifest keeps its own count. Needs an admin on a secure cluster."
+            "Set how many copies of each slice of a READY checkpoint's files the",
+            "master keeps, while engines load it. New copies go node to node (never",
+            "through this client) at the master's --copy-rate, and a file's metadata",
+            "names a copy only once it is written and checked; copies beyond the",
+            "count are dropped, never the last good one. With --replicas auto the",
+            "master adds copies while many readers hold a file (its",
+            "--readers-per-replica), within the nodes' room, and trims them once the",
+            "readers are gone. The manifest keeps its own count. Needs an admin on a",
+            "secure cluster."
         })
 final class ModelReplicateCommand implements Callable<Integer> {
     @Spec

@@ -16,12 +16,13 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore store node drain}: moves every replica off a node so that it can leave. */
 @Command(name = "drain", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Move every replica off a node so that it can leave: the master has other nodes copy",
-            "each of its slices (node to node, at the master's --copy-rate), commits each new copy",
-            "once it is written and checked, and only then drops the drained node's. Nothing new is",
-            "placed on a draining node; it keeps serving reads until its last copy has moved.",
-            "'store status' shows it as draining with the replicas it still holds. Once it holds",
-            "none, stop it and 'store node forget ID'. Run again to see how far it got."
+            "Move every replica off a node so that it can leave: the master has",
+            "other nodes copy each of its slices (node to node, at the master's",
+            "--copy-rate), commits each new copy once it is written and checked, and",
+            "only then drops the drained node's. Nothing new is placed on a draining",
+            "node; it keeps serving reads until its last copy has moved. 'store",
+            "status' shows it as draining. Once it holds nothing, stop it and 'store",
+            "node forget ID'. Run again to see how many replicas it still holds."
         })
 final class StoreNodeDrainCommand implements Callable<Integer> {
     @Spec

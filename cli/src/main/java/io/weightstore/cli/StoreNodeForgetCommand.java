@@ -20,8 +20,9 @@ import picocli.CommandLine.Spec;
         description = {
             "Drop a node that is gone for good (its pool lost, its machine retired) from",
             "the master: it leaves 'store status', and its replicas leave every object's",
-            "metadata; the master then copies those slices again onto the other nodes",
-            "(no need to wait out --repair-after). Puts in progress with a copy on it are aborted.",
+            "metadata; the master then copies those slices again onto the other",
+            "nodes (no need to wait out --repair-after). Puts in progress with a",
+            "copy on it are aborted.",
             "Refused while the node holds the only copy of some slice (the message names",
             "one: remove what it alone holds, or bring the node back with its pool), and",
             "while the node is up unless --force."

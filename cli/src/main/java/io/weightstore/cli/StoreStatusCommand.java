@@ -23,10 +23,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code weightstore store status}: nodes, liveness, capacity and use. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
-    "Show the nodes (up, DOWN or draining; capacity, used; bytes served, scrubbed and copied) and the object count;",
-    "how the replicas stand: OK, DEGRADED (slices lacking copies, or bad copies, and nothing under way) or REPAIRING",
-    "(the copies under way, from which node to which, why, and how far they got);",
-    "for a group of masters also the masters (which one leads) and the health of each etcd member."})
+    "Show the nodes (up, DOWN or draining; capacity, used; bytes served,",
+    "scrubbed and copied) and the object count; how the replicas stand: OK,",
+    "DEGRADED (slices lacking copies, copies on a DOWN node, or bad copies, and",
+    "nothing under way) or REPAIRING (the copies under way: from which node to",
+    "which, why, and how far they got); for a group of masters also the masters",
+    "(which one leads) and the health of each etcd member."})
 final class StoreStatusCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
