@@ -363,7 +363,8 @@ public final class MasterCore implements MasterApi {
             if (pass.isEmpty()) {
                 return;
             }
-            while (true) {
+            // A pass is many pages: one interrupted (the master closing) stops between them, never on a closed store.
+            while (!Thread.currentThread().isInterrupted()) {
                 synchronized (this) {
                     if (!replication.step(pass.get())) {
                         for (String nodeId : replication.finish(pass.get())) {
@@ -788,11 +789,22 @@ public final class MasterCore implements MasterApi {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        // The reaper must be done before the metadata closes: RocksDB used after close crashes the process.
+        // Waited for outside the monitor, which the reaper takes between its steps.
         reaper.shutdownNow();
-        // Leases already released must not look held to the next master to open this metadata (the embedded
-        // store opens it once per command): delete their records now rather than at the next reaper pass.
-        reapLeaseRecords();
-        metadata.close();
+        try {
+            if (!reaper.awaitTermination(30, TimeUnit.SECONDS)) {
+                log.warn("the master's background work did not stop within 30 s of closing");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            // Leases already released must not look held to the next master to open this metadata (the embedded
+            // store opens it once per command): delete their records now rather than at the next reaper pass.
+            reapLeaseRecords();
+            metadata.close();
+        }
     }
 }
