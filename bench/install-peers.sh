@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the peers that 'weightstore bench compare' measures weightstore against, from Debian's
 # packages, when they are missing: nginx (files over HTTP Range requests) and Redis (files as
-# 64 MiB chunks); and etcd, which 'bench master-scale' runs a group of masters on. The bench
+# 64 MiB chunks); etcd, which 'bench master-scale' runs a group of masters on; and curl, the client
+# of nginx in 'bench cluster'. The bench
 # starts and stops its own instances on loopback; the system services these packages ship are
 # not used.
 set -euo pipefail
@@ -10,9 +11,10 @@ missing=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-peers: nginx, redis-server and etcd are already installed"
+  echo "install-peers: nginx, redis-server, etcd and curl are already installed"
   exit 0
 fi
 

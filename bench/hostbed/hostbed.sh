@@ -277,13 +277,13 @@ netem_available() {
 # tbf on one device: burst of 1 ms at the rate (at least 64 KiB, so a GSO packet passes whole),
 # and a queue of 10 ms beyond the burst. Under --latency, netem delays first and tbf shapes after it.
 shape() {
-  local ns=$1 dev=$2 delay_ms=$3
-  [ "$RATE_BPS" -gt 0 ] || [ "$delay_ms" -gt 0 ] || return 0
+  local ns=$1 dev=$2 delay_us=$3
+  [ "$RATE_BPS" -gt 0 ] || [ "$delay_us" -gt 0 ] || return 0
   local burst=$((RATE_BPS / 8 / 1000))
   [ $burst -ge 65536 ] || burst=65536
   local parent=(root)
-  if [ "$delay_ms" -gt 0 ]; then
-    tc -n "$ns" qdisc add dev "$dev" root handle 1: netem delay "${delay_ms}ms" limit 100000
+  if [ "$delay_us" -gt 0 ]; then
+    tc -n "$ns" qdisc add dev "$dev" root handle 1: netem delay "${delay_us}us" limit 100000
     parent=(parent 1:1)
   fi
   if [ "$RATE_BPS" -gt 0 ]; then
@@ -307,7 +307,9 @@ cmd_up() {
     shift
   done
   [[ $hosts =~ ^[0-9]+$ ]] && [ "$hosts" -ge 1 ] || usage "up: --hosts N (at least 1) is required"
-  [[ $latency =~ ^[0-9]+$ ]] || usage "up: --latency takes whole milliseconds, found '$latency'"
+  [[ $latency =~ ^([0-9]+)(\.([0-9]{1,3}))?$ ]] || usage "up: --latency takes milliseconds (at most 3 decimals), found '$latency'"
+  local frac=${BASH_REMATCH[3]}000
+  local latency_us=$((10#${BASH_REMATCH[1]} * 1000 + 10#${frac:0:3}))
   [[ $tmpfs_size =~ ^[0-9]+[kmgKMG]?$ ]] || usage "up: --tmpfs-size takes NUM[k|m|g], found '$tmpfs_size'"
   [ -z "$owner" ] || [[ $owner =~ ^[0-9]+$ ]] || usage "up: --owner takes a pid"
   RATE_BPS=$(parse_rate "$rate")
@@ -328,7 +330,7 @@ cmd_up() {
       usage "up: subnet $subnet holds this machine's address $own; pick another with --subnet"
     fi
   done
-  if [ "$latency" -gt 0 ] && ! netem_available; then
+  if [ "$latency_us" -gt 0 ] && ! netem_available; then
     say "--latency $latency: this kernel has no netem qdisc (nor fq or etf, which could hold packets to a"
     say "departure time), so a delay cannot be added to the bed's links. Rates can be shaped (tbf), delays"
     say "cannot; refusing rather than faking one. Run with --latency 0."
@@ -376,7 +378,7 @@ cmd_up() {
     ip -n "$ns" link set lo up
     ip -n "$ns" addr add "$addr/$len" dev "$dev"
     ip -n "$ns" link set "$dev" up
-    shape "$ns" "$dev" "$latency" 2>"$s/err" || unavailable "cannot shape $dev with tbf: $(cat "$s/err")"
+    shape "$ns" "$dev" "$latency_us" 2>"$s/err" || unavailable "cannot shape $dev with tbf: $(cat "$s/err")"
     shape "$sw" "$port" 0 2>"$s/err" || unavailable "cannot shape $port with tbf: $(cat "$s/err")"
     start_holder "$ns" "$i" "$tmpfs_size"
     echo "host_$i=$addr" >>"$s/addresses"

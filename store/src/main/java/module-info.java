@@ -26,8 +26,10 @@ module io.weightstore.store {
     exports io.weightstore.store.node;
     exports io.weightstore.store.security;
 
+    // The CRC32C the weights catalog checks tensors with, and the benchmarks measure.
+    exports io.weightstore.store.checksum to io.weightstore.bench, io.weightstore.weights;
+
     // Internals the benchmarks measure directly.
-    exports io.weightstore.store.checksum to io.weightstore.bench;
     exports io.weightstore.store.client.access to io.weightstore.bench;
     exports io.weightstore.store.client.plan to io.weightstore.bench;
     exports io.weightstore.store.grpc to io.weightstore.bench;

@@ -36,6 +36,8 @@ import java.util.Optional;
  * loopback cluster, through the loader over the same-host path, from the same files on local disk
  * (FileChannel reads and mmap copies, as engines do), and at TP=4 with every rank; beside the
  * store's raw read throughput (whole objects, no loader) and the machine's ceilings, all in one run.
+ * Each loader path is also timed, in turns with it, without the client's tensor CRC checks, so the
+ * checks' cost is their ratio.
  */
 public final class LoadBench {
     private static final CheckpointId ID = new CheckpointId("bench");
@@ -85,8 +87,12 @@ public final class LoadBench {
                         new Measurement.Timed("store raw read", "whole objects, 3 nodes, " + CONNECTIONS + " conn", weightBytes,
                                 () -> rawObjects.readEach(whole)),
                         loader(loopbackClient, loopbackBuffers, "loader, loopback", "1 rank, 3 nodes, " + CONNECTIONS + " conn",
-                                weightBytes),
-                        loader(sameHostClient, sameHostBuffers, "loader, same host", "1 rank, mapped pools", weightBytes)));
+                                weightBytes, true),
+                        loader(loopbackClient, loopbackBuffers, "loader, loopback, no tensor checks", "as above, CRC tables not used",
+                                weightBytes, false),
+                        loader(sameHostClient, sameHostBuffers, "loader, same host", "1 rank, mapped pools", weightBytes, true),
+                        loader(sameHostClient, sameHostBuffers, "loader, same host, no tensor checks", "as above, CRC tables not used",
+                                weightBytes, false)));
                 memcpy = measured.get(0);
                 rawSocket = measured.get(1);
                 rawStore = measured.get(2);
@@ -103,8 +109,11 @@ public final class LoadBench {
             paths.add(Measurement.of("local page cache, mmap", "copy out of a mapping", weightBytes, runs,
                     () -> copyFromMaps(source, weights, whole)));
             List<Long> perRank = new ArrayList<>();
-            paths.add(Measurement.of("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes, runs,
-                    () -> loadAllRanks(cluster, 4, perRank)));
+            paths.addAll(Measurement.interleaved(runs, List.of(
+                    new Measurement.Timed("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes,
+                            () -> loadAllRanks(cluster, 4, true, perRank)),
+                    new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as above, CRC tables not used", weightBytes,
+                            () -> loadAllRanks(cluster, 4, false, new ArrayList<>())))));
             paths.add(secureLoopback(work, directory, DataPlaneProtection.TLS, "data plane in TLS 1.3", weightBytes, runs));
             paths.add(secureLoopback(work, directory, DataPlaneProtection.MAC, "TLS handshake, then Poly1305-tagged chunks in clear",
                     weightBytes, runs));
@@ -137,7 +146,7 @@ public final class LoadBench {
             importInto(secure, checkpoint.root());
             try (StoreClient client = secure.client(false, CONNECTIONS)) {
                 return Measurement.interleaved(runs, List.of(loader(client, buffers, "loader, loopback, " + protection.name(),
-                        detail + ", 3 nodes, " + CONNECTIONS + " conn", weightBytes))).getFirst();
+                        detail + ", 3 nodes, " + CONNECTIONS + " conn", weightBytes, true))).getFirst();
             }
         } finally {
             WorkDirectory.delete(dir);
@@ -173,9 +182,11 @@ public final class LoadBench {
      * time the load and not the first touch of 512 MiB of fresh memory, as the raw read's
      * destination is not fresh either.
      */
-    private static Measurement.Timed loader(StoreClient client, StreamBufferPool buffers, String path, String detail, long bytes) {
+    private static Measurement.Timed loader(StoreClient client, StreamBufferPool buffers, String path, String detail, long bytes,
+            boolean tensorChecks) {
         return new Measurement.Timed(path, detail, bytes, () -> {
-            try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers));
+            try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers)
+                    .withTensorChecks(tensorChecks));
                     TensorStream stream = checkpoint.stream()) {
                 while (stream.next() != null) {
                     // The engine's work would go here; the bench measures delivery only.
@@ -211,9 +222,9 @@ public final class LoadBench {
         }
     }
 
-    private static void loadAllRanks(BenchCluster cluster, int worldSize, List<Long> perRank) throws IOException {
+    private static void loadAllRanks(BenchCluster cluster, int worldSize, boolean tensorChecks, List<Long> perRank) throws IOException {
         try (StoreClient client = cluster.client(false, CONNECTIONS);
-                CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults())) {
+                CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withTensorChecks(tensorChecks))) {
             checkpoint.tensors();
             for (int rank = 0; rank < worldSize; rank++) {
                 perRank.add(checkpoint.load(rank, worldSize, ShardPlan.preset("llama"), tensor -> {}, Progress.NONE).bytesRead());

@@ -3,7 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
-import io.weightstore.weights.Manifest;
+import io.weightstore.weights.ListedCheckpoint;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -14,7 +14,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code weightstore model list}: every checkpoint in the store. */
-@Command(name = "list", mixinStandardHelpOptions = true, description = "List the checkpoints in the store.")
+@Command(name = "list", mixinStandardHelpOptions = true,
+        description = {
+            "List the checkpoints in the store, with who imported each (as the master recorded it) and CHECK:",
+            "for a READY checkpoint, whether the store's metadata still matches its manifest: every file present,",
+            "of the size, writer and block checksums the import recorded. 'CHANGED (n)' lists the n problems",
+            "under the table (a file replaced since the import, say); 'unchecked (schema 1)' for a manifest that",
+            "records none of it. Metadata only: 'model verify' reads the bytes."
+        })
 final class ModelListCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -22,19 +29,19 @@ final class ModelListCommand implements Callable<Integer> {
     @Mixin
     private StoreSelection selection;
 
-    @Option(names = "--json", description = "Print the manifests as JSON.")
+    @Option(names = "--json", description = "Print the manifests as JSON, each with 'checked' and 'problems'.")
     private boolean json;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (StoreClient store = selection.open()) {
-            List<Manifest> manifests = new Catalog(store).list();
+            List<ListedCheckpoint> checkpoints = new Catalog(store).list();
             if (json) {
-                JsonOutput.print(out, manifests);
+                JsonOutput.print(out, checkpoints);
                 return ExitCodes.OK;
             }
-            Reports.checkpoints(manifests, out);
+            Reports.checkpoints(checkpoints, out);
         }
         return ExitCodes.OK;
     }

@@ -5,12 +5,15 @@ import io.weightstore.store.api.SliceMeta;
 import java.time.Instant;
 import java.util.List;
 
-/** An object as {@code --json} shows it: placement without the checksums, which mean nothing to a reader. */
-record ObjectView(String key, long size, int replicas, boolean pinned, Instant createdAt, List<SliceView> slices) {
+/**
+ * An object as {@code --json} shows it: placement and who wrote it (empty on a store without identities), without
+ * the checksums, which mean nothing to a reader.
+ */
+record ObjectView(String key, long size, int replicas, boolean pinned, Instant createdAt, String owner, List<SliceView> slices) {
     record SliceView(long offset, long length, List<String> nodes) {}
 
     static ObjectView of(ObjectMeta object) {
-        return new ObjectView(object.key(), object.size(), object.replicas(), object.pinned(), object.createdAt(),
+        return new ObjectView(object.key(), object.size(), object.replicas(), object.pinned(), object.createdAt(), object.owner(),
                 object.slices().stream().map(ObjectView::slice).toList());
     }
 

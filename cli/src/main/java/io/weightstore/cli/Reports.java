@@ -2,8 +2,10 @@ package io.weightstore.cli;
 
 import io.weightstore.cli.output.Table;
 import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.CheckpointStatus;
 import io.weightstore.weights.CheckpointVerifier;
 import io.weightstore.weights.FileVerdict;
+import io.weightstore.weights.ListedCheckpoint;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.loader.LoadReport;
 import java.io.PrintWriter;
@@ -15,13 +17,33 @@ import java.util.Locale;
 final class Reports {
     private Reports() {}
 
-    static void checkpoints(List<Manifest> manifests, PrintWriter out) {
-        Table table = new Table("ID", "MODEL", "REVISION", "STATUS", "FILES", "SIZE", "CREATED").alignRight("FILES", "SIZE");
-        for (Manifest m : manifests) {
+    /**
+     * Checkpoints with who imported each and what the store's metadata says against its manifest; each
+     * problem is printed under the table, naming the checkpoint.
+     */
+    static void checkpoints(List<ListedCheckpoint> checkpoints, PrintWriter out) {
+        Table table = new Table("ID", "MODEL", "REVISION", "STATUS", "FILES", "SIZE", "CREATED", "IMPORTED BY", "CHECK")
+                .alignRight("FILES", "SIZE");
+        for (ListedCheckpoint c : checkpoints) {
+            Manifest m = c.manifest();
             table.row(m.checkpointId(), m.modelId(), m.revision(), m.status(), m.files().size(), ByteSizes.format(m.totalBytes()),
-                    m.createdAt());
+                    m.createdAt(), m.importedBy() == null ? "-" : m.importedBy().isEmpty() ? "(no identities)" : m.importedBy(),
+                    check(c));
         }
         table.print(out);
+        for (ListedCheckpoint c : checkpoints) {
+            c.problems().forEach(problem -> out.println(c.manifest().checkpointId() + ": " + problem));
+        }
+    }
+
+    private static String check(ListedCheckpoint checkpoint) {
+        if (!checkpoint.problems().isEmpty()) {
+            return "CHANGED (" + checkpoint.problems().size() + ")";
+        }
+        if (checkpoint.manifest().status() != CheckpointStatus.READY) {
+            return "-";
+        }
+        return checkpoint.checked() ? "ok" : "unchecked (schema 1)";
     }
 
     /** The manifest's and each file's verdict, then every repair made, one per line. */
@@ -39,14 +61,23 @@ final class Reports {
     }
 
     static void loads(List<LoadReport> reports, PrintWriter out) {
-        Table table = new Table("RANK", "TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S")
-                .alignRight("TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S");
+        Table table = new Table("RANK", "TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S",
+                "CLIENT-CHECKED", "NODE-CHECKED")
+                .alignRight("TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S", "CLIENT-CHECKED",
+                        "NODE-CHECKED");
         for (LoadReport r : reports) {
             table.row(r.rank() + "/" + r.worldSize(), r.tensors(), ByteSizes.format(r.bytesRead()), ByteSizes.format(r.shareBytes()),
                     ByteSizes.format(r.checkpointBytes()), String.format(Locale.ROOT, "%.3f", r.amplification()),
                     String.format(Locale.ROOT, "%.1f%%", 100 * r.fractionOfCheckpoint()),
-                    String.format(Locale.ROOT, "%.2f", r.seconds()), String.format(Locale.ROOT, "%.2f", r.gbPerSecond()));
+                    String.format(Locale.ROOT, "%.2f", r.seconds()), String.format(Locale.ROOT, "%.2f", r.gbPerSecond()),
+                    r.clientChecked(), r.nodeChecked());
         }
         table.print(out);
+        for (LoadReport r : reports) {
+            if (r.verified() != null) {
+                out.printf(Locale.ROOT, "verified %d files (%s) against the manifest's SHA-256 in %.2f s (%.2f GB/s), before the load%n",
+                        r.verified().files(), ByteSizes.format(r.verified().bytes()), r.verified().seconds(), r.verified().gbPerSecond());
+            }
+        }
     }
 }

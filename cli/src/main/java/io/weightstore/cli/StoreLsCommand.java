@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code weightstore store ls}: sealed objects under a prefix. */
-@Command(name = "ls", mixinStandardHelpOptions = true, description = "List sealed objects whose key starts with PREFIX, in key order.")
+@Command(name = "ls", mixinStandardHelpOptions = true, description = {"List sealed objects whose key starts with PREFIX, in key order,",
+            "with the identity that wrote each (as the master authenticated it; - on a store without identities)."})
 final class StoreLsCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -39,10 +40,11 @@ final class StoreLsCommand implements Callable<Integer> {
                 JsonOutput.print(out, objects.stream().map(ObjectView::of).toList());
                 return ExitCodes.OK;
             }
-            Table table = new Table("KEY", "SIZE", "REPLICAS", "SLICES", "PINNED", "CREATED").alignRight("SIZE", "REPLICAS", "SLICES");
+            Table table = new Table("KEY", "SIZE", "REPLICAS", "SLICES", "PINNED", "CREATED", "OWNER")
+                    .alignRight("SIZE", "REPLICAS", "SLICES");
             for (ObjectMeta object : objects) {
                 table.row(object.key(), ByteSizes.format(object.size()), object.replicas(), object.slices().size(),
-                        object.pinned() ? "yes" : "no", object.createdAt());
+                        object.pinned() ? "yes" : "no", object.createdAt(), object.owner().isEmpty() ? "-" : object.owner());
             }
             table.print(out);
         }

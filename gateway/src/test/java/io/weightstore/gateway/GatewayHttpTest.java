@@ -3,6 +3,7 @@ package io.weightstore.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.PutOptions;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
@@ -287,6 +288,28 @@ class GatewayHttpTest {
 
         new CheckpointRemover(catalog).run(id, false);
         assertError(signed("GET", "/weights/replaced/config.json", Map.of()), 404, "NoSuchKey");
+    }
+
+    /** A file put over behind its manifest's back is refused as the loader refuses it, not served. */
+    @Test
+    void aFileReplacedBehindItsManifestIsRefused() throws Exception {
+        Path source = tmp.resolve("tampered");
+        Files.createDirectories(source);
+        Files.writeString(source.resolve("config.json"), "{\"version\": 1}");
+        Catalog catalog = new Catalog(fixture.store);
+        CheckpointId id = new CheckpointId("tampered");
+        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/tampered", "v1", source, 1, false, 1), Progress.NONE);
+        try {
+            fixture.store.put("weights/tampered/files/config.json", "{\"version\": 6}".getBytes(StandardCharsets.UTF_8),
+                    PutOptions.defaults().withReplace(true).withPin(true));
+            HttpResponse<byte[]> response = signed("GET", "/weights/tampered/config.json", Map.of());
+            assertError(response, 500, "InternalError");
+            assertThat(text(response)).contains("stored config.json of tampered has other bytes than the import stored")
+                    .doesNotContain("6}");
+        } finally {
+            // The bucket is shared by every test here: the listings expect only the fixture's checkpoint.
+            new CheckpointRemover(catalog).run(id, true);
+        }
     }
 
     @Test

@@ -1,5 +1,8 @@
 package io.weightstore.store;
 
+import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ClientOptions;
@@ -185,16 +188,45 @@ public final class TestCluster implements AutoCloseable {
 
     /** As {@link #flipByte(String, int, long)}, in the slice's replica number {@code replicaIndex}. */
     public void flipByte(String key, int slice, int replicaIndex, long offset) throws IOException {
+        xorBytes(key, slice, replicaIndex, offset, new byte[] {(byte) 0xFF});
+    }
+
+    /**
+     * XORs {@code mask} into the first replica of slice {@code slice} of {@code key}, {@code offset} bytes
+     * into the slice, in that node's pool file: what a node that lies about its bytes serves.
+     */
+    public void xorBytes(String key, int slice, long offset, byte[] mask) throws IOException {
+        xorBytes(key, slice, 0, offset, mask);
+    }
+
+    /** As {@link #xorBytes(String, int, long, byte[])}, in the slice's replica number {@code replicaIndex}. */
+    public void xorBytes(String key, int slice, int replicaIndex, long offset, byte[] mask) throws IOException {
         ReplicaRef replica;
         try (StoreClient client = StoreClient.connect(masterAddress(), adminOptions()); ObjectReader object = client.open(key)) {
             replica = object.object().slice(slice).replicas().get(replicaIndex);
         }
         try (FileChannel pool = FileChannel.open(pool(indexOf(replica.nodeId())), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long position = POOL_DATA_START + replica.offset() + offset;
-            ByteBuffer b = ByteBuffer.allocate(1);
-            pool.read(b, position);
-            pool.write(ByteBuffer.wrap(new byte[] {(byte) ~b.get(0)}), position);
+            ByteBuffer bytes = ByteBuffer.allocate(mask.length);
+            pool.read(bytes, position);
+            for (int i = 0; i < mask.length; i++) {
+                bytes.put(i, (byte) (bytes.get(i) ^ mask[i]));
+            }
+            pool.write(bytes.flip(), position);
         }
+    }
+
+    /**
+     * Tells the master that node {@code index} serves its data plane at {@code port} on loopback (a proxy
+     * in front of it, say): clients that locate objects from now on connect there. The node itself is
+     * untouched and keeps heartbeating, so the master keeps the new address.
+     */
+    public void advertise(int index, int port) throws StoreException {
+        String nodeId = nodes.get(index).nodeId();
+        NodeInfo info = master.core().status().nodes().stream().map(NodeStatus::info).filter(n -> n.nodeId().equals(nodeId))
+                .findFirst().orElseThrow(() -> new IllegalStateException("the master does not know node " + nodeId));
+        master.core().registerNode(new NodeInfo(nodeId, new Endpoint("127.0.0.1", port), info.poolPath(), info.poolUuid(),
+                info.capacity()));
     }
 
     public void stopNode(int index) throws StoreException {

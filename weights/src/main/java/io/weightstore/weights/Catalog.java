@@ -2,28 +2,35 @@ package io.weightstore.weights;
 
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * The checkpoints in a store, and where their pieces live: one manifest object and one object per
- * file, {@code weights/<id>/manifest} and {@code weights/<id>/files/<path>}. Listing is a prefix
+ * The checkpoints in a store, and where their pieces live: one manifest object, one object per
+ * file, and for each safetensors file its tensor CRC table: {@code weights/<id>/manifest},
+ * {@code weights/<id>/files/<path>} and {@code weights/<id>/checks/<path>}. Listing is a prefix
  * listing on the master; there is no index object to read-modify-write.
  */
 public final class Catalog {
     private static final String ROOT = "weights/";
     private static final String MANIFEST = "/manifest";
     private static final String FILES = "/files/";
-    /** Manifests are tiny and every load starts with one: a copy on every node, up to this many. */
-    private static final int MAX_MANIFEST_REPLICAS = 3;
+    private static final String CHECKS = "/checks/";
+    /** Manifests and CRC tables are small and every load reads them: a copy on every node, up to this many. */
+    private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
 
     private final StoreClient store;
-    private Integer manifestReplicas;
+    private Integer smallObjectReplicas;
 
     public Catalog(StoreClient store) {
         this.store = store;
@@ -47,6 +54,10 @@ public final class Catalog {
         return ROOT + id + FILES;
     }
 
+    static String checksPrefix(CheckpointId id) {
+        return ROOT + id + CHECKS;
+    }
+
     static String lockName(CheckpointId id) {
         return ROOT + id;
     }
@@ -66,10 +77,45 @@ public final class Catalog {
 
     // ---- manifests
 
+    /**
+     * The manifest of a checkpoint, or empty when there is none. A manifest that names who imported it
+     * must have been written by that identity, as the master recorded it: anyone else who rewrote it
+     * could name anyone.
+     */
     public Optional<Manifest> manifest(CheckpointId id) throws IOException {
+        Optional<WrittenManifest> written = read(id);
+        if (written.isPresent() && written.get().mismatch().isPresent()) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, written.get().mismatch().get());
+        }
+        return written.map(WrittenManifest::manifest);
+    }
+
+    /**
+     * The manifest as stored, even one whose writer is not the importer it names: for an import over
+     * it, which takes nothing from it on trust (it skips a file only when it wrote that file itself).
+     */
+    Optional<Manifest> storedManifest(CheckpointId id) throws IOException {
+        return read(id).map(WrittenManifest::manifest);
+    }
+
+    /** A manifest, and the identity the master recorded as the writer of its object. */
+    private record WrittenManifest(Manifest manifest, String writer) {
+        /** What is wrong when the manifest names an importer other than its writer. */
+        Optional<String> mismatch() {
+            if (manifest.importedBy() == null || manifest.importedBy().equals(writer)) {
+                return Optional.empty();
+            }
+            return Optional.of("manifest of " + manifest.checkpointId() + " says it was imported by "
+                    + Owners.describe(manifest.importedBy()) + ", but the master says " + Owners.describe(writer) + " wrote it");
+        }
+    }
+
+    private Optional<WrittenManifest> read(CheckpointId id) throws IOException {
         String key = manifestKey(id);
-        try {
-            return Optional.of(Manifest.fromJson(store.readAll(key), key));
+        try (ObjectReader object = store.open(key)) {
+            byte[] json = new byte[Math.toIntExact(object.size())];
+            object.read(new Range(0, json.length), MemorySegment.ofArray(json));
+            return Optional.of(new WrittenManifest(Manifest.fromJson(json, key), object.object().owner()));
         } catch (StoreException e) {
             if (e.code() == StoreException.Code.NOT_FOUND) {
                 return Optional.empty();
@@ -103,37 +149,70 @@ public final class Catalog {
         return manifest;
     }
 
-    /** Every checkpoint, in id order. */
-    public List<Manifest> list() throws IOException {
-        List<Manifest> manifests = new ArrayList<>();
+    /**
+     * Every checkpoint, in id order, each READY one with what the master's metadata says against its
+     * manifest: one prefix listing and one manifest read per checkpoint, no file's bytes.
+     */
+    public List<ListedCheckpoint> list() throws IOException {
+        Map<String, ObjectMeta> objects = new HashMap<>();
+        List<CheckpointId> ids = new ArrayList<>();
         for (ObjectMeta object : store.list(ROOT)) {
-            Optional<CheckpointId> id = idOfManifest(object.key());
-            if (id.isPresent()) {
-                manifest(id.get()).ifPresent(manifests::add);
+            objects.put(object.key(), object);
+            idOfManifest(object.key()).ifPresent(ids::add);
+        }
+        List<ListedCheckpoint> listed = new ArrayList<>();
+        for (CheckpointId id : ids) {
+            Optional<WrittenManifest> written = read(id);
+            if (written.isPresent()) {
+                listed.add(listing(written.get(), objects));
             }
         }
-        return manifests;
+        return listed;
     }
 
-    /** Writes the manifest as {@code writer}, the holder of the checkpoint's lock. */
-    void writeManifest(Manifest manifest, LockOwner writer) throws IOException {
-        store.put(manifestKey(manifest.checkpointId()), manifest.toJson(), PutOptions.defaults().withReplicas(manifestReplicas())
-                .withReplace(true).withPin(true).withWriter(writer.toString()));
-    }
-
-    /** Counted once per catalog: nodes up when it first writes a manifest. */
-    private synchronized int manifestReplicas() throws StoreException {
-        if (manifestReplicas == null) {
-            manifestReplicas = (int) Math.max(1, Math.min(MAX_MANIFEST_REPLICAS, store.status().nodesUp()));
+    private ListedCheckpoint listing(WrittenManifest written, Map<String, ObjectMeta> objects) {
+        Manifest manifest = written.manifest();
+        List<String> problems = new ArrayList<>();
+        if (manifest.status() == CheckpointStatus.READY) {
+            written.mismatch().ifPresent(problems::add);
+            for (StoredFile file : files(manifest)) {
+                ObjectMeta object = objects.get(file.key());
+                if (object == null) {
+                    problems.add(file.path() + " is missing (no object " + file.key() + ")");
+                    continue;
+                }
+                file.mismatch(object).ifPresent(problems::add);
+                if (file.file().tensorCrcsSha256() != null && !objects.containsKey(file.checksKey())) {
+                    problems.add("the tensor CRC table of " + file.path() + " is missing (no object " + file.checksKey() + ")");
+                }
+            }
         }
-        return manifestReplicas;
+        return new ListedCheckpoint(manifest, manifest.checkable(), problems);
+    }
+
+    /** Writes the manifest as {@code writer}, the holder of the checkpoint's lock; returns the object as the master sealed it. */
+    ObjectMeta writeManifest(Manifest manifest, LockOwner writer) throws IOException {
+        return store.put(manifestKey(manifest.checkpointId()), manifest.toJson(), PutOptions.defaults()
+                .withReplicas(smallObjectReplicas()).withReplace(true).withPin(true).withWriter(writer.toString()));
+    }
+
+    /**
+     * Replicas of the small objects every load reads (manifests, tensor CRC tables): one per node up, up
+     * to three, counted once per catalog when it first writes one.
+     */
+    synchronized int smallObjectReplicas() throws StoreException {
+        if (smallObjectReplicas == null) {
+            smallObjectReplicas = (int) Math.max(1, Math.min(MAX_SMALL_OBJECT_REPLICAS, store.status().nodesUp()));
+        }
+        return smallObjectReplicas;
     }
 
     // ---- files
 
     /** One file of the checkpoint, as the manifest records it, with the object that holds it. */
     public StoredFile file(Manifest manifest, ManifestFile file) {
-        return new StoredFile(store, manifest.checkpointId(), file, filesPrefix(manifest.checkpointId()) + file.path());
+        CheckpointId id = manifest.checkpointId();
+        return new StoredFile(store, manifest, file, filesPrefix(id) + file.path(), checksPrefix(id) + file.path());
     }
 
     public List<StoredFile> files(Manifest manifest) {

@@ -19,6 +19,8 @@ public final class CheckpointException extends IOException {
         NOT_READY,
         /** Stored bytes do not match the manifest. */
         CORRUPT,
+        /** The checkpoint was imported by someone other than the importer the caller trusts. */
+        UNTRUSTED,
         /** The store has no room for the checkpoint, even after evicting what it may. */
         NO_SPACE
     }

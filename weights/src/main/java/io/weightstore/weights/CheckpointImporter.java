@@ -3,12 +3,15 @@ package io.weightstore.weights;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.SafetensorsFormatException;
+import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.weights.checks.BlockChecksumDigest;
+import io.weightstore.weights.checks.TensorCrcTable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,8 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Puts a local checkpoint directory into the store. The whole directory is validated before
  * anything is written; the manifest goes in as IMPORTING first and READY last, after every file is
- * sealed with its SHA-256 recorded. An interrupted import run again skips files already stored with
- * the same size and hash.
+ * sealed with its SHA-256, the digest of its block checksums and (for safetensors) the SHA-256 of
+ * its tensor CRC table recorded. The manifest names who imported it as the master recorded the
+ * writer of its first write, and every file must have been written by the same identity. An
+ * interrupted import run again skips files this identity already stored with the same bytes.
  */
 public final class CheckpointImporter {
     /** Nodes allocate in 4 KiB units, so a file takes its size rounded up. */
@@ -59,7 +65,7 @@ public final class CheckpointImporter {
         }
         requireRoom(id, directory, request.replicas(), room);
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
-            Manifest previous = catalog.manifest(id).orElse(null);
+            Manifest previous = catalog.storedManifest(id).orElse(null);
             if (previous != null && previous.status() == CheckpointStatus.READY && !request.replace()) {
                 throw new CheckpointException(CheckpointException.Code.ALREADY_EXISTS, "checkpoint " + id
                         + " is already READY; use --replace to import over it");
@@ -68,8 +74,9 @@ public final class CheckpointImporter {
                 throw new CheckpointException(CheckpointException.Code.NOT_READY, "checkpoint " + id
                         + " is being deleted; run delete again to finish it first");
             }
-            Manifest manifest = initialManifest(request, directory, previous);
-            catalog.writeManifest(manifest, lock.owner());
+            Manifest initial = initialManifest(request, directory, previous);
+            // Who imports is the master's word on who wrote the manifest, not anything this process claims.
+            Manifest manifest = initial.withImportedBy(catalog.writeManifest(initial, lock.owner()).owner());
             List<String> sent = Collections.synchronizedList(new ArrayList<>());
             try {
                 return upload(request, directory, manifest, lock.owner(), sent, progress, start);
@@ -120,17 +127,17 @@ public final class CheckpointImporter {
     private static Manifest initialManifest(ImportRequest request, CheckpointDirectory directory, Manifest previous) {
         List<ManifestFile> files = new ArrayList<>();
         for (CheckpointFile file : directory.files()) {
-            // Keep a hash recorded by an earlier attempt: it lets this one skip the file if it is unchanged.
-            String earlierHash = previous == null ? null : previous.file(file.path())
-                    .filter(f -> f.size() == file.size()).map(ManifestFile::sha256).orElse(null);
-            files.add(new ManifestFile(file.path(), file.size(), earlierHash, file.kind(),
-                    file.header().map(h -> h.headerLength()).orElse(null), file.header().map(h -> h.tensors().size()).orElse(null)));
+            ManifestFile fresh = new ManifestFile(file.path(), file.size(), null, file.kind(),
+                    file.header().map(h -> h.headerLength()).orElse(null), file.header().map(h -> h.tensors().size()).orElse(null));
+            // Keep what an earlier attempt recorded: it lets this one skip the file if it is unchanged.
+            files.add(previous == null ? fresh : previous.file(file.path()).filter(f -> f.size() == file.size())
+                    .map(f -> fresh.stored(f.sha256(), f.checksumDigest(), f.tensorCrcsSha256())).orElse(fresh));
         }
         Instant now = Catalog.now();
         Instant created = previous != null && previous.status() != CheckpointStatus.READY ? previous.createdAt() : now;
         return new Manifest(Manifest.SCHEMA_VERSION, request.checkpointId(), request.modelId(),
                 request.revision() == null ? "main" : request.revision(), request.source().toAbsolutePath().toString(),
-                CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, files);
+                CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, files);
     }
 
     private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, LockOwner writer,
@@ -144,15 +151,17 @@ public final class CheckpointImporter {
         try {
             List<Future<Void>> running = new ArrayList<>();
             for (StoredFile file : catalog.files(initial)) {
+                Optional<SafetensorsHeader> header = directory.files().stream().filter(f -> f.path().equals(file.path()))
+                        .findFirst().flatMap(CheckpointFile::header);
                 running.add(files.submit(() -> {
-                    Stored stored = storeFile(request, file, directory.root().resolve(file.path()), writer, progress);
-                    if (stored.sent()) {
-                        sent.add(file.key());
+                    FileImport run = new FileImport(request, initial.importedBy(), file, header, writer);
+                    ManifestFile stored = run.store(directory.root().resolve(file.path()), sent, progress);
+                    if (run.sent()) {
                         uploadedBytes.addAndGet(file.file().size());
                     } else {
                         skipped.incrementAndGet();
                     }
-                    updates.recorded(file.file().withSha256(stored.sha256()));
+                    updates.recorded(stored);
                     return null;
                 }));
             }
@@ -168,40 +177,119 @@ public final class CheckpointImporter {
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
     }
 
-    /** What storing one file did: its SHA-256, and whether its bytes were sent or found stored already. */
-    private record Stored(String sha256, boolean sent) {}
+    /**
+     * Stores one file as the identity {@code importer}, unless that identity already stored the same
+     * bytes (a resumed import), and its tensor CRC table beside it; returns the file's manifest entry.
+     */
+    private final class FileImport {
+        private final ImportRequest request;
+        private final String importer;
+        private final StoredFile stored;
+        private final Optional<SafetensorsHeader> header;
+        private final LockOwner writer;
+        private boolean sent;
 
-    private Stored storeFile(ImportRequest request, StoredFile stored, Path path, LockOwner writer, Progress progress)
-            throws IOException {
-        ManifestFile file = stored.file();
-        try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            if (channel.size() != file.size()) {
-                throw new CheckpointException(CheckpointException.Code.INVALID, file.path() + " changed during the import: "
-                        + file.size() + " bytes when validated, " + channel.size() + " now");
-            }
-            MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
-                    : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
-            if (file.sha256() != null && stored.object().filter(o -> o.size() == file.size()).isPresent()) {
-                String hash = Sha256.of(bytes);
-                if (hash.equals(file.sha256())) {
-                    progress.advanced(file.size());
-                    return new Stored(hash, false);
+        FileImport(ImportRequest request, String importer, StoredFile stored, Optional<SafetensorsHeader> header, LockOwner writer) {
+            this.request = request;
+            this.importer = importer;
+            this.stored = stored;
+            this.header = header;
+            this.writer = writer;
+        }
+
+        /** Whether the file's bytes were sent, rather than found stored already. */
+        boolean sent() {
+            return sent;
+        }
+
+        ManifestFile store(Path path, List<String> sentKeys, Progress progress) throws IOException {
+            ManifestFile file = stored.file();
+            try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+                if (channel.size() != file.size()) {
+                    throw new CheckpointException(CheckpointException.Code.INVALID, file.path() + " changed during the import: "
+                            + file.size() + " bytes when validated, " + channel.size() + " now");
                 }
+                MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
+                        : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
+                Optional<String> storedDigest = storedAlready(file, bytes);
+                if (storedDigest.isPresent()) {
+                    progress.advanced(file.size());
+                    return file.stored(file.sha256(), storedDigest.get(), crcTable(file, bytes, sentKeys));
+                }
+                // Hash and compute the CRC table on the way: they read the same mapped pages the upload sends.
+                CompletableFuture<String> hash = CompletableFuture.supplyAsync(() -> Sha256.of(bytes));
+                CompletableFuture<Optional<TensorCrcTable>> table = CompletableFuture.supplyAsync(
+                        () -> header.map(h -> TensorCrcTable.compute(h, bytes)));
+                ObjectMeta object;
+                try {
+                    object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
+                            .withReplace(true).withPin(true).withWriter(writer.toString()), progress);
+                } catch (IOException | RuntimeException e) {
+                    // The hash and the table read the mapping: they finish before it is unmapped.
+                    CompletableFuture.allOf(hash, table).exceptionally(failed -> null).join();
+                    throw e;
+                }
+                sentKeys.add(stored.key());
+                sent = true;
+                requireOwnWrite(object);
+                if (object.size() != file.size()) {
+                    throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + stored.key() + " has " + object.size()
+                            + " bytes, source has " + file.size());
+                }
+                return file.stored(hash.join(), BlockChecksumDigest.of(object), putTable(table.join(), sentKeys));
             }
-            // Hash on the way: the digest reads the same mapped pages the upload sends.
-            CompletableFuture<String> hash = CompletableFuture.supplyAsync(() -> Sha256.of(bytes));
-            ObjectMeta object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
-                    .withReplace(true).withPin(true).withWriter(writer.toString()), progress);
-            if (object.size() != file.size()) {
-                throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + stored.key() + " has " + object.size()
-                        + " bytes, source has " + file.size());
+        }
+
+        /**
+         * The digest of the stored object's block checksums when this importer already stored these exact
+         * bytes (an earlier run did): the SHA-256 an earlier run recorded is the local file's, and the
+         * object's block checksums are those of the local bytes.
+         */
+        private Optional<String> storedAlready(ManifestFile file, MemorySegment bytes) throws IOException {
+            Optional<ObjectMeta> object = stored.object().filter(o -> o.size() == file.size() && o.owner().equals(importer));
+            if (file.sha256() == null || object.isEmpty()) {
+                return Optional.empty();
             }
-            return new Stored(hash.join(), true);
+            String digest = BlockChecksumDigest.of(object.get());
+            boolean same = digest.equals(BlockChecksumDigest.of(bytes, object.get().checksumBlockSize()))
+                    && Sha256.of(bytes).equals(file.sha256());
+            return same ? Optional.of(digest) : Optional.empty();
+        }
+
+        /** The SHA-256 of the file's CRC table, stored again unless this importer stored the same table before. */
+        private String crcTable(ManifestFile file, MemorySegment bytes, List<String> sentKeys) throws IOException {
+            if (header.isEmpty()) {
+                return null;
+            }
+            if (file.tensorCrcsSha256() != null && store.find(stored.checksKey()).filter(o -> o.owner().equals(importer)).isPresent()
+                    && Sha256.of(MemorySegment.ofArray(store.readAll(stored.checksKey()))).equals(file.tensorCrcsSha256())) {
+                return file.tensorCrcsSha256();
+            }
+            return putTable(Optional.of(TensorCrcTable.compute(header.get(), bytes)), sentKeys);
+        }
+
+        private String putTable(Optional<TensorCrcTable> table, List<String> sentKeys) throws IOException {
+            if (table.isEmpty()) {
+                return null;
+            }
+            byte[] json = table.get().toJson();
+            requireOwnWrite(store.put(stored.checksKey(), json, PutOptions.defaults().withReplicas(catalog.smallObjectReplicas())
+                    .withReplace(true).withPin(true).withWriter(writer.toString())));
+            sentKeys.add(stored.checksKey());
+            return Sha256.of(MemorySegment.ofArray(json));
+        }
+
+        /** Every object of an import is written by who wrote its manifest; anything else would fail every load. */
+        private void requireOwnWrite(ObjectMeta object) throws CheckpointException {
+            if (!object.owner().equals(importer)) {
+                throw new CheckpointException(CheckpointException.Code.INVALID, "the master recorded " + object.key()
+                        + " as written by " + Owners.describe(object.owner()) + ", but the manifest of this import by "
+                        + Owners.describe(importer) + "; did the credentials change during the import?");
+            }
         }
     }
 
-
-    /** A failed import gives back the space of the files this run wrote; the manifest stays, as FAILED. */
+    /** A failed import gives back the space of the files and CRC tables this run wrote; the manifest stays, as FAILED. */
     private void freeWhatWasSent(List<String> sent, Exception cause) {
         try {
             store.removeAll(List.copyOf(sent), true);
@@ -219,7 +307,7 @@ public final class CheckpointImporter {
             cause.addSuppressed(e);
         }
         try {
-            catalog.manifest(id).ifPresent(m -> {
+            catalog.storedManifest(id).ifPresent(m -> {
                 try {
                     catalog.writeManifest(m.withStatus(CheckpointStatus.FAILED, Catalog.now(), String.valueOf(cause.getMessage())),
                             writer);

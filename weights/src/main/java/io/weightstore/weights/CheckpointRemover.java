@@ -7,9 +7,9 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Deletes a checkpoint: under its lock, its files and manifest go in one all-or-nothing removal on
- * the master, so a delete refused because the checkpoint is being read changes nothing, and a
- * delete that happened leaves nothing half-visible.
+ * Deletes a checkpoint: under its lock, everything under its prefix (files, their tensor CRC tables,
+ * the manifest) goes in one all-or-nothing removal on the master, so a delete refused because the
+ * checkpoint is being read changes nothing, and a delete that happened leaves nothing half-visible.
  */
 public final class CheckpointRemover {
     private final StoreClient store;
@@ -18,7 +18,7 @@ public final class CheckpointRemover {
         this.store = catalog.store();
     }
 
-    /** Returns the number of files removed (the manifest is not counted). */
+    /** Returns the number of files removed (the manifest and the files' tensor CRC tables go too, uncounted). */
     public int run(CheckpointId id, boolean force) throws IOException {
         try (CatalogLock lock = CatalogLock.acquire(store, id, "delete")) {
             List<String> keys = store.list(Catalog.prefix(id)).stream().map(ObjectMeta::key).toList();
@@ -34,7 +34,7 @@ public final class CheckpointRemover {
                 }
                 throw e;
             }
-            return (int) keys.stream().filter(key -> !key.equals(Catalog.manifestKey(id))).count();
+            return (int) keys.stream().filter(key -> key.startsWith(Catalog.filesPrefix(id))).count();
         }
     }
 }

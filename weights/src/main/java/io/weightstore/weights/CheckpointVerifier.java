@@ -16,13 +16,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Checks a stored checkpoint against its manifest, copy by copy. Every check looks at every copy of
- * every slice of the manifest and of each file, so one bad copy makes a file DEGRADED even when
- * reads never touch it. The full check has each node verify every checksum block of its copies in
- * place, then re-reads every byte through the normal read path (one reused off-heap buffer) and
- * compares SHA-256; the quick one checks sizes, that copies are on nodes that are up, and that
- * safetensors headers parse; a repair runs the full check and rewrites bad or missing copies from
- * good ones before it reads the bytes.
+ * Checks a stored checkpoint against its manifest, copy by copy. Every check first compares each
+ * object's metadata with the manifest (size, who wrote it, the digest of its block checksums) and
+ * each tensor CRC table with its recorded SHA-256: a file replaced since the import is CORRUPT, and
+ * no repair can make it good. Then every check looks at every copy of every slice of the manifest
+ * and of each file, so one bad copy makes a file DEGRADED even when reads never touch it. The full
+ * check has each node verify every checksum block of its copies in place, then re-reads every byte
+ * through the normal read path (one reused off-heap buffer) and compares SHA-256; the quick one
+ * checks that copies are on nodes that are up, and that safetensors headers parse; a repair runs
+ * the full check and rewrites bad or missing copies from good ones before it reads the bytes.
  */
 public final class CheckpointVerifier {
     /** How far a verify goes. */
@@ -82,7 +84,9 @@ public final class CheckpointVerifier {
         try (Arena arena = Arena.ofShared()) {
             MemorySegment buffer = mode == Mode.QUICK ? MemorySegment.NULL : arena.allocate(VerifiedCopy.CHUNK, 64);
             for (StoredFile file : catalog.files(manifest)) {
-                verdicts.add(verify(file, mode, buffer, progress));
+                FileVerdict verdict = verify(file, mode, buffer, progress);
+                verdicts.add(manifest.checkable() ? verdict : verdict.with(verdict.status(), verdict.detail()
+                        + "; schema 1 manifest: who wrote it and its checksums are not recorded, so not checked"));
             }
         }
         return new Report(id, mode, manifestVerdict, verdicts);
@@ -93,14 +97,29 @@ public final class CheckpointVerifier {
         if (object.isEmpty()) {
             return FileVerdict.of(file.path(), FileVerdict.Status.MISSING, "no object " + file.key());
         }
-        if (object.get().size() != file.file().size()) {
-            return FileVerdict.of(file.path(), FileVerdict.Status.CORRUPT, "stored size " + object.get().size() + ", manifest says "
-                    + file.file().size());
+        Optional<String> mismatch = file.mismatch(object.get());
+        if (mismatch.isPresent()) {
+            return FileVerdict.of(file.path(), FileVerdict.Status.CORRUPT, mismatch.get());
+        }
+        Optional<FileVerdict> table = tableCopies(file, mode);
+        if (table.isPresent() && unusable(table.get())) {
+            return table.get();
+        }
+        try {
+            file.tensorCrcs();
+        } catch (CheckpointException e) {
+            if (e.code() == CheckpointException.Code.CORRUPT) {
+                return FileVerdict.of(file.path(), FileVerdict.Status.CORRUPT, e.getMessage());
+            }
+            throw e;
         }
         FileVerdict copies;
         try (ObjectReader reader = file.open()) {
             copies = copies(file.path(), reader, mode);
-            if (copies.status() == FileVerdict.Status.CORRUPT || copies.status() == FileVerdict.Status.MISSING) {
+            if (table.isPresent()) {
+                copies = withTable(copies, table.get());
+            }
+            if (unusable(copies)) {
                 return copies;
             }
             if (mode == Mode.QUICK) {
@@ -108,6 +127,44 @@ public final class CheckpointVerifier {
             }
         }
         return hashCheck(file, copies, buffer, progress);
+    }
+
+    /**
+     * The copies of the file's tensor CRC table, checked and repaired as the file's own: a load reads
+     * the table beside the file, so a table with no good copy left fails every load of it. Empty when
+     * the manifest records no table.
+     */
+    private Optional<FileVerdict> tableCopies(StoredFile file, Mode mode) throws IOException {
+        if (file.file().tensorCrcsSha256() == null) {
+            return Optional.empty();
+        }
+        try (ObjectReader reader = catalog.store().open(file.checksKey())) {
+            FileVerdict table = copies(file.path(), reader, mode);
+            return Optional.of(table.with(table.status(), "its tensor CRC table: " + table.detail()));
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                return Optional.of(FileVerdict.of(file.path(), FileVerdict.Status.MISSING, "no object " + file.checksKey()
+                        + ", the tensor CRC table the manifest records"));
+            }
+            throw e;
+        }
+    }
+
+    /** The file's copies' verdict with its table's: the worse status, and the table's bad copies and repairs named too. */
+    private static FileVerdict withTable(FileVerdict file, FileVerdict table) {
+        if (table.status() == FileVerdict.Status.OK && table.repairs().isEmpty()) {
+            return file;
+        }
+        List<ReplicaVerdict> bad = new ArrayList<>(file.badCopies());
+        bad.addAll(table.badCopies());
+        List<RepairOutcome> repairs = new ArrayList<>(file.repairs());
+        repairs.addAll(table.repairs());
+        return new FileVerdict(file.path(), file.status().worse(table.status()), file.detail() + "; " + table.detail(), bad, repairs);
+    }
+
+    /** Whether some slice has no good copy: nothing can be read, so nothing more is checked. */
+    private static boolean unusable(FileVerdict copies) {
+        return copies.status() == FileVerdict.Status.CORRUPT || copies.status() == FileVerdict.Status.MISSING;
     }
 
     /** The copies' verdict, after repairing them when asked to and there is something to repair. */

@@ -1,5 +1,6 @@
 package io.weightstore.weights;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,12 +13,23 @@ import java.util.Optional;
 /**
  * A checkpoint's record in the store (JSON, versioned schema): identity, provenance, status and
  * every file with its size and SHA-256. It is the root of trust for the checkpoint's bytes.
+ *
+ * <p>Schema 2 adds {@code importedBy}, the identity the master recorded as the writer of the
+ * import's objects (read back from the master, never taken from the importer's own word; empty on a
+ * store without identities), and per file the digest of its block checksums and of its tensor CRC
+ * table, so a loader can check each file's metadata, and each tensor it receives, against the
+ * manifest. Schema 1 manifests still load, unchecked beyond size and SHA-256.
+ *
+ * @param importedBy who wrote the import, in the master's words; null on schema 1 and until the
+ *     import's first write is sealed
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Manifest(int schemaVersion, CheckpointId checkpointId, String modelId, String revision, String source,
-        CheckpointStatus status, Instant createdAt, Instant updatedAt, long totalBytes, String error, List<ManifestFile> files) {
+        CheckpointStatus status, Instant createdAt, Instant updatedAt, long totalBytes, String error, String importedBy,
+        List<ManifestFile> files) {
 
-    public static final int SCHEMA_VERSION = 1;
+    /** 2: importedBy, and each file's checksum digest and tensor CRC table digest. */
+    public static final int SCHEMA_VERSION = 2;
 
     private static final ObjectMapper JSON = Json.mapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
@@ -49,14 +61,29 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
 
     public Manifest withStatus(CheckpointStatus next, Instant now, String errorMessage) {
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, next, createdAt, now, totalBytes, errorMessage,
-                files);
+                importedBy, files);
     }
 
     public Manifest withFile(ManifestFile file, Instant now) {
         List<ManifestFile> updated = new ArrayList<>(files);
         updated.replaceAll(f -> f.path().equals(file.path()) ? file : f);
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, now, totalBytes, error,
-                updated);
+                importedBy, updated);
+    }
+
+    /** The manifest of an import whose objects the master recorded as written by {@code writer}. */
+    public Manifest withImportedBy(String writer) {
+        return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, updatedAt, totalBytes, error,
+                writer, files);
+    }
+
+    /**
+     * Whether this manifest records what a loader checks beyond sizes: who imported it and each file's
+     * checksum digest. Schema 1 manifests do not.
+     */
+    @JsonIgnore
+    public boolean checkable() {
+        return schemaVersion >= 2;
     }
 
     public Optional<ManifestFile> file(String path) {

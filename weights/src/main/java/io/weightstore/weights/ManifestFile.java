@@ -10,11 +10,21 @@ import io.weightstore.format.FileKind;
  * @param sha256 hex digest, or null while the file has not been stored yet
  * @param headerLength safetensors header length N, null for other files
  * @param tensorCount safetensors tensor count, null for other files
+ * @param checksumDigest SHA-256 of the stored object's block size and block CRC32Cs as the import sealed them
+ *     ({@code BlockChecksumDigest}), null on schema 1 and while the file is not stored yet
+ * @param tensorCrcsSha256 SHA-256 of the file's tensor CRC table ({@code TensorCrcTable}, stored beside it), for
+ *     safetensors files of schema 2; null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ManifestFile(String path, long size, String sha256, FileKind kind, Long headerLength, Integer tensorCount) {
-    public ManifestFile withSha256(String digest) {
-        return new ManifestFile(path, size, digest, kind, headerLength, tensorCount);
+public record ManifestFile(String path, long size, String sha256, FileKind kind, Long headerLength, Integer tensorCount,
+        String checksumDigest, String tensorCrcsSha256) {
+    public ManifestFile(String path, long size, String sha256, FileKind kind, Long headerLength, Integer tensorCount) {
+        this(path, size, sha256, kind, headerLength, tensorCount, null, null);
+    }
+
+    /** The file as stored: its SHA-256, the digest of its block checksums, and of its tensor CRC table (null if none). */
+    public ManifestFile stored(String digest, String blockChecksums, String tensorCrcs) {
+        return new ManifestFile(path, size, digest, kind, headerLength, tensorCount, blockChecksums, tensorCrcs);
     }
 
     @JsonIgnore

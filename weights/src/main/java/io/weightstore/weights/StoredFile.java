@@ -2,8 +2,11 @@ package io.weightstore.weights;
 
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.weights.checks.BlockChecksumDigest;
+import io.weightstore.weights.checks.TensorCrcTable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,20 +17,24 @@ import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
- * One file of a checkpoint in the store, with what its manifest says of it; every copy out of the
- * store is checked against the manifest's size and SHA-256 before anyone sees it.
+ * One file of a checkpoint in the store, with what its manifest says of it. Opening it checks the
+ * object's metadata against the manifest (size, who wrote it, the digest of its block checksums),
+ * so a file replaced since the import is refused before a byte is read; every copy out of the store
+ * is checked against the manifest's SHA-256 before anyone sees it.
  */
 public final class StoredFile {
     private final StoreClient store;
-    private final CheckpointId checkpoint;
+    private final Manifest manifest;
     private final ManifestFile file;
     private final String key;
+    private final String checksKey;
 
-    StoredFile(StoreClient store, CheckpointId checkpoint, ManifestFile file, String key) {
+    StoredFile(StoreClient store, Manifest manifest, ManifestFile file, String key, String checksKey) {
         this.store = store;
-        this.checkpoint = checkpoint;
+        this.manifest = manifest;
         this.file = file;
         this.key = key;
+        this.checksKey = checksKey;
     }
 
     public ManifestFile file() {
@@ -42,20 +49,82 @@ public final class StoredFile {
         return key;
     }
 
+    /** Where the file's tensor CRC table is stored. */
+    public String checksKey() {
+        return checksKey;
+    }
+
     /** The object holding the file, or empty when it is missing. */
     public Optional<ObjectMeta> object() throws IOException {
         return store.find(key);
     }
 
-    /** Opens the file for reading under a read lease; refuses an object whose size is not the manifest's. */
+    /**
+     * What in {@code object}'s metadata differs from the manifest, or empty when nothing does: its size;
+     * who wrote it, which must be who imported the checkpoint; and the digest of its block checksums,
+     * which changes whenever other bytes are put in its place. Metadata only: no byte is read.
+     */
+    public Optional<String> mismatch(ObjectMeta object) {
+        String stored = "stored " + file.path() + " of " + manifest.checkpointId();
+        if (object.size() != file.size()) {
+            return Optional.of(stored + " has " + object.size() + " bytes, the manifest says " + file.size());
+        }
+        if (!manifest.checkable()) {
+            return Optional.empty();
+        }
+        if (!object.owner().equals(manifest.importedBy())) {
+            return Optional.of(stored + " was written by " + Owners.describe(object.owner()) + ", not by "
+                    + (manifest.importedBy() == null ? "the importer, whom the manifest does not name"
+                            : Owners.describe(manifest.importedBy()) + ", who imported the checkpoint") + ": it was replaced since");
+        }
+        String digest = BlockChecksumDigest.of(object);
+        if (!digest.equals(file.checksumDigest())) {
+            return Optional.of(stored + " has other bytes than the import stored: the digest of its block checksums is " + digest
+                    + ", the manifest recorded " + file.checksumDigest());
+        }
+        return Optional.empty();
+    }
+
+    /** Opens the file for reading under a read lease; refuses an object whose metadata is not the manifest's ({@link #mismatch}). */
     public ObjectReader open() throws IOException {
         ObjectReader reader = store.open(key);
-        if (reader.size() != file.size()) {
+        Optional<String> mismatch = mismatch(reader.object());
+        if (mismatch.isPresent()) {
             reader.close();
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + file.path() + " of " + checkpoint + " has "
-                    + reader.size() + " bytes, the manifest says " + file.size());
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, mismatch.get());
         }
         return reader;
+    }
+
+    /**
+     * The CRCs of the file's tensors and of their shards as the import recorded them, checked against
+     * the manifest's SHA-256 of the table; empty when the manifest records none (schema 1, or not a
+     * safetensors file).
+     */
+    public Optional<TensorCrcTable> tensorCrcs() throws IOException {
+        if (file.tensorCrcsSha256() == null) {
+            return Optional.empty();
+        }
+        byte[] json;
+        try {
+            json = store.readAll(checksKey);
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                throw new CheckpointException(CheckpointException.Code.CORRUPT, "the tensor CRC table of " + file.path() + " of "
+                        + manifest.checkpointId() + " (" + checksKey + ") is missing, though the manifest records it", e);
+            }
+            throw e;
+        }
+        String digest = Sha256.of(MemorySegment.ofArray(json));
+        if (!digest.equals(file.tensorCrcsSha256())) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "the tensor CRC table of " + file.path() + " of "
+                    + manifest.checkpointId() + " has sha256 " + digest + ", the manifest recorded " + file.tensorCrcsSha256());
+        }
+        try {
+            return Optional.of(TensorCrcTable.fromJson(json, checksKey));
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, e.getMessage(), e);
+        }
     }
 
     /** Reads every byte through {@code target} and fails with CORRUPT unless they hash to the manifest's SHA-256. */
@@ -65,8 +134,8 @@ public final class StoredFile {
             actual = VerifiedCopy.run(reader, VerifiedCopy.CHUNK, target, progress);
         }
         if (!actual.equals(file.sha256())) {
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, file.path() + " of " + checkpoint + " read back with sha256 "
-                    + actual + ", the manifest says " + file.sha256());
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, file.path() + " of " + manifest.checkpointId()
+                    + " read back with sha256 " + actual + ", the manifest says " + file.sha256());
         }
     }
 

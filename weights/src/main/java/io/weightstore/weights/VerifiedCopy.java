@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  */
 public final class VerifiedCopy {
     /** Large enough that each chunk is read from every node at once, small enough to stay in memory. */
-    static final long CHUNK = 64L << 20;
+    public static final long CHUNK = 64L << 20;
 
     /** Where the chunk holding bytes {@code [offset, offset + length)} of the file lands. */
     @FunctionalInterface

@@ -70,10 +70,12 @@ abstract class CatalogContract {
         assertThat(result.manifest().status()).isEqualTo(CheckpointStatus.READY);
         assertThat(result.uploadedFiles()).isEqualTo(result.manifest().files().size());
 
-        assertThat(catalog().list()).singleElement().satisfies(m -> {
-            assertThat(m.checkpointId()).isEqualTo(id("tiny"));
-            assertThat(m.modelId()).isEqualTo("org/tiny");
-            assertThat(m.revision()).isEqualTo("r1");
+        assertThat(catalog().list()).singleElement().satisfies(listed -> {
+            assertThat(listed.manifest().checkpointId()).isEqualTo(id("tiny"));
+            assertThat(listed.manifest().modelId()).isEqualTo("org/tiny");
+            assertThat(listed.manifest().revision()).isEqualTo("r1");
+            assertThat(listed.checked()).isTrue();
+            assertThat(listed.problems()).isEmpty();
         });
         Manifest manifest = catalog().readyManifest(id("tiny"));
         for (ManifestFile file : manifest.files()) {
@@ -98,6 +100,10 @@ abstract class CatalogContract {
         new CheckpointExporter(catalog()).exportAll(id("tiny"), exported, b -> {});
         for (ManifestFile file : manifest.files()) {
             assertThat(sha256(exported.resolve(file.path()))).as(file.path()).isEqualTo(file.sha256());
+        }
+        try (var written = Files.list(exported)) {
+            assertThat(written.map(p -> p.getFileName().toString())).as("the model's files, and no CRC table")
+                    .containsExactlyInAnyOrderElementsOf(manifest.files().stream().map(ManifestFile::path).toList());
         }
         Path one = tmp.resolve("one.json");
         new CheckpointExporter(catalog()).exportOne(id("tiny"), "config.json", one, b -> {});

@@ -83,6 +83,49 @@ class ClusterCatalogTest extends CatalogContract {
         assertThat(verify("rot", CheckpointVerifier.Mode.FULL).ok()).isTrue();
     }
 
+    /** A load reads a file's tensor CRC table beside it, so verify checks and repairs the table's copies as the file's. */
+    @Test
+    void aRottedCopyOfATensorCrcTableMakesItsFileDegradedAndRepairMakesItOk() throws Exception {
+        String path = importWeightFile("table");
+        Manifest manifest = catalog().readyManifest(id("table"));
+        String table = catalog().file(manifest, manifest.file(path).orElseThrow()).checksKey();
+        cluster.flipByte(table, 0, 100);
+        CheckpointVerifier.Report found = verify("table", CheckpointVerifier.Mode.FULL);
+        assertThat(file(found, path)).satisfies(v -> {
+            assertThat(v.status()).isEqualTo(FileVerdict.Status.DEGRADED);
+            assertThat(v.detail()).contains("its tensor CRC table: data whole, but 1 of", "copies bad", "checksum mismatch");
+            assertThat(v.badCopies()).singleElement().satisfies(c -> assertThat(c.slice()).isZero());
+        });
+        assertThat(found.files()).filteredOn(v -> !v.path().equals(path))
+                .allSatisfy(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.OK));
+
+        CheckpointVerifier.Report repaired = verify("table", CheckpointVerifier.Mode.REPAIR);
+        assertThat(repaired.ok()).as(repaired.toString()).isTrue();
+        assertThat(repaired.repairs()).singleElement().satisfies(r -> assertThat(r.inPlace()).isTrue());
+        assertThat(file(repaired, path).detail()).contains("its tensor CRC table", "1 copy repaired");
+        assertThat(verify("table", CheckpointVerifier.Mode.FULL).ok()).isTrue();
+    }
+
+    @Test
+    void everyCopyOfATensorCrcTableBadMakesItsFileCorrupt() throws Exception {
+        String path = importWeightFile("tables");
+        Manifest manifest = catalog().readyManifest(id("tables"));
+        String table = catalog().file(manifest, manifest.file(path).orElseThrow()).checksKey();
+        int copies;
+        try (ObjectReader reader = store.open(table)) {
+            copies = reader.object().slice(0).replicas().size();
+        }
+        for (int copy = 0; copy < copies; copy++) {
+            cluster.flipByte(table, 0, copy, 100 + copy);
+        }
+        for (CheckpointVerifier.Mode mode : List.of(CheckpointVerifier.Mode.FULL, CheckpointVerifier.Mode.REPAIR)) {
+            assertThat(file(verify("tables", mode), path)).as(mode.toString()).satisfies(v -> {
+                assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT);
+                assertThat(v.detail()).contains("its tensor CRC table: slice 0 has no good copy");
+            });
+        }
+    }
+
     @Test
     void bothCopiesBadMakeTheFileCorruptAndRepairCannotHelp() throws Exception {
         String path = importWeightFile("both");

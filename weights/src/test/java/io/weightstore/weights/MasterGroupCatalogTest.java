@@ -90,7 +90,7 @@ class MasterGroupCatalogTest {
             List<FileVerdict> verdicts = new CheckpointVerifier(catalog).run(request.checkpointId(), CheckpointVerifier.Mode.FULL,
                     Progress.NONE).files();
             assertThat(verdicts).isNotEmpty().allSatisfy(v -> assertThat(v.status()).as(v.path()).isEqualTo(FileVerdict.Status.OK));
-            assertThat(catalog.list()).extracting(Manifest::checkpointId).containsExactly(request.checkpointId());
+            assertThat(catalog.list()).extracting(listed -> listed.manifest().checkpointId()).containsExactly(request.checkpointId());
         }
     }
 }

@@ -51,6 +51,28 @@ public final class Host {
         return start(log, List.of(command));
     }
 
+    /**
+     * Starts a server on this host and returns once it listens on {@code port}. If it exits first, or
+     * does not listen within {@code timeout}, it is stopped and the error gives the end of its log.
+     */
+    public HostProcess startListening(Path log, int port, Duration timeout, List<String> command)
+            throws IOException, InterruptedException, TimeoutException {
+        HostProcess process = start(log, command);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!listening(port)) {
+            if (!process.isAlive()) {
+                throw new IOException(command.getFirst() + " on " + this + " exited: " + process.tail());
+            }
+            if (System.nanoTime() > deadline) {
+                process.stop();
+                throw new TimeoutException(process + " does not listen on port " + port + " after " + timeout.toSeconds() + " s: "
+                        + process.tail());
+            }
+            Thread.sleep(50);
+        }
+        return process;
+    }
+
     /** Runs {@code command} on this host to its end and returns its exit status and output (stdout and stderr). */
     public Completed run(Duration timeout, List<String> command) throws IOException, InterruptedException, TimeoutException {
         Path log = Files.createTempFile("weightstore-hostbed-run-", ".log");

@@ -3,6 +3,7 @@ package io.weightstore.bench.cluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -41,18 +42,24 @@ import java.util.stream.Stream;
  * this process), and the next bed removes whatever a crash left.
  */
 public final class HostBed implements AutoCloseable {
-    /** The script's exit status when a bed cannot be made here. */
-    static final int EXIT_UNAVAILABLE = 77;
+    /** The script's exit status when a bed cannot be made here (and {@code bench cluster}'s). */
+    public static final int EXIT_UNAVAILABLE = 77;
 
     /**
      * @param hosts how many hosts
      * @param rate each NIC's rate in each direction, {@code NUM[k|m|g]bit} or {@code none}
      * @param prefix names of everything the bed creates: {@code wsbed} and up to 4 of {@code [a-z0-9]}
      * @param subnet the test subnet; host i gets its (i+1)-th address
-     * @param latencyMillis one-way delay to add; refused (with the reason) on kernels without netem
+     * @param latencyMillis one-way delay to add, in steps of a microsecond; refused (with the reason) on kernels without netem
      * @param tmpfsSize the limit of each host's private tmpfs
      */
-    public record Options(int hosts, String rate, String prefix, String subnet, int latencyMillis, String tmpfsSize) {
+    public record Options(int hosts, String rate, String prefix, String subnet, double latencyMillis, String tmpfsSize) {
+        public Options {
+            if (!(latencyMillis >= 0) || Math.rint(latencyMillis * 1000) != latencyMillis * 1000) {
+                throw new IllegalArgumentException("latency must be >= 0 ms in steps of 0.001 ms, found " + latencyMillis);
+            }
+        }
+
         public static Options hosts(int hosts) {
             return new Options(hosts, "1gbit", randomPrefix(), "10.213.0.0/24", 0, "4g");
         }
@@ -69,7 +76,7 @@ public final class HostBed implements AutoCloseable {
             return new Options(hosts, rate, prefix, value, latencyMillis, tmpfsSize);
         }
 
-        public Options withLatencyMillis(int value) {
+        public Options withLatencyMillis(double value) {
             return new Options(hosts, rate, prefix, subnet, value, tmpfsSize);
         }
 
@@ -118,7 +125,7 @@ public final class HostBed implements AutoCloseable {
     public static HostBed create(Options options) throws IOException, HostBedUnavailableException {
         Path script = script();
         List<String> up = new ArrayList<>(List.of("up", "--hosts", Integer.toString(options.hosts()), "--rate", options.rate(),
-                "--subnet", options.subnet(), "--latency", Integer.toString(options.latencyMillis()), "--tmpfs-size",
+                "--subnet", options.subnet(), "--latency", BigDecimal.valueOf(options.latencyMillis()).stripTrailingZeros().toPlainString(), "--tmpfs-size",
                 options.tmpfsSize(), "--owner", Long.toString(ProcessHandle.current().pid())));
         Result result = run(script, options.prefix(), up);
         if (result.exitCode() == EXIT_UNAVAILABLE) {
@@ -350,7 +357,8 @@ public final class HostBed implements AutoCloseable {
         }
     }
 
-    private static String randomPrefix() {
+    /** A prefix no other run is likely to use: wsbed and 4 random characters. */
+    public static String randomPrefix() {
         String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
         SecureRandom random = new SecureRandom();
         StringBuilder prefix = new StringBuilder("wsbed");

@@ -38,6 +38,17 @@ public final class HostProcess implements AutoCloseable {
         return Files.readString(log);
     }
 
+    /** The last lines of its output, for an error message. */
+    public String tail() throws IOException {
+        return tail(output());
+    }
+
+    /** The last 15 lines of a process's output. */
+    static String tail(String output) {
+        List<String> lines = output.lines().toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }

@@ -8,7 +8,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -34,9 +39,24 @@ public final class LinkProbe {
 
     private LinkProbe() {}
 
+    /** The command line that runs this probe in a JVM of its own, from the class path this class came from. */
+    public static List<String> command(String... args) {
+        Path classes;
+        try {
+            classes = Path.of(LinkProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        // C1 only: the probe moves bytes through the kernel, and a short-lived JVM starts faster so.
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-cp", classes.toString(), LinkProbe.class.getName()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
-            System.err.println("usage: LinkProbe serve ADDR PORT | send|fetch ADDR PORT BYTES [WAIT_MS] | ping ADDR PORT TIMEOUT_MS");
+            System.err.println("usage: LinkProbe serve ADDR PORT | send|fetch ADDR PORT BYTES [WAIT_MS] | ping ADDR PORT TIMEOUT_MS | rtt ADDR PORT COUNT");
             System.exit(2);
         }
         String address = args[1];
@@ -46,6 +66,7 @@ public final class LinkProbe {
             case "send" -> send(address, port, Long.parseLong(args[3]), args.length > 4 ? Integer.parseInt(args[4]) : 20_000);
             case "fetch" -> fetch(address, port, Long.parseLong(args[3]), args.length > 4 ? Integer.parseInt(args[4]) : 20_000);
             case "ping" -> System.exit(ping(address, port, Integer.parseInt(args[3])) ? 0 : 1);
+            case "rtt" -> roundTrips(address, port, Integer.parseInt(args[3]));
             default -> {
                 System.err.println("LinkProbe: unknown mode " + args[0]);
                 System.exit(2);
@@ -172,6 +193,36 @@ public final class LinkProbe {
             return false;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * Sends one byte at a time to an echo and waits for it, {@code count} times after a warm-up of
+     * as many, and prints the median and least round trip: the delay the bed's links add, and the
+     * time the hosts' kernels and the bridge take.
+     */
+    private static void roundTrips(String address, int port, int count) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(address, port), 20_000);
+            socket.setSoTimeout(20_000);
+            socket.setTcpNoDelay(true);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write('E');
+            long[] nanos = new long[count];
+            for (int i = -count; i < count; i++) {
+                long start = System.nanoTime();
+                out.write(1);
+                if (in.read() != 1) {
+                    throw new IOException("the echo at " + address + ":" + port + " did not answer");
+                }
+                if (i >= 0) {
+                    nanos[i] = System.nanoTime() - start;
+                }
+            }
+            Arrays.sort(nanos);
+            System.out.printf(Locale.ROOT, "{\"roundTrips\":%d,\"medianMicros\":%.1f,\"minMicros\":%.1f}%n", count,
+                    nanos[count / 2] / 1e3, nanos[0] / 1e3);
         }
     }
 

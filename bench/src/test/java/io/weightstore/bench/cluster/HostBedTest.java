@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -52,8 +51,8 @@ class HostBedTest {
             unavailable = "no host bed here: " + e.getMessage();
             return;
         }
-        sink = bed.host(1).start(logs.resolve("sink.log"), probe("serve", bed.host(1).address(), Integer.toString(SINK_PORT)));
-        echo = bed.host(2).start(logs.resolve("echo.log"), probe("serve", bed.host(2).address(), Integer.toString(ECHO_PORT)));
+        sink = bed.host(1).start(logs.resolve("sink.log"), LinkProbe.command("serve", bed.host(1).address(), Integer.toString(SINK_PORT)));
+        echo = bed.host(2).start(logs.resolve("echo.log"), LinkProbe.command("serve", bed.host(2).address(), Integer.toString(ECHO_PORT)));
         awaitListening(bed.host(1), SINK_PORT, sink);
         awaitListening(bed.host(2), ECHO_PORT, echo);
     }
@@ -134,6 +133,17 @@ class HostBedTest {
             bed.host(2).heal();
         }
         assertThat(ping(bed.host(0), bed.host(2), 5000)).as("host 2 answers after heal").isTrue();
+    }
+
+    @Test
+    void theRoundTripProbeTimesEachEchoedByte() throws Exception {
+        assumeBed();
+        Host.Completed rtt = bed.host(0).run(COMMAND_TIMEOUT, LinkProbe.command("rtt", bed.host(2).address(), Integer.toString(ECHO_PORT),
+                "50"));
+        assertThat(rtt.exitCode()).as(rtt.output()).isZero();
+        JsonNode report = BedCluster.json(rtt.output());
+        assertThat(report.get("roundTrips").asInt()).isEqualTo(50);
+        assertThat(report.get("minMicros").asDouble()).isPositive().isLessThanOrEqualTo(report.get("medianMicros").asDouble());
     }
 
     @Test
@@ -255,22 +265,13 @@ class HostBedTest {
         }
     }
 
-    private static List<String> probe(String... args) throws URISyntaxException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-cp",
-                Path.of(LinkProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(),
-                LinkProbe.class.getName()));
-        command.addAll(List.of(args));
-        return command;
-    }
-
     private static void send(Host from, Host to, long bytes) throws Exception {
-        Host.Completed sent = from.run(COMMAND_TIMEOUT, probe("send", to.address(), Integer.toString(SINK_PORT), Long.toString(bytes)));
+        Host.Completed sent = from.run(COMMAND_TIMEOUT, LinkProbe.command("send", to.address(), Integer.toString(SINK_PORT), Long.toString(bytes)));
         assertThat(sent.exitCode()).as(sent.output()).isZero();
     }
 
     private static boolean ping(Host from, Host to, int timeoutMillis) throws Exception {
-        return from.run(COMMAND_TIMEOUT, probe("ping", to.address(), Integer.toString(ECHO_PORT), Integer.toString(timeoutMillis)))
+        return from.run(COMMAND_TIMEOUT, LinkProbe.command("ping", to.address(), Integer.toString(ECHO_PORT), Integer.toString(timeoutMillis)))
                 .exitCode() == 0;
     }
 

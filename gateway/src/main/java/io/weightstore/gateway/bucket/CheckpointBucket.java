@@ -8,8 +8,10 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointStatus;
+import io.weightstore.weights.ListedCheckpoint;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ManifestFile;
 import java.io.IOException;
@@ -116,6 +118,12 @@ public final class CheckpointBucket {
                         + " (its checkpoint was deleted a moment ago)").with("Key", object.info().key());
             }
             throw e;
+        } catch (CheckpointException e) {
+            // The object is not the one the manifest found describes: a checkpoint replaced since, or a file tampered with.
+            if (e.code() == CheckpointException.Code.CORRUPT) {
+                requireCurrent(object);
+            }
+            throw e;
         }
         try {
             CheckpointId id = object.checkpoint();
@@ -125,16 +133,25 @@ public final class CheckpointBucket {
             if (known != null && known.version.equals(object.manifestVersion()) && stored.equals(known.files.get(path))) {
                 return reader;
             }
-            Known now = refresh(id);
-            if (now == null || !now.version.equals(object.manifestVersion())) {
-                throw new Changed("checkpoint " + id + " changed while " + object.info().key() + " was being opened");
-            }
-            now.files.put(path, stored);
+            requireCurrent(object).files.put(path, stored);
             return reader;
         } catch (IOException | RuntimeException e) {
             reader.close();
             throw e;
         }
+    }
+
+    /**
+     * The checkpoint's manifest as the master has it now.
+     *
+     * @throws Changed unless it is still the version {@code object} was found under
+     */
+    private Known requireCurrent(BucketObject object) throws IOException {
+        Known now = refresh(object.checkpoint());
+        if (now == null || !now.version.equals(object.manifestVersion())) {
+            throw new Changed("checkpoint " + object.checkpoint() + " changed while " + object.info().key() + " was being opened");
+        }
+        return now;
     }
 
     /** Every object whose key starts with {@code prefix}, in S3's key order. */
@@ -146,7 +163,7 @@ public final class CheckpointBucket {
             Known known = id.isEmpty() ? null : current(id.get());
             ready = known == null ? List.of() : known.ready.stream().toList();
         } else {
-            ready = catalog.list().stream().filter(m -> m.status() == CheckpointStatus.READY).toList();
+            ready = catalog.list().stream().map(ListedCheckpoint::manifest).filter(m -> m.status() == CheckpointStatus.READY).toList();
         }
         List<ObjectInfo> objects = new ArrayList<>();
         for (Manifest manifest : ready) {

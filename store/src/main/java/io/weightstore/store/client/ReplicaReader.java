@@ -11,12 +11,17 @@ import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,7 +109,7 @@ final class ReplicaReader {
         // On the first failure the jobs not yet started are skipped; all are awaited, so none writes into dst after return.
         AtomicBoolean failed = new AtomicBoolean();
         List<Future<Void>> running = new ArrayList<>(jobs.size());
-        for (Job job : jobs) {
+        for (Job job : spreadOverNodes(jobs)) {
             running.add(workers.submit(() -> {
                 if (!failed.get()) {
                     try {
@@ -130,6 +135,38 @@ final class ReplicaReader {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /**
+     * The jobs in an order that takes turns between the nodes that will serve them (each job's first
+     * replica choice). The workers take jobs in order, and a batch in file order keeps all of them on
+     * one slice, so on one node, at a time: loaders that read one checkpoint at once then queue on
+     * one node's link while the others idle.
+     */
+    private List<Job> spreadOverNodes(List<Job> jobs) throws StoreException {
+        Map<Job, String> firstChoice = new IdentityHashMap<>();
+        for (Job job : jobs) {
+            List<ReplicaRef> order = chooser.order(job.object().located(), job.task().slice());
+            firstChoice.put(job, order.isEmpty() ? "" : order.getFirst().nodeId());
+        }
+        return takingTurns(jobs, firstChoice::get);
+    }
+
+    /** {@code items} reordered to take turns between their keys (in the order keys first appear), each key's items in order. */
+    static <T> List<T> takingTurns(List<T> items, Function<T, ?> key) {
+        Map<Object, ArrayDeque<T>> byKey = new LinkedHashMap<>();
+        for (T item : items) {
+            byKey.computeIfAbsent(key.apply(item), k -> new ArrayDeque<>()).add(item);
+        }
+        List<T> turns = new ArrayList<>(items.size());
+        while (turns.size() < items.size()) {
+            for (ArrayDeque<T> queue : byKey.values()) {
+                if (!queue.isEmpty()) {
+                    turns.add(queue.poll());
+                }
+            }
+        }
+        return turns;
     }
 
     private void run(Job job) throws IOException {

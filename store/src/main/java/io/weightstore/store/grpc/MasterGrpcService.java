@@ -3,6 +3,7 @@ package io.weightstore.store.grpc;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.CopyTask;
 import io.weightstore.store.api.Lease;
@@ -104,10 +105,12 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
         this.tickets = tickets;
     }
 
+    /** Runs one call, on behalf of the authenticated caller when there is one, so the master can record who wrote what. */
     private static <T> void unary(StreamObserver<T> observer, Operation<T> operation) {
         T response;
+        Identity caller = CallerAuthorization.CALLER.get();
         try {
-            response = operation.run();
+            response = caller == null ? operation.run() : Caller.as(caller.toString(), operation::run);
         } catch (StoreException e) {
             observer.onError(GrpcStatuses.toStatus(e));
             return;

@@ -55,7 +55,7 @@ public final class Protos {
     static io.weightstore.store.proto.ObjectMeta toProto(ObjectMeta object) {
         var builder = io.weightstore.store.proto.ObjectMeta.newBuilder().setKey(object.key()).setSize(object.size())
                 .setSliceSize(object.sliceSize()).setChecksumBlockSize(object.checksumBlockSize()).setPinned(object.pinned())
-                .setCreatedMs(object.createdAt().toEpochMilli()).setReplicas(object.replicas())
+                .setCreatedMs(object.createdAt().toEpochMilli()).setReplicas(object.replicas()).setOwner(object.owner())
                 .setAutoReplicas(object.autoReplicas()).addAllLocalCopies(object.localCopies());
         for (SliceMeta slice : object.slices()) {
             Slice.Builder s = Slice.newBuilder().setOffset(slice.offset()).setLength(slice.length());
@@ -73,8 +73,8 @@ public final class Protos {
                 s.getReplicasList().stream().map(r -> new ReplicaRef(r.getNodeId(), r.getOffset())).toList(),
                 crcs(s.getBlockCrcsList()))).toList();
         return new ObjectMeta(object.getKey(), object.getSize(), object.getSliceSize(), object.getChecksumBlockSize(), slices,
-                object.getPinned(), Instant.ofEpochMilli(object.getCreatedMs()), object.getReplicas(), object.getAutoReplicas(),
-                object.getLocalCopiesList());
+                object.getPinned(), Instant.ofEpochMilli(object.getCreatedMs()), object.getReplicas(), object.getOwner(),
+                object.getAutoReplicas(), object.getLocalCopiesList());
     }
 
     private static BlockCrcs crcs(List<Integer> crcs) {

@@ -5,9 +5,11 @@ import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
 import static io.weightstore.store.api.StoreException.Code.INVALID_ARGUMENT;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
 import static io.weightstore.store.api.StoreException.Code.NO_SPACE;
+import static io.weightstore.store.api.StoreException.Code.PERMISSION_DENIED;
 import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
@@ -255,9 +257,13 @@ public final class MasterCore implements MasterApi {
         return put;
     }
 
+    /**
+     * The object a put reserves, owned by the {@link Caller} who starts it: on a secure cluster the write
+     * grants bind every byte of the put to that caller, so it is who wrote the object.
+     */
     private ObjectMeta unsealed(String key, long size, long sliceSize, PutOptions options, List<SliceMeta> slices) {
         return new ObjectMeta(key, size, sliceSize, config.checksumBlockSize(), slices, options.pin(),
-                Instant.ofEpochMilli(clock.getAsLong()), options.replicas());
+                Instant.ofEpochMilli(clock.getAsLong()), options.replicas(), Caller.current());
     }
 
     /** Evicts, least recently read first, only as much as makes {@code incoming} bytes fit under the high watermark. */
@@ -290,6 +296,11 @@ public final class MasterCore implements MasterApi {
             throw new StoreException(NOT_FOUND, "put " + putId + " is unknown, expired or already ended");
         }
         ObjectMeta object = put.object();
+        // The owner recorded is the one who wrote the bytes, so no one else may vouch for them with checksums.
+        if (!object.owner().equals(Caller.current())) {
+            throw new StoreException(PERMISSION_DENIED, "put of " + object.key() + " was started by " + named(object.owner())
+                    + "; only its writer may seal it, not " + named(Caller.current()));
+        }
         if (checksums.size() != object.slices().size()) {
             throw new StoreException(INVALID_ARGUMENT, "put of " + object.key() + " has " + object.slices().size()
                     + " slices, got checksums for " + checksums.size());
@@ -317,6 +328,10 @@ public final class MasterCore implements MasterApi {
         replication.track(sealed);
         lastRead.put(sealed.key(), sealed.createdAt().toEpochMilli());
         return sealed;
+    }
+
+    private static String named(String caller) {
+        return caller.isEmpty() ? "an anonymous caller" : caller;
     }
 
     @Override

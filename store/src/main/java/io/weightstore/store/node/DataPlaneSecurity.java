@@ -1,6 +1,7 @@
 package io.weightstore.store.node;
 
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.Credentials;
 import io.weightstore.store.security.Identity;
 import io.weightstore.store.security.TicketKey;
@@ -24,7 +25,7 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 record DataPlaneSecurity(Admission admission, Optional<TlsEndpoint> tls, boolean mac) {
     static DataPlaneSecurity of(NodeOptions options, String nodeId, Optional<TicketKey> ticketKey) throws StoreException {
         Admission admission = Admission.of(ticketKey, nodeId);
-        if (!(options.authentication() instanceof io.weightstore.store.security.Authentication.Certificate c)) {
+        if (!(options.authentication() instanceof Authentication.Certificate c)) {
             return new DataPlaneSecurity(admission, Optional.empty(), false);
         }
         try {

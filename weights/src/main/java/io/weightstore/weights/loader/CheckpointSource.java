@@ -16,14 +16,22 @@ import io.weightstore.weights.Manifest;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
 import io.weightstore.weights.StoredFile;
+import io.weightstore.weights.VerifiedCopy;
 import io.weightstore.weights.WeightstoreHome;
+import io.weightstore.weights.checks.TensorCrcTable;
+import io.weightstore.weights.checks.TensorCrcs;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A READY checkpoint opened for loading: {@code weightstore://<checkpoint-id>}. Every weight file
@@ -31,12 +39,20 @@ import java.util.Map;
  * be deleted (without force) in the middle of a load. Metadata files are materialized to a local
  * cache; weight files never touch local disk: their tensors stream from the nodes into off-heap
  * memory, the whole checkpoint or one tensor-parallel rank's share.
+ *
+ * <p>What is read is checked against the manifest, the root of trust: each file's object on open
+ * (size, writer, block checksums), each tensor or shard as it arrives (the import's CRC table), and
+ * on request every file's SHA-256 ({@link #verifyFiles}).
  */
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
+    private static final Logger log = LoggerFactory.getLogger(CheckpointSource.class);
 
-    /** Where a tensor is: its file, the open object holding it, that file's data offset, and its header entry. */
-    public record Location(String file, ObjectReader object, long dataStart, TensorInfo info) {
+    /**
+     * Where a tensor is: its file, the open object holding it, that file's data offset, its header entry,
+     * and the CRCs the import recorded for it and its shards (empty when there are none to check).
+     */
+    public record Location(String file, ObjectReader object, long dataStart, TensorInfo info, Optional<TensorCrcs> crcs) {
         /** Where {@code read}'s bytes start in the object. */
         long offsetOf(ShardRead read) {
             return dataStart + info.begin() + read.offset();
@@ -60,6 +76,7 @@ public final class CheckpointSource implements AutoCloseable {
     private final StreamBufferPool buffers;
     private final boolean ownsBuffers;
     private final Map<String, ObjectReader> weightFiles = new LinkedHashMap<>();
+    private final Map<String, TensorCrcTable> crcTables = new HashMap<>();
     private Map<String, Location> tensors;
 
     private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options) throws IOException {
@@ -70,15 +87,34 @@ public final class CheckpointSource implements AutoCloseable {
         this.options = options;
         this.ownsBuffers = options.bufferPool() == null;
         this.buffers = ownsBuffers ? new StreamBufferPool() : options.bufferPool();
+        if (!manifest.checkable()) {
+            log.warn("checkpoint {} has a schema {} manifest: who wrote its files and their checksums are not recorded, so its"
+                    + " files are checked by size only and its tensors by the nodes only; import it again to record them",
+                    manifest.checkpointId(), manifest.schemaVersion());
+        }
         try {
+            requireImporter(manifest, options.importer());
             for (StoredFile file : catalog.files(manifest)) {
                 if (file.file().isSafetensors()) {
                     weightFiles.put(file.path(), file.open());
+                    if (options.tensorChecks()) {
+                        file.tensorCrcs().ifPresent(table -> crcTables.put(file.path(), table));
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
+        }
+    }
+
+    /** A caller who trusts one importer only refuses a checkpoint imported, or rewritten, by anyone else. */
+    private static void requireImporter(Manifest manifest, String trusted) throws CheckpointException {
+        if (trusted != null && !trusted.equals(manifest.importedBy())) {
+            throw new CheckpointException(CheckpointException.Code.UNTRUSTED, "checkpoint " + manifest.checkpointId()
+                    + " was imported by " + (manifest.importedBy() == null ? "an importer its schema " + manifest.schemaVersion()
+                    + " manifest does not name" : manifest.importedBy().isEmpty() ? "no identity (a store without identities)"
+                    : manifest.importedBy()) + ", not by " + trusted);
         }
     }
 
@@ -179,8 +215,10 @@ public final class CheckpointSource implements AutoCloseable {
                     throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored header of " + file.path()
                             + " does not match the manifest");
                 }
+                Optional<TensorCrcTable> crcs = Optional.ofNullable(crcTables.get(file.path()));
                 for (TensorInfo tensor : header.tensors()) {
-                    all.put(tensor.name(), new Location(file.path(), object, header.dataStart(), tensor));
+                    all.put(tensor.name(), new Location(file.path(), object, header.dataStart(), tensor,
+                            crcs.flatMap(c -> c.tensor(tensor.name()))));
                 }
             }
             tensors = all;
@@ -208,7 +246,7 @@ public final class CheckpointSource implements AutoCloseable {
         for (Location location : tensors().values()) {
             Split split = worldSize == 1 ? Split.REPLICATE : plan.split(location.info().name());
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
-            items.add(new TensorStream.Item(location, split, read));
+            items.add(new TensorStream.Item(location, split, read, ShardCheck.of(location, read)));
         }
         return new TensorStream(store, items, options.bufferBytes(), buffers);
     }
@@ -220,8 +258,10 @@ public final class CheckpointSource implements AutoCloseable {
         long start = System.nanoTime();
         int count = 0;
         long share;
+        int clientChecked;
         try (TensorStream stream = stream(rank, worldSize, plan)) {
             share = stream.plannedBytes();
+            clientChecked = stream.clientChecked();
             progress.started(share);
             for (Tensor tensor; (tensor = stream.next()) != null; ) {
                 count++;
@@ -229,7 +269,28 @@ public final class CheckpointSource implements AutoCloseable {
                 progress.advanced(tensor.data().byteSize());
             }
         }
-        return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9);
+        return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9,
+                clientChecked, count - clientChecked, null);
+    }
+
+    /**
+     * Reads every file of the checkpoint end to end through the checked read path and compares its
+     * SHA-256 with the manifest's: the check that no one who could forge CRC32Cs (a node holding a
+     * replica) can pass. One reused 64 MiB buffer, whatever the checkpoint's size.
+     *
+     * @throws CheckpointException CORRUPT naming the first file that differs
+     */
+    public FilesVerified verifyFiles(Progress progress) throws IOException {
+        long start = System.nanoTime();
+        progress.started(manifest.totalBytes());
+        // Shared: the client's worker threads fill the buffer in parallel pieces.
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(VerifiedCopy.CHUNK, 64);
+            for (StoredFile file : catalog.files(manifest)) {
+                file.verifiedCopy(VerifiedCopy.Target.discard(buffer), progress);
+            }
+        }
+        return new FilesVerified(manifest.files().size(), manifest.totalBytes(), (System.nanoTime() - start) / 1e9);
     }
 
     /**
@@ -248,6 +309,7 @@ public final class CheckpointSource implements AutoCloseable {
         } else {
             location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst);
         }
+        ShardCheck.of(location, read).verify(dst.asSlice(0, read.bytes()));
     }
 
     /** Ends the read leases, frees the source's own buffers, and closes the store if the source opened it. */

@@ -10,8 +10,12 @@ import java.nio.file.Path;
  * @param bufferBytes off-heap memory for tensor data: two halves, one being read while the other is consumed
  * @param cacheDir where metadata files go, or null for $WEIGHTSTORE_HOME/cache/&lt;id&gt;
  * @param bufferPool buffers shared with other sources, or null for the source's own (freed when it closes)
+ * @param importer the identity that must have imported the checkpoint ("writer importer", as the master names it), or
+ *     null to accept whoever the manifest names
+ * @param tensorChecks whether to check each tensor and shard received against the CRC32C the import recorded
  */
-public record LoadOptions(String store, Path credentials, int connections, long bufferBytes, Path cacheDir, StreamBufferPool bufferPool) {
+public record LoadOptions(String store, Path credentials, int connections, long bufferBytes, Path cacheDir, StreamBufferPool bufferPool,
+        String importer, boolean tensorChecks) {
     public static final long DEFAULT_BUFFER = 512L << 20;
 
     public LoadOptions {
@@ -24,30 +28,38 @@ public record LoadOptions(String store, Path credentials, int connections, long 
     }
 
     public static LoadOptions defaults() {
-        return new LoadOptions(null, null, 4, DEFAULT_BUFFER, null, null);
+        return new LoadOptions(null, null, 4, DEFAULT_BUFFER, null, null, null, true);
     }
 
     public LoadOptions withBuffer(long bytes) {
-        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool);
+        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool, importer, tensorChecks);
     }
 
     public LoadOptions withStore(String master) {
-        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool);
+        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks);
     }
 
     public LoadOptions withCacheDir(Path dir) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool);
+        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool, importer, tensorChecks);
     }
 
     public LoadOptions withBufferPool(StreamBufferPool pool) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool, importer, tensorChecks);
     }
 
     public LoadOptions withCredentials(Path dir) {
-        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool);
+        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks);
     }
 
     public LoadOptions withConnections(int n) {
-        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool);
+        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool, importer, tensorChecks);
+    }
+
+    public LoadOptions withImporter(String identity) {
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, identity, tensorChecks);
+    }
+
+    public LoadOptions withTensorChecks(boolean enabled) {
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, enabled);
     }
 }

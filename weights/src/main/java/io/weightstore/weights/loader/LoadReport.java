@@ -1,5 +1,6 @@
 package io.weightstore.weights.loader;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
@@ -9,9 +10,20 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param bytesRead object bytes the store client read for this rank
  * @param shareBytes bytes of tensor data this rank needed (its share)
  * @param checkpointBytes bytes of tensor data in the whole checkpoint
+ * @param clientChecked tensors (whole, or this rank's shard) this client checked against the CRC32C the import recorded
+ * @param nodeChecked tensors whose shard the import recorded no CRC for (or the checks were off): their partly read
+ *     checksum blocks and strided rows were checked by the node that sent them only
+ * @param verified when asked for, checking every file against the manifest's SHA-256 before the load; null otherwise
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record LoadReport(int rank, int worldSize, int tensors, long bytesRead, long shareBytes, long checkpointBytes,
-        double seconds) {
+        double seconds, int clientChecked, int nodeChecked, FilesVerified verified) {
+    /** The report of a load that {@code verification} preceded. */
+    public LoadReport withVerified(FilesVerified verification) {
+        return new LoadReport(rank, worldSize, tensors, bytesRead, shareBytes, checkpointBytes, seconds, clientChecked, nodeChecked,
+                verification);
+    }
+
     /** Bytes read per byte needed: 1.0 when nothing is read twice or read but not needed. */
     @JsonProperty
     public double amplification() {

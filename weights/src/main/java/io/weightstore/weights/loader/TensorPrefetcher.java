@@ -20,7 +20,8 @@ import java.util.concurrent.Future;
 /**
  * Whole tensors for engines that ask for them one by one and keep them (Jlama does): the
  * checkpoint is read in file order, a batch of tensors per scatter-gather read, straight into
- * memory each tensor owns from then on, a few batches ahead of the furthest tensor asked for.
+ * memory each tensor owns from then on, a few batches ahead of the furthest tensor asked for, each
+ * tensor checked against the CRC32C the import recorded before anyone can take it.
  * {@link #take} waits only for its own batch, so an engine asking from several threads in any
  * order gets the throughput of one sequential stream.
  *
@@ -130,6 +131,9 @@ public final class TensorPrefetcher implements AutoCloseable {
             reads.add(new Read.Ranges(object, ranges, memory.asSlice(runStart, runEnd - runStart)));
         }
         store.read(reads);
+        List<Slot> placed = batch.tensors().stream().map(t -> slots.get(t.info().name())).toList();
+        BatchCheck.verify(batch.tensors().stream().map(t -> ShardCheck.of(t, ShardRead.whole(t.info()))).toList(), memory,
+                placed.stream().mapToLong(Slot::offset).toArray(), placed.stream().mapToLong(Slot::length).toArray());
         return memory;
     }
 

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * reused off-heap buffer. The buffer has two 64-byte-aligned halves: while the consumer works
  * through the batch in one half, the next batch is read into the other. Each batch is one
  * scatter-gather read over the nodes: tensors of one file that lie next to each other become one
- * range, and a column shard is one strided read, all in flight together.
+ * range, and a column shard is one strided read, all in flight together. Each tensor, or the rank's
+ * shard of it, is checked against the CRC32C the import recorded before its batch is handed out.
  *
  * <p>A tensor larger than a half gets a batch of its own, in memory of its own that the stream keeps
  * for the next such tensor (see {@link OversizeMemory}): it loads, at the cost of that much more
@@ -30,8 +31,8 @@ import java.util.concurrent.TimeUnit;
 public final class TensorStream implements AutoCloseable {
     static final long ALIGNMENT = 64;
 
-    /** One tensor to read: where it is, and which part of it this rank takes. */
-    record Item(CheckpointSource.Location location, Split split, ShardRead read) {
+    /** One tensor to read: where it is, which part of it this rank takes, and what that part must hash to. */
+    record Item(CheckpointSource.Location location, Split split, ShardRead read, ShardCheck check) {
         long start() {
             return location.offsetOf(read);
         }
@@ -49,6 +50,7 @@ public final class TensorStream implements AutoCloseable {
     private final List<Batch> batches;
     private final long plannedBytes;
     private final int tensorCount;
+    private final int clientChecked;
     private final StreamBuffers buffers;
     private final StreamBufferPool pool;
     /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
@@ -69,6 +71,7 @@ public final class TensorStream implements AutoCloseable {
         this.batches = plan(items, half);
         this.plannedBytes = items.stream().mapToLong(i -> i.read().bytes()).sum();
         this.tensorCount = items.size();
+        this.clientChecked = (int) items.stream().filter(i -> i.check().byClient()).count();
         long largestBatch = batches.stream().filter(b -> b.bytes() <= half).mapToLong(Batch::bytes).max().orElse(0);
         this.buffers = pool.borrow(Math.max(ALIGNMENT, Math.min(half, largestBatch)));
         for (int i = 0; i < 2; i++) {
@@ -102,6 +105,11 @@ public final class TensorStream implements AutoCloseable {
 
     public int tensorCount() {
         return tensorCount;
+    }
+
+    /** Tensors whose part this stream checks against the CRC32C the import recorded; the others the nodes check. */
+    public int clientChecked() {
+        return clientChecked;
     }
 
     /** Bytes this stream will read from the store: the rank's share of every tensor. */
@@ -155,6 +163,9 @@ public final class TensorStream implements AutoCloseable {
                 i = end;
             }
             store.read(reads);
+            // Checked here, before the batch is handed out, so no tensor a node got wrong reaches the consumer.
+            BatchCheck.verify(items.stream().map(Item::check).toList(), data, offsets,
+                    items.stream().mapToLong(item -> item.read().bytes()).toArray());
             return new Loaded(batch, data, offsets, own, view);
         } catch (IOException | RuntimeException e) {
             release(new Loaded(batch, data, new long[0], own, view));

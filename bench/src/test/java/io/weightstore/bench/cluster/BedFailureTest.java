@@ -1,0 +1,179 @@
+package io.weightstore.bench.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.weightstore.cli.WeightstoreCli;
+import io.weightstore.format.FileRangeSource;
+import io.weightstore.format.SafetensorsHeader;
+import io.weightstore.format.SafetensorsHeaderParser;
+import io.weightstore.format.TensorInfo;
+import io.weightstore.weights.Sha256;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Failures of whole hosts, on the host bed: a master on host 0, nodes on hosts 1-3, loaders on host
+ * 4, NICs at 100 Mbit/s so that a 24 MiB checkpoint takes seconds to load and a failure can strike
+ * in the middle. Slices of 4 MiB at 2 replicas put every file on several nodes. Skipped, with the
+ * reason, where network namespaces cannot be made.
+ */
+class BedFailureTest {
+    private static final String CHECKPOINT = "failures";
+    /** What the loader's host must have received before a failure is made: the load is under way. */
+    private static final long MID_LOAD_BYTES = 4L << 20;
+    private static final Duration LOAD_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
+
+    @TempDir
+    static Path dir;
+
+    private static HostBed bed;
+    private static BedCluster cluster;
+    private static String unavailable;
+    /** Each tensor's SHA-256, computed here from the files that were imported. */
+    private static Map<String, String> expected;
+
+    @BeforeAll
+    static void up() throws Exception {
+        Path source = dir.resolve("checkpoint");
+        assertThat(WeightstoreCli.commandLine().execute("synth", "--out", source.toString(), "--size", "24M", "--max-shard-size", "8M"))
+                .isZero();
+        expected = digests(source);
+        try {
+            bed = HostBed.create(HostBed.Options.hosts(5).withRate("100mbit").withTmpfsSize("256m"));
+        } catch (HostBedUnavailableException e) {
+            // Each test skips with the reason (an abort here would hide it in the report).
+            unavailable = "no host bed here: " + e.getMessage();
+            return;
+        }
+        Path logs = Files.createDirectories(dir.resolve("logs"));
+        cluster = BedCluster.start(bed, bed.host(0), bed.hosts().subList(1, 4), 64L << 20, List.of("--slice-size", "4M"), logs);
+        cluster.importCheckpoint(bed.host(0), source, CHECKPOINT, 2, 4);
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (bed != null) {
+            bed.close();
+            assertThat(bed.leftovers()).as("what the bed left behind").isEmpty();
+        }
+    }
+
+    /** Whatever a test did to a host is undone, and the next test starts with every node up. */
+    @AfterEach
+    void heal() throws Exception {
+        if (bed == null) {
+            return;
+        }
+        for (Host host : bed.hosts()) {
+            host.heal();
+            host.thaw();
+        }
+        cluster.awaitNodesUp(RECOVERY_TIMEOUT);
+    }
+
+    @Test
+    void aNodeHostPartitionedMidLoadLeavesTheLoadToItsReplicas() throws Exception {
+        assumeBed();
+        HostProcess load = startLoad("partition");
+        awaitReceived(bed.host(4), MID_LOAD_BYTES, load);
+        bed.host(1).partition();
+        assertThat(load.isAlive()).as("the load was under way when node host 1 went off the network").isTrue();
+        assertCompleteAndCorrect(load);
+    }
+
+    @Test
+    void aNodeHostFrozenMidLoadLeavesTheLoadToItsReplicas() throws Exception {
+        assumeBed();
+        HostProcess load = startLoad("freeze");
+        awaitReceived(bed.host(4), MID_LOAD_BYTES, load);
+        // Its connections stay open and its kernel still acknowledges: only the deadlines can tell.
+        bed.host(2).freeze();
+        assertThat(load.isAlive()).as("the load was under way when node host 2 froze").isTrue();
+        assertCompleteAndCorrect(load);
+    }
+
+    @Test
+    void aPartitionedMasterFailsCallsClearlyAndTheClusterRecoversWhenItIsBack() throws Exception {
+        assumeBed();
+        bed.host(0).partition();
+        Host.Completed away = cluster.run(bed.host(4), "load", "weightstore://" + CHECKPOINT, "--store", cluster.master(), "--json");
+        assertThat(away.exitCode()).as(away.output()).isEqualTo(1);
+        assertThat(away.output()).contains(cluster.master());
+
+        bed.host(0).heal();
+        // The nodes' heartbeats reach it again, so it counts every node up.
+        cluster.awaitNodesUp(RECOVERY_TIMEOUT);
+        assertCompleteAndCorrect(startLoad("after-master"));
+    }
+
+    private static HostProcess startLoad(String name) throws Exception {
+        return bed.host(4).start(dir.resolve("logs").resolve("load-" + name + ".log"),
+                cluster.cli("load", "weightstore://" + CHECKPOINT, "--store", cluster.master(), "--digest", "--json"));
+    }
+
+    private static void assertCompleteAndCorrect(HostProcess load) throws Exception {
+        int exit = load.waitFor(LOAD_TIMEOUT);
+        assertThat(exit).as(load.tail()).isZero();
+        Map<String, String> loaded = new TreeMap<>();
+        for (JsonNode tensor : BedCluster.json(load.output()).get(0).get("digests")) {
+            loaded.put(tensor.get("name").asText(), tensor.get("sha256").asText());
+        }
+        assertThat(loaded).isEqualTo(expected);
+    }
+
+    /** Waits until {@code host}'s NIC received {@code bytes} more than when called, while {@code process} runs. */
+    private static void awaitReceived(Host host, long bytes, HostProcess process) throws Exception {
+        long base = host.rxBytes();
+        long deadline = System.nanoTime() + LOAD_TIMEOUT.toNanos();
+        while (host.rxBytes() - base < bytes) {
+            assertThat(process.isAlive()).as("the load ended before receiving %d bytes: %s", bytes, process.tail()).isTrue();
+            assertThat(System.nanoTime()).as("%s received %d bytes in %s", host, bytes, LOAD_TIMEOUT).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    /** Each tensor of the checkpoint's safetensors files, by name, and its bytes' SHA-256. */
+    private static Map<String, String> digests(Path checkpoint) throws Exception {
+        Map<String, String> digests = new TreeMap<>();
+        try (Stream<Path> files = Files.list(checkpoint); Arena arena = Arena.ofConfined()) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".safetensors")).toList()) {
+                SafetensorsHeader header;
+                try (FileRangeSource range = FileRangeSource.open(file)) {
+                    header = SafetensorsHeaderParser.read(range);
+                }
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                    MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+                    for (TensorInfo tensor : header.tensors()) {
+                        digests.put(tensor.name(), Sha256.of(mapped.asSlice(header.dataStart() + tensor.begin(), tensor.end() - tensor.begin())));
+                    }
+                }
+            }
+        }
+        assertThat(digests).as("tensors in %s", checkpoint).isNotEmpty();
+        return digests;
+    }
+
+    private static void assumeBed() {
+        Assumptions.assumeTrue(bed != null, () -> unavailable);
+    }
+}

@@ -1,0 +1,84 @@
+package io.weightstore.store.checksum;
+
+/**
+ * The CRC32C of two pieces of bytes one after the other, from the CRC32C of each and the second's
+ * length, without the bytes: what lets one pass over a tensor give the CRC of every shard a rank may
+ * read (rows, or columns gathered from every row). Arithmetic over GF(2), as zlib's
+ * {@code crc32_combine}: appending {@code n} bytes multiplies the first CRC by x^(8n) modulo the
+ * CRC32C polynomial, then adds the second. Values are those of {@link Checksums#crc32c}: its
+ * pre- and post-inversion cancel in the sum.
+ *
+ * <p>{@link #forLength} precomputes the multiplication for one length as four byte tables, so each
+ * join costs four lookups instead of a 32-step multiply.
+ */
+public final class Crc32cCombine {
+    /** The CRC32C polynomial, bit-reflected: bit 31 is the coefficient of x^0. */
+    private static final int POLY = 0x82F63B78;
+    private static final int ONE = 1 << 31;
+    /** {@code POWERS[k]} = x^(2^k) mod P, far enough for x^(8n) with any non-negative long n. */
+    private static final int[] POWERS = new int[Long.SIZE + 3];
+
+    static {
+        POWERS[0] = ONE >>> 1; // x^1
+        for (int k = 1; k < POWERS.length; k++) {
+            POWERS[k] = multiply(POWERS[k - 1], POWERS[k - 1]);
+        }
+    }
+
+    private final int[] table = new int[4 * 256];
+
+    private Crc32cCombine(long lengthB) {
+        int shift = xToThe8n(lengthB);
+        for (int b = 0; b < 256; b++) {
+            for (int j = 0; j < 4; j++) {
+                table[j * 256 + b] = multiply(shift, b << (8 * j));
+            }
+        }
+    }
+
+    /** The CRC32C of A followed by B, from A's CRC32C, B's, and B's length in bytes. */
+    public static int combine(int crcA, int crcB, long lengthB) {
+        if (lengthB < 0) {
+            throw new IllegalArgumentException("length must be >= 0: lengthB=" + lengthB);
+        }
+        return multiply(xToThe8n(lengthB), crcA) ^ crcB;
+    }
+
+    /** Joins many pairs whose second piece is always {@code lengthB} bytes long. */
+    public static Crc32cCombine forLength(long lengthB) {
+        if (lengthB < 0) {
+            throw new IllegalArgumentException("length must be >= 0: lengthB=" + lengthB);
+        }
+        return new Crc32cCombine(lengthB);
+    }
+
+    /** The CRC32C of A followed by B, B being of this joiner's length. */
+    public int combine(int crcA, int crcB) {
+        return table[crcA & 0xff] ^ table[256 + ((crcA >>> 8) & 0xff)] ^ table[512 + ((crcA >>> 16) & 0xff)]
+                ^ table[768 + (crcA >>> 24)] ^ crcB;
+    }
+
+    /** x^(8n) mod P. */
+    private static int xToThe8n(long n) {
+        int power = ONE;
+        for (int k = 3; n != 0; n >>>= 1, k++) {
+            if ((n & 1) != 0) {
+                power = multiply(POWERS[k], power);
+            }
+        }
+        return power;
+    }
+
+    /** a(x) * b(x) mod P, both bit-reflected. */
+    private static int multiply(int a, int b) {
+        int product = 0;
+        for (int bit = ONE; bit != 0 && a != 0; bit >>>= 1) {
+            if ((a & bit) != 0) {
+                product ^= b;
+                a ^= bit;
+            }
+            b = (b & 1) != 0 ? (b >>> 1) ^ POLY : b >>> 1;
+        }
+        return product;
+    }
+}

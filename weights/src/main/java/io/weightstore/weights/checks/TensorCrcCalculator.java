@@ -1,0 +1,138 @@
+package io.weightstore.weights.checks;
+
+import io.weightstore.format.TensorInfo;
+import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.checksum.Crc32cCombine;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Computes a tensor's {@link TensorCrcs} in one pass over its bytes. The tensor is a matrix of
+ * {@code shape[0]} rows; a column split cuts each row into g equal cells (g the largest of 2, 4, 8
+ * that divides {@code shape[1]} on byte boundaries). Each cell's CRC32C is computed once; every
+ * coarser piece (a rank's part of a row, a row, a block of rows) and every column shard (the rank's
+ * part of each row, one after another) is then joined from those CRCs with {@link Crc32cCombine},
+ * without reading a byte again. A tensor with no column split has its row blocks hashed directly.
+ */
+public final class TensorCrcCalculator {
+    private TensorCrcCalculator() {}
+
+    /** The CRCs of {@code tensor}, whose bytes are {@code data}. */
+    public static TensorCrcs compute(TensorInfo tensor, MemorySegment data) {
+        if (data.byteSize() != tensor.byteSize()) {
+            throw new IllegalArgumentException("tensor " + tensor.name() + " has " + tensor.byteSize() + " bytes, given "
+                    + data.byteSize());
+        }
+        List<Long> shape = tensor.shape();
+        if (shape.isEmpty() || data.byteSize() == 0) {
+            return new TensorCrcs(tensor.name(), Checksums.crc32c(data), Map.of(), Map.of());
+        }
+        long rows = shape.getFirst();
+        long rowBits = tensor.dtype().bits() * elements(shape, 1);
+        List<Integer> rowSplits = TensorCrcs.WORLD_SIZES.stream().filter(t -> evenOnBytes(rows, t, rowBits)).toList();
+        List<Integer> columnSplits = shape.size() < 2 ? List.of() : TensorCrcs.WORLD_SIZES.stream()
+                .filter(t -> evenOnBytes(shape.get(1), t, tensor.dtype().bits() * elements(shape, 2))).toList();
+        if (columnSplits.isEmpty()) {
+            return byRowBlocks(tensor.name(), data, rowSplits);
+        }
+        return byCells(tensor.name(), data, rows, rowSplits, columnSplits.getLast());
+    }
+
+    /** Rows and columns: every row cut into {@code cellsPerRow} cells, hashed once, joined into everything else. */
+    private static TensorCrcs byCells(String name, MemorySegment data, long rows, List<Integer> rowSplits, int cellsPerRow) {
+        long rowBytes = data.byteSize() / rows;
+        long cellBytes = rowBytes / cellsPerRow;
+        // Level k holds world size cellsPerRow >> k: its parts are 2^k cells long, and so are its column shards' pieces.
+        int levels = Integer.numberOfTrailingZeros(cellsPerRow);
+        Crc32cCombine[] joins = new Crc32cCombine[levels];
+        int[][] columns = new int[levels][];
+        for (int k = 0; k < levels; k++) {
+            joins[k] = Crc32cCombine.forLength(cellBytes << k);
+            columns[k] = new int[cellsPerRow >> k];
+        }
+        Crc32cCombine rowJoin = Crc32cCombine.forLength(rowBytes);
+        int rowBlocks = rowSplits.isEmpty() ? 1 : rowSplits.getLast();
+        long rowsPerBlock = rows / rowBlocks;
+        int[] blocks = new int[rowBlocks];
+        int whole = 0;
+        int[] parts = new int[cellsPerRow];
+        for (long row = 0; row < rows; row++) {
+            long start = row * rowBytes;
+            for (int cell = 0; cell < cellsPerRow; cell++) {
+                parts[cell] = Checksums.crc32c(data.asSlice(start + cell * cellBytes, cellBytes));
+            }
+            // From cells to the whole row: each level's parts extend that world size's column shards, then
+            // pairs of them join into the next level's parts.
+            for (int k = 0; k < levels; k++) {
+                int[] shards = columns[k];
+                for (int rank = 0; rank < shards.length; rank++) {
+                    shards[rank] = joins[k].combine(shards[rank], parts[rank]);
+                }
+                for (int pair = 0; pair < shards.length / 2; pair++) {
+                    parts[pair] = joins[k].combine(parts[2 * pair], parts[2 * pair + 1]);
+                }
+            }
+            int block = (int) (row / rowsPerBlock);
+            blocks[block] = rowJoin.combine(blocks[block], parts[0]);
+            whole = rowJoin.combine(whole, parts[0]);
+        }
+        Map<Integer, List<Integer>> columnShards = new TreeMap<>();
+        for (int[] shards : columns) {
+            columnShards.put(shards.length, Arrays.stream(shards).boxed().toList());
+        }
+        Map<Integer, List<Integer>> rowShards = rowSplits.isEmpty() ? Map.of() : coarser(blocks, rowsPerBlock * rowBytes);
+        return new TensorCrcs(name, whole, rowShards, columnShards);
+    }
+
+    /** Rows only: the finest row blocks are contiguous, so each is hashed straight from the bytes. */
+    private static TensorCrcs byRowBlocks(String name, MemorySegment data, List<Integer> rowSplits) {
+        if (rowSplits.isEmpty()) {
+            return new TensorCrcs(name, Checksums.crc32c(data), Map.of(), Map.of());
+        }
+        int count = rowSplits.getLast();
+        long blockBytes = data.byteSize() / count;
+        int[] blocks = new int[count];
+        for (int i = 0; i < count; i++) {
+            blocks[i] = Checksums.crc32c(data.asSlice(i * blockBytes, blockBytes));
+        }
+        Map<Integer, List<Integer>> rowShards = coarser(blocks, blockBytes);
+        int whole = blocks[0];
+        Crc32cCombine join = Crc32cCombine.forLength(blockBytes);
+        for (int i = 1; i < count; i++) {
+            whole = join.combine(whole, blocks[i]);
+        }
+        return new TensorCrcs(name, whole, rowShards, Map.of());
+    }
+
+    /** From the CRCs of n adjacent pieces of {@code pieceBytes} (n a power of 2), those of n, n/2 … 2 pieces. */
+    private static Map<Integer, List<Integer>> coarser(int[] finest, long pieceBytes) {
+        Map<Integer, List<Integer>> levels = new TreeMap<>();
+        int[] level = finest;
+        for (long bytes = pieceBytes; level.length >= 2; bytes *= 2) {
+            levels.put(level.length, Arrays.stream(level).boxed().toList());
+            Crc32cCombine join = Crc32cCombine.forLength(bytes);
+            int[] next = new int[level.length / 2];
+            for (int i = 0; i < next.length; i++) {
+                next[i] = join.combine(level[2 * i], level[2 * i + 1]);
+            }
+            level = next;
+        }
+        return levels;
+    }
+
+    /** Whether {@code size} elements of {@code bitsEach} split into t equal parts that start and end on bytes. */
+    private static boolean evenOnBytes(long size, int t, long bitsEach) {
+        return size > 0 && size % t == 0 && (size / t * bitsEach) % 8 == 0;
+    }
+
+    private static long elements(List<Long> shape, int fromDim) {
+        long n = 1;
+        for (int i = fromDim; i < shape.size(); i++) {
+            n = Math.multiplyExact(n, shape.get(i));
+        }
+        return n;
+    }
+}
