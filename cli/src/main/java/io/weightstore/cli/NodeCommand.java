@@ -72,6 +72,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "Closes a connection that sends no request for this long. Default: ${DEFAULT-VALUE}.")
     private Duration idleTimeout;
 
+    @Option(names = "--scrub-rate", defaultValue = "16M", paramLabel = "SIZE",
+            description = "Bytes per second the scrubber re-checks of this node's replicas against their checksums, in the"
+                    + " background, telling the master of any bad copy so it is rewritten from a good one; 0 turns it off."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private String scrubRate;
+
     @Mixin
     private ServerCredentials security;
 
@@ -95,7 +101,7 @@ final class NodeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
-                maxConnections, dataPlane);
+                maxConnections, dataPlane, ByteSizes.parse(scrubRate));
         try (StorageNode node = StorageNode.start(address, options)) {
             spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
                     ByteSizes.format(node.capacity()), host, node.port(), address, options.secure() ? dataPlane.name() : "INSECURE");

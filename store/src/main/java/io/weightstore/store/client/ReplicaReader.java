@@ -198,6 +198,7 @@ final class ReplicaReader {
                 allCorrupt = false;
                 continue;
             }
+            chooser.asking(node.nodeId(), task.bytes());
             try {
                 task.run(connections.access(node.info()), replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
                 chooser.answered(node.nodeId());

@@ -55,6 +55,7 @@ final class RequestHandler implements Runnable {
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final RateLimitedLog refusals;
+    private final NodeCounters counters;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
@@ -64,13 +65,14 @@ final class RequestHandler implements Runnable {
     private DeadlineTimer.Deadline current;
 
     RequestHandler(SocketChannel socket, PoolFile pool, DataPlaneSecurity security, TransferDeadlines deadlines, DeadlineTimer timer,
-            RateLimitedLog refusals) {
+            RateLimitedLog refusals, NodeCounters counters) {
         this.socket = socket;
         this.pool = pool;
         this.security = security;
         this.deadlines = deadlines;
         this.timer = timer;
         this.refusals = refusals;
+        this.counters = counters;
     }
 
     @Override
@@ -211,6 +213,7 @@ final class RequestHandler implements Runnable {
         for (Range range : ranges) {
             sendFile(range);
         }
+        counters.served(total);
     }
 
     private void sendStrided(Stride stride, List<BlockCheck> checks) throws IOException, FrameException {
@@ -235,6 +238,7 @@ final class RequestHandler implements Runnable {
             }
         }
         writeFully(out.flip());
+        counters.served(stride.bytes());
     }
 
     private void receive(Range range) throws IOException, FrameException {
