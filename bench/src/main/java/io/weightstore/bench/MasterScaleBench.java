@@ -11,6 +11,7 @@ import io.weightstore.store.api.EtcdMemberStatus;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.SliceMeta;
@@ -158,7 +159,7 @@ public final class MasterScaleBench {
             Thread.sleep(ThreadLocalRandom.current().nextLong(interval.toMillis()));
             while (!stop.get()) {
                 try {
-                    beats.get().time("heartbeat", () -> api.heartbeat(nodeId));
+                    beats.get().time("heartbeat", () -> api.heartbeat(NodeReport.alive(nodeId)));
                 } catch (Exception e) {
                     // counted as a failure; a real node retries at its next beat too
                 }

@@ -4,16 +4,20 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
 import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointReplicator;
 import io.weightstore.weights.Sha256;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.FilesVerified;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -69,6 +73,13 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--digest", description = "Also print each tensor's name, dtype, received shape and SHA-256.")
     private boolean digest;
 
+    @Option(names = "--cache-local",
+            description = "Have the storage node on this host (one whose pool file this process can map) keep a copy of every"
+                    + " file of the checkpoint, on top of its replica count: copied node to node in the background, so the next"
+                    + " load here maps its own memory, and other hosts may read from that copy too. Without such a node, says so"
+                    + " on stderr and loads as usual.")
+    private boolean cacheLocal;
+
     @Option(names = "--verify", description = {"Before loading, read every file end to end and check its SHA-256 against the",
         "manifest: the check that CRC32Cs forged by a node holding a replica cannot pass. Costs a full read",
         "of the checkpoint; the time is reported."})
@@ -109,6 +120,9 @@ final class LoadCommand implements Callable<Integer> {
         LoadOptions options = selection.loadOptions().withBuffer(ByteSizes.parse(buffer)).withImporter(importer);
         List<RankResult> results = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {
+            if (cacheLocal) {
+                keepLocalCopies(checkpoint);
+            }
             FilesVerified verified = null;
             if (verify) {
                 try (ProgressBar bar = new ProgressBar("verify sha256")) {
@@ -131,6 +145,20 @@ final class LoadCommand implements Callable<Integer> {
         }
         print(results);
         return ExitCodes.OK;
+    }
+
+    private void keepLocalCopies(CheckpointSource checkpoint) throws IOException {
+        PrintWriter err = spec.commandLine().getErr();
+        Optional<CheckpointReplicator.LocalCopies> local = new CheckpointReplicator(new Catalog(checkpoint.store()))
+                .keepLocal(checkpoint.checkpointId());
+        if (local.isEmpty()) {
+            err.println("weightstore: --cache-local: no storage node on this host (none whose pool file this process can map);"
+                    + " loading from the cluster as usual");
+        } else {
+            err.printf("node %s on this host keeps a copy of the %d files of %s (%d newly asked); the master copies them in the"
+                    + " background%n", local.get().nodeId(), local.get().files(), checkpoint.checkpointId(), local.get().filesChanged());
+        }
+        err.flush();
     }
 
     private void print(List<RankResult> results) {

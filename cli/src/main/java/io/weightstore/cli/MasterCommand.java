@@ -7,6 +7,7 @@ import io.weightstore.store.ha.GroupSettings;
 import io.weightstore.store.ha.MasterGroup;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.master.ReplicationConfig;
 import io.weightstore.store.security.Credentials;
 import io.weightstore.store.security.MasterSecurity;
 import io.weightstore.store.security.Role;
@@ -14,6 +15,7 @@ import io.weightstore.store.security.TokenRegistry;
 import io.weightstore.weights.ByteSizes;
 import java.nio.file.Path;
 import java.util.List;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -66,6 +68,26 @@ final class MasterCommand implements Callable<Integer> {
             description = "Default slice size of new objects (a multiple of 1M). Default: ${DEFAULT-VALUE}.")
     private String sliceSize;
 
+    @Option(names = "--repair-after", defaultValue = "10m", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long a node may stay DOWN before the master copies its replicas again onto other nodes, node to"
+                    + " node (a node back within it keeps its copies and nothing is copied). Default: ${DEFAULT-VALUE}.")
+    private Duration repairAfter;
+
+    @Option(names = "--copy-rate", defaultValue = "64M", paramLabel = "SIZE",
+            description = "Bytes per second each node may spend copying replicas from other nodes (repairs, drains, replica"
+                    + " counts raised), so loads keep their bandwidth. Default: ${DEFAULT-VALUE}.")
+    private String copyRate;
+
+    @Option(names = "--readers-per-replica", defaultValue = "2", paramLabel = "N",
+            description = "For objects at '--replicas auto': read leases one copy may serve before the master adds another"
+                    + " copy (within the nodes' room). Default: ${DEFAULT-VALUE}.")
+    private int readersPerReplica;
+
+    @Option(names = "--auto-cool-down", defaultValue = "5m", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "For objects at '--replicas auto': how long copies added for readers stay once the readers are gone."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private Duration autoCoolDown;
+
     @Mixin
     private ServerCredentials security;
 
@@ -91,8 +113,17 @@ final class MasterCommand implements Callable<Integer> {
             throw new IllegalArgumentException("give either --data-dir (a master alone) or --etcd (one master of a group), not "
                     + (dataDir == null ? "neither" : "both"));
         }
+        if (readersPerReplica < 1) {
+            throw new IllegalArgumentException("--readers-per-replica must be >= 1, found " + readersPerReplica);
+        }
+        long copyBytesPerSecond = ByteSizes.parse(copyRate);
+        if (copyBytesPerSecond < 1) {
+            throw new IllegalArgumentException("--copy-rate must be at least 1 byte per second, found " + copyRate);
+        }
         logging.enable();
-        MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize));
+        ReplicationConfig replication = ReplicationConfig.defaults().withRepairAfter(repairAfter)
+                .withCopyBytesPerSecond(copyBytesPerSecond).withReadersPerReplica(readersPerReplica).withCoolDown(autoCoolDown);
+        MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize)).withReplication(replication);
         Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr());
         if (credentials.isEmpty() && tokens != null) {
             throw new IllegalArgumentException("--tokens needs --credentials: tokens are sent only inside TLS");

@@ -8,6 +8,7 @@ import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointInspector;
 import io.weightstore.weights.Manifest;
+import io.weightstore.weights.ReplicaHealth;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -20,7 +21,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code weightstore model inspect}: a checkpoint's manifest and where its files are. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-        description = "Show a checkpoint's manifest and, per file: size, kind, tensors, dtypes, slices, replicas and their nodes' state.")
+        description = {"Show a checkpoint's manifest and, per file: size, kind, tensors, dtypes,",
+            "slices, replica count (+auto when the master may add copies for readers),",
+            "whether its copies are OK, DEGRADED (slices lacking copies on up nodes,",
+            "nothing under way) or REPAIRING (the master copying them, with",
+            "progress), and its nodes' state."})
 final class ModelInspectCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -50,16 +55,26 @@ final class ModelInspectCommand implements Callable<Integer> {
             if (m.error() != null) {
                 out.printf("  error: %s%n", m.error());
             }
-            Table table = new Table("FILE", "KIND", "SIZE", "TENSORS", "DTYPES", "SLICES", "REPLICAS", "NODES")
+            out.printf("  copies: %s%n", report.copies().describe());
+            Table table = new Table("FILE", "KIND", "SIZE", "TENSORS", "DTYPES", "SLICES", "REPLICAS", "COPIES", "NODES")
                     .alignRight("SIZE", "TENSORS", "SLICES", "REPLICAS");
             for (CheckpointInspector.FileDetail f : report.files()) {
                 table.row(f.path(), f.kind(), ByteSizes.format(f.size()), f.tensorCount() == null ? "-" : f.tensorCount(),
                         f.dtypes().isEmpty() ? "-" : String.join(",", f.dtypes()), f.stored() ? f.slices() : "MISSING",
-                        f.replicas(), f.nodes().stream().map(h -> h.nodeId() + (h.up() ? "" : "(DOWN)"))
-                                .collect(Collectors.joining(",")));
+                        f.replicas() + (f.autoReplicas() ? "+auto" : ""), f.copies() == null ? "-" : copies(f.copies()),
+                        f.nodes().stream().map(h -> h.nodeId() + (h.up() ? "" : "(DOWN)")).collect(Collectors.joining(",")));
             }
             table.print(out);
         }
         return ExitCodes.OK;
+    }
+
+    /** A file's copies in a cell: the state, and for copies under way how far they got. */
+    private static String copies(ReplicaHealth health) {
+        return switch (health.state()) {
+            case OK -> "OK";
+            case DEGRADED -> "DEGRADED " + health.slicesBelowTarget() + "/" + health.slices();
+            case REPAIRING -> "REPAIRING " + (health.bytesToCopy() == 0 ? 0 : 100 * health.bytesCopied() / health.bytesToCopy()) + "%";
+        };
     }
 }

@@ -76,6 +76,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "Closes a connection that sends no request for this long. Default: ${DEFAULT-VALUE}.")
     private Duration idleTimeout;
 
+    @Option(names = "--scrub-rate", defaultValue = "16M", paramLabel = "SIZE",
+            description = "Bytes per second the scrubber re-checks of this node's replicas against their checksums, in the"
+                    + " background, telling the master of any bad copy so it is rewritten from a good one; 0 turns it off."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private String scrubRate;
+
     @Mixin
     private ServerCredentials security;
 
@@ -106,7 +112,7 @@ final class NodeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
-                maxConnections, dataPlane);
+                maxConnections, dataPlane, ByteSizes.parse(scrubRate));
         try (StorageNode node = StorageNode.start(address, options);
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {

@@ -20,8 +20,9 @@ import picocli.CommandLine.Spec;
         description = {
             "Drop a node that is gone for good (its pool lost, its machine retired) from",
             "the master: it leaves 'store status', and its replicas leave every object's",
-            "metadata, so those slices have a copy fewer until 'model verify --repair'",
-            "adds one elsewhere. Puts in progress with a copy on it are aborted.",
+            "metadata; the master then copies those slices again onto the other",
+            "nodes (no need to wait out --repair-after). Puts in progress with a",
+            "copy on it are aborted.",
             "Refused while the node holds the only copy of some slice (the message names",
             "one: remove what it alone holds, or bring the node back with its pool), and",
             "while the node is up unless --force."
@@ -65,7 +66,7 @@ final class StoreNodeForgetCommand implements Callable<Integer> {
             out.printf("forgot node %s: %d replicas dropped from %d objects, %d puts in progress aborted%n", forgotten.nodeId(),
                     forgotten.replicas(), forgotten.objects(), forgotten.putsAborted());
             if (forgotten.replicas() > 0) {
-                out.println("those slices have a copy fewer; 'weightstore model verify ID --repair' gives a checkpoint's back");
+                out.println("the master copies those slices again onto the other nodes; 'weightstore store status' shows how far");
             }
             out.flush();
         }

@@ -2,13 +2,16 @@ package io.weightstore.cli;
 
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.Table;
+import io.weightstore.store.api.CopyInFlight;
 import io.weightstore.store.api.EtcdMemberStatus;
 import io.weightstore.store.api.MasterMember;
 import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ReplicationStatus;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -20,8 +23,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code weightstore store status}: nodes, liveness, capacity and use. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
-    "Show the nodes (up or down, capacity, used) and the object count;",
-    "for a group of masters also the masters (which one leads) and the health of each etcd member."})
+    "Show the nodes (up, DOWN or draining; capacity, used; bytes served,",
+    "scrubbed and copied) and the object count; how the replicas stand: OK,",
+    "DEGRADED (slices lacking copies, copies on a DOWN node, or bad copies, and",
+    "nothing under way) or REPAIRING (the copies under way: from which node to",
+    "which, why, and how far they got); for a group of masters also the masters",
+    "(which one leads) and the health of each etcd member."})
 final class StoreStatusCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -34,7 +41,16 @@ final class StoreStatusCommand implements Callable<Integer> {
 
     /** The JSON shape. */
     record StatusView(String store, long objects, long pendingPuts, long capacity, long used, List<NodeStatus> nodes,
-            List<MasterMember> masters, List<EtcdMemberStatus> etcd) {}
+            ReplicationView replication, List<MasterMember> masters, List<EtcdMemberStatus> etcd) {}
+
+    /** The replicas in JSON: the master's counts, with the state and progress worked out. */
+    record ReplicationView(ReplicationStatus.State state, int slicesBelowTarget, int slicesWaiting, int slicesWithoutGoodCopy,
+            int badCopies, long bytesToCopy, long bytesCopied, List<CopyInFlight> copies, Duration repairAfter) {
+        static ReplicationView of(ReplicationStatus r) {
+            return new ReplicationView(r.state(), r.slicesBelowTarget(), r.slicesWaiting(), r.slicesWithoutGoodCopy(), r.badCopies(),
+                    r.bytesToCopy(), r.bytesCopied(), r.copies(), r.repairAfter());
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -43,19 +59,31 @@ final class StoreStatusCommand implements Callable<Integer> {
             StoreStatus status = client.status();
             if (json) {
                 JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
-                        status.used(), status.nodes(), status.masters(), status.etcd()));
+                        status.used(), status.nodes(), ReplicationView.of(status.replication()), status.masters(), status.etcd()));
                 return ExitCodes.OK;
             }
             out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),
                     ByteSizes.format(status.used()), ByteSizes.format(status.capacity()), status.pendingPuts());
-            Table table = new Table("NODE", "ENDPOINT", "STATE", "CAPACITY", "USED", "USE%", "POOL").alignRight("CAPACITY", "USED", "USE%");
+            out.printf("replicas: %s%n", describe(status.replication()));
+            Table table = new Table("NODE", "ENDPOINT", "STATE", "CAPACITY", "USED", "USE%", "SERVED", "SCRUBBED", "COPIED", "POOL")
+                    .alignRight("CAPACITY", "USED", "USE%", "SERVED", "SCRUBBED", "COPIED");
             for (NodeStatus node : status.nodes()) {
-                table.row(node.nodeId(), node.endpoint(), node.up() ? "up" : "DOWN", ByteSizes.format(node.capacity()),
-                        ByteSizes.format(node.used()),
+                table.row(node.nodeId(), node.endpoint(), (node.up() ? "up" : "DOWN") + (node.draining() ? ", draining" : ""),
+                        ByteSizes.format(node.capacity()), ByteSizes.format(node.used()),
                         String.format(Locale.ROOT, "%.1f", node.capacity() == 0 ? 0.0 : 100.0 * node.used() / node.capacity()),
-                        node.info().poolPath());
+                        ByteSizes.format(node.load().bytesServed()), ByteSizes.format(node.load().bytesScrubbed()),
+                        ByteSizes.format(node.load().bytesCopied()), node.info().poolPath());
             }
             table.print(out);
+            if (!status.replication().copies().isEmpty()) {
+                out.println();
+                Table copies = new Table("COPYING", "SLICE", "FROM", "TO", "WHY", "DONE").alignRight("SLICE", "DONE");
+                for (CopyInFlight copy : status.replication().copies()) {
+                    copies.row(copy.key(), copy.slice(), copy.from(), copy.to(), copy.reason(),
+                            ByteSizes.format(copy.bytesDone()) + " of " + ByteSizes.format(copy.length()));
+                }
+                copies.print(out);
+            }
             if (!status.masters().isEmpty()) {
                 out.println();
                 Table masters = new Table("MASTER", "ROLE");
@@ -74,5 +102,20 @@ final class StoreStatusCommand implements Callable<Integer> {
             }
         }
         return ExitCodes.OK;
+    }
+
+    private static String describe(ReplicationStatus r) {
+        String counts = r.slicesBelowTarget() + " slices below their count, " + r.slicesWaiting() + " with a copy on a node that is"
+                + " DOWN (copied again elsewhere after " + r.repairAfter().toSeconds() + "s), " + r.slicesWithoutGoodCopy()
+                + " without a good copy, " + r.badCopies() + " bad copies";
+        return switch (r.state()) {
+            case OK -> "OK (every slice has its copies; a node down more than " + r.repairAfter().toSeconds()
+                    + "s has its copies made again elsewhere)";
+            case DEGRADED -> "DEGRADED: " + counts + "; no copy under way";
+            case REPAIRING -> String.format(Locale.ROOT, "REPAIRING: %d %s under way, %s of %s copied (%d%%); %s", r.copies().size(),
+                    r.copies().size() == 1 ? "copy" : "copies",
+                    ByteSizes.format(r.bytesCopied()), ByteSizes.format(r.bytesToCopy()),
+                    r.bytesToCopy() == 0 ? 0 : 100 * r.bytesCopied() / r.bytesToCopy(), counts);
+        };
     }
 }

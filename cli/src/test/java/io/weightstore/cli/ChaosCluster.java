@@ -71,7 +71,13 @@ final class ChaosCluster implements AutoCloseable {
 
     /** Node pools take nine tenths of their tmpfs, which also holds the pool's header. */
     ChaosCluster(Path dir, int nodeCount, String sliceSize, String nodeCapacity, String... nodeFlags) throws Exception {
-        this(dir, null, nodeCount, sliceSize, nodeCapacity, nodeFlags);
+        this(dir, null, List.of(), nodeCount, sliceSize, nodeCapacity, nodeFlags);
+    }
+
+    /** An insecure cluster whose master also takes {@code masterFlags} (replication settings, say). */
+    static ChaosCluster withMasterFlags(Path dir, List<String> masterFlags, int nodeCount, String sliceSize, String nodeCapacity,
+            String... nodeFlags) throws Exception {
+        return new ChaosCluster(dir, null, masterFlags, nodeCount, sliceSize, nodeCapacity, nodeFlags);
     }
 
     /**
@@ -80,11 +86,17 @@ final class ChaosCluster implements AutoCloseable {
      * tokens the CA issued so far. With a null {@code ca}, every process runs {@code --insecure}.
      */
     static ChaosCluster secure(Path dir, Path ca, int nodeCount, String sliceSize, String nodeCapacity) throws Exception {
-        return new ChaosCluster(dir, ca, nodeCount, sliceSize, nodeCapacity);
+        return secure(dir, ca, List.of(), nodeCount, sliceSize, nodeCapacity);
     }
 
-    private ChaosCluster(Path dir, Path ca, int nodeCount, String sliceSize, String nodeCapacity, String... nodeFlags)
+    /** As {@link #secure(Path, Path, int, String, String)}, with a master that also takes {@code masterFlags}. */
+    static ChaosCluster secure(Path dir, Path ca, List<String> masterFlags, int nodeCount, String sliceSize, String nodeCapacity)
             throws Exception {
+        return new ChaosCluster(dir, ca, masterFlags, nodeCount, sliceSize, nodeCapacity);
+    }
+
+    private ChaosCluster(Path dir, Path ca, List<String> masterFlags, int nodeCount, String sliceSize, String nodeCapacity,
+            String... nodeFlags) throws Exception {
         assumePrivateMounts();
         this.dir = Files.createDirectories(dir);
         this.ca = ca;
@@ -92,6 +104,7 @@ final class ChaosCluster implements AutoCloseable {
                 dir.resolve("master").toString(), "--slice-size", sliceSize));
         masterArgs.addAll(ca == null ? List.of("--insecure") : List.of("--credentials", credentials("master", "master").toString(),
                 "--tokens", ca.resolve("tokens").toString()));
+        masterArgs.addAll(masterFlags);
         master = CliProcess.start(dir.resolve("master.log"), masterArgs.toArray(String[]::new));
         masterPort = Integer.parseInt(await(master, MASTER_LISTENING, "the master to listen").group(1));
         try {

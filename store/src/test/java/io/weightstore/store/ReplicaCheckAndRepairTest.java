@@ -8,8 +8,8 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.RepairOutcome;
-import io.weightstore.store.client.ReplicaVerdict;
 import io.weightstore.store.client.ReplicaVerdict.State;
+import io.weightstore.store.client.ReplicaVerdict;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReplicaCheckAndRepairTest {
     private static final long SIZE = 3 * TestCluster.SLICE + 4321;
-    private static final String KEY = "two-copies";
+    static final String KEY = "two-copies";
 
     @TempDir
     Path tmp;
@@ -49,6 +49,14 @@ class ReplicaCheckAndRepairTest {
         return new TestCluster(dir, 3);
     }
 
+    TestCluster cluster() {
+        return cluster;
+    }
+
+    StoreClient client() {
+        return client;
+    }
+
     @AfterEach
     void stop() throws Exception {
         cluster.close();
@@ -61,7 +69,7 @@ class ReplicaCheckAndRepairTest {
         }
     }
 
-    private void assertAllGoodAndDataIntact() throws IOException {
+    void assertAllGoodAndDataIntact() throws IOException {
         assertThat(check()).hasSize(8).allSatisfy(v -> assertThat(v.state()).as(v.toString()).isEqualTo(State.OK));
         assertThat(client.stat(KEY).slices()).allSatisfy(s -> assertThat(s.replicas()).hasSize(2));
         assertThat(Bytes.equal(Bytes.readWhole(client, KEY, arena), data)).isTrue();

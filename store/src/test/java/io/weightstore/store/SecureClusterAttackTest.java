@@ -34,6 +34,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.node.DataPlaneProtection;
+import io.weightstore.store.proto.FinishCopyRequest;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.MasterGrpc;
 import io.weightstore.store.proto.RegisterNodeRequest;
@@ -81,6 +82,7 @@ class SecureClusterAttackTest {
     private static final Map<String, Set<Role>> ALLOWED = new TreeMap<>(Map.ofEntries(
             Map.entry("RegisterNode", Set.of(Role.NODE)),
             Map.entry("Heartbeat", Set.of(Role.NODE)),
+            Map.entry("FinishCopy", Set.of(Role.NODE)),
             Map.entry("PutStart", Set.of(Role.WRITER, Role.ADMIN)),
             Map.entry("PutEnd", Set.of(Role.WRITER, Role.ADMIN)),
             Map.entry("PutAbort", Set.of(Role.WRITER, Role.ADMIN)),
@@ -100,7 +102,10 @@ class SecureClusterAttackTest {
             Map.entry("RepairStart", Set.of(Role.ADMIN)),
             Map.entry("RepairEnd", Set.of(Role.ADMIN)),
             Map.entry("RepairAbort", Set.of(Role.ADMIN)),
-            Map.entry("ForgetNode", Set.of(Role.ADMIN))));
+            Map.entry("ForgetNode", Set.of(Role.ADMIN)),
+            Map.entry("SetReplicas", Set.of(Role.ADMIN)),
+            Map.entry("DrainNode", Set.of(Role.ADMIN)),
+            Map.entry("KeepLocalCopies", Set.of(Role.READER, Role.WRITER, Role.ADMIN))));
 
     @TempDir
     Path tmp;
@@ -165,6 +170,7 @@ class SecureClusterAttackTest {
                         case "RegisterNode" -> RegisterNodeRequest.newBuilder().setTicketKey(ByteString.copyFrom(new byte[32]))
                                 .setNode(io.weightstore.store.proto.NodeInfo.newBuilder().setNodeId(name)).build();
                         case "Heartbeat" -> HeartbeatRequest.newBuilder().setNodeId(name).build();
+                        case "FinishCopy" -> FinishCopyRequest.newBuilder().setNodeId(name).build();
                         default -> defaultRequest(method);
                     };
                     Status.Code code = codeOf(channel, method, request, new Metadata());
@@ -194,7 +200,7 @@ class SecureClusterAttackTest {
             assertThatThrownBy(() -> rogue.registerNode(impostor)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED))
                     .hasMessageContaining("node-1 cannot speak for node node-0");
-            assertThatThrownBy(() -> rogue.heartbeat("node-0")).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+            assertThatThrownBy(() -> rogue.heartbeat(io.weightstore.store.api.NodeReport.alive("node-0"))).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED));
         }
         try (StoreClient admin = cluster.client()) {

@@ -29,6 +29,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A real cluster on loopback: one master (gRPC, RocksDB) and N storage nodes (data plane, pool
@@ -51,6 +52,7 @@ public final class TestCluster implements AutoCloseable {
     private final Path dir;
     private final MasterConfig config;
     private final CertificateAuthority ca;
+    private final UnaryOperator<NodeOptions> nodeOptions;
     private final DataPlaneProtection dataPlane;
     private MasterServer master;
     private int masterPort;
@@ -63,14 +65,21 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public TestCluster(Path dir, int nodeCount, MasterConfig config) throws StoreException {
-        this(dir, nodeCount, config, null, DataPlaneProtection.TLS);
+        this(dir, nodeCount, config, null, DataPlaneProtection.TLS, UnaryOperator.identity());
     }
 
-    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca, DataPlaneProtection dataPlane)
+    /** A cluster whose nodes run with what {@code nodeOptions} makes of the loopback defaults (a scrubber, say). */
+    public TestCluster(Path dir, int nodeCount, MasterConfig config, UnaryOperator<NodeOptions> nodeOptions) throws StoreException {
+        this(dir, nodeCount, config, null, DataPlaneProtection.TLS, nodeOptions);
+    }
+
+    private TestCluster(Path dir, int nodeCount, MasterConfig config, CertificateAuthority ca, DataPlaneProtection dataPlane,
+            UnaryOperator<NodeOptions> nodeOptions)
             throws StoreException {
         this.dir = dir;
         this.config = config;
         this.ca = ca;
+        this.nodeOptions = nodeOptions;
         this.dataPlane = dataPlane;
         masterPort = 0;
         startMaster();
@@ -88,7 +97,13 @@ public final class TestCluster implements AutoCloseable {
 
     /** As {@link #secure(Path, int)}, with the nodes' data plane in {@code dataPlane} after each handshake. */
     public static TestCluster secure(Path dir, int nodeCount, DataPlaneProtection dataPlane) throws StoreException {
-        return new TestCluster(dir, nodeCount, config(), CertificateAuthority.init(dir.resolve("ca")), dataPlane);
+        return secure(dir, nodeCount, dataPlane, config(), UnaryOperator.identity());
+    }
+
+    /** As {@link #secure(Path, int, DataPlaneProtection)}, with a master of {@code config} and nodes as {@code nodeOptions} makes them. */
+    public static TestCluster secure(Path dir, int nodeCount, DataPlaneProtection dataPlane, MasterConfig config,
+            UnaryOperator<NodeOptions> nodeOptions) throws StoreException {
+        return new TestCluster(dir, nodeCount, config, CertificateAuthority.init(dir.resolve("ca")), dataPlane, nodeOptions);
     }
 
     /** Credentials of this cluster's CA for {@code name} in {@code role}, issued on first use. */
@@ -117,7 +132,7 @@ public final class TestCluster implements AutoCloseable {
     }
 
     private StorageNode startNode(int index) throws StoreException {
-        NodeOptions options = NodeOptions.loopback(pools.get(index), NODE_CAPACITY);
+        NodeOptions options = nodeOptions.apply(NodeOptions.loopback(pools.get(index), NODE_CAPACITY));
         if (ca != null) {
             options = options.withAuthentication(authentication(Role.NODE, "node-" + index)).withDataPlane(dataPlane);
         }

@@ -13,8 +13,18 @@ public interface MasterApi extends AutoCloseable {
     /** A node announces itself and its pool, again after every restart; returns how often it must heartbeat. */
     Duration registerNode(NodeInfo node) throws StoreException;
 
-    /** Keeps a node up; false when the master does not know it, so it must register again. */
-    boolean heartbeat(String nodeId) throws StoreException;
+    /**
+     * Keeps a node up and takes its report (load, copies under way, bad copies its scrubber found);
+     * answers with the copies the node should make and the replicas it should scrub next, or that the
+     * master does not know it, so it must register again.
+     */
+    NodeOrders heartbeat(NodeReport report) throws StoreException;
+
+    /**
+     * A node reports how a copy it was asked to make ended. Only a copy that was written and checked
+     * enters the object's metadata.
+     */
+    void finishCopy(String nodeId, String taskId, CopyOutcome outcome) throws StoreException;
 
     /** Reserves space for a new object and says where each slice's replicas go. */
     PutGrant putStart(String key, long size, PutOptions options) throws StoreException;
@@ -83,6 +93,30 @@ public interface MasterApi extends AutoCloseable {
      * Refused while it holds the only copy of a slice, and while it is up unless {@code force}.
      */
     NodeForgotten forgetNode(String nodeId, boolean force) throws StoreException;
+
+    /**
+     * Sets how many copies of each slice the master keeps of the objects of {@code keys}: it copies
+     * slices node to node up to that count, and drops copies beyond it (never below one good copy).
+     * With {@code auto}, {@code replicas} is the floor, and the master adds copies while many readers
+     * hold an object, within the nodes' room, and trims them once the readers are gone. Keys with no
+     * object are passed over; returns how many objects changed.
+     */
+    int setReplicas(List<String> keys, int replicas, boolean auto) throws StoreException;
+
+    /**
+     * Has node {@code nodeId} keep a copy of every slice of the objects of {@code keys}, on top of
+     * their replica count: the node on an engine's host, so that the engine's next load reads its own
+     * memory, and other hosts may read from that copy too. Copies are made node to node, as room on
+     * the node allows. Returns how many objects changed.
+     */
+    int keepLocalCopies(List<String> keys, String nodeId) throws StoreException;
+
+    /**
+     * Starts (or with {@code cancel} stops) moving every replica off a node, so it can leave: each is
+     * copied to another node before it is dropped, and nothing new is placed on it. Returns how many
+     * replicas it still holds.
+     */
+    NodeDrain drainNode(String nodeId, boolean cancel) throws StoreException;
 
     @Override
     void close();

@@ -3,12 +3,12 @@ package io.weightstore.store.api;
 import java.util.List;
 
 /**
- * The store at a glance: nodes with liveness and usage, object and pending-put counts, and for a
- * group of masters the masters (which one leads) and the health of the etcd members behind them;
- * both lists are empty for a single master.
+ * The store at a glance: nodes with liveness and usage, object and pending-put counts, how the
+ * replicas stand, and for a group of masters the masters (which one leads) and the health of the
+ * etcd members behind them; both lists are empty for a single master.
  */
 public record StoreStatus(List<NodeStatus> nodes, long objects, long pendingPuts, List<MasterMember> masters,
-        List<EtcdMemberStatus> etcd) {
+        List<EtcdMemberStatus> etcd, ReplicationStatus replication) {
     public StoreStatus {
         nodes = List.copyOf(nodes);
         masters = List.copyOf(masters);
@@ -16,12 +16,12 @@ public record StoreStatus(List<NodeStatus> nodes, long objects, long pendingPuts
     }
 
     /** A single master's status. */
-    public StoreStatus(List<NodeStatus> nodes, long objects, long pendingPuts) {
-        this(nodes, objects, pendingPuts, List.of(), List.of());
+    public StoreStatus(List<NodeStatus> nodes, long objects, long pendingPuts, ReplicationStatus replication) {
+        this(nodes, objects, pendingPuts, List.of(), List.of(), replication);
     }
 
     public StoreStatus withGroup(List<MasterMember> groupMasters, List<EtcdMemberStatus> etcdMembers) {
-        return new StoreStatus(nodes, objects, pendingPuts, groupMasters, etcdMembers);
+        return new StoreStatus(nodes, objects, pendingPuts, groupMasters, etcdMembers, replication);
     }
 
     public long capacity() {

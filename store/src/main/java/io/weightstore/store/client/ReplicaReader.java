@@ -203,6 +203,7 @@ final class ReplicaReader {
                 allCorrupt = false;
                 continue;
             }
+            chooser.asking(node.nodeId(), task.bytes());
             try {
                 NodeAccess access = connections.access(node.info());
                 long start = System.nanoTime();

@@ -4,7 +4,10 @@ import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeForgotten;
+import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
@@ -241,6 +244,43 @@ public final class StoreClient implements AutoCloseable {
      */
     public NodeForgotten forgetNode(String nodeId, boolean force) throws StoreException {
         return master.forgetNode(nodeId, force);
+    }
+
+    /**
+     * Sets how many copies of each slice the master keeps of the objects of {@code keys}, online:
+     * nodes copy slices to one another up to it, and copies beyond it are dropped. With {@code auto},
+     * the count is a floor the master raises while many readers hold an object. Returns how many
+     * objects changed; the copies follow in the background ({@link #status()} shows them).
+     */
+    public int setReplicas(List<String> keys, int replicas, boolean auto) throws StoreException {
+        return master.setReplicas(keys, replicas, auto);
+    }
+
+    /** Starts (or with {@code cancel} stops) moving every replica off a node, so that it can leave. */
+    public NodeDrain drainNode(String nodeId, boolean cancel) throws StoreException {
+        return master.drainNode(nodeId, cancel);
+    }
+
+    /**
+     * The node whose pool this process maps (a node on this host, when {@link ClientOptions#sameHostPath()}),
+     * or empty when reads here go over sockets.
+     */
+    public Optional<NodeInfo> localNode() throws StoreException {
+        for (NodeStatus node : master.status().nodes()) {
+            if (node.up() && !node.endpoint().isInProcess() && connections.isLocal(node.info())) {
+                return Optional.of(node.info());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Has node {@code nodeId} keep a copy of every slice of the objects of {@code keys} on top of
+     * their replica count, copied node to node in the background: the node on an engine's host, so its
+     * next load maps its own memory. Returns how many objects changed.
+     */
+    public int keepLocalCopies(List<String> keys, String nodeId) throws StoreException {
+        return master.keepLocalCopies(keys, nodeId);
     }
 
     // ---- for the client's own parts

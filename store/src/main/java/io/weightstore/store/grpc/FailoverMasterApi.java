@@ -3,13 +3,17 @@ package io.weightstore.store.grpc;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeOrders;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
@@ -183,9 +187,35 @@ final class FailoverMasterApi implements MasterApi {
         return call("register node " + node.nodeId(), Replay.SAFE, m -> m.registerNode(node));
     }
 
+    /** Safe to repeat: a report says where things stand, and orders are the whole list each time. */
     @Override
-    public boolean heartbeat(String nodeId) throws StoreException {
-        return call("heartbeat", Replay.SAFE, m -> m.heartbeat(nodeId));
+    public NodeOrders heartbeat(NodeReport report) throws StoreException {
+        return call("heartbeat", Replay.SAFE, m -> m.heartbeat(report));
+    }
+
+    /** Safe to repeat: a copy committed once is unknown the second time, and the node drops it. */
+    @Override
+    public void finishCopy(String nodeId, String taskId, CopyOutcome outcome) throws StoreException {
+        call("report copy " + taskId, Replay.SAFE, m -> {
+            m.finishCopy(nodeId, taskId, outcome);
+            return null;
+        });
+    }
+
+    /** Safe to repeat: setting a count twice sets it once. */
+    @Override
+    public int setReplicas(List<String> keys, int replicas, boolean auto) throws StoreException {
+        return call("set the replicas of " + keys.size() + " objects", Replay.SAFE, m -> m.setReplicas(keys, replicas, auto));
+    }
+
+    @Override
+    public int keepLocalCopies(List<String> keys, String nodeId) throws StoreException {
+        return call("keep local copies on node " + nodeId, Replay.SAFE, m -> m.keepLocalCopies(keys, nodeId));
+    }
+
+    @Override
+    public NodeDrain drainNode(String nodeId, boolean cancel) throws StoreException {
+        return call((cancel ? "stop draining node " : "drain node ") + nodeId, Replay.SAFE, m -> m.drainNode(nodeId, cancel));
     }
 
     @Override

@@ -12,13 +12,17 @@ import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeOrders;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
@@ -27,9 +31,12 @@ import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
+import io.weightstore.store.proto.DrainNodeRequest;
+import io.weightstore.store.proto.DrainNodeResponse;
+import io.weightstore.store.proto.FinishCopyRequest;
 import io.weightstore.store.proto.ForgetNodeRequest;
 import io.weightstore.store.proto.ForgetNodeResponse;
-import io.weightstore.store.proto.HeartbeatRequest;
+import io.weightstore.store.proto.KeepLocalCopiesRequest;
 import io.weightstore.store.proto.ListRequest;
 import io.weightstore.store.proto.ListResponse;
 import io.weightstore.store.proto.LocateRequest;
@@ -51,6 +58,7 @@ import io.weightstore.store.proto.RepairEndRequest;
 import io.weightstore.store.proto.RepairStartRequest;
 import io.weightstore.store.proto.RoomRequest;
 import io.weightstore.store.proto.RoomResponse;
+import io.weightstore.store.proto.SetReplicasRequest;
 import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
@@ -150,8 +158,17 @@ public final class GrpcMasterApi implements MasterApi {
     }
 
     @Override
-    public boolean heartbeat(String nodeId) throws StoreException {
-        return call("heartbeat", s -> s.heartbeat(HeartbeatRequest.newBuilder().setNodeId(nodeId).build()).getKnown());
+    public NodeOrders heartbeat(NodeReport report) throws StoreException {
+        return call("heartbeat", s -> Protos.fromProto(s.heartbeat(Protos.toProto(report))));
+    }
+
+    @Override
+    public void finishCopy(String nodeId, String taskId, CopyOutcome outcome) throws StoreException {
+        FinishCopyRequest.Builder request = FinishCopyRequest.newBuilder().setNodeId(nodeId).setTaskId(taskId);
+        if (outcome instanceof CopyOutcome.Failed failed) {
+            request.setFailure(failed.why()).setSourceBad(failed.sourceBad());
+        }
+        call("report copy " + taskId, s -> s.finishCopy(request.build()));
     }
 
     @Override
@@ -260,7 +277,7 @@ public final class GrpcMasterApi implements MasterApi {
             StatusResponse response = s.status(StatusRequest.getDefaultInstance());
             return new StoreStatus(List.copyOf(Protos.nodeStatuses(response.getNodesList()).values()), response.getObjects(),
                     response.getPendingPuts(), response.getMastersList().stream().map(Protos::fromProto).toList(),
-                    response.getEtcdList().stream().map(Protos::fromProto).toList());
+                    response.getEtcdList().stream().map(Protos::fromProto).toList(), Protos.fromProto(response.getReplication()));
         });
     }
 
@@ -295,6 +312,26 @@ public final class GrpcMasterApi implements MasterApi {
         return call("forget node " + nodeId, s -> {
             ForgetNodeResponse response = s.forgetNode(ForgetNodeRequest.newBuilder().setNodeId(nodeId).setForce(force).build());
             return new NodeForgotten(nodeId, response.getObjects(), response.getReplicas(), response.getPutsAborted());
+        });
+    }
+
+    @Override
+    public int setReplicas(List<String> keys, int replicas, boolean auto) throws StoreException {
+        return call("set the replicas of " + keys.size() + " objects", s -> s.setReplicas(SetReplicasRequest.newBuilder()
+                .addAllKeys(keys).setReplicas(replicas).setAuto(auto).build()).getChanged());
+    }
+
+    @Override
+    public int keepLocalCopies(List<String> keys, String nodeId) throws StoreException {
+        return call("keep local copies on node " + nodeId, s -> s.keepLocalCopies(KeepLocalCopiesRequest.newBuilder()
+                .addAllKeys(keys).setNodeId(nodeId).build()).getChanged());
+    }
+
+    @Override
+    public NodeDrain drainNode(String nodeId, boolean cancel) throws StoreException {
+        return call((cancel ? "stop draining node " : "drain node ") + nodeId, s -> {
+            DrainNodeResponse response = s.drainNode(DrainNodeRequest.newBuilder().setNodeId(nodeId).setCancel(cancel).build());
+            return new NodeDrain(nodeId, response.getDraining(), response.getReplicasLeft());
         });
     }
 

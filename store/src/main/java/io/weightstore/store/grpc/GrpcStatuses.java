@@ -8,6 +8,7 @@ import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
 import java.util.Locale;
 import javax.net.ssl.SSLException;
 
@@ -36,6 +37,10 @@ final class GrpcStatuses {
         return Status.fromCode(code).withDescription(e.getMessage()).asRuntimeException();
     }
 
+    private static boolean closedUnderTheCall(StatusRuntimeException e) {
+        return e.getStatus().getCause() instanceof ClosedChannelException || "channel closed".equals(e.getStatus().getDescription());
+    }
+
     /**
      * The store error for a failed call; {@code plaintext} says whether this client spoke without TLS,
      * so a mismatch with the server's mode gets a message that says what to change.
@@ -51,12 +56,16 @@ final class GrpcStatuses {
             case UNAUTHENTICATED -> StoreException.Code.UNAUTHENTICATED;
             case PERMISSION_DENIED -> StoreException.Code.PERMISSION_DENIED;
             case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED -> StoreException.Code.UNAVAILABLE;
+            // gRPC reports a connection that closed under a call (its master killed) as UNKNOWN, not UNAVAILABLE.
+            case UNKNOWN -> closedUnderTheCall(e) ? StoreException.Code.UNAVAILABLE : StoreException.Code.IO;
             default -> StoreException.Code.IO;
         };
         String description = e.getStatus().getDescription();
         String message = e.getStatus().getCode() == Status.Code.UNAVAILABLE || e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
                 ? what + ": master unavailable: " + withTransportHint(e, plaintext)
-                : description == null ? what + ": " + e.getStatus().getCode() : description;
+                : e.getStatus().getCode() == Status.Code.UNKNOWN && closedUnderTheCall(e)
+                        ? what + ": the connection to the master closed during the call"
+                        : description == null ? what + ": " + e.getStatus().getCode() : description;
         return new StoreException(code, message, e);
     }
 

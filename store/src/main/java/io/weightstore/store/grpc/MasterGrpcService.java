@@ -4,12 +4,16 @@ import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.weightstore.store.api.Caller;
+import io.weightstore.store.api.CopyOutcome;
+import io.weightstore.store.api.CopyTask;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeForgotten;
+import io.weightstore.store.api.NodeOrders;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.RepairGrant;
@@ -20,10 +24,16 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.proto.AbortPutsOfRequest;
 import io.weightstore.store.proto.AbortPutsOfResponse;
+import io.weightstore.store.proto.DrainNodeRequest;
+import io.weightstore.store.proto.DrainNodeResponse;
+import io.weightstore.store.proto.FinishCopyRequest;
+import io.weightstore.store.proto.FinishCopyResponse;
 import io.weightstore.store.proto.ForgetNodeRequest;
 import io.weightstore.store.proto.ForgetNodeResponse;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.HeartbeatResponse;
+import io.weightstore.store.proto.KeepLocalCopiesRequest;
+import io.weightstore.store.proto.KeepLocalCopiesResponse;
 import io.weightstore.store.proto.ListRequest;
 import io.weightstore.store.proto.ListResponse;
 import io.weightstore.store.proto.LocateRequest;
@@ -56,6 +66,8 @@ import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.ReplicaGrant;
 import io.weightstore.store.proto.RoomRequest;
 import io.weightstore.store.proto.RoomResponse;
+import io.weightstore.store.proto.SetReplicasRequest;
+import io.weightstore.store.proto.SetReplicasResponse;
 import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatResponse;
 import io.weightstore.store.proto.StatusRequest;
@@ -65,6 +77,8 @@ import io.weightstore.store.security.Permission;
 import io.weightstore.store.security.TicketKey;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -149,8 +163,52 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
         unary(observer, () -> {
             requireOwnNode(request.getNodeId());
             // A master that lost the node's key (it restarted) asks it to register again, key and all.
-            boolean keyKnown = tickets.isEmpty() || tickets.get().knows(request.getNodeId());
-            return HeartbeatResponse.newBuilder().setKnown(keyKnown && master.heartbeat(request.getNodeId())).build();
+            if (tickets.isPresent() && !tickets.get().knows(request.getNodeId())) {
+                return Protos.toProto(NodeOrders.unknown());
+            }
+            NodeOrders orders = master.heartbeat(Protos.fromProto(request));
+            Identity caller = CallerAuthorization.CALLER.get();
+            if (tickets.isPresent() && caller != null) {
+                // The node reads each copy's source over the data plane with a grant for exactly that range, sealed
+                // for the source: the node role itself reads nothing.
+                List<CopyTask> sealed = new ArrayList<>();
+                for (CopyTask task : orders.copies()) {
+                    tickets.get().read(task.source().nodeId(), caller, task.sourceOffset(), task.length())
+                            .ifPresent(grant -> sealed.add(task.withReadGrant(grant)));
+                }
+                orders = orders.withCopies(sealed);
+            }
+            return Protos.toProto(orders);
+        });
+    }
+
+    @Override
+    public void finishCopy(FinishCopyRequest request, StreamObserver<FinishCopyResponse> observer) {
+        unary(observer, () -> {
+            requireOwnNode(request.getNodeId());
+            master.finishCopy(request.getNodeId(), request.getTaskId(), request.getFailure().isEmpty() ? new CopyOutcome.Done()
+                    : new CopyOutcome.Failed(request.getFailure(), request.getSourceBad()));
+            return FinishCopyResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void setReplicas(SetReplicasRequest request, StreamObserver<SetReplicasResponse> observer) {
+        unary(observer, () -> SetReplicasResponse.newBuilder().setChanged(master.setReplicas(request.getKeysList(),
+                request.getReplicas(), request.getAuto())).build());
+    }
+
+    @Override
+    public void keepLocalCopies(KeepLocalCopiesRequest request, StreamObserver<KeepLocalCopiesResponse> observer) {
+        unary(observer, () -> KeepLocalCopiesResponse.newBuilder().setChanged(master.keepLocalCopies(request.getKeysList(),
+                request.getNodeId())).build());
+    }
+
+    @Override
+    public void drainNode(DrainNodeRequest request, StreamObserver<DrainNodeResponse> observer) {
+        unary(observer, () -> {
+            NodeDrain drain = master.drainNode(request.getNodeId(), request.getCancel());
+            return DrainNodeResponse.newBuilder().setDraining(drain.draining()).setReplicasLeft(drain.replicasLeft()).build();
         });
     }
 
@@ -308,6 +366,7 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             status.nodes().forEach(n -> response.addNodes(Protos.toProto(n)));
             status.masters().forEach(m -> response.addMasters(Protos.toProto(m)));
             status.etcd().forEach(m -> response.addEtcd(Protos.toProto(m)));
+            response.setReplication(Protos.toProto(status.replication()));
             return response.build();
         });
     }

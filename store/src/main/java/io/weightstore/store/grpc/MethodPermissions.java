@@ -12,6 +12,8 @@ final class MethodPermissions {
     private static final Map<String, Permission> BY_METHOD = Map.ofEntries(
             Map.entry("RegisterNode", Permission.REGISTER),
             Map.entry("Heartbeat", Permission.HEARTBEAT),
+            // What a node tells its master about the work it was given, as in its heartbeats: only under its own id.
+            Map.entry("FinishCopy", Permission.HEARTBEAT),
             Map.entry("PutStart", Permission.PUT),
             Map.entry("PutEnd", Permission.PUT),
             Map.entry("PutAbort", Permission.PUT),
@@ -33,6 +35,11 @@ final class MethodPermissions {
             Map.entry("RepairEnd", Permission.MANAGE_NODES),
             Map.entry("RepairAbort", Permission.MANAGE_NODES),
             Map.entry("ForgetNode", Permission.MANAGE_NODES),
+            Map.entry("SetReplicas", Permission.MANAGE_NODES),
+            Map.entry("DrainNode", Permission.MANAGE_NODES),
+            // A reader asks for a copy on the node of its own host, so its next load reads memory there: what it may
+            // read anyway, placed only where the node has room below the high watermark.
+            Map.entry("KeepLocalCopies", Permission.LEASE),
             // Server reflection (grpcurl) describes the API; any caller of the cluster may read it.
             Map.entry("ServerReflectionInfo", Permission.LIST));
 

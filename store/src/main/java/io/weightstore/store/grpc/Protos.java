@@ -3,27 +3,41 @@ package io.weightstore.store.grpc;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.CopyInFlight;
+import io.weightstore.store.api.CopyProgress;
+import io.weightstore.store.api.CopyTask;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.EtcdMemberStatus;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterMember;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeLoad;
+import io.weightstore.store.api.NodeOrders;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.ReplicationStatus;
+import io.weightstore.store.api.ScrubFinding;
+import io.weightstore.store.api.ScrubTask;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
+import io.weightstore.store.proto.HeartbeatRequest;
+import io.weightstore.store.proto.HeartbeatResponse;
 import io.weightstore.store.proto.LeaseRecord;
 import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
 import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.Replica;
 import io.weightstore.store.proto.Slice;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +55,8 @@ public final class Protos {
     static io.weightstore.store.proto.ObjectMeta toProto(ObjectMeta object) {
         var builder = io.weightstore.store.proto.ObjectMeta.newBuilder().setKey(object.key()).setSize(object.size())
                 .setSliceSize(object.sliceSize()).setChecksumBlockSize(object.checksumBlockSize()).setPinned(object.pinned())
-                .setCreatedMs(object.createdAt().toEpochMilli()).setReplicas(object.replicas()).setOwner(object.owner());
+                .setCreatedMs(object.createdAt().toEpochMilli()).setReplicas(object.replicas()).setOwner(object.owner())
+                .setAutoReplicas(object.autoReplicas()).addAllLocalCopies(object.localCopies());
         for (SliceMeta slice : object.slices()) {
             Slice.Builder s = Slice.newBuilder().setOffset(slice.offset()).setLength(slice.length());
             slice.replicas().forEach(r -> s.addReplicas(Replica.newBuilder().setNodeId(r.nodeId()).setOffset(r.offset())));
@@ -56,9 +71,18 @@ public final class Protos {
     static ObjectMeta fromProto(io.weightstore.store.proto.ObjectMeta object) {
         List<SliceMeta> slices = object.getSlicesList().stream().map(s -> new SliceMeta(s.getOffset(), s.getLength(),
                 s.getReplicasList().stream().map(r -> new ReplicaRef(r.getNodeId(), r.getOffset())).toList(),
-                BlockCrcs.of(s.getBlockCrcsList().stream().mapToInt(Integer::intValue).toArray()))).toList();
+                crcs(s.getBlockCrcsList()))).toList();
         return new ObjectMeta(object.getKey(), object.getSize(), object.getSliceSize(), object.getChecksumBlockSize(), slices,
-                object.getPinned(), Instant.ofEpochMilli(object.getCreatedMs()), object.getReplicas(), object.getOwner());
+                object.getPinned(), Instant.ofEpochMilli(object.getCreatedMs()), object.getReplicas(), object.getOwner(),
+                object.getAutoReplicas(), object.getLocalCopiesList());
+    }
+
+    private static BlockCrcs crcs(List<Integer> crcs) {
+        return BlockCrcs.of(crcs.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    private static List<Integer> crcs(BlockCrcs crcs) {
+        return Arrays.stream(crcs.toArray()).boxed().toList();
     }
 
     static io.weightstore.store.proto.SliceChecksums toProto(BlockCrcs crcs) {
@@ -70,7 +94,7 @@ public final class Protos {
     }
 
     static BlockCrcs fromProto(io.weightstore.store.proto.SliceChecksums crcs) {
-        return BlockCrcs.of(crcs.getBlockCrcsList().stream().mapToInt(Integer::intValue).toArray());
+        return crcs(crcs.getBlockCrcsList());
     }
 
     // ---- nodes
@@ -92,11 +116,101 @@ public final class Protos {
 
     static io.weightstore.store.proto.NodeStatus toProto(NodeStatus node) {
         return io.weightstore.store.proto.NodeStatus.newBuilder().setInfo(toProto(node.info())).setUsed(node.used())
-                .setUp(node.up()).setLastHeartbeatMs(node.lastHeartbeat().toEpochMilli()).build();
+                .setUp(node.up()).setLastHeartbeatMs(node.lastHeartbeat().toEpochMilli()).setLoad(toProto(node.load()))
+                .setDraining(node.draining()).build();
     }
 
     static NodeStatus fromProto(io.weightstore.store.proto.NodeStatus node) throws StoreException {
-        return new NodeStatus(fromProto(node.getInfo()), node.getUsed(), node.getUp(), Instant.ofEpochMilli(node.getLastHeartbeatMs()));
+        return new NodeStatus(fromProto(node.getInfo()), node.getUsed(), node.getUp(), Instant.ofEpochMilli(node.getLastHeartbeatMs()),
+                fromProto(node.getLoad()), node.getDraining());
+    }
+
+    static io.weightstore.store.proto.NodeLoad toProto(NodeLoad load) {
+        return io.weightstore.store.proto.NodeLoad.newBuilder().setBytesServed(load.bytesServed()).setConnections(load.connections())
+                .setBytesScrubbed(load.bytesScrubbed()).setBytesCopied(load.bytesCopied()).build();
+    }
+
+    static NodeLoad fromProto(io.weightstore.store.proto.NodeLoad load) {
+        return new NodeLoad(load.getBytesServed(), load.getConnections(), load.getBytesScrubbed(), load.getBytesCopied());
+    }
+
+    // ---- a node's heartbeat, and the master's orders
+
+    static HeartbeatRequest toProto(NodeReport report) {
+        HeartbeatRequest.Builder request = HeartbeatRequest.newBuilder().setNodeId(report.nodeId()).setLoad(toProto(report.load()))
+                .setScrubRoom(report.scrubRoom());
+        report.copies().forEach(c -> request.addCopies(io.weightstore.store.proto.CopyProgress.newBuilder().setTaskId(c.taskId())
+                .setBytesDone(c.bytesDone())));
+        report.badCopies().forEach(f -> request.addBadCopies(io.weightstore.store.proto.ScrubFinding.newBuilder().setKey(f.key())
+                .setCreatedMs(f.version().toEpochMilli()).setSlice(f.slice()).setOffset(f.offset()).setProblem(f.problem())));
+        return request.build();
+    }
+
+    static NodeReport fromProto(HeartbeatRequest request) {
+        return new NodeReport(request.getNodeId(), fromProto(request.getLoad()),
+                request.getCopiesList().stream().map(c -> new CopyProgress(c.getTaskId(), c.getBytesDone())).toList(),
+                request.getBadCopiesList().stream().map(f -> new ScrubFinding(f.getKey(), Instant.ofEpochMilli(f.getCreatedMs()),
+                        f.getSlice(), f.getOffset(), f.getProblem())).toList(),
+                request.getScrubRoom());
+    }
+
+    static HeartbeatResponse toProto(NodeOrders orders) {
+        HeartbeatResponse.Builder response = HeartbeatResponse.newBuilder().setKnown(orders.known())
+                .setCopyBytesPerSecond(orders.copyBytesPerSecond());
+        for (CopyTask task : orders.copies()) {
+            response.addCopies(io.weightstore.store.proto.CopyTask.newBuilder().setTaskId(task.taskId()).setKey(task.key())
+                    .setSlice(task.slice()).setLength(task.length()).setChecksumBlockSize(task.checksumBlockSize())
+                    .addAllBlockCrcs(crcs(task.crcs())).setSource(toProto(task.source())).setSourceOffset(task.sourceOffset())
+                    .setTargetOffset(task.targetOffset()).setReadGrant(ByteString.copyFrom(task.readGrant().bytes())));
+        }
+        for (ScrubTask task : orders.scrub()) {
+            response.addScrub(io.weightstore.store.proto.ScrubTask.newBuilder().setKey(task.key())
+                    .setCreatedMs(task.version().toEpochMilli()).setSlice(task.slice()).setOffset(task.offset())
+                    .setLength(task.length()).setChecksumBlockSize(task.checksumBlockSize()).addAllBlockCrcs(crcs(task.crcs())));
+        }
+        return response.build();
+    }
+
+    static NodeOrders fromProto(HeartbeatResponse response) throws StoreException {
+        List<CopyTask> copies = new ArrayList<>();
+        for (var task : response.getCopiesList()) {
+            copies.add(new CopyTask(task.getTaskId(), task.getKey(), task.getSlice(), task.getLength(), task.getChecksumBlockSize(),
+                    crcs(task.getBlockCrcsList()), fromProto(task.getSource()), task.getSourceOffset(), task.getTargetOffset(),
+                    Ticket.of(task.getReadGrant().toByteArray())));
+        }
+        List<ScrubTask> scrub = response.getScrubList().stream().map(t -> new ScrubTask(t.getKey(),
+                Instant.ofEpochMilli(t.getCreatedMs()), t.getSlice(), t.getOffset(), t.getLength(), t.getChecksumBlockSize(),
+                crcs(t.getBlockCrcsList()))).toList();
+        return new NodeOrders(response.getKnown(), copies, scrub, response.getCopyBytesPerSecond());
+    }
+
+    // ---- how the replicas stand
+
+    static io.weightstore.store.proto.ReplicationStatus toProto(ReplicationStatus status) {
+        var builder = io.weightstore.store.proto.ReplicationStatus.newBuilder().setSlicesBelowTarget(status.slicesBelowTarget())
+                .setSlicesWaiting(status.slicesWaiting())
+                .setSlicesWithoutGoodCopy(status.slicesWithoutGoodCopy()).setBadCopies(status.badCopies())
+                .setRepairAfterMs(status.repairAfter().toMillis());
+        status.copies().forEach(c -> builder.addCopies(io.weightstore.store.proto.CopyInFlight.newBuilder().setKey(c.key())
+                .setSlice(c.slice()).setFromNodeId(c.from()).setToNodeId(c.to()).setReason(c.reason().name()).setLength(c.length())
+                .setBytesDone(c.bytesDone())));
+        return builder.build();
+    }
+
+    static ReplicationStatus fromProto(io.weightstore.store.proto.ReplicationStatus status) throws StoreException {
+        List<CopyInFlight> copies = new ArrayList<>();
+        for (var c : status.getCopiesList()) {
+            CopyInFlight.Reason reason;
+            try {
+                reason = CopyInFlight.Reason.valueOf(c.getReason());
+            } catch (IllegalArgumentException e) {
+                throw new StoreException(StoreException.Code.PROTOCOL, "the master named an unknown copy reason " + c.getReason());
+            }
+            copies.add(new CopyInFlight(c.getKey(), c.getSlice(), c.getFromNodeId(), c.getToNodeId(), reason, c.getLength(),
+                    c.getBytesDone()));
+        }
+        return new ReplicationStatus(status.getSlicesBelowTarget(), status.getSlicesWaiting(), status.getSlicesWithoutGoodCopy(), status.getBadCopies(), copies,
+                Duration.ofMillis(status.getRepairAfterMs()));
     }
 
     static Map<String, NodeStatus> nodeStatuses(List<io.weightstore.store.proto.NodeStatus> nodes) throws StoreException {

@@ -13,12 +13,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Where a secure master seals tickets: it keeps each node's key (from its registration; in memory
  * only, so after a restart a node is asked to register again) and seals, for a caller it has
- * authenticated, session tickets to the nodes of an object and write grants for a put's places.
+ * authenticated, session tickets to the nodes of an object, write grants for a put's places, and
+ * read grants for the ranges a node copies from another.
  */
 final class TicketOffice {
     /** Long enough for a day of loads through one connection pool; every locate hands out fresh ones. */
     static final Duration SESSION_LIFETIME = Duration.ofHours(12);
-    /** A put's bytes must arrive within the put's own deadline; this bounds a stolen grant's use. */
+    /** A put's (or a copy's) bytes must arrive within its own deadline; this bounds a stolen grant's use. */
     static final Duration WRITE_LIFETIME = Duration.ofMinutes(15);
 
     private final Map<String, TicketKey> keys = new ConcurrentHashMap<>();
@@ -34,6 +35,12 @@ final class TicketOffice {
     Optional<Ticket> session(String nodeId, Identity caller) {
         return Optional.ofNullable(keys.get(nodeId))
                 .map(key -> NodeTicket.session(nodeId, caller, Instant.now().plus(SESSION_LIFETIME)).seal(key));
+    }
+
+    /** A node's grant to read one range of another node's pool, for a copy it was asked to make. */
+    Optional<Ticket> read(String nodeId, Identity caller, long offset, long length) {
+        return Optional.ofNullable(keys.get(nodeId))
+                .map(key -> NodeTicket.read(nodeId, caller, Instant.now().plus(WRITE_LIFETIME), offset, length).seal(key));
     }
 
     Optional<Ticket> write(String nodeId, Identity caller, long offset, long length) {

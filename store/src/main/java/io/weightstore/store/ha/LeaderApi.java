@@ -1,13 +1,17 @@
 package io.weightstore.store.ha;
 
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeOrders;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
@@ -37,8 +41,28 @@ final class LeaderApi implements MasterApi {
     }
 
     @Override
-    public boolean heartbeat(String nodeId) throws StoreException {
-        return group.core().heartbeat(nodeId);
+    public NodeOrders heartbeat(NodeReport report) throws StoreException {
+        return group.core().heartbeat(report);
+    }
+
+    @Override
+    public void finishCopy(String nodeId, String taskId, CopyOutcome outcome) throws StoreException {
+        group.core().finishCopy(nodeId, taskId, outcome);
+    }
+
+    @Override
+    public int setReplicas(List<String> keys, int replicas, boolean auto) throws StoreException {
+        return group.core().setReplicas(keys, replicas, auto);
+    }
+
+    @Override
+    public int keepLocalCopies(List<String> keys, String nodeId) throws StoreException {
+        return group.core().keepLocalCopies(keys, nodeId);
+    }
+
+    @Override
+    public NodeDrain drainNode(String nodeId, boolean cancel) throws StoreException {
+        return group.core().drainNode(nodeId, cancel);
     }
 
     @Override

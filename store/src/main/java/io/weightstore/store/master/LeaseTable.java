@@ -83,6 +83,17 @@ final class LeaseTable {
         return live;
     }
 
+    /** The newest lease id handed out so far: leases taken later have larger ids. */
+    long lastId() {
+        return nextId;
+    }
+
+    /** Whether some live lease on {@code key} was taken at or before lease id {@code mark}. */
+    boolean heldSince(String key, long mark, long now) {
+        Map<Long, Long> held = byKey.get(key);
+        return held != null && held.entrySet().stream().anyMatch(lease -> lease.getKey() <= mark && lease.getValue() >= now);
+    }
+
     /** When the last live lease on {@code key} ends. */
     OptionalLong latestExpiry(String key) {
         Map<Long, Long> held = byKey.get(key);

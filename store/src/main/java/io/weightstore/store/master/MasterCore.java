@@ -10,13 +10,17 @@ import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Caller;
+import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeOrders;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectKeys;
 import io.weightstore.store.api.ObjectMeta;
@@ -71,7 +75,7 @@ public final class MasterCore implements MasterApi, ClusterView {
     private final Eviction eviction = new LeastRecentlyRead();
     private final Map<String, PutGrant> pending = new LinkedHashMap<>();
     private final Map<String, Long> lastRead = new HashMap<>();
-    private final RepairTable repairs = new RepairTable();
+    private final Replication replication;
 
     /**
      * Ids of released, expired or orphaned leases whose records the reaper deletes in batches: a
@@ -91,6 +95,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         this.openedAt = clock.getAsLong();
         this.nodes = new NodeRegistry(clock, config.nodeDeadline());
         this.leases = new LeaseTable(clock.getAsLong());
+        this.replication = new Replication(metadata, nodes, leases, config, clock, placement);
         recover();
         this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("master-reaper").factory());
         reaper.scheduleWithFixedDelay(this::reap, 1, 1, TimeUnit.SECONDS);
@@ -126,6 +131,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         for (ObjectMeta object : objects) {
             nodes.reserve(object);
             lastRead.put(object.key(), object.createdAt().toEpochMilli());
+            replication.track(object);
         }
         objectCount = objects.size();
         for (PutGrant put : metadata.pendingPuts()) {
@@ -161,22 +167,56 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         if (known.isPresent() && !known.get().poolUuid().equals(node.poolUuid())) {
             // A node id names one pool, which is what makes a recorded replica trustworthy: a new pool under a
-            // known id (a copied header, or a node whose certificate names it and whose pool was lost) is refused
-            // until the old pool's replicas are forgotten.
+            // known id is refused until nothing refers to the old pool. When the node is down, this is it coming
+            // back without its data (on a secure cluster only the holder of its certificate can register it): its
+            // copies are gone, so they are made again elsewhere at once, and once the old pool holds nothing the
+            // master forgets it, and the node's next registration is that of a new, empty node.
+            boolean back = !nodes.isUp(known.get());
+            if (back && !nodes.isPoolLost(node.nodeId())) {
+                log.warn("node {} came back with another pool ({}): its old pool's copies are lost, and are made again elsewhere",
+                        node.nodeId(), node.poolPath());
+                nodes.poolLost(node.nodeId());
+                replication.changedEverywhere();
+            }
             throw new StoreException(INVALID_ARGUMENT, "node " + node.nodeId() + " registered with pool " + known.get().poolUuid()
-                    + ", now with pool " + node.poolUuid() + " (" + node.poolPath() + "); a node id names one pool: forget the"
-                    + " old one (weightstore store node forget " + node.nodeId() + ") and start the node again");
+                    + ", now with pool " + node.poolUuid() + " (" + node.poolPath() + "); a node id names one pool: "
+                    + (back ? "the old pool's copies are being made again on other nodes, and once none is left there the node may"
+                            + " register with its new pool; or forget the old one (weightstore store node forget " + node.nodeId()
+                            + ") and start the node again" : "node " + node.nodeId() + " is up with its own pool"));
+        }
+        // A new node where a node that is down served: that node's process is gone, and with it (a new pool) its copies.
+        for (NodeStatus other : nodes.statuses()) {
+            if (!other.nodeId().equals(node.nodeId()) && !other.up() && !node.endpoint().isInProcess()
+                    && other.endpoint().equals(node.endpoint()) && !nodes.isPoolLost(other.nodeId())) {
+                log.warn("node {} serves at {}, where node {} served before it went down: that node's copies are lost, and are made"
+                        + " again elsewhere", node.nodeId(), node.endpoint(), other.nodeId());
+                nodes.poolLost(other.nodeId());
+                replication.changedEverywhere();
+            }
         }
         metadata.apply(new MetadataBatch().putNode(node));
         nodes.register(node);
+        replication.registered(node.nodeId());
         log.info("node {} registered at {} with {} bytes ({})", node.nodeId(), node.endpoint(), node.capacity(),
                 known.isPresent() ? "known" : "new");
         return config.heartbeatInterval();
     }
 
     @Override
-    public synchronized boolean heartbeat(String nodeId) {
-        return nodes.heartbeat(nodeId);
+    public synchronized NodeOrders heartbeat(NodeReport report) throws StoreException {
+        boolean wasUp = nodes.get(report.nodeId()).map(nodes::isUp).orElse(false);
+        if (!nodes.heartbeat(report.nodeId(), report.load())) {
+            return NodeOrders.unknown();
+        }
+        if (!wasUp) {
+            replication.changedEverywhere(); // its copies serve again
+        }
+        return replication.orders(report);
+    }
+
+    @Override
+    public synchronized void finishCopy(String nodeId, String taskId, CopyOutcome outcome) throws StoreException {
+        replication.finish(nodeId, taskId, outcome);
     }
 
     // ---- puts
@@ -205,9 +245,10 @@ public final class MasterCore implements MasterApi, ClusterView {
                 throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
             }
         }
-        List<NodeInfo> up = nodes.up();
+        List<NodeInfo> up = nodes.placeable();
         if (up.size() < replicas) {
-            throw new StoreException(UNAVAILABLE, "put of " + key + " needs " + replicas + " nodes up, " + up.size() + " are");
+            throw new StoreException(UNAVAILABLE, "put of " + key + " needs " + replicas + " nodes up, " + up.size() + " are"
+                    + (up.size() < nodes.up().size() ? " (not counting nodes being drained)" : ""));
         }
         evictIfNeeded(size * replicas, key);
         int sliceCount = (int) Math.ceilDiv(size, sliceSize);
@@ -297,9 +338,11 @@ public final class MasterCore implements MasterApi, ClusterView {
         pending.remove(putId);
         if (previous.isPresent()) {
             nodes.release(previous.get());
+            replication.removed(sealed.key());
         } else {
             objectCount++;
         }
+        replication.track(sealed);
         lastRead.put(sealed.key(), sealed.createdAt().toEpochMilli());
         return sealed;
     }
@@ -336,8 +379,39 @@ public final class MasterCore implements MasterApi, ClusterView {
     private void reap() {
         watchLiveness();
         reapExpiredPuts();
-        reapExpiredRepairs();
+        heal();
         reapLeaseRecords();
+    }
+
+    /**
+     * The replicas' periodic look (see {@link Replication}), a page of objects at a time under the
+     * monitor, so calls go on between pages however many objects there are.
+     */
+    private void heal() {
+        try {
+            Optional<Replication.Pass> pass;
+            synchronized (this) {
+                pass = replication.tick();
+            }
+            if (pass.isEmpty()) {
+                return;
+            }
+            // A pass is many pages: one interrupted (the master closing) stops between them, never on a closed store.
+            while (!Thread.currentThread().isInterrupted()) {
+                synchronized (this) {
+                    if (!replication.step(pass.get())) {
+                        for (String nodeId : replication.finish(pass.get())) {
+                            log.warn("node {} came back with another pool, and its old pool's copies have all been made again: forgetting"
+                                    + " the old pool, so the node can register with its new one", nodeId);
+                            forgetNode(nodeId, true);
+                        }
+                        return;
+                    }
+                }
+            }
+        } catch (StoreException | RuntimeException e) {
+            log.error("looking after the replicas failed (will look again): {}", e.getMessage(), e);
+        }
     }
 
     /**
@@ -473,9 +547,10 @@ public final class MasterCore implements MasterApi, ClusterView {
         forget(object);
     }
 
-    /** Drops what memory holds of a removed object: its space, leases and read time. */
+    /** Drops what memory holds of a removed object: its space, leases, read time and copies. */
     private void forget(ObjectMeta object) {
         nodes.release(object);
+        replication.removed(object.key());
         staleLeases.addAll(leases.forget(object.key()));
         lastRead.remove(object.key());
         objectCount--;
@@ -563,7 +638,7 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     @Override
     public synchronized StoreStatus status() {
-        return new StoreStatus(nodes.statuses(), objectCount, pending.size());
+        return new StoreStatus(nodes.statuses(), objectCount, pending.size(), replication.status());
     }
 
     @Override
@@ -575,7 +650,7 @@ public final class MasterCore implements MasterApi, ClusterView {
     public synchronized Room room() throws StoreException {
         long capacity = 0;
         long used = 0;
-        List<NodeInfo> up = nodes.up();
+        List<NodeInfo> up = nodes.placeable();
         for (NodeInfo node : up) {
             capacity += nodes.space(node.nodeId()).capacity();
             used += nodes.space(node.nodeId()).used();
@@ -598,7 +673,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         return metadata.object(key).orElseThrow(() -> new StoreException(NOT_FOUND, "no object " + key));
     }
 
-    // ---- repairs
+    // ---- repairs by clients
 
     @Override
     public synchronized RepairGrant repairStart(String key, Instant version, int slice, String replacing) throws StoreException {
@@ -607,123 +682,92 @@ public final class MasterCore implements MasterApi, ClusterView {
             throw new StoreException(INVALID_ARGUMENT, "repair of " + key + ": slice=" + slice + " is outside 0.."
                     + (object.slices().size() - 1));
         }
-        Optional<RepairGrant> busy = repairs.pendingFor(key, slice);
-        if (busy.isPresent()) {
-            throw new StoreException(FAILED_PRECONDITION, "slice " + slice + " of " + key + " is being repaired by repair "
-                    + busy.get().repairId() + " until " + busy.get().deadline());
-        }
-        SliceMeta meta = object.slice(slice);
-        ReplicaRef target;
-        if (replacing.isEmpty()) {
-            if (meta.replicas().size() >= object.replicas()) {
-                throw new StoreException(FAILED_PRECONDITION, "slice " + slice + " of " + key + " already has "
-                        + meta.replicas().size() + " replicas, as many as the object asked for");
-            }
-            target = allocateCopy(object, slice);
-        } else {
-            ReplicaRef old = meta.replicas().stream().filter(r -> r.nodeId().equals(replacing)).findFirst()
-                    .orElseThrow(() -> new StoreException(NOT_FOUND, "slice " + slice + " of " + key + " has no replica on node "
-                            + replacing));
-            // A copy on a node that is up had bad bytes: rewrite it where it is. One on a node that is down
-            // or unknown cannot be reached: put the new copy on another node.
-            boolean reachable = nodes.get(replacing).map(nodes::isUp).orElse(false);
-            target = reachable ? old : allocateCopy(object, slice);
-        }
-        NodeInfo node = nodes.get(target.nodeId()).orElseThrow();
-        RepairGrant grant = new RepairGrant(UUID.randomUUID().toString(), key, slice, target, node, replacing,
+        CopyTable.Copy copy = replication.startClientRepair(object, slice, replacing);
+        NodeInfo node = nodes.get(copy.target().nodeId()).orElseThrow();
+        RepairGrant grant = new RepairGrant(copy.id(), key, slice, copy.target(), node, replacing,
                 Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()));
-        repairs.add(grant, version, meta.length());
         log.info("repair {}: slice {} of {} {} on node {} at offset {}", grant.repairId(), slice, key,
                 grant.inPlace() ? "rewritten in place" : replacing.isEmpty() ? "gets a copy" : "moves from node " + replacing,
-                target.nodeId(), target.offset());
+                copy.target().nodeId(), copy.target().offset());
         return grant;
-    }
-
-    /** Room for one more copy of a slice, on a node that is up and holds none. */
-    private ReplicaRef allocateCopy(ObjectMeta object, int slice) throws StoreException {
-        SliceMeta meta = object.slice(slice);
-        List<String> holders = meta.nodeIds();
-        List<NodeInfo> candidates = nodes.up().stream().filter(n -> !holders.contains(n.nodeId())).toList();
-        List<ReplicaRef> placed = placement.place(slice, meta.length(), 1, candidates, nodes);
-        if (placed.isEmpty()) {
-            throw new StoreException(candidates.isEmpty() ? UNAVAILABLE : NO_SPACE, "no node that is up and holds no copy of slice "
-                    + slice + " of " + object.key() + (candidates.isEmpty() ? " exists" : " has room for its " + meta.length()
-                    + " bytes"));
-        }
-        return placed.getFirst();
     }
 
     @Override
     public synchronized ObjectMeta repairEnd(String repairId) throws StoreException {
-        RepairTable.Pending pending = repairs.remove(repairId).orElseThrow(() -> new StoreException(NOT_FOUND, "repair " + repairId
-                + " is unknown, expired or already ended"));
-        RepairGrant grant = pending.grant();
-        try {
-            ObjectMeta object = sealedVersion(grant.key(), pending.version());
-            SliceMeta meta = object.slice(grant.slice());
-            List<ReplicaRef> replicas = new ArrayList<>(meta.replicas());
-            int replaced = replacing(replicas, grant);
-            if (grant.inPlace()) {
-                return object; // the same range holds good bytes again; the metadata already says so
-            }
-            if (replicas.stream().anyMatch(r -> r.nodeId().equals(grant.target().nodeId()))) {
-                throw new StoreException(FAILED_PRECONDITION, "slice " + grant.slice() + " of " + grant.key()
-                        + " already has a replica on node " + grant.target().nodeId());
-            }
-            ReplicaRef old = null;
-            if (replaced < 0) {
-                replicas.add(grant.target());
-            } else {
-                old = replicas.set(replaced, grant.target());
-            }
-            List<SliceMeta> slices = new ArrayList<>(object.slices());
-            slices.set(grant.slice(), meta.withReplicas(replicas));
-            ObjectMeta repaired = object.withSlices(slices);
-            metadata.apply(new MetadataBatch().putObject(repaired));
-            if (old != null) {
-                nodes.release(old, pending.length());
-            }
-            log.info("repair {} committed: slice {} of {} on nodes {}", repairId, grant.slice(), grant.key(), repaired.slice(grant.slice())
-                    .nodeIds());
-            return repaired;
-        } catch (StoreException e) {
-            releaseRoom(pending);
-            throw e;
-        }
-    }
-
-    /** Where in {@code replicas} the grant's copy goes: the index of the one it replaces, or -1 to add it. */
-    private static int replacing(List<ReplicaRef> replicas, RepairGrant grant) throws StoreException {
-        if (grant.replaces().isEmpty()) {
-            return -1;
-        }
-        for (int i = 0; i < replicas.size(); i++) {
-            if (replicas.get(i).nodeId().equals(grant.replaces())) {
-                return i;
-            }
-        }
-        throw new StoreException(FAILED_PRECONDITION, "slice " + grant.slice() + " of " + grant.key()
-                + " no longer has a replica on node " + grant.replaces());
+        return replication.endClientRepair(repairId);
     }
 
     @Override
     public synchronized void repairAbort(String repairId) {
-        repairs.remove(repairId).ifPresent(this::releaseRoom);
+        replication.abortClientRepair(repairId);
     }
 
-    /** Frees what a repair allocated; a repair in place allocated nothing. */
-    private void releaseRoom(RepairTable.Pending pending) {
-        if (!pending.grant().inPlace()) {
-            nodes.release(pending.grant().target(), pending.length());
+    // ---- replica counts, local copies, drains
+
+    @Override
+    public synchronized int setReplicas(List<String> keys, int replicas, boolean auto) throws StoreException {
+        if (replicas < 1) {
+            throw new StoreException(INVALID_ARGUMENT, "an object needs at least 1 replica, found " + replicas);
         }
+        int up = nodes.placeable().size();
+        if (replicas > up) {
+            throw new StoreException(UNAVAILABLE, replicas + " replicas need " + replicas + " nodes that are up and not being drained, "
+                    + up + " are");
+        }
+        MetadataBatch batch = new MetadataBatch();
+        List<ObjectMeta> changed = new ArrayList<>();
+        for (String key : keys) {
+            Optional<ObjectMeta> object = metadata.object(ObjectKeys.validate(key));
+            if (object.isPresent() && (object.get().replicas() != replicas || object.get().autoReplicas() != auto)) {
+                ObjectMeta updated = object.get().withReplicas(replicas, auto);
+                batch.putObject(updated);
+                changed.add(updated);
+            }
+        }
+        metadata.apply(batch);
+        for (ObjectMeta object : changed) {
+            replication.track(object);
+            replication.changed(object.key());
+        }
+        log.info("{} objects now keep {} replicas{}", changed.size(), replicas, auto ? " or more while readers crowd them (auto)" : "");
+        return changed.size();
     }
 
-    private synchronized void reapExpiredRepairs() {
-        for (RepairTable.Pending pending : repairs.expired(clock.getAsLong())) {
-            log.warn("giving up repair {} of slice {} of {}: not committed by its deadline", pending.grant().repairId(),
-                    pending.grant().slice(), pending.grant().key());
-            repairAbort(pending.grant().repairId());
+    @Override
+    public synchronized int keepLocalCopies(List<String> keys, String nodeId) throws StoreException {
+        nodes.get(nodeId).orElseThrow(() -> new StoreException(NOT_FOUND, "no node " + nodeId));
+        MetadataBatch batch = new MetadataBatch();
+        List<String> changed = new ArrayList<>();
+        for (String key : keys) {
+            Optional<ObjectMeta> object = metadata.object(ObjectKeys.validate(key));
+            if (object.isPresent() && !object.get().localCopies().contains(nodeId)) {
+                List<String> local = new ArrayList<>(object.get().localCopies());
+                local.add(nodeId);
+                batch.putObject(object.get().withLocalCopies(local));
+                changed.add(key);
+            }
         }
+        metadata.apply(batch);
+        changed.forEach(replication::changed);
+        return changed.size();
+    }
+
+    @Override
+    public synchronized NodeDrain drainNode(String nodeId, boolean cancel) throws StoreException {
+        NodeInfo node = nodes.get(nodeId).orElseThrow(() -> new StoreException(NOT_FOUND, "no node " + nodeId
+                + "; the master knows " + nodes.statuses().stream().map(NodeStatus::nodeId).toList()));
+        if (!cancel && !nodes.isDraining(nodeId)) {
+            long elsewhere = nodes.placeable().stream().filter(n -> !n.nodeId().equals(nodeId)).count();
+            if (elsewhere == 0) {
+                throw new StoreException(UNAVAILABLE, "node " + nodeId + " is the only node up: there is nowhere to move its copies");
+            }
+            log.info("draining node {}: its copies move to other nodes, and nothing new goes on it", nodeId);
+        }
+        if (nodes.isDraining(nodeId) == cancel) {
+            nodes.drain(nodeId, !cancel);
+            replication.changedEverywhere();
+        }
+        return new NodeDrain(node.nodeId(), nodes.isDraining(nodeId), replication.replicasOn(nodeId));
     }
 
     /** The sealed object of {@code key}, refused when it is not the version a caller checked. */
@@ -774,9 +818,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             pending.remove(put.putId());
             nodes.release(put.object());
         }
-        for (RepairTable.Pending repair : repairs.involving(nodeId)) {
-            repairAbort(repair.grant().repairId());
-        }
+        replication.forgotten(nodeId);
         nodes.forget(nodeId);
         log.warn("node {} forgotten: {} replicas dropped from {} objects, {} puts in progress aborted", nodeId, dropped, changed,
                 doomed.size());
@@ -806,11 +848,22 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        // The reaper must be done before the metadata closes: RocksDB used after close crashes the process.
+        // Waited for outside the monitor, which the reaper takes between its steps.
         reaper.shutdownNow();
-        // Leases already released must not look held to the next master to open this metadata (the embedded
-        // store opens it once per command): delete their records now rather than at the next reaper pass.
-        reapLeaseRecords();
-        metadata.close();
+        try {
+            if (!reaper.awaitTermination(30, TimeUnit.SECONDS)) {
+                log.warn("the master's background work did not stop within 30 s of closing");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            // Leases already released must not look held to the next master to open this metadata (the embedded
+            // store opens it once per command): delete their records now rather than at the next reaper pass.
+            reapLeaseRecords();
+            metadata.close();
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.weightstore.store.master;
 
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeLoad;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.ReplicaRef;
@@ -9,15 +10,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
- * The nodes the master knows: their registrations, the free space of each pool segment, and their
- * liveness by heartbeat. Not thread-safe; the master serialises access.
+ * The nodes the master knows: their registrations, the free space of each pool segment, their
+ * liveness by heartbeat and the load they last reported, which are being drained, and which are
+ * known to have lost their pool. Not thread-safe; the master serialises access.
  */
 final class NodeRegistry {
     private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
@@ -25,12 +29,18 @@ final class NodeRegistry {
     private final Map<String, Long> lastHeartbeat = new HashMap<>();
     /** Liveness as last reported by {@link #livenessChanges}, so each change is reported once. */
     private final Map<String, Boolean> reported = new HashMap<>();
+    private final Map<String, NodeLoad> loads = new HashMap<>();
+    private final Set<String> draining = new HashSet<>();
+    private final Set<String> lostPools = new HashSet<>();
     private final LongSupplier clock;
     private final Duration deadline;
+    /** When this master started: a node it has not heard from yet counts as down since then, not since ever. */
+    private final long since;
 
     NodeRegistry(LongSupplier clock, Duration deadline) {
         this.clock = clock;
         this.deadline = deadline;
+        this.since = clock.getAsLong();
     }
 
     /**
@@ -47,20 +57,64 @@ final class NodeRegistry {
         return Optional.ofNullable(nodes.get(nodeId));
     }
 
-    /** Records a (re-)registration and counts it as a heartbeat. */
+    /** Records a (re-)registration with the node's own pool and counts it as a heartbeat. */
     void register(NodeInfo node) {
         nodes.put(node.nodeId(), node);
         space.computeIfAbsent(node.nodeId(), id -> new SegmentAllocator(node.capacity()));
         lastHeartbeat.put(node.nodeId(), clock.getAsLong());
+        lostPools.remove(node.nodeId());
     }
 
     /** False when the node is unknown and must register again. */
-    boolean heartbeat(String nodeId) {
+    boolean heartbeat(String nodeId, NodeLoad load) {
         if (!nodes.containsKey(nodeId)) {
             return false;
         }
         lastHeartbeat.put(nodeId, clock.getAsLong());
+        loads.put(nodeId, load);
         return true;
+    }
+
+    /**
+     * Whether a node's copies are gone for the master's purposes: it is unknown, its pool is known to
+     * be lost, or it has been down for {@code repairAfter} (counted from this master's start at most).
+     */
+    boolean isLost(String nodeId, Duration repairAfter) {
+        NodeInfo node = nodes.get(nodeId);
+        if (node == null || lostPools.contains(nodeId)) {
+            return true;
+        }
+        if (isUp(node)) {
+            return false;
+        }
+        long heard = Math.max(since, lastHeartbeat.getOrDefault(nodeId, since));
+        return clock.getAsLong() - heard - deadline.toMillis() >= repairAfter.toMillis();
+    }
+
+    /** The node came back under its id with another pool, or another node now serves at its address: its copies are gone. */
+    void poolLost(String nodeId) {
+        lostPools.add(nodeId);
+    }
+
+    boolean isPoolLost(String nodeId) {
+        return lostPools.contains(nodeId);
+    }
+
+    void drain(String nodeId, boolean on) {
+        if (on) {
+            draining.add(nodeId);
+        } else {
+            draining.remove(nodeId);
+        }
+    }
+
+    boolean isDraining(String nodeId) {
+        return draining.contains(nodeId);
+    }
+
+    /** Nodes that may take new copies: up and not being drained. */
+    List<NodeInfo> placeable() {
+        return up().stream().filter(n -> !draining.contains(n.nodeId())).toList();
     }
 
     boolean isUp(NodeInfo node) {
@@ -77,7 +131,8 @@ final class NodeRegistry {
 
     NodeStatus status(NodeInfo node) {
         return new NodeStatus(node, space.get(node.nodeId()).used(), isUp(node),
-                Instant.ofEpochMilli(lastHeartbeat.getOrDefault(node.nodeId(), 0L)));
+                Instant.ofEpochMilli(lastHeartbeat.getOrDefault(node.nodeId(), 0L)), loads.getOrDefault(node.nodeId(), NodeLoad.none()),
+                draining.contains(node.nodeId()));
     }
 
     /**
@@ -120,6 +175,9 @@ final class NodeRegistry {
         space.remove(nodeId);
         lastHeartbeat.remove(nodeId);
         reported.remove(nodeId);
+        loads.remove(nodeId);
+        draining.remove(nodeId);
+        lostPools.remove(nodeId);
     }
 
     SegmentAllocator space(String nodeId) {

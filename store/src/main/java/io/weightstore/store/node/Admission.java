@@ -1,20 +1,25 @@
 package io.weightstore.store.node;
 
+import io.weightstore.store.api.Range;
 import io.weightstore.store.security.Identity;
 import io.weightstore.store.security.NodeTicket;
 import io.weightstore.store.security.Permission;
 import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * Who may use a node's data plane, and for what. A secure node admits a connection only with a
  * session ticket the master sealed for it, and then serves each request only if the ticket's role
  * allows it; a write also needs the master's grant for exactly that place, sealed for the same
- * caller. An open node (started with {@code --insecure}) admits anyone to anything.
+ * caller. A connection opened with a read grant instead (another node copying a slice) may read
+ * that one range and nothing else. An open node (started with {@code --insecure}) admits anyone to
+ * anything.
  */
 sealed interface Admission {
     /** What one admitted connection may do. */
@@ -41,6 +46,15 @@ sealed interface Admission {
         @Override
         public Session admit(byte[] sealed, Optional<Identity> certified) throws FrameException {
             NodeTicket session = open(sealed, "session ticket");
+            if (session.kind() == NodeTicket.Kind.READ) {
+                // Only nodes get read grants, and a node always dials with its certificate: a grant
+                // shown without it was taken from its node.
+                if (certified.isEmpty() || !certified.get().equals(session.caller())) {
+                    throw refused(true, "the read grant is " + session.caller() + "'s, but the connection's certificate is "
+                            + certified.map(Identity::toString).orElse("absent"));
+                }
+                return readOnly(session);
+            }
             if (session.kind() != NodeTicket.Kind.SESSION) {
                 throw refused(false, "a write grant is not a session ticket");
             }
@@ -69,6 +83,32 @@ sealed interface Admission {
                     }
                 }
             };
+        }
+
+        /** A connection that may read, and check, only the range its grant names. */
+        private static Session readOnly(NodeTicket grant) {
+            return request -> {
+                switch (request) {
+                    case Request.Write w -> throw refused(true, grant.caller() + " holds a read grant, which writes nothing");
+                    case Request.Read r -> requireGranted(grant, List.of(r.range()), r.checks());
+                    case Request.ReadRanges r -> requireGranted(grant, r.ranges(), r.checks());
+                    case Request.ReadStrided r -> throw refused(false, "a read grant is for whole ranges, not strided reads");
+                }
+            };
+        }
+
+        private static void requireGranted(NodeTicket grant, List<Range> ranges, List<BlockCheck> checks) throws FrameException {
+            for (Range range : ranges) {
+                if (!grant.allowsRead(range.offset(), range.length())) {
+                    throw refused(false, "the read grant of " + grant.caller() + " does not cover offset=" + range.offset() + " length="
+                            + range.length());
+                }
+            }
+            for (BlockCheck check : checks) {
+                if (!grant.allowsRead(check.offset(), check.length())) {
+                    throw refused(false, "the read grant of " + grant.caller() + " does not cover the block at offset=" + check.offset());
+                }
+            }
         }
 
         /** The ticket, when this node's key sealed it for this node and it has not expired. */

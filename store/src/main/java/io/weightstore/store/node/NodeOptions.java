@@ -16,10 +16,13 @@ import java.util.Optional;
  * @param deadlines how long a handshake, an idle connection and each transfer may take
  * @param maxConnections connections served at once; more are refused in the handshake
  * @param dataPlane on a secure node, what its data plane protects after the handshake
+ * @param scrubBytesPerSecond how fast the scrubber re-checks the node's replicas against their checksums; 0 turns it off
  */
 public record NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication,
-        TransferDeadlines deadlines, int maxConnections, DataPlaneProtection dataPlane) {
+        TransferDeadlines deadlines, int maxConnections, DataPlaneProtection dataPlane, long scrubBytesPerSecond) {
     public static final int DEFAULT_MAX_CONNECTIONS = 256;
+    /** 16 MB/s: a 16 GiB pool is checked in about 18 minutes, for a few per cent of one core. */
+    public static final long DEFAULT_SCRUB_BYTES_PER_SECOND = 16_000_000;
 
     public NodeOptions {
         if (port < 0 || port > 65_535) {
@@ -27,6 +30,10 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
         }
         if (maxConnections < 1) {
             throw new IllegalArgumentException("maxConnections must be >= 1: maxConnections=" + maxConnections);
+        }
+        if (scrubBytesPerSecond < 0) {
+            throw new IllegalArgumentException("scrubBytesPerSecond must be >= 0 (0 turns scrubbing off): scrubBytesPerSecond="
+                    + scrubBytesPerSecond);
         }
         if (authentication instanceof Authentication.BearerToken) {
             throw new IllegalArgumentException("a node needs a node certificate, not a token: its data plane speaks TLS as the node");
@@ -38,7 +45,7 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
 
     public NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication) {
         this(pool, capacity, bindHost, port, advertisedHost, authentication, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS,
-                DataPlaneProtection.TLS);
+                DataPlaneProtection.TLS, DEFAULT_SCRUB_BYTES_PER_SECOND);
     }
 
     /** Whether the node runs with a credential: TLS to its master, and tickets checked on its data plane. */
@@ -52,28 +59,41 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
                 : Optional.empty();
     }
 
-    /** A node on loopback with an ephemeral port, as tests and benchmarks run them. */
+    /**
+     * A node on loopback with an ephemeral port, as tests and benchmarks run them; without a scrubber,
+     * which would rewrite the rot such tests plant before they look for it (those that test it turn it on).
+     */
     public static NodeOptions loopback(Path pool, long capacity) {
-        return new NodeOptions(pool, capacity, "127.0.0.1", 0, "127.0.0.1", Authentication.insecure());
+        return new NodeOptions(pool, capacity, "127.0.0.1", 0, "127.0.0.1", Authentication.insecure()).withScrubBytesPerSecond(0);
     }
 
     public NodeOptions withPort(int value) {
-        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections, dataPlane);
+        return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
+                scrubBytesPerSecond);
     }
 
     public NodeOptions withAuthentication(Authentication value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections, dataPlane);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections, dataPlane,
+                scrubBytesPerSecond);
     }
 
     public NodeOptions withDeadlines(TransferDeadlines value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections, dataPlane);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections, dataPlane,
+                scrubBytesPerSecond);
     }
 
     public NodeOptions withDataPlane(DataPlaneProtection value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, value);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, value,
+                scrubBytesPerSecond);
     }
 
     public NodeOptions withMaxConnections(int value) {
-        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value, dataPlane);
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value, dataPlane,
+                scrubBytesPerSecond);
+    }
+
+    public NodeOptions withScrubBytesPerSecond(long value) {
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
+                value);
     }
 }

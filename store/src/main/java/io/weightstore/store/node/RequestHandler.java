@@ -57,6 +57,7 @@ final class RequestHandler implements Runnable {
     private final DeadlineTimer timer;
     private final RateLimitedLog refusals;
     private final NodeMetrics metrics;
+    private final NodeCounters counters;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
@@ -66,7 +67,7 @@ final class RequestHandler implements Runnable {
     private DeadlineTimer.Deadline current;
 
     RequestHandler(SocketChannel socket, PoolFile pool, DataPlaneSecurity security, TransferDeadlines deadlines, DeadlineTimer timer,
-            RateLimitedLog refusals, NodeMetrics metrics) {
+            RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
         this.socket = socket;
         this.pool = pool;
         this.security = security;
@@ -74,6 +75,7 @@ final class RequestHandler implements Runnable {
         this.timer = timer;
         this.refusals = refusals;
         this.metrics = metrics;
+        this.counters = counters;
     }
 
     @Override
@@ -216,6 +218,7 @@ final class RequestHandler implements Runnable {
         for (Range range : ranges) {
             sendFile(range);
         }
+        counters.served(total);
     }
 
     private void sendStrided(Stride stride, List<BlockCheck> checks) throws IOException, FrameException {
@@ -240,6 +243,7 @@ final class RequestHandler implements Runnable {
             }
         }
         writeFully(out.flip());
+        counters.served(stride.bytes());
     }
 
     private void receive(Range range) throws IOException, FrameException {

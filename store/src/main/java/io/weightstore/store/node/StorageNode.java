@@ -3,6 +3,9 @@ package io.weightstore.store.node;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeOrders;
+import io.weightstore.store.api.NodeReport;
+import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
@@ -21,6 +24,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,6 +55,9 @@ public final class StorageNode implements AutoCloseable {
     private final RateLimitedLog refusals = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
     private final AtomicBoolean closed = new AtomicBoolean();
     private final NodeMetrics metrics = new NodeMetrics();
+    private final NodeCounters counters = new NodeCounters();
+    private final Copier copier;
+    private final Scrubber scrubber;
     private final Thread acceptor;
     private final Thread heartbeats;
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
@@ -62,6 +69,8 @@ public final class StorageNode implements AutoCloseable {
         this.master = master;
         this.options = options;
         this.security = security;
+        this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters);
+        this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters);
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
         metrics.watch(pool::capacity, connections::size, this::isRegistered);
@@ -173,13 +182,14 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * Heartbeats only once registered: a node whose registration was refused (another pool under its
-     * id) must not keep the old registration alive by heartbeating under the same id.
+     * id) must not keep the old registration alive by heartbeating under the same id. Each heartbeat
+     * reports the node's load, its copies and what its scrubber found, and takes the master's orders.
      */
     private void heartbeatLoop() {
         while (!closed.get()) {
             try {
                 Thread.sleep(heartbeatInterval);
-                if (!registered || !master.heartbeat(pool.nodeId())) {
+                if (!registered || !heartbeat()) {
                     register();
                 }
             } catch (InterruptedException e) {
@@ -188,6 +198,31 @@ public final class StorageNode implements AutoCloseable {
                 refusals.warn("node {}: {}; will retry", pool.nodeId(), e.getMessage());
             }
         }
+    }
+
+    /** False when the master does not know this node, which must register again. */
+    private boolean heartbeat() throws StoreException {
+        List<ScrubFinding> found = scrubber.takeFindings();
+        NodeOrders orders;
+        try {
+            orders = master.heartbeat(new NodeReport(pool.nodeId(), counters.load(connections.size()), copier.progress(), found,
+                    scrubber.room()));
+        } catch (StoreException e) {
+            scrubber.putBack(found);
+            throw e;
+        }
+        if (!orders.known()) {
+            scrubber.putBack(found);
+            return false;
+        }
+        copier.accept(orders.copies(), orders.copyBytesPerSecond());
+        scrubber.accept(orders.scrub());
+        return true;
+    }
+
+    /** Bytes this node has served to readers since it started. */
+    public long bytesServed() {
+        return counters.bytesServed();
     }
 
     private void acceptLoop() {
@@ -202,7 +237,7 @@ public final class StorageNode implements AutoCloseable {
                 connections.add(socket);
                 Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
                     try {
-                        new RequestHandler(socket, pool, security, options.deadlines(), deadlines, refusals, metrics).run();
+                        new RequestHandler(socket, pool, security, options.deadlines(), deadlines, refusals, counters, metrics).run();
                     } finally {
                         connections.remove(socket);
                     }
@@ -265,6 +300,8 @@ public final class StorageNode implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         heartbeats.interrupt();
+        copier.close();
+        scrubber.close();
         deadlines.close();
         master.close();
         pool.close();

@@ -10,8 +10,9 @@ import java.util.Optional;
  * What a ticket says, sealed by the master with the node's key and checked by the node. A session
  * ticket admits {@code caller} with {@code role} to {@code node} (its data-plane connections); a
  * write grant lets {@code caller} write exactly {@code length} bytes at {@code offset} of the node's
- * pool, the place a put was given. Both expire. The MAC covers every field, so nothing can be moved
- * from one ticket to another.
+ * pool, the place a put was given; a read grant admits {@code caller} (another node, making a copy)
+ * to a connection that may read only {@code length} bytes at {@code offset}. All expire. The MAC
+ * covers every field, so nothing can be moved from one ticket to another.
  *
  * <pre>
  * u8 kind | u64 expiresMs | u8 role | u64 offset | u64 length | u16 n | node | u16 c | caller | mac (32)
@@ -21,11 +22,17 @@ public record NodeTicket(Kind kind, String node, Identity caller, Instant expire
     /** What the ticket lets its holder do. */
     public enum Kind {
         SESSION,
-        WRITE
+        WRITE,
+        /** Presented in a hello instead of a session ticket: the connection may read one range and nothing else. */
+        READ
     }
 
     public static NodeTicket session(String node, Identity caller, Instant expiresAt) {
         return new NodeTicket(Kind.SESSION, node, caller, expiresAt, 0, 0);
+    }
+
+    public static NodeTicket read(String node, Identity caller, Instant expiresAt, long offset, long length) {
+        return new NodeTicket(Kind.READ, node, caller, expiresAt, offset, length);
     }
 
     public static NodeTicket write(String node, Identity caller, Instant expiresAt, long offset, long length) {
@@ -81,6 +88,15 @@ public record NodeTicket(Kind kind, String node, Identity caller, Instant expire
      * granted place, which a writer may fill piece by piece.
      */
     public boolean grants(long writeOffset, long writeLength) {
-        return kind == Kind.WRITE && writeOffset >= offset && writeLength >= 0 && writeOffset - offset <= length - writeLength;
+        return kind == Kind.WRITE && within(writeOffset, writeLength);
+    }
+
+    /** Whether this read grant covers reading (or checking) {@code readLength} bytes at {@code readOffset}. */
+    public boolean allowsRead(long readOffset, long readLength) {
+        return kind == Kind.READ && within(readOffset, readLength);
+    }
+
+    private boolean within(long at, long bytes) {
+        return at >= offset && bytes >= 0 && at - offset <= length - bytes;
     }
 }

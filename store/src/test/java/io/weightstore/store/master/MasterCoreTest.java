@@ -15,6 +15,7 @@ import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -139,12 +140,12 @@ class MasterCoreTest {
     @Test
     void nodeThatMissesItsDeadlineIsDownAndGetsNoReplicas() throws StoreException {
         now.addAndGet(config().nodeDeadline().toMillis() + 1);
-        master.heartbeat("n1");
+        master.heartbeat(NodeReport.alive("n1"));
         assertThat(master.status().nodes()).extracting(NodeStatus::nodeId, NodeStatus::up)
                 .containsExactly(tuple("n1", true), tuple("n2", false));
         assertCode(() -> start("needs-two", 10, 2), UNAVAILABLE);
         assertThat(start("one", 3 * SLICE, 1).object().slices()).allSatisfy(s -> assertThat(s.nodeIds()).containsExactly("n1"));
-        assertThat(master.heartbeat("stranger")).isFalse();
+        assertThat(master.heartbeat(NodeReport.alive("stranger")).known()).isFalse();
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -71,11 +72,11 @@ class MasterForgetNodeTest {
     }
 
     /** Every node but {@code gone} keeps heartbeating past the deadline. */
-    private void lose(String gone) {
+    private void lose(String gone) throws StoreException {
         now.addAndGet(config().nodeDeadline().toMillis() + 1);
         for (String id : new String[] {"n1", "n2", "n3"}) {
             if (!id.equals(gone)) {
-                master.heartbeat(id);
+                master.heartbeat(NodeReport.alive(id));
             }
         }
     }
@@ -104,7 +105,7 @@ class MasterForgetNodeTest {
         assertThat(master.status().nodes()).extracting(NodeStatus::nodeId).containsExactly("n1", "n3");
         assertThat(master.status().pendingPuts()).as("a put with a copy on it could never be sealed").isZero();
         assertCode(() -> master.putEnd(inProgress.putId(), List.of()), NOT_FOUND);
-        assertThat(master.heartbeat("n2")).as("it must register again, as a new node").isFalse();
+        assertThat(master.heartbeat(NodeReport.alive("n2")).known()).as("it must register again, as a new node").isFalse();
 
         master.close();
         master = open();
@@ -138,9 +139,12 @@ class MasterForgetNodeTest {
     }
 
     @Test
-    void aKnownIdWithAnotherPoolIsRefusedSoAnIdAlwaysNamesOnePool() {
+    void aKnownIdWithAnotherPoolIsRefusedSoAnIdAlwaysNamesOnePool() throws StoreException {
         NodeInfo copied = new NodeInfo("n1", new Endpoint("h", 1), "/elsewhere", UUID.randomUUID(), NODE);
         assertCode(() -> master.registerNode(copied), StoreException.Code.INVALID_ARGUMENT, "node n1 registered with pool",
-                "/elsewhere", "forget the old one (weightstore store node forget n1)");
+                "/elsewhere", "node n1 is up with its own pool");
+        lose("n1");
+        assertCode(() -> master.registerNode(copied), StoreException.Code.INVALID_ARGUMENT, "node n1 registered with pool",
+                "copies are being made again on other nodes", "forget the old one (weightstore store node forget n1)");
     }
 }

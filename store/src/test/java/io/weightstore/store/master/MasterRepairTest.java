@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -77,10 +78,10 @@ class MasterRepairTest {
         return object;
     }
 
-    private void onlyUp(String... ids) {
+    private void onlyUp(String... ids) throws StoreException {
         now.addAndGet(config().nodeDeadline().toMillis() + 1);
         for (String id : ids) {
-            master.heartbeat(id);
+            master.heartbeat(NodeReport.alive(id));
         }
     }
 
@@ -149,8 +150,8 @@ class MasterRepairTest {
 
         RepairGrant expired = master.repairStart("obj", object.createdAt(), 0, "n2");
         now.addAndGet(config().putTimeout().toMillis() + 1);
-        master.heartbeat("n1");
-        master.heartbeat("n3");
+        master.heartbeat(NodeReport.alive("n1"));
+        master.heartbeat(NodeReport.alive("n3"));
         master.reapNow();
         assertThat(used("n3")).isZero();
         assertCode(() -> master.repairEnd(expired.repairId()), NOT_FOUND);

@@ -1,0 +1,39 @@
+package io.weightstore.cli;
+
+import io.weightstore.cli.output.StatusLine;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+
+/** Polls the master until some replica work is done, showing how it stands, within a deadline. */
+final class Waiting {
+    private static final Duration POLL = Duration.ofMillis(500);
+
+    /** One look at the work: what was seen, whether it is done, and a line saying how it stands. */
+    record Look<T>(T seen, boolean done, String line) {}
+
+    @FunctionalInterface
+    interface Probe<T> {
+        Look<T> look() throws Exception;
+    }
+
+    private Waiting() {}
+
+    /** Returns what the last look saw, once it is done; a {@link TimeoutException} naming how it stood when {@code timeout} passes. */
+    static <T> T until(String what, Duration timeout, Probe<T> probe) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (StatusLine line = new StatusLine()) {
+            while (true) {
+                Look<T> look = probe.look();
+                line.show(what + ": " + look.line());
+                if (look.done()) {
+                    return look.seen();
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new TimeoutException(what + " not done after " + timeout + " (--timeout); it goes on in the background: "
+                            + look.line());
+                }
+                Thread.sleep(POLL);
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package io.weightstore.store.node;
+
+import io.weightstore.store.api.CopyOutcome;
+import io.weightstore.store.api.CopyProgress;
+import io.weightstore.store.api.CopyTask;
+import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.client.access.SocketNodeAccess;
+import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.ExpectedPeer;
+import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.Role;
+import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.DeadlineTimer;
+import io.weightstore.store.wire.TlsEndpoint;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the copies the master orders: reads a slice from another node over the data plane (with
+ * the master's read grant for exactly that range), straight into this node's pool where the copy
+ * goes, checking every block as it arrives; checks the whole copy again where it lies; and reports
+ * to the master, which commits it only then. Pieces are paced by a {@link ByteRate}, so copies take
+ * no more than their budget of the node's bandwidth. A copy the master stops listing was given up,
+ * and stops after its current piece. No buffer of its own: bytes land in the pool's mapped memory.
+ */
+final class Copier implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Copier.class);
+    private static final long PIECE_BYTES = 4L << 20;
+
+    /** A copy being made, how far it got, and whether the master gave it up. */
+    private static final class Running {
+        final CopyTask task;
+        final AtomicLong done = new AtomicLong();
+        volatile boolean cancelled;
+
+        Running(CopyTask task) {
+            this.task = task;
+        }
+    }
+
+    private final PoolFile pool;
+    private final MasterApi master;
+    private final Authentication authentication;
+    private final TransferDeadlines deadlines;
+    private final DeadlineTimer timer;
+    private final NodeCounters counters;
+    private final ByteRate rate = new ByteRate(1);
+    private final Map<String, Running> running = new ConcurrentHashMap<>();
+    private final ExecutorService workers;
+
+    Copier(PoolFile pool, MasterApi master, Authentication authentication, TransferDeadlines deadlines, DeadlineTimer timer,
+            NodeCounters counters) {
+        this.pool = pool;
+        this.authentication = authentication;
+        this.master = master;
+        this.deadlines = deadlines;
+        this.timer = timer;
+        this.counters = counters;
+        this.workers = Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("node-copy-" + pool.nodeId() + "-", 0).factory());
+    }
+
+    /** The master's current list: copies not on it stop, copies new on it start. */
+    void accept(List<CopyTask> orders, long bytesPerSecond) {
+        if (bytesPerSecond > 0) {
+            rate.setRate(bytesPerSecond);
+        }
+        Set<String> listed = orders.stream().map(CopyTask::taskId).collect(Collectors.toSet());
+        running.forEach((id, copy) -> {
+            if (!listed.contains(id) && !copy.cancelled) {
+                log.info("node {}: copy {} of slice {} of {} was given up by the master; stopping it", pool.nodeId(), id,
+                        copy.task.slice(), copy.task.key());
+                copy.cancelled = true;
+            }
+        });
+        for (CopyTask task : orders) {
+            Running copy = new Running(task);
+            if (running.putIfAbsent(task.taskId(), copy) == null) {
+                workers.execute(() -> run(copy));
+            }
+        }
+    }
+
+    /** Every copy still writing into the pool, with its progress: the master keeps a given-up copy's room until it is gone from here. */
+    List<CopyProgress> progress() {
+        List<CopyProgress> progress = new ArrayList<>();
+        running.values().forEach(copy -> progress.add(new CopyProgress(copy.task.taskId(), copy.done.get())));
+        return progress;
+    }
+
+    /** Makes the copy and reports it; it counts as running until the master heard how it ended, so it is not started twice. */
+    private void run(Running copy) {
+        CopyTask task = copy.task;
+        try {
+            CopyOutcome outcome = attempt(copy);
+            if (copy.cancelled) {
+                return;
+            }
+            master.finishCopy(pool.nodeId(), task.taskId(), outcome);
+        } catch (StoreException e) {
+            // The master keeps the copy pending and lists it again; the next heartbeat starts it over.
+            log.warn("node {}: could not report copy {} of slice {} of {}: {}", pool.nodeId(), task.taskId(), task.slice(), task.key(),
+                    e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            running.remove(task.taskId());
+        }
+    }
+
+    private CopyOutcome attempt(Running copy) throws InterruptedException {
+        String from = "from node " + copy.task.source().nodeId() + " at " + copy.task.source().endpoint() + ": ";
+        try {
+            copy(copy);
+            return new CopyOutcome.Done();
+        } catch (StoreException e) {
+            // Bytes that fail their checksums on the way, or on the source where it checked them, are the source's.
+            return new CopyOutcome.Failed(from + e.getMessage(), e.code() == StoreException.Code.CORRUPT);
+        } catch (IOException e) {
+            return new CopyOutcome.Failed(from + e.getMessage(), false);
+        } catch (CopyCorrupted e) {
+            return new CopyOutcome.Failed(e.getMessage(), false);
+        }
+    }
+
+    /** A copy that did not check out in this node's own pool after every block arrived intact. */
+    private static final class CopyCorrupted extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        CopyCorrupted(String message) {
+            super(message);
+        }
+    }
+
+    private void copy(Running copy) throws IOException, InterruptedException, CopyCorrupted {
+        CopyTask task = copy.task;
+        int block = task.checksumBlockSize();
+        long piece = Math.max(block, PIECE_BYTES / block * block);
+        MemorySegment target = pool.data().asSlice(task.targetOffset(), task.length());
+        try (SocketNodeAccess source = new SocketNodeAccess(task.source().endpoint().host(), task.source().endpoint().port(),
+                tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer)) {
+            for (long at = 0; at < task.length() && !copy.cancelled; at += piece) {
+                long length = Math.min(piece, task.length() - at);
+                rate.acquire(length);
+                source.read(List.of(new Range(task.sourceOffset() + at, length)), blocks(task, task.sourceOffset(), at, length),
+                        target.asSlice(at, length));
+                copy.done.set(at + length);
+                counters.copied(length);
+            }
+        }
+        if (copy.cancelled) {
+            return;
+        }
+        for (BlockCheck check : blocks(task, 0, 0, task.length())) {
+            int actual = Checksums.crc32c(target.asSlice(check.offset(), check.length()));
+            if (actual != check.crc32c()) {
+                throw new CopyCorrupted("the copy of slice " + task.slice() + " of " + task.key() + " does not match its checksum at byte "
+                        + check.offset() + " in node " + pool.nodeId() + "'s pool after it arrived intact");
+            }
+        }
+    }
+
+    /**
+     * On a secure cluster, TLS to the source as any client dials a node: this node's certificate, and
+     * a source that must prove to be the node the master named (the read grant is sealed for it alone).
+     */
+    private Optional<TlsEndpoint> tlsTo(String sourceNodeId) throws StoreException {
+        if (authentication instanceof Authentication.Insecure) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(TlsEndpoint.client(authentication, ExpectedPeer.exactly(new Identity(sourceNodeId, Role.NODE))));
+        } catch (GeneralSecurityException e) {
+            throw new StoreException(StoreException.Code.IO, "cannot set up TLS to node " + sourceNodeId + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The checksum blocks of bytes {@code from .. from + length} of the slice, placed at {@code base} in a pool. */
+    private static List<BlockCheck> blocks(CopyTask task, long base, long from, long length) {
+        int block = task.checksumBlockSize();
+        List<BlockCheck> checks = new ArrayList<>();
+        for (long start = from; start < from + length; start += block) {
+            int index = (int) (start / block);
+            checks.add(new BlockCheck(base + start, (int) Math.min(block, task.length() - start), task.crcs().get(index)));
+        }
+        return checks;
+    }
+
+    @Override
+    public void close() {
+        running.values().forEach(copy -> copy.cancelled = true);
+        workers.shutdownNow();
+    }
+}

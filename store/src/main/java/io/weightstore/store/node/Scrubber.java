@@ -1,0 +1,120 @@
+package io.weightstore.store.node;
+
+import io.weightstore.store.api.ScrubFinding;
+import io.weightstore.store.api.ScrubTask;
+import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.logging.RateLimitedLog;
+import io.weightstore.store.pool.PoolFile;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks the node's replicas against their checksums in the background, at a bounded rate, so rot
+ * in a copy nobody reads is found and rewritten before it is the last copy. The master hands out the
+ * replicas to check (the node keeps no list of what it holds); the scrubber asks for about ten
+ * seconds of work at a time, and reports each bad copy with the next heartbeat.
+ */
+final class Scrubber implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Scrubber.class);
+    /** A bad copy is found again on every pass until it is rewritten: the master logs it once, the node a few times a minute. */
+    private static final RateLimitedLog FOUND = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
+    /** Seconds of work asked for at a time, and the queue below which more is asked for. */
+    private static final long ASK_SECONDS = 10;
+    private static final long LOW_SECONDS = 5;
+
+    private final PoolFile pool;
+    private final long bytesPerSecond;
+    private final NodeCounters counters;
+    private final ByteRate rate;
+    private final LinkedBlockingQueue<ScrubTask> queue = new LinkedBlockingQueue<>();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final ConcurrentLinkedQueue<ScrubFinding> findings = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+
+    /** A scrubber at {@code bytesPerSecond}; at 0 it checks nothing and asks for nothing. */
+    Scrubber(PoolFile pool, long bytesPerSecond, NodeCounters counters) {
+        this.pool = pool;
+        this.bytesPerSecond = bytesPerSecond;
+        this.counters = counters;
+        this.rate = new ByteRate(Math.max(1, bytesPerSecond));
+        this.thread = Thread.ofPlatform().daemon().name("node-scrub-" + pool.nodeId()).unstarted(this::loop);
+        if (bytesPerSecond > 0) {
+            thread.start();
+        }
+    }
+
+    /** Bytes of replicas to ask the master for now: none while enough work is queued. */
+    long room() {
+        long queued = queuedBytes.get();
+        return bytesPerSecond <= 0 || queued >= LOW_SECONDS * bytesPerSecond ? 0 : ASK_SECONDS * bytesPerSecond - queued;
+    }
+
+    void accept(List<ScrubTask> tasks) {
+        for (ScrubTask task : tasks) {
+            queuedBytes.addAndGet(task.length());
+            queue.add(task);
+        }
+    }
+
+    /** The bad copies found since the last call, for a heartbeat; {@link #putBack} them if it fails. */
+    List<ScrubFinding> takeFindings() {
+        List<ScrubFinding> taken = new ArrayList<>();
+        for (ScrubFinding finding; (finding = findings.poll()) != null; ) {
+            taken.add(finding);
+        }
+        return taken;
+    }
+
+    void putBack(List<ScrubFinding> unsent) {
+        findings.addAll(unsent);
+    }
+
+    private void loop() {
+        try {
+            while (true) {
+                ScrubTask task = queue.take();
+                try {
+                    check(task);
+                } catch (RuntimeException e) {
+                    log.error("node {}: could not scrub slice {} of {}: {}", pool.nodeId(), task.slice(), task.key(), e.getMessage(), e);
+                } finally {
+                    queuedBytes.addAndGet(-task.length());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void check(ScrubTask task) throws InterruptedException {
+        int block = task.checksumBlockSize();
+        if (task.offset() < 0 || task.length() > pool.capacity() - task.offset()) {
+            return; // not a range of this pool: a master that does not know this node's size; nothing to check
+        }
+        for (int i = 0; (long) i * block < task.length(); i++) {
+            long start = (long) i * block;
+            int length = (int) Math.min(block, task.length() - start);
+            rate.acquire(length);
+            int actual = Checksums.crc32c(pool.data().asSlice(task.offset() + start, length));
+            counters.scrubbed(length);
+            if (actual != task.crcs().get(i)) {
+                String problem = "checksum mismatch in block " + i + " at pool offset " + (task.offset() + start) + ": expected "
+                        + Integer.toHexString(task.crcs().get(i)) + ", found " + Integer.toHexString(actual);
+                FOUND.warn("node {}: slice {} of {} is bad: {}", pool.nodeId(), task.slice(), task.key(), problem);
+                findings.add(new ScrubFinding(task.key(), task.version(), task.slice(), task.offset(), problem));
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.interrupt();
+    }
+}

@@ -1,0 +1,28 @@
+package io.weightstore.store.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.Status;
+import io.weightstore.store.api.StoreException;
+import java.nio.channels.ClosedChannelException;
+import org.junit.jupiter.api.Test;
+
+class GrpcStatusesTest {
+    @Test
+    void aConnectionClosedUnderACallIsUnavailableSoTheCallerMayTryAnotherMaster() {
+        StoreException closed = GrpcStatuses.toStoreException(Status.UNKNOWN.withDescription("channel closed")
+                .withCause(new ClosedChannelException()).asRuntimeException(), "stat", false);
+
+        assertThat(closed.code()).isEqualTo(StoreException.Code.UNAVAILABLE);
+        assertThat(closed.getMessage()).isEqualTo("stat: the connection to the master closed during the call");
+    }
+
+    @Test
+    void anyOtherUnknownStatusStaysAnInputOutputError() {
+        StoreException other = GrpcStatuses.toStoreException(Status.UNKNOWN.withDescription("something else").asRuntimeException(),
+                "stat", false);
+
+        assertThat(other.code()).isEqualTo(StoreException.Code.IO);
+        assertThat(other.getMessage()).isEqualTo("something else");
+    }
+}
