@@ -8,6 +8,8 @@ module io.weightstore.gateway {
     requires io.helidon.logging.common;
     requires io.helidon.webserver;
     requires org.slf4j;
+    requires io.prometheus.metrics.core;
+    requires transitive io.prometheus.metrics.model;
 
     exports io.weightstore.gateway;
 

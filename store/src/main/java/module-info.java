@@ -16,6 +16,8 @@ module io.weightstore.store {
     requires org.bouncycastle.pkix;
     requires org.bouncycastle.provider;
     requires org.slf4j;
+    requires transitive io.prometheus.metrics.core;
+    requires transitive io.prometheus.metrics.model;
     requires rocksdbjni;
 
     exports io.weightstore.store.api;
@@ -23,6 +25,7 @@ module io.weightstore.store {
     exports io.weightstore.store.embedded;
     exports io.weightstore.store.ha;
     exports io.weightstore.store.master;
+    exports io.weightstore.store.metrics;
     exports io.weightstore.store.node;
     exports io.weightstore.store.security;
 

@@ -8,12 +8,15 @@ module io.weightstore.weights {
     requires com.fasterxml.jackson.annotation;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.datatype.jsr310;
+    requires com.fasterxml.jackson.dataformat.yaml;
     requires org.slf4j;
 
     exports io.weightstore.weights;
     exports io.weightstore.weights.loader;
+    exports io.weightstore.weights.config;
 
     // Jackson reads and writes the manifest records and reports by reflection.
     opens io.weightstore.weights to com.fasterxml.jackson.databind;
     opens io.weightstore.weights.loader to com.fasterxml.jackson.databind;
+    opens io.weightstore.weights.config to com.fasterxml.jackson.databind;
 }

@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 
 /** Durations on the command line: {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, or ISO-8601 ({@code PT1M}). */
 final class DurationConverter implements ITypeConverter<Duration> {
@@ -26,7 +27,7 @@ final class DurationConverter implements ITypeConverter<Duration> {
         try {
             return Duration.parse(text.strip());
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("duration '" + text + "' is not a number with ms, s, m or h, nor ISO-8601 like PT1M");
+            throw new TypeConversionException("duration '" + text + "' is not a number with ms, s, m or h, nor ISO-8601 like PT1M");
         }
     }
 }

@@ -1,5 +1,8 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.ops.MetricsOptions;
+import io.weightstore.cli.ops.OpsServer;
+import io.weightstore.cli.ops.Readiness;
 import io.weightstore.gateway.Access;
 import io.weightstore.gateway.GatewayConfig;
 import io.weightstore.gateway.S3Gateway;
@@ -7,6 +10,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -74,9 +78,16 @@ final class GatewayCommand implements Callable<Integer> {
                     + " --max-concurrent x 2 x this. Default: ${DEFAULT-VALUE}.")
     private String chunkSize;
 
+    @Mixin
+    private MetricsOptions metrics;
+
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
-        ServerLogging.enable();
+        metrics.validate();
+        logging.enable();
         String id = accessKey != null ? accessKey : System.getenv(GatewayConfig.ACCESS_KEY_ENV);
         String secret = secretKey != null ? secretKey : System.getenv(GatewayConfig.SECRET_KEY_ENV);
         if (blank(id) != blank(secret)) {
@@ -94,10 +105,13 @@ final class GatewayCommand implements Callable<Integer> {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        try (StoreClient store = selection.open(); S3Gateway gateway = S3Gateway.start(config, store)) {
+        try (StoreClient store = selection.open(); S3Gateway gateway = S3Gateway.start(config, store);
+                OpsServer ops = metrics.start(List.of(gateway.metrics().registry(), store.metrics().registry()),
+                        () -> Readiness.ready("serving bucket " + bucket))) {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + gateway.port();
             out.printf("listening on %s: the READY checkpoints of the %s as bucket '%s' (%s)%n", url, selection.describe(), bucket,
                     blank(id) ? "unsigned requests only" : "signed with access key " + id + (anonymous ? ", or unsigned" : ""));
+            metrics.announce(out, ops);
             out.flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();

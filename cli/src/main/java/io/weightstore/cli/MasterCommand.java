@@ -1,5 +1,8 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.ops.MetricsOptions;
+import io.weightstore.cli.ops.OpsServer;
+import io.weightstore.cli.ops.Readiness;
 import io.weightstore.store.ha.GroupSettings;
 import io.weightstore.store.ha.MasterGroup;
 import io.weightstore.store.master.MasterConfig;
@@ -11,6 +14,7 @@ import io.weightstore.store.security.Role;
 import io.weightstore.store.security.TokenRegistry;
 import io.weightstore.weights.ByteSizes;
 import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -92,12 +96,19 @@ final class MasterCommand implements Callable<Integer> {
                     + "sha256' per line. Default: none, certificates only.")
     private Path tokens;
 
+    @Mixin
+    private MetricsOptions metrics;
+
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
         // Checked before the data directory is created or opened: a typo must leave nothing behind.
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("--port must be in 0..65535, found " + port);
         }
+        metrics.validate();
         if ((dataDir == null) == (etcd == null)) {
             throw new IllegalArgumentException("give either --data-dir (a master alone) or --etcd (one master of a group), not "
                     + (dataDir == null ? "neither" : "both"));
@@ -109,7 +120,7 @@ final class MasterCommand implements Callable<Integer> {
         if (copyBytesPerSecond < 1) {
             throw new IllegalArgumentException("--copy-rate must be at least 1 byte per second, found " + copyRate);
         }
-        ServerLogging.enable();
+        logging.enable();
         ReplicationConfig replication = ReplicationConfig.defaults().withRepairAfter(repairAfter)
                 .withCopyBytesPerSecond(copyBytesPerSecond).withReadersPerReplica(readersPerReplica).withCoolDown(autoCoolDown);
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize)).withReplication(replication);
@@ -128,17 +139,22 @@ final class MasterCommand implements Callable<Integer> {
             if (advertise != null) {
                 settings = settings.withAdvertise(advertise);
             }
-            try (MasterGroup group = MasterGroup.start(settings, config, bind, port, mode)) {
+            try (MasterGroup group = MasterGroup.start(settings, config, bind, port, mode);
+                    OpsServer ops = metrics.start(List.of(group.metrics().registry()),
+                            () -> group.isLeading() ? Readiness.ready("leader") : Readiness.notReady("follower"))) {
                 spec.commandLine().getOut().printf("master %s of cluster %s listening on %s:%d (%s), metadata in etcd %s%n",
                         group.address(), cluster, bind, group.port(), how, etcd);
+                metrics.announce(spec.commandLine().getOut(), ops);
                 spec.commandLine().getOut().flush();
                 Runtime.getRuntime().addShutdownHook(new Thread(group::close));
                 group.awaitTermination();
             }
             return ExitCodes.OK;
         }
-        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, mode)) {
+        try (MasterServer server = MasterServer.start(dataDir, config, bind, port, mode);
+                OpsServer ops = metrics.start(List.of(server.metrics().registry()), () -> Readiness.ready("serving"))) {
             spec.commandLine().getOut().printf("master listening on %s:%d (%s), metadata in %s%n", bind, server.port(), how, dataDir);
+            metrics.announce(spec.commandLine().getOut(), ops);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(server::close));
             server.awaitTermination();

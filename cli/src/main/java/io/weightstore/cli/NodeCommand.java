@@ -1,5 +1,8 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.ops.MetricsOptions;
+import io.weightstore.cli.ops.OpsServer;
+import io.weightstore.cli.ops.Readiness;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
@@ -11,6 +14,7 @@ import io.weightstore.weights.StoreLocator;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -37,7 +41,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--master", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "The master to register with, or every master of a group (the node follows its leader). Default:"
-                    + " $WEIGHTSTORE_MASTER, else 'master' in the file named by $WEIGHTSTORE_CONFIG.")
+                    + " $WEIGHTSTORE_MASTER, else 'master' in the node section of the config file, else its client.store.")
     private String master;
 
     @Option(names = "--pool", required = true, paramLabel = "PATH", description = "Pool file (created when missing), e.g. /dev/shm/ws-pool.")
@@ -87,14 +91,21 @@ final class NodeCommand implements Callable<Integer> {
                     + "them, no one can change them unnoticed). Default: ${DEFAULT-VALUE}.")
     private DataPlaneProtection dataPlane;
 
+    @Mixin
+    private MetricsOptions metrics;
+
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("--port must be in 0..65535, found " + port);
         }
+        metrics.validate();
         String address = StoreLocator.clusterMaster(master).orElseThrow(() -> new IllegalArgumentException(
                 "no master to register with: give --master HOST:PORT, or set $" + StoreLocator.MASTER_ENV));
-        ServerLogging.enable();
+        logging.enable();
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
         Authentication authentication = security.load(Role.NODE, "node", port, spec.commandLine().getErr())
                 .<Authentication>map(Authentication.Certificate::new).orElseGet(Authentication::insecure);
@@ -102,9 +113,12 @@ final class NodeCommand implements Callable<Integer> {
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
                 maxConnections, dataPlane, ByteSizes.parse(scrubRate));
-        try (StorageNode node = StorageNode.start(address, options)) {
+        try (StorageNode node = StorageNode.start(address, options);
+                OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
+                        ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {
             spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
                     ByteSizes.format(node.capacity()), host, node.port(), address, options.secure() ? dataPlane.name() : "INSECURE");
+            metrics.announce(spec.commandLine().getOut(), ops);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();

@@ -60,9 +60,12 @@ final class ServeCommand implements Callable<Integer> {
                     + ", which, unlike a flag, other users cannot read in the process list.")
     private String apiKey;
 
+    @Mixin
+    private ServerLogging logging;
+
     @Override
     public Integer call() throws Exception {
-        ServerLogging.enable();
+        logging.enable();
         String key = apiKey != null ? apiKey : System.getenv(API_KEY_ENV);
         ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue,
                 key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)));
@@ -73,8 +76,9 @@ final class ServeCommand implements Callable<Integer> {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.port();
             out.printf("listening on %s; loading %s%n", url, model);
             out.flush();
-            try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions())) {
-                server.serve(ServedModel.of(loaded.model(), name));
+            // The store client's reads (progress, failovers, checksum failures) join serve's own /metrics as the load starts.
+            try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions(), Optional.empty(), server::loadingFrom)) {
+                server.serve(ServedModel.of(loaded.model(), name), loaded.loadSeconds());
                 out.printf("serving %s as '%s' on %s/v1 (loaded in %.2f s)%s%n", model, name, url, loaded.loadSeconds(),
                         config.apiKey().isPresent() ? "; API key required" : "");
                 out.flush();

@@ -6,7 +6,9 @@ import io.weightstore.store.security.Role;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * How a networked server (master, node) proves itself and checks its callers: a credentials
@@ -16,7 +18,7 @@ import picocli.CommandLine.Option;
 final class ServerCredentials {
     @Option(names = "--credentials", paramLabel = "DIR",
             description = "This server's credentials (ca.crt, identity.crt, identity.key from weightstore cert issue). "
-                    + "Default: $WEIGHTSTORE_CREDENTIALS.")
+                    + "Default: $WEIGHTSTORE_CREDENTIALS, else 'credentials' in the verb's section of the config file.")
     Path credentials;
 
     @Option(names = "--insecure",
@@ -24,12 +26,15 @@ final class ServerCredentials {
                     + "delete everything. For a trusted test network only.")
     boolean insecure;
 
+    @Spec(Spec.Target.MIXEE)
+    private CommandSpec mixee;
+
     /** The credentials of {@code role} to serve with, or empty when the operator asked for {@code --insecure}. */
     Optional<Credentials> load(Role role, String server, int port, PrintWriter err) throws StoreException {
-        Path dir = credentials != null ? credentials : Optional.ofNullable(System.getenv(Credentials.ENVIRONMENT))
-                .filter(s -> !s.isBlank()).map(Path::of).orElse(null);
+        Path dir = credentials;
         if (insecure) {
-            if (credentials != null) {
+            // Only a flag contradicts: credentials from the environment or a file are a default that --insecure overrides.
+            if (mixee.commandLine().getParseResult().hasMatchedOption("--credentials")) {
                 throw new IllegalArgumentException("--insecure and --credentials contradict each other; give one");
             }
             err.printf("%n  WARNING: %s running INSECURE on port %d: no TLS, no authentication.%n"

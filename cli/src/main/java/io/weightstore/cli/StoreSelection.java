@@ -11,8 +11,8 @@ import picocli.CommandLine.Option;
 final class StoreSelection {
     @Option(names = "--store", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "Master of the cluster to use, or every master of a group (calls follow its leader). Default: "
-                    + "$WEIGHTSTORE_MASTER, else 'master' in the file named by $WEIGHTSTORE_CONFIG, else the embedded store in "
-                    + "$WEIGHTSTORE_HOME/store.")
+                    + "$WEIGHTSTORE_MASTER, else 'store' in the config file (the verb's section, then client), else the embedded "
+                    + "store in $WEIGHTSTORE_HOME/store.")
     String store;
 
     @Option(names = "--credentials", paramLabel = "DIR",
@@ -22,7 +22,7 @@ final class StoreSelection {
     Path credentials;
 
     @Option(names = "--connections", paramLabel = "N", defaultValue = "4",
-            description = "Parallel transfers to and from the nodes. Default: ${DEFAULT-VALUE}.")
+            description = "Parallel transfers to and from the nodes. Default: ${DEFAULT-VALUE} (or 'connections' in the config file).")
     int connections;
 
     String describe() throws IOException {

@@ -1,5 +1,6 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.config.ConfiguredCommandLine;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.weights.CheckpointException;
@@ -11,10 +12,13 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
 import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /** The {@code weightstore} command: every user-facing verb is a subcommand of this one. */
@@ -36,12 +40,16 @@ import picocli.CommandLine.Spec;
             MasterCommand.class,
             NodeCommand.class,
             CertCommand.class,
+            ConfigCommand.class,
+            CompletionCommand.class,
+            ManCommand.class,
             CommandLine.HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",
         footer = {
             "  ./weightstore test [ARGS]   run the test suite (./mvnw verify ARGS) with a JDK 25",
             "  ./weightstore bench ...     benchmarks: store reads, loads, comparisons (bench module, not in the product)",
+            "  ./weightstore image         the container image, built by Jib to cli/target/weightstore-image.tar (no Docker daemon)",
             "",
             "Exit codes: 0 ok, 1 failure or bad data found, 2 usage error, 130 interrupted.",
             "Run 'weightstore help COMMAND' or 'weightstore COMMAND --help' for a command's flags."
@@ -49,6 +57,12 @@ import picocli.CommandLine.Spec;
 public final class WeightstoreCli implements Runnable {
     @Spec
     private CommandSpec spec;
+
+    // Read from the arguments before picocli parses them (ConfiguredCommandLine): declared here for parsing and --help.
+    @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "Configuration file (YAML) whose settings are this command's defaults; flags and environment variables "
+                    + "win over it. Default: $WEIGHTSTORE_CONFIG.")
+    private Path config;
 
     /**
      * gRPC's channel logs an unresolvable host with a stack trace through java.util.logging, and the
@@ -63,9 +77,20 @@ public final class WeightstoreCli implements Runnable {
         System.exit(commandLine().execute(args));
     }
 
-    /** The configured command line; tests run verbs through it in-process. */
+    /**
+     * The configured command line, with defaults from the configuration file; tests run verbs
+     * through it in-process.
+     */
     public static CommandLine commandLine() {
-        CommandLine cli = new CommandLine(new WeightstoreCli());
+        return configure(new ConfiguredCommandLine(new WeightstoreCli(), WeightstoreCli::unconfigured));
+    }
+
+    /** The same commands without defaults from any file: what a configuration file is checked against. */
+    static CommandLine unconfigured() {
+        return configure(new CommandLine(new WeightstoreCli()));
+    }
+
+    private static CommandLine configure(CommandLine cli) {
         ServiceLoader.load(CommandPlugin.class).forEach(plugin -> cli.addSubcommand(plugin.command()));
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("weightstore: error: " + describe(e));

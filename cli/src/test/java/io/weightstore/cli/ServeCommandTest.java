@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -58,6 +59,31 @@ class ServeCommandTest {
         }
         assertThat(serve.output()).contains("GET /v1/models 401", "GET /v1/models 200", "GET /health 200", "API key required")
                 .doesNotContain(SECRET).doesNotContain("Exception");
+    }
+
+    @Test
+    void metricsShowTheLoadFromTheStoreAgainstTheModelsWeightBytes() throws Exception {
+        Path model = tmp.resolve("tiny");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        long weightBytes;
+        try (var files = Files.list(model)) {
+            weightBytes = files.filter(f -> f.toString().endsWith(".safetensors")).mapToLong(f -> f.toFile().length()).sum();
+        }
+        Map<String, String> home = Map.of("WEIGHTSTORE_HOME", tmp.resolve("home").toString());
+        CliProcess importing = CliProcess.start(tmp.resolve("import.log"), home, "model", "import", "--source", model.toString(),
+                "--checkpoint-id", "tiny", "--model-id", "test/tiny");
+        assertThat(importing.await()).as(importing.output()).isZero();
+        CliProcess serve = CliProcess.start(tmp.resolve("serve.log"), home, "serve", "--model", "weightstore://tiny", "--port", "0");
+        try {
+            String base = awaitServing(serve);
+            Scrape metrics = Scrape.parse(get(HttpClient.newHttpClient(), base + "/metrics", null).body());
+            assertThat(metrics.value("weightstore_serve_model_weight_bytes")).isEqualTo(weightBytes);
+            // The embedded store's pool is on this host: the weights are mapped in place, uncounted; the headers are read.
+            assertThat(metrics.value("weightstore_client_read_bytes_total")).isPositive().isLessThan(weightBytes);
+            assertThat(metrics.value("weightstore_serve_model_load_seconds")).isPositive();
+        } finally {
+            serve.stop();
+        }
     }
 
     private static String awaitServing(CliProcess serve) throws Exception {

@@ -99,21 +99,36 @@ class StoreCommandsTest {
         try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0, MasterSecurity.insecure());
                 StorageNode node = node(master, 1)) {
             String address = "127.0.0.1:" + master.port();
-            Path config = Files.writeString(tmp.resolve("weightstore.properties"), "master=" + address + "\n");
+            Path config = Files.writeString(tmp.resolve("weightstore.yaml"), "client:\n  store: " + address + "\n");
+            // A file that names a master nobody listens on: the environment wins over it.
+            Path wrong = Files.writeString(tmp.resolve("wrong.yaml"), "client:\n  store: [127.0.0.1:1]\n");
             Map<String, Map<String, String>> environments = Map.of(
                     "WEIGHTSTORE_MASTER", Map.of(StoreLocator.MASTER_ENV, address, WeightstoreHome.ENV, tmp.resolve("h1").toString()),
-                    "WEIGHTSTORE_CONFIG", Map.of(StoreLocator.CONFIG_ENV, config.toString(), WeightstoreHome.ENV, tmp.resolve("h2").toString()));
+                    "WEIGHTSTORE_CONFIG", Map.of(StoreLocator.CONFIG_ENV, config.toString(), WeightstoreHome.ENV, tmp.resolve("h2").toString()),
+                    "both", Map.of(StoreLocator.CONFIG_ENV, wrong.toString(), StoreLocator.MASTER_ENV, address, WeightstoreHome.ENV,
+                            tmp.resolve("h4").toString()));
             for (Map.Entry<String, Map<String, String>> environment : environments.entrySet()) {
                 Path log = tmp.resolve(environment.getKey() + ".log");
                 CliProcess run = CliProcess.start(log, environment.getValue(), "store", "status", "--json");
                 assertThat(run.await()).as(run.output()).isZero();
                 assertThat(run.output()).as(environment.getKey()).contains("cluster at " + address, node.nodeId());
             }
+            CliRun flagged = CliRun.of("store", "status", "--config", config.toString());
+            assertThat(flagged.exitCode()).as(flagged.err()).isZero();
+            assertThat(flagged.out()).contains(node.nodeId());
             CliProcess embedded = CliProcess.start(tmp.resolve("embedded.log"), Map.of(WeightstoreHome.ENV, tmp.resolve("h3").toString()),
                     "store", "status", "--json");
             assertThat(embedded.await()).isZero();
             assertThat(embedded.output()).contains("embedded store " + tmp.resolve("h3/store"));
         }
+    }
+
+    @Test
+    void anOldPropertiesConfigFileIsRefusedWithItsYaml() throws Exception {
+        Path old = Files.writeString(tmp.resolve("weightstore.properties"), "master=127.0.0.1:7070\n");
+        CliProcess run = CliProcess.start(tmp.resolve("old.log"), Map.of(StoreLocator.CONFIG_ENV, old.toString()), "store", "status");
+        assertThat(run.await()).isEqualTo(2);
+        assertThat(run.output()).contains("Java properties file", "client:\n  store: 127.0.0.1:7070");
     }
 
     @Test

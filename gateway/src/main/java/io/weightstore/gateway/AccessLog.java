@@ -9,13 +9,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gives each request its id and logs one line for it: method, path, status, duration, request id,
- * and a note when there is one. Never the query or the headers: a presigned URL's signature and
+ * Gives each request its id, counts it in the metrics, and logs one line for it: method, path,
+ * status, duration, request id, and a note when there is one. Never the query or the headers: a presigned URL's signature and
  * credential travel in the query, and a signature in a header.
  */
 final class AccessLog implements Filter {
     static final String REQUEST_ID_HEADER = "x-amz-request-id";
     private static final Logger log = LoggerFactory.getLogger(AccessLog.class);
+
+    private final GatewayMetrics metrics;
+
+    AccessLog(GatewayMetrics metrics) {
+        this.metrics = metrics;
+    }
 
     @Override
     public void filter(FilterChain chain, RoutingRequest request, RoutingResponse response) {
@@ -26,6 +32,7 @@ final class AccessLog implements Filter {
         try {
             chain.proceed();
         } finally {
+            metrics.answered(request.prologue().method().text(), response.status().code(), System.nanoTime() - start);
             // Formatted only when logged: the bench and embedders leave the access log off, and a GET of a small range is cheap.
             if (log.isInfoEnabled()) {
                 String note = request.context().get(AccessNote.class).map(n -> " (" + n.text() + ")").orElse("");

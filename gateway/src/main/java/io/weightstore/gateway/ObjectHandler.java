@@ -46,11 +46,13 @@ final class ObjectHandler {
 
     private final CheckpointBucket bucket;
     private final TransferSlots slots;
+    private final GatewayMetrics metrics;
     private final ExecutorService readers;
 
-    ObjectHandler(CheckpointBucket bucket, TransferSlots slots, ExecutorService readers) {
+    ObjectHandler(CheckpointBucket bucket, TransferSlots slots, ExecutorService readers, GatewayMetrics metrics) {
         this.bucket = bucket;
         this.slots = slots;
+        this.metrics = metrics;
         this.readers = readers;
     }
 
@@ -105,6 +107,7 @@ final class ObjectHandler {
             }
             // Closed only after the last byte: closing a stream that is short of its Content-Length would end the response.
             out.close();
+            metrics.sent(range.length());
         }
     }
 

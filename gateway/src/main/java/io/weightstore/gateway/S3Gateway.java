@@ -25,10 +25,12 @@ public final class S3Gateway implements AutoCloseable {
 
     private final WebServer server;
     private final ExecutorService readers;
+    private final GatewayMetrics metrics;
 
-    private S3Gateway(WebServer server, ExecutorService readers) {
+    private S3Gateway(WebServer server, ExecutorService readers, GatewayMetrics metrics) {
         this.server = server;
         this.readers = readers;
+        this.metrics = metrics;
     }
 
     /** Starts serving {@code store} as {@code config} says; the port is known once this returns. */
@@ -37,22 +39,28 @@ public final class S3Gateway implements AutoCloseable {
         CheckpointBucket bucket = new CheckpointBucket(config.bucket(), new Catalog(store));
         ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor();
         TransferSlots slots = new TransferSlots(config.maxConcurrent(), config.maxWaiting(), config.chunkBytes());
+        GatewayMetrics metrics = new GatewayMetrics(slots);
         S3Routes routes = new S3Routes(config.bucket(), new SigV4Verifier(config.access().keys(), clock), config.access().anonymous(),
-                new BucketHandler(bucket, Instant.now(clock)), new ObjectHandler(bucket, slots, readers));
+                new BucketHandler(bucket, Instant.now(clock)), new ObjectHandler(bucket, slots, readers, metrics));
         WebServer server = WebServer.builder()
                 .host(config.host())
                 .port(config.port())
                 // A blocking socket takes each chunk in one write; Helidon's NIO socket copies it through an 8 KiB buffer.
                 .useNio(false)
                 .addProtocol(Http1Config.builder().maxPrologueLength(MAX_REQUEST_LINE).build())
-                .routing(HttpRouting.builder().addFilter(new AccessLog()).any(routes))
+                .routing(HttpRouting.builder().addFilter(new AccessLog(metrics)).any(routes))
                 .build()
                 .start();
-        return new S3Gateway(server, readers);
+        return new S3Gateway(server, readers, metrics);
     }
 
     public int port() {
         return server.port();
+    }
+
+    /** Requests, bytes and transfer slots, for whoever runs the gateway to expose. */
+    public GatewayMetrics metrics() {
+        return metrics;
     }
 
     @Override

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,15 +42,22 @@ public final class JlamaModels {
     }
 
     public static Loaded load(String reference, LoadOptions options) throws IOException {
-        return load(reference, options, Optional.empty());
+        return load(reference, options, Optional.empty(), source -> {});
+    }
+
+    public static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed)
+            throws IOException {
+        return load(reference, options, distributed, source -> {});
     }
 
     /**
      * @param distributed for tensor parallelism: builds the context of this process's shard from the
      *     model's config, as Jlama's own distributed loading does
+     * @param opened told of the checkpoint's source before any weight is read, so that a server can
+     *     show the load's progress while it runs
      */
-    public static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed)
-            throws IOException {
+    public static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed,
+            Consumer<CheckpointSource> opened) throws IOException {
         long start = System.nanoTime();
         if (!CheckpointSource.isStoreUri(reference)) {
             Path dir = Path.of(reference);
@@ -62,6 +70,7 @@ public final class JlamaModels {
         }
         CheckpointSource source = CheckpointSource.open(URI.create(reference), options);
         try {
+            opened.accept(source);
             Path metadata = source.materializeMetadata().dir();
             StoreWeightLoader weights = new StoreWeightLoader(source, distributed.isEmpty());
             AbstractModel model = loadModel(metadata, distributed, dir -> weights);

@@ -8,6 +8,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.ha.GroupSettings;
 import io.weightstore.store.ha.MasterGroup;
+import io.weightstore.store.metrics.MasterMetrics;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.security.Authentication;
@@ -88,6 +89,14 @@ public final class MasterGroupCluster implements AutoCloseable {
 
     public String address(int master) {
         return masters.get(master).address();
+    }
+
+    /** The metrics of a master that runs in this JVM. */
+    public MasterMetrics metricsOf(int master) {
+        if (!(masters.get(master) instanceof InProcess(MasterGroup group))) {
+            throw new IllegalStateException("master " + master + " runs in a process of its own");
+        }
+        return group.metrics();
     }
 
     public int masters() {

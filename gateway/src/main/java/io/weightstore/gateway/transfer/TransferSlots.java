@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class TransferSlots {
     private final Semaphore permits;
+    private final int maxConcurrent;
     private final int maxWaiting;
     private final int chunkBytes;
     private final AtomicInteger waiting = new AtomicInteger();
@@ -27,6 +28,7 @@ public final class TransferSlots {
 
     public TransferSlots(int maxConcurrent, int maxWaiting, int chunkBytes) {
         this.permits = new Semaphore(maxConcurrent, true);
+        this.maxConcurrent = maxConcurrent;
         this.maxWaiting = maxWaiting;
         this.chunkBytes = chunkBytes;
     }
@@ -59,6 +61,16 @@ public final class TransferSlots {
                 permits.release();
             }
         }
+    }
+
+    /** Transfers holding a slot now. */
+    public int running() {
+        return maxConcurrent - permits.availablePermits();
+    }
+
+    /** Transfers waiting for a slot now. */
+    public int waiting() {
+        return waiting.get();
     }
 
     /**

@@ -8,6 +8,7 @@ import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import io.weightstore.weights.loader.CheckpointSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -41,11 +42,13 @@ public final class OpenAiServer implements AutoCloseable {
     private final WebServer server;
     private final AtomicReference<ServedModel> model;
     private final AdmissionQueue queue;
+    private final ServeMetrics metrics;
 
-    private OpenAiServer(WebServer server, AtomicReference<ServedModel> model, AdmissionQueue queue) {
+    private OpenAiServer(WebServer server, AtomicReference<ServedModel> model, AdmissionQueue queue, ServeMetrics metrics) {
         this.server = server;
         this.model = model;
         this.queue = queue;
+        this.metrics = metrics;
     }
 
     /** Starts listening, not yet ready: every {@code /v1/} request gets a 503 until {@link #serve}. */
@@ -85,7 +88,7 @@ public final class OpenAiServer implements AutoCloseable {
             throw new UncheckedIOException(new IOException("cannot listen on " + config.host() + ":" + config.port()
                     + ": the web server did not start (its log says why)"));
         }
-        return new OpenAiServer(server, model, queue);
+        return new OpenAiServer(server, model, queue, metrics);
     }
 
     /**
@@ -111,6 +114,21 @@ public final class OpenAiServer implements AutoCloseable {
         if (!model.compareAndSet(null, served)) {
             throw new IllegalStateException("this server already serves '" + model.get().name() + "'");
         }
+    }
+
+    /** As {@link #serve(ServedModel)}, reporting how long the model took to load. */
+    public void serve(ServedModel served, double loadSeconds) {
+        serve(served);
+        metrics.loaded(loadSeconds);
+    }
+
+    /**
+     * The model is about to load from {@code source}: {@code /metrics} reports its weight bytes and,
+     * from now on, its store client's reads, so the load's progress shows while it runs.
+     */
+    public void loadingFrom(CheckpointSource source) {
+        metrics.include(source.store().metrics().registry());
+        metrics.loading(source.manifest().weightBytes());
     }
 
     public int port() {

@@ -5,6 +5,7 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.weightstore.jlama.Completion;
 import java.io.ByteArrayOutputStream;
@@ -24,6 +25,8 @@ final class ServeMetrics {
     private final Counter generatedTokens;
     private final Gauge tokensPerSecond;
     private final Counter cancelled;
+    private final Gauge loadSeconds;
+    private final Gauge modelBytes;
 
     ServeMetrics(AdmissionQueue queue) {
         requests = Counter.builder().name("weightstore_serve_requests")
@@ -39,6 +42,11 @@ final class ServeMetrics {
                 .help("Generation speed of the last generation that finished, prompt processing excluded").register(registry);
         cancelled = Counter.builder().name("weightstore_serve_generations_cancelled")
                 .help("Generations stopped because their client went away").register(registry);
+        loadSeconds = Gauge.builder().name("weightstore_serve_model_load_seconds")
+                .help("Time the model took to load, from the store or a directory, until it could serve").register(registry);
+        modelBytes = Gauge.builder().name("weightstore_serve_model_weight_bytes")
+                .help("Weight bytes of the checkpoint being loaded or served, beside weightstore_client_read_bytes: the load's progress")
+                .register(registry);
         GaugeWithCallback.builder().name("weightstore_serve_queue_depth")
                 .help("Requests waiting for a generation slot").callback(cb -> cb.call(queue.waiting())).register(registry);
         GaugeWithCallback.builder().name("weightstore_serve_generations_running")
@@ -56,6 +64,19 @@ final class ServeMetrics {
         if (done.tokensPerSecond() > 0) {
             tokensPerSecond.set(done.tokensPerSecond());
         }
+    }
+
+    void loading(long weightBytes) {
+        modelBytes.set(weightBytes);
+    }
+
+    void loaded(double seconds) {
+        loadSeconds.set(seconds);
+    }
+
+    /** Reports {@code other}'s metrics in each scrape too; their names must not clash with these. */
+    void include(PrometheusRegistry other) {
+        registry.register((MultiCollector) other::scrape);
     }
 
     void cancelled() {

@@ -7,8 +7,11 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.access.MappedNodeAccess;
+import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
+import io.weightstore.store.metrics.ClientMetrics;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -43,12 +46,14 @@ final class ReplicaReader {
     private final ReplicaChooser chooser;
     private final long maxPieceBytes;
     private final LongAdder bytesRead = new LongAdder();
+    private final ClientMetrics metrics;
 
-    ReplicaReader(ExecutorService workers, NodeConnections connections, long maxPieceBytes) {
+    ReplicaReader(ExecutorService workers, NodeConnections connections, long maxPieceBytes, ClientMetrics metrics) {
         this.workers = workers;
         this.connections = connections;
         this.chooser = new ReplicaChooser(connections);
         this.maxPieceBytes = maxPieceBytes;
+        this.metrics = metrics;
     }
 
     long bytesRead() {
@@ -200,18 +205,30 @@ final class ReplicaReader {
             }
             chooser.asking(node.nodeId(), task.bytes());
             try {
-                task.run(connections.access(node.info()), replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
+                NodeAccess access = connections.access(node.info());
+                long start = System.nanoTime();
+                task.run(access, replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
+                metrics.pieceRead(node.nodeId(), access instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
                 chooser.answered(node.nodeId());
+                if (!errors.isEmpty()) {
+                    metrics.failedOver();
+                }
                 return;
             } catch (StoreException e) {
                 if (e.code() == StoreException.Code.INVALID_ARGUMENT) {
                     throw e;
                 }
                 allCorrupt &= e.code() == StoreException.Code.CORRUPT;
+                if (e.code() == StoreException.Code.CORRUPT) {
+                    metrics.replicaCorrupt();
+                } else {
+                    metrics.replicaUnavailable();
+                }
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
             } catch (IOException e) {
                 allCorrupt = false;
+                metrics.replicaUnreachable();
                 chooser.suspect(node.nodeId());
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} unreachable on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());

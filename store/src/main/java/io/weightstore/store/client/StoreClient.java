@@ -16,6 +16,7 @@ import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.grpc.MasterClients;
+import io.weightstore.store.metrics.ClientMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -52,6 +53,7 @@ public final class StoreClient implements AutoCloseable {
     private final ReplicaReader reader;
     private final ReplicaChecker checker;
     private final ReplicaRepairer repairer;
+    private final ClientMetrics metrics = new ClientMetrics();
     private final LocalMapper mapper;
     private volatile boolean closed;
 
@@ -63,7 +65,8 @@ public final class StoreClient implements AutoCloseable {
         this.connections = new NodeConnections(options);
         this.leases = new LeaseKeeper(options.leaseDuration());
         this.writer = new SliceWriter(master, workers, connections);
-        this.reader = new ReplicaReader(workers, connections, options.maxPieceBytes());
+        this.reader = new ReplicaReader(workers, connections, options.maxPieceBytes(), metrics);
+        metrics.watch(reader::bytesRead);
         this.checker = new ReplicaChecker(workers, connections);
         this.repairer = new ReplicaRepairer(master, connections, options.maxPieceBytes());
         this.mapper = new LocalMapper(workers, connections);
@@ -157,6 +160,11 @@ public final class StoreClient implements AutoCloseable {
      */
     public long bytesRead() {
         return reader.bytesRead();
+    }
+
+    /** This client's read counters, on a registry of its own, for the process that holds it to expose. */
+    public ClientMetrics metrics() {
+        return metrics;
     }
 
     // ---- metadata

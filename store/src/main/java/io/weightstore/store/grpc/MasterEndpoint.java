@@ -7,6 +7,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.metrics.MasterMetrics;
 import io.weightstore.store.security.MasterSecurity;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -38,15 +39,16 @@ public final class MasterEndpoint implements AutoCloseable {
      * anyone, in plaintext.
      */
     public static MasterEndpoint start(MasterApi master, String bindHost, int port, MasterSecurity security) throws StoreException {
-        return start(master, bindHost, port, security, List.of());
+        return start(master, bindHost, port, security, List.of(), new MasterMetrics());
     }
 
     /**
      * As {@link #start(MasterApi, String, int, MasterSecurity)}, with {@code gates} checked before each
      * call, after the caller was admitted: a follower tells only callers it would serve where its leader is.
+     * Every call of the API is counted and timed in {@code metrics}.
      */
     public static MasterEndpoint start(MasterApi master, String bindHost, int port, MasterSecurity security,
-            List<ServerInterceptor> gates) throws StoreException {
+            List<ServerInterceptor> gates, MasterMetrics metrics) throws StoreException {
         TransportFailureLog.install();
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port)).maxInboundMessageSize(64 << 20);
         List<ServerInterceptor> interceptors = new ArrayList<>(gates);
@@ -60,7 +62,9 @@ public final class MasterEndpoint implements AutoCloseable {
             interceptors.add(new CallerAuthorization(s.tokens())); // the last one added runs first
             tickets = Optional.of(new TicketOffice());
         }
-        builder.addService(ServerInterceptors.intercept(new MasterGrpcService(master, tickets), interceptors));
+        List<ServerInterceptor> counted = new ArrayList<>(interceptors);
+        counted.add(new CallMetrics(metrics));
+        builder.addService(ServerInterceptors.intercept(new MasterGrpcService(master, tickets), counted));
         // Reflection describes the API only; a secure endpoint admits to it whom it admits to the API.
         builder.addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(),
                 interceptors.subList(gates.size(), interceptors.size())));

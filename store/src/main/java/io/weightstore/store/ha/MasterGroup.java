@@ -11,6 +11,7 @@ import io.weightstore.store.grpc.LeaderGate;
 import io.weightstore.store.grpc.MasterEndpoint;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterCore;
+import io.weightstore.store.metrics.MasterMetrics;
 import io.weightstore.store.security.MasterSecurity;
 import java.net.InetAddress;
 import java.net.URI;
@@ -45,6 +46,7 @@ public final class MasterGroup implements AutoCloseable {
     private final ClusterKeys keys;
     private final MasterEndpoint endpoint;
     private final LeaderElection election;
+    private final MasterMetrics metrics = new MasterMetrics();
     private volatile Leading leading;
     private volatile boolean warm;
     private volatile long lastLookAtNodes;
@@ -56,7 +58,8 @@ public final class MasterGroup implements AutoCloseable {
         this.config = config;
         this.etcd = etcd;
         this.keys = new ClusterKeys(settings.cluster());
-        this.endpoint = MasterEndpoint.start(new LeaderApi(this), bindHost, port, security, List.of(new LeaderGate(this::refusal)));
+        this.endpoint = MasterEndpoint.start(new LeaderApi(this), bindHost, port, security, List.of(new LeaderGate(this::refusal)),
+                metrics);
         String address = settings.advertise().orElseGet(() -> defaultHost(bindHost) + ":" + endpoint.port());
         this.election = LeaderElection.start(etcd, keys, address, settings.leaderLease(), settings.etcdTimeout(),
                 new LeaderElection.Listener() {
@@ -102,7 +105,7 @@ public final class MasterGroup implements AutoCloseable {
         try {
             EtcdMetadataStore store = EtcdMetadataStore.open(etcd.getKVClient(), keys, fence, settings.etcdTimeout(),
                     () -> election.stepDown(fence, "a metadata write was refused or its outcome is unknown"));
-            core = MasterCore.open(store, config);
+            core = MasterCore.open(store, config, metrics);
         } catch (StoreException | RuntimeException e) {
             election.stepDown(fence, "it could not load the metadata: " + e.getMessage());
             return;
@@ -113,6 +116,7 @@ public final class MasterGroup implements AutoCloseable {
         }
         warm = false;
         leading = new Leading(fence, core, System.nanoTime());
+        metrics.serving(core);
         log.info("master {} serves as leader of cluster {}, {} ms after it was elected", election.address(), keys.cluster(),
                 (System.nanoTime() - started) / 1_000_000);
     }
@@ -121,6 +125,7 @@ public final class MasterGroup implements AutoCloseable {
         Leading current = leading;
         if (current != null && current.fence() == fence) {
             leading = null;
+            metrics.stoppedServing(current.core());
             current.core().close();
         }
     }
@@ -196,6 +201,11 @@ public final class MasterGroup implements AutoCloseable {
         return election.address();
     }
 
+    /** This master's calls, and while it leads the cluster's gauges, for whoever runs it to expose. */
+    public MasterMetrics metrics() {
+        return metrics;
+    }
+
     /** True while this master leads and answers. */
     public boolean isLeading() {
         Leading current = leading;
@@ -217,6 +227,7 @@ public final class MasterGroup implements AutoCloseable {
         Leading current = leading;
         if (current != null) {
             leading = null;
+            metrics.stoppedServing(current.core());
             current.core().close();
         }
         election.close();

@@ -70,6 +70,19 @@ final class LeaseTable {
         return held == null ? 0 : (int) held.values().stream().filter(expires -> expires >= now).count();
     }
 
+    /** Live leases on every key. */
+    int active(long now) {
+        int live = 0;
+        for (Map<Long, Long> held : byKey.values()) {
+            for (long expires : held.values()) {
+                if (expires >= now) {
+                    live++;
+                }
+            }
+        }
+        return live;
+    }
+
     /** The newest lease id handed out so far: leases taken later have larger ids. */
     long lastId() {
         return nextId;

@@ -33,6 +33,8 @@ import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
+import io.weightstore.store.metrics.ClusterView;
+import io.weightstore.store.metrics.MasterMetrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -57,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * Every operation holds the one monitor: metadata operations are few and small next to the bytes
  * they describe, and a single order of events keeps the invariants obvious.
  */
-public final class MasterCore implements MasterApi {
+public final class MasterCore implements MasterApi, ClusterView {
     private static final Logger log = LoggerFactory.getLogger(MasterCore.class);
     private static final int MAX_LIST_LIMIT = 10_000;
     private static final int DEFAULT_LIST_LIMIT = 1_000;
@@ -81,12 +83,16 @@ public final class MasterCore implements MasterApi {
      */
     private final Queue<Long> staleLeases = new ArrayDeque<>();
     private final ScheduledExecutorService reaper;
+    private final MasterMetrics metrics;
+    private final long openedAt;
     private long objectCount;
 
-    private MasterCore(MetadataStore metadata, MasterConfig config, LongSupplier clock) throws StoreException {
+    private MasterCore(MetadataStore metadata, MasterConfig config, LongSupplier clock, MasterMetrics metrics) throws StoreException {
         this.metadata = metadata;
         this.config = config;
         this.clock = clock;
+        this.metrics = metrics;
+        this.openedAt = clock.getAsLong();
         this.nodes = new NodeRegistry(clock, config.nodeDeadline());
         this.leases = new LeaseTable(clock.getAsLong());
         this.replication = new Replication(metadata, nodes, leases, config, clock, placement);
@@ -97,12 +103,22 @@ public final class MasterCore implements MasterApi {
 
     /** A master over the metadata in {@code store}; closing the master closes it. */
     public static MasterCore open(MetadataStore store, MasterConfig config) throws StoreException {
-        return open(store, config, System::currentTimeMillis);
+        return open(store, config, new MasterMetrics());
+    }
+
+    /** As {@link #open(MetadataStore, MasterConfig)}, counting evictions and node liveness changes in {@code metrics}. */
+    public static MasterCore open(MetadataStore store, MasterConfig config, MasterMetrics metrics) throws StoreException {
+        return open(store, config, System::currentTimeMillis, metrics);
     }
 
     static MasterCore open(MetadataStore store, MasterConfig config, LongSupplier clock) throws StoreException {
+        return open(store, config, clock, new MasterMetrics());
+    }
+
+    private static MasterCore open(MetadataStore store, MasterConfig config, LongSupplier clock, MasterMetrics metrics)
+            throws StoreException {
         try {
-            return new MasterCore(store, config, clock);
+            return new MasterCore(store, config, clock, metrics);
         } catch (StoreException | RuntimeException e) {
             store.close();
             throw e;
@@ -279,6 +295,7 @@ public final class MasterCore implements MasterApi {
             log.info("evicting {} ({} bytes, unpinned, least recently read) to make room for {}", victim.key(), victim.size(),
                     forKey);
             removeObject(victim);
+            metrics.evicted(victim.size());
         }
     }
 
@@ -360,6 +377,7 @@ public final class MasterCore implements MasterApi {
     }
 
     private void reap() {
+        watchLiveness();
         reapExpiredPuts();
         heal();
         reapLeaseRecords();
@@ -425,6 +443,27 @@ public final class MasterCore implements MasterApi {
                 }
                 log.warn("cannot delete {} ended lease records (will retry): {}", ids.size(), e.getMessage());
                 return;
+            }
+        }
+    }
+
+    /**
+     * Logs each node that went down or came back, once per change. Not in the first deadline after
+     * opening: recovered nodes have not had the time to heartbeat yet, and are not down for that.
+     */
+    private synchronized void watchLiveness() {
+        long now = clock.getAsLong();
+        if (now - openedAt < config.nodeDeadline().toMillis()) {
+            return;
+        }
+        for (NodeStatus node : nodes.livenessChanges()) {
+            if (node.up()) {
+                log.info("node {} at {} is up again", node.nodeId(), node.endpoint());
+                metrics.nodeCameUp();
+            } else {
+                log.warn("node {} at {} is down: no heartbeat for {} ms (the deadline is {} ms)", node.nodeId(), node.endpoint(),
+                        now - node.lastHeartbeat().toEpochMilli(), config.nodeDeadline().toMillis());
+                metrics.nodeWentDown();
             }
         }
     }
@@ -600,6 +639,11 @@ public final class MasterCore implements MasterApi {
     @Override
     public synchronized StoreStatus status() {
         return new StoreStatus(nodes.statuses(), objectCount, pending.size(), replication.status());
+    }
+
+    @Override
+    public synchronized int activeReadLeases() {
+        return leases.active(clock.getAsLong());
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -26,6 +27,8 @@ final class NodeRegistry {
     private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
     private final Map<String, SegmentAllocator> space = new HashMap<>();
     private final Map<String, Long> lastHeartbeat = new HashMap<>();
+    /** Liveness as last reported by {@link #livenessChanges}, so each change is reported once. */
+    private final Map<String, Boolean> reported = new HashMap<>();
     private final Map<String, NodeLoad> loads = new HashMap<>();
     private final Set<String> draining = new HashSet<>();
     private final Set<String> lostPools = new HashSet<>();
@@ -40,9 +43,13 @@ final class NodeRegistry {
         this.since = clock.getAsLong();
     }
 
-    /** Adds a node known from the metadata; it counts as down until it heartbeats. */
+    /**
+     * Adds a node known from the metadata; it counts as down until it heartbeats, but is taken to have
+     * been up, so only a node that stays silent is reported down.
+     */
     void recover(NodeInfo node) {
         nodes.put(node.nodeId(), node);
+        reported.put(node.nodeId(), true);
         space.put(node.nodeId(), new SegmentAllocator(node.capacity()));
     }
 
@@ -128,6 +135,22 @@ final class NodeRegistry {
                 draining.contains(node.nodeId()));
     }
 
+    /**
+     * The nodes whose liveness changed since the last call, as they are now. A node seen for the
+     * first time is reported only if it is down: its registration already said it is up.
+     */
+    List<NodeStatus> livenessChanges() {
+        List<NodeStatus> changed = new ArrayList<>();
+        for (NodeInfo node : nodes.values()) {
+            boolean up = isUp(node);
+            Boolean before = reported.put(node.nodeId(), up);
+            if (before == null ? !up : before != up) {
+                changed.add(status(node));
+            }
+        }
+        return changed;
+    }
+
     List<NodeStatus> statuses() {
         return nodes.values().stream().map(this::status).toList();
     }
@@ -151,6 +174,7 @@ final class NodeRegistry {
         nodes.remove(nodeId);
         space.remove(nodeId);
         lastHeartbeat.remove(nodeId);
+        reported.remove(nodeId);
         loads.remove(nodeId);
         draining.remove(nodeId);
         lostPools.remove(nodeId);

@@ -5,6 +5,7 @@ import io.weightstore.store.api.Stride;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.logging.RateLimitedLog;
+import io.weightstore.store.metrics.NodeMetrics;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
@@ -55,6 +56,7 @@ final class RequestHandler implements Runnable {
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final RateLimitedLog refusals;
+    private final NodeMetrics metrics;
     private final NodeCounters counters;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
@@ -65,13 +67,14 @@ final class RequestHandler implements Runnable {
     private DeadlineTimer.Deadline current;
 
     RequestHandler(SocketChannel socket, PoolFile pool, DataPlaneSecurity security, TransferDeadlines deadlines, DeadlineTimer timer,
-            RateLimitedLog refusals, NodeCounters counters) {
+            RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
         this.socket = socket;
         this.pool = pool;
         this.security = security;
         this.deadlines = deadlines;
         this.timer = timer;
         this.refusals = refusals;
+        this.metrics = metrics;
         this.counters = counters;
     }
 
@@ -120,7 +123,9 @@ final class RequestHandler implements Runnable {
                         case Request.Write w -> w.range().length();
                         default -> request.payloadLength();
                     };
+                    long started = System.nanoTime();
                     within(deadlines.forBytes(bytes), request.op() + " of " + bytes + " bytes", () -> serve(request));
+                    metrics.served(request.op(), bytes, System.nanoTime() - started);
                 } catch (FrameException refused) {
                     if (refused.status() == Status.AUTH) {
                         refusals.warn("refused a request from {}: {}", peer(), refused.getMessage());
@@ -256,6 +261,7 @@ final class RequestHandler implements Runnable {
             requireInPool(check.offset(), check.length(), false);
             int actual = Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
             if (actual != check.crc32c()) {
+                metrics.checksumFailure();
                 log.warn("checksum mismatch in pool {} at offset {} length {}: expected {} found {}", pool.path(), check.offset(),
                         check.length(), Integer.toHexString(check.crc32c()), Integer.toHexString(actual));
                 throw new FrameException(Status.CORRUPT, false, "checksum mismatch on node " + pool.nodeId() + " at pool offset "

@@ -9,6 +9,7 @@ import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
+import io.weightstore.store.metrics.NodeMetrics;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.security.TicketKey;
 import io.weightstore.store.wire.DeadlineTimer;
@@ -53,6 +54,7 @@ public final class StorageNode implements AutoCloseable {
     private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
     private final RateLimitedLog refusals = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final NodeMetrics metrics = new NodeMetrics();
     private final NodeCounters counters = new NodeCounters();
     private final Copier copier;
     private final Scrubber scrubber;
@@ -71,6 +73,7 @@ public final class StorageNode implements AutoCloseable {
         this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters);
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
+        metrics.watch(pool::capacity, connections::size, this::isRegistered);
     }
 
     /**
@@ -156,6 +159,16 @@ public final class StorageNode implements AutoCloseable {
         return pool.capacity();
     }
 
+    /** True once the master took this node's registration, until a heartbeat finds it unknown: a node's readiness. */
+    public boolean isRegistered() {
+        return registered;
+    }
+
+    /** This node's counters and gauges, for whoever runs it to expose. */
+    public NodeMetrics metrics() {
+        return metrics;
+    }
+
     private NodeInfo info() {
         return new NodeInfo(pool.nodeId(), new Endpoint(options.advertisedHost(), port()), pool.path().toAbsolutePath().toString(),
                 pool.uuid(), pool.capacity());
@@ -224,7 +237,7 @@ public final class StorageNode implements AutoCloseable {
                 connections.add(socket);
                 Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
                     try {
-                        new RequestHandler(socket, pool, security, options.deadlines(), deadlines, refusals, counters).run();
+                        new RequestHandler(socket, pool, security, options.deadlines(), deadlines, refusals, counters, metrics).run();
                     } finally {
                         connections.remove(socket);
                     }

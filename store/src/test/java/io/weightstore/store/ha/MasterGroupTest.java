@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.store.Bytes;
 import io.weightstore.store.EtcdCluster;
 import io.weightstore.store.MasterGroupCluster;
+import io.weightstore.store.Metrics;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.MasterMember;
 import io.weightstore.store.api.PutOptions;
@@ -64,6 +65,13 @@ class MasterGroupTest {
             assertThat(status.etcd()).hasSize(3).allSatisfy(m -> assertThat(m.healthy()).isTrue());
             assertThat(status.etcd()).filteredOn(m -> m.leader()).hasSize(1);
             assertThat(status.nodesUp()).isEqualTo(3);
+            // Only the leader reports the cluster; a follower reports its calls, which it refused.
+            assertThat(Metrics.value(group.metricsOf(leader).registry(), "weightstore_master_serving")).isEqualTo(1);
+            assertThat(Metrics.value(group.metricsOf(leader).registry(), "weightstore_master_nodes", "state", "up")).isEqualTo(3);
+            assertThat(Metrics.value(group.metricsOf(follower).registry(), "weightstore_master_serving")).isZero();
+            assertThat(Metrics.reported(group.metricsOf(follower).registry(), "weightstore_master_nodes")).isFalse();
+            assertThat(Metrics.value(group.metricsOf(follower).registry(), "weightstore_master_calls", "code", "UNAVAILABLE",
+                    "method", "Status")).isGreaterThanOrEqualTo(1);
 
             long handedOver = System.nanoTime();
             group.shutDown(leader);

@@ -1,0 +1,49 @@
+package io.weightstore.gateway;
+
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.weightstore.gateway.transfer.TransferSlots;
+
+/**
+ * The gateway's requests by method and status code with their latency, object bytes sent, and
+ * its transfer slots, on a registry of its own. The store client's reads (failovers, checksum
+ * failures) are in the client's registry, which the CLI serves beside this one.
+ */
+public final class GatewayMetrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Counter requests;
+    private final Histogram seconds;
+    private final CounterDataPoint sentBytes;
+
+    GatewayMetrics(TransferSlots slots) {
+        requests = Counter.builder().name("weightstore_gateway_requests")
+                .help("HTTP requests answered, by method and status code").labelNames("method", "status").withoutExemplars()
+                .register(registry);
+        seconds = Histogram.builder().name("weightstore_gateway_request_duration_seconds")
+                .help("Time from a request's arrival to the end of its response, by method").labelNames("method").classicOnly()
+                .classicUpperBounds(0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300).withoutExemplars()
+                .register(registry);
+        sentBytes = Counter.builder().name("weightstore_gateway_sent_bytes")
+                .help("Object bytes sent in GET responses").withoutExemplars().register(registry);
+        GaugeWithCallback.builder().name("weightstore_gateway_transfers_running").help("Object transfers in progress")
+                .callback(cb -> cb.call(slots.running())).register(registry);
+        GaugeWithCallback.builder().name("weightstore_gateway_transfers_waiting").help("Transfers waiting for a slot")
+                .callback(cb -> cb.call(slots.waiting())).register(registry);
+    }
+
+    void answered(String method, int status, long nanos) {
+        requests.labelValues(method, Integer.toString(status)).inc();
+        seconds.labelValues(method).observe(nanos / 1e9);
+    }
+
+    void sent(long bytes) {
+        sentBytes.inc(bytes);
+    }
+
+    public PrometheusRegistry registry() {
+        return registry;
+    }
+}
