@@ -106,8 +106,9 @@ final class ChaosCluster implements AutoCloseable {
                 "--tokens", ca.resolve("tokens").toString()));
         masterArgs.addAll(masterFlags);
         master = CliProcess.start(dir.resolve("master.log"), masterArgs.toArray(String[]::new));
-        masterPort = Integer.parseInt(await(master, MASTER_LISTENING, "the master to listen").group(1));
+        // Whatever fails from here (a timed-out wait is an AssertionError), the processes already started are stopped.
         try {
+            masterPort = Integer.parseInt(await(master, MASTER_LISTENING, "the master to listen").group(1));
             for (int i = 0; i < nodeCount; i++) {
                 nodes.add(startNode(i, nodeCapacity, nodeFlags));
             }
@@ -116,7 +117,7 @@ final class ChaosCluster implements AutoCloseable {
                     return client.status().nodesUp() == nodeCount;
                 }
             });
-        } catch (Exception e) {
+        } catch (Exception | AssertionError e) {
             close();
             throw e;
         }
