@@ -6,15 +6,17 @@ import static io.weightstore.store.api.StoreException.Code.INVALID_ARGUMENT;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
 import static io.weightstore.store.api.StoreException.Code.NO_SPACE;
 import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
+import static io.weightstore.store.master.ClockedMasters.NODE;
+import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.config;
+import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import io.weightstore.store.api.BlockCrcs;
-import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
-import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
@@ -26,7 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
@@ -36,8 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The master's rules, driven through its API with a clock the test moves. */
 class MasterCoreTest {
-    private static final long SLICE = 1 << 20;
-    private static final long NODE = 16 * SLICE;
     private static final Duration MINUTE = Duration.ofMinutes(1);
 
     @TempDir
@@ -46,17 +45,8 @@ class MasterCoreTest {
     private final AtomicLong now = new AtomicLong(1_000_000);
     private MasterCore master;
 
-    private static MasterConfig config() {
-        return new MasterConfig(SLICE, 64 << 10, Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), 0.75);
-    }
-
-    private static NodeInfo node(String id, long capacity) {
-        return new NodeInfo(id, new Endpoint("h", 1), "", new UUID(0, id.hashCode()), capacity);
-    }
-
     private MasterCore open() throws StoreException {
-        return MasterCore.open(RocksMetadataStore.open(dir), config(), now::get);
+        return ClockedMasters.open(dir, now);
     }
 
     @BeforeEach

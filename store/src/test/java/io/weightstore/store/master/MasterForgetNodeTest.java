@@ -2,6 +2,10 @@ package io.weightstore.store.master;
 
 import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
+import static io.weightstore.store.master.ClockedMasters.NODE;
+import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.config;
+import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,7 +20,6 @@ import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -29,8 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Forgetting a node that is gone for good: what is refused, and what goes with it. */
 class MasterForgetNodeTest {
-    private static final long SLICE = 1 << 20;
-    private static final long NODE = 16 * SLICE;
 
     @TempDir
     Path dir;
@@ -38,17 +39,8 @@ class MasterForgetNodeTest {
     private final AtomicLong now = new AtomicLong(1_000_000);
     private MasterCore master;
 
-    private static MasterConfig config() {
-        return new MasterConfig(SLICE, 64 << 10, Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), 0.75);
-    }
-
-    private static NodeInfo node(String id) {
-        return new NodeInfo(id, new Endpoint("h", 1), "", new UUID(0, id.hashCode()), NODE);
-    }
-
     private MasterCore open() throws StoreException {
-        return MasterCore.open(RocksMetadataStore.open(dir), config(), now::get);
+        return ClockedMasters.open(dir, now);
     }
 
     @BeforeEach

@@ -3,12 +3,13 @@ package io.weightstore.store.master;
 import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
 import static io.weightstore.store.api.StoreException.Code.INVALID_ARGUMENT;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
+import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.config;
+import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.BlockCrcs;
-import io.weightstore.store.api.Endpoint;
-import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
@@ -17,10 +18,8 @@ import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
@@ -34,8 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  * abort, an expiry or a restart. Driven with a clock the test moves.
  */
 class MasterRepairTest {
-    private static final long SLICE = 1 << 20;
-    private static final long NODE = 16 * SLICE;
 
     @TempDir
     Path dir;
@@ -43,17 +40,8 @@ class MasterRepairTest {
     private final AtomicLong now = new AtomicLong(1_000_000);
     private MasterCore master;
 
-    private static MasterConfig config() {
-        return new MasterConfig(SLICE, 64 << 10, Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), 0.75);
-    }
-
-    private static NodeInfo node(String id) {
-        return new NodeInfo(id, new Endpoint("h", 1), "", new UUID(0, id.hashCode()), NODE);
-    }
-
     private MasterCore open() throws StoreException {
-        return MasterCore.open(RocksMetadataStore.open(dir), config(), now::get);
+        return ClockedMasters.open(dir, now);
     }
 
     @BeforeEach
