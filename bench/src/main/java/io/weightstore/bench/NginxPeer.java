@@ -21,28 +21,7 @@ final class NginxPeer implements AutoCloseable {
         }
         int port = PeerProcess.freePort();
         Path prefix = Files.createDirectories(work.resolve("nginx"));
-        Path conf = prefix.resolve("nginx.conf");
-        Files.writeString(conf, """
-                daemon off;
-                worker_processes 2;
-                pid %1$s/nginx.pid;
-                error_log %1$s/error.log warn;
-                events { worker_connections 256; }
-                http {
-                    access_log off;
-                    sendfile on;
-                    tcp_nopush on;
-                    client_body_temp_path %1$s/body;
-                    proxy_temp_path %1$s/proxy;
-                    fastcgi_temp_path %1$s/fastcgi;
-                    uwsgi_temp_path %1$s/uwsgi;
-                    scgi_temp_path %1$s/scgi;
-                    server {
-                        listen 127.0.0.1:%2$d;
-                        root %3$s;
-                    }
-                }
-                """.formatted(prefix, port, root.toAbsolutePath()));
+        Path conf = NginxConfig.write(prefix, "127.0.0.1", port, root.toAbsolutePath(), 256);
         return new NginxPeer(PeerProcess.start("nginx", List.of(binary.toString(), "-p", prefix.toString(), "-c", conf.toString()),
                 port, prefix.resolve("stdout.log")));
     }

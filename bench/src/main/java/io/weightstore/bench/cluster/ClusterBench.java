@@ -1,6 +1,7 @@
 package io.weightstore.bench.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.weightstore.bench.NginxConfig;
 import io.weightstore.weights.ByteSizes;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -248,28 +249,7 @@ public final class ClusterBench {
 
     private HostProcess startNginx(Host origin, Path binary, Path root) throws Exception {
         Path prefix = Files.createDirectories(logs.resolve("nginx"));
-        Path conf = prefix.resolve("nginx.conf");
-        Files.writeString(conf, """
-                daemon off;
-                worker_processes 2;
-                pid %1$s/nginx.pid;
-                error_log %1$s/error.log warn;
-                events { worker_connections 1024; }
-                http {
-                    access_log off;
-                    sendfile on;
-                    tcp_nopush on;
-                    client_body_temp_path %1$s/body;
-                    proxy_temp_path %1$s/proxy;
-                    fastcgi_temp_path %1$s/fastcgi;
-                    uwsgi_temp_path %1$s/uwsgi;
-                    scgi_temp_path %1$s/scgi;
-                    server {
-                        listen %2$s:%3$d;
-                        root %4$s;
-                    }
-                }
-                """.formatted(prefix, origin.address(), NGINX_PORT, root));
+        Path conf = NginxConfig.write(prefix, origin.address(), NGINX_PORT, root, 1024);
         return origin.startListening(logs.resolve("nginx.log"), NGINX_PORT, START_TIMEOUT,
                 List.of(binary.toString(), "-p", prefix.toString(), "-c", conf.toString()));
     }
