@@ -305,24 +305,7 @@ public final class MacTransport implements Transport {
      */
     @Override
     public void close() {
-        boolean idleReader = reading.tryLock();
-        try {
-            boolean idleWriter = writing.tryLock();
-            try {
-                if (idleReader && idleWriter && !socketFailed && socket.isOpen()) {
-                    sayGoodbye();
-                }
-            } finally {
-                if (idleWriter) {
-                    writing.unlock();
-                }
-            }
-        } finally {
-            if (idleReader) {
-                reading.unlock();
-            }
-            Peers.closeQuietly(socket);
-        }
+        Peers.closeAfterGoodbye(reading, writing, () -> !socketFailed && socket.isOpen(), this::sayGoodbye, socket);
     }
 
     private void sayGoodbye() {

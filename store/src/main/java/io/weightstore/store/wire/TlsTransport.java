@@ -396,24 +396,7 @@ public final class TlsTransport implements Transport {
         if (handedOver) {
             return;
         }
-        boolean idleReader = reading.tryLock();
-        try {
-            boolean idleWriter = writing.tryLock();
-            try {
-                if (idleReader && idleWriter && !socketFailed && socket.isOpen()) {
-                    sayGoodbye();
-                }
-            } finally {
-                if (idleWriter) {
-                    writing.unlock();
-                }
-            }
-        } finally {
-            if (idleReader) {
-                reading.unlock();
-            }
-            Peers.closeQuietly(socket);
-        }
+        Peers.closeAfterGoodbye(reading, writing, () -> !socketFailed && socket.isOpen(), this::sayGoodbye, socket);
     }
 
     private void sayGoodbye() {
