@@ -2,8 +2,6 @@ package io.weightstore.bench.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.weightstore.cli.WeightstoreCli;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +29,7 @@ class BedFailureTest {
     @TempDir
     static Path dir;
 
+    private static SmallBedCluster fixture;
     private static HostBed bed;
     private static BedCluster cluster;
     private static String unavailable;
@@ -39,30 +38,22 @@ class BedFailureTest {
 
     @BeforeAll
     static void up() throws Exception {
-        Path source = dir.resolve("checkpoint");
-        assertThat(WeightstoreCli.commandLine().execute("synth", "--out", source.toString(), "--size", "24M", "--max-shard-size", "8M"))
-                .isZero();
-        expected = TensorDigests.of(source);
         try {
-            bed = HostBed.create(HostBed.Options.hosts(5).withRate("100mbit").withTmpfsSize("256m"));
+            fixture = SmallBedCluster.start(dir, CHECKPOINT, 3, List.of("--slice-size", "4M"));
         } catch (HostBedUnavailableException e) {
             // Each test skips with the reason (an abort here would hide it in the report).
             unavailable = "no host bed here: " + e.getMessage();
             return;
         }
-        Path logs = Files.createDirectories(dir.resolve("logs"));
-        cluster = BedCluster.start(bed, bed.host(0), bed.hosts().subList(1, 4), 64L << 20, List.of("--slice-size", "4M"), logs);
-        cluster.importCheckpoint(bed.host(0), source, CHECKPOINT, 2, 4);
+        bed = fixture.bed();
+        cluster = fixture.cluster();
+        expected = fixture.expected();
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (bed != null) {
-            bed.close();
-            assertThat(bed.leftovers()).as("what the bed left behind").isEmpty();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
@@ -115,7 +106,7 @@ class BedFailureTest {
     }
 
     private static HostProcess startLoad(String name) throws Exception {
-        return bed.host(4).start(dir.resolve("logs").resolve("load-" + name + ".log"),
+        return bed.host(4).start(fixture.logs().resolve("load-" + name + ".log"),
                 cluster.cli("load", "weightstore://" + CHECKPOINT, "--store", cluster.master(), "--digest", "--json"));
     }
 

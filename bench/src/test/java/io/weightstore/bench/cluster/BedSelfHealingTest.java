@@ -3,7 +3,6 @@ package io.weightstore.bench.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.weightstore.cli.WeightstoreCli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,38 +36,30 @@ class BedSelfHealingTest {
     @TempDir
     static Path dir;
 
+    private static SmallBedCluster fixture;
     private static HostBed bed;
     private static BedCluster cluster;
-    private static Path logs;
     private static String unavailable;
     private static Map<String, String> expected;
 
     @BeforeAll
     static void up() throws Exception {
-        Path source = dir.resolve("checkpoint");
-        assertThat(WeightstoreCli.commandLine().execute("synth", "--out", source.toString(), "--size", "24M", "--max-shard-size", "8M"))
-                .isZero();
-        expected = TensorDigests.of(source);
         try {
-            bed = HostBed.create(HostBed.Options.hosts(5).withRate("100mbit").withTmpfsSize("256m"));
+            fixture = SmallBedCluster.start(dir, CHECKPOINT, 4, List.of("--slice-size", "4M", "--repair-after", "2s"));
         } catch (HostBedUnavailableException e) {
+            // Each test skips with the reason (an abort here would hide it in the report).
             unavailable = "no host bed here: " + e.getMessage();
             return;
         }
-        logs = Files.createDirectories(dir.resolve("logs"));
-        cluster = BedCluster.start(bed, bed.host(0), bed.hosts().subList(1, 5), 64L << 20,
-                List.of("--slice-size", "4M", "--repair-after", "2s"), logs);
-        cluster.importCheckpoint(bed.host(0), source, CHECKPOINT, 2, 4);
+        bed = fixture.bed();
+        cluster = fixture.cluster();
+        expected = fixture.expected();
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (bed != null) {
-            bed.close();
-            assertThat(bed.leftovers()).as("what the bed left behind").isEmpty();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
@@ -88,7 +79,7 @@ class BedSelfHealingTest {
 
         String rewritten = "rewrote slice 0 of " + object.get("key").asText() + " in place on node " + copy.get("node").asText();
         await("the master to have the bad copy on " + holder + " rewritten (" + rewritten + ")",
-                () -> Files.readString(logs.resolve("master.log")).contains(rewritten));
+                () -> Files.readString(fixture.logs().resolve("master.log")).contains(rewritten));
         assertVerifiesAndLoadsWhole();
     }
 
