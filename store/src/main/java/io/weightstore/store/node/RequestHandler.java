@@ -67,8 +67,8 @@ final class RequestHandler implements Runnable {
     private Transport transport;
     private DeadlineTimer.Deadline current;
 
-    RequestHandler(SocketChannel socket, PoolFile pool, VerifiedBlocks verified, DataPlaneSecurity security, TransferDeadlines deadlines, DeadlineTimer timer,
-            RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
+    RequestHandler(SocketChannel socket, PoolFile pool, VerifiedBlocks verified, DataPlaneSecurity security, TransferDeadlines deadlines,
+            DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
         this.socket = socket;
         this.pool = pool;
         this.verified = verified;
