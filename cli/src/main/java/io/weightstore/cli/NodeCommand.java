@@ -112,7 +112,7 @@ final class NodeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
-                maxConnections, dataPlane, ByteSizes.parse(scrubRate));
+                maxConnections, dataPlane, ByteSizes.parse(scrubRate), NodeOptions.DEFAULT_CHECK_TRUST);
         try (StorageNode node = StorageNode.start(address, options);
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {
