@@ -1,5 +1,6 @@
 package io.weightstore.bench;
 
+import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
@@ -11,6 +12,7 @@ import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -18,7 +20,8 @@ import java.util.stream.Stream;
 /**
  * {@code model import} of a synthetic checkpoint into a fresh embedded store, timed in turns with
  * the two ceilings it cannot beat on this machine: reading the source out of the page cache, and
- * SHA-256 on every core ({@link ImportCeilings}).
+ * SHA-256 on every core ({@link ImportCeilings}), and with what each of its steps costs one core
+ * ({@link ImportStageCosts}), which says how close to the ceilings the cores allow it to come.
  */
 public final class ImportBench {
     private static final CheckpointId ID = new CheckpointId("bench-import");
@@ -33,12 +36,18 @@ public final class ImportBench {
      * @param threads threads of the ceilings: the cores the JVM sees
      */
     public record Report(long checkpointBytes, int files, int threads, int parallelFiles, Measurement sourceRead,
-            Measurement sha256, Measurement importRun) {
+            Measurement sha256, Measurement importRun, StageCosts stages) {
         /** The lower ceiling: what an import that hashes every byte can at best reach. */
         public double ceiling() {
             return Math.min(sourceRead.median(), sha256.median());
         }
     }
+
+    /**
+     * One core's speed at each step ({@link ImportStageCosts}); {@code importSteps} are those an import
+     * runs, and {@code bestImportGbPerSecond} what they allow on every core with perfect overlap.
+     */
+    public record StageCosts(List<Measurement> all, List<Measurement> importSteps, double bestImportGbPerSecond) {}
 
     /**
      * Synthesises (or reuses) a checkpoint of about {@code size} bytes in shards of at most
@@ -57,9 +66,13 @@ public final class ImportBench {
         long bytes = ImportCeilings.totalBytes(files);
         int threads = Runtime.getRuntime().availableProcessors();
         Path stores = dir.resolve("import-stores");
-        double[][] rates = new double[3][runs];
+        Files.createDirectories(stores);
+        ImportStageCosts costs = new ImportStageCosts(CheckpointDirectory.read(source), stores);
         try (ImportCeilings ceilings = new ImportCeilings(files, threads)) {
-            List<Measurement.Timed> limits = List.of(ceilings.sourceRead(bytes), ceilings.sha256(bytes));
+            // The ceilings first, the steps after them, the import last: one turn of each per run.
+            List<Measurement.Timed> limits = List.of(ceilings.sourceRead(bytes), ceilings.sha256(bytes), costs.sha256(bytes),
+                    costs.digests(bytes), costs.blockCrcs(bytes), costs.copyIntoNewPages(bytes));
+            double[][] rates = new double[limits.size() + 1][runs];
             for (int run = -1; run < runs; run++) {
                 for (int p = 0; p < limits.size(); p++) {
                     long start = System.nanoTime();
@@ -70,12 +83,19 @@ public final class ImportBench {
                 }
                 double seconds = importOnce(stores, source, parallelFiles).seconds();
                 if (run >= 0) {
-                    rates[2][run] = bytes / seconds / 1e9;
+                    rates[limits.size()][run] = bytes / seconds / 1e9;
                 }
             }
-            return new Report(bytes, files.size(), threads, parallelFiles, measurement(limits.get(0), rates[0]),
-                    measurement(limits.get(1), rates[1]), new Measurement("model import", "fresh embedded store, "
-                            + parallelFiles + " files at once", bytes, Arrays.stream(rates[2]).boxed().toList()));
+            List<Measurement> measured = new ArrayList<>();
+            for (int p = 0; p < limits.size(); p++) {
+                measured.add(measurement(limits.get(p), rates[p]));
+            }
+            List<Measurement> importSteps = List.of(measured.get(3), measured.get(4), measured.get(5));
+            StageCosts stages = new StageCosts(measured.subList(2, measured.size()), importSteps,
+                    ImportStageCosts.bestImportGbPerSecond(importSteps, threads));
+            return new Report(bytes, files.size(), threads, parallelFiles, measured.get(0), measured.get(1),
+                    new Measurement("model import", "fresh embedded store, " + parallelFiles + " files at once", bytes,
+                            Arrays.stream(rates[limits.size()]).boxed().toList()), stages);
         } finally {
             if (Files.exists(stores)) {
                 WorkDirectory.delete(stores);

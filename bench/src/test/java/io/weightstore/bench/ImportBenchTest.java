@@ -2,6 +2,7 @@ package io.weightstore.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +16,7 @@ class ImportBenchTest {
     Path tmp;
 
     @Test
-    void measuresImportAndBothCeilingsOverEveryFileAndLeavesOnlyTheSourceBehind() throws Exception {
+    void measuresImportBothCeilingsAndItsStepsOverEveryFileAndLeavesOnlyTheSourceBehind() throws Exception {
         ImportBench.Report report = ImportBench.run(tmp, 6 << 20, 2 << 20, 2, 2);
 
         Path source;
@@ -33,6 +34,10 @@ class ImportBenchTest {
             assertThat(m.gbPerSecond()).as(m.path()).hasSize(2).allSatisfy(rate -> assertThat(rate).isPositive());
         }
         assertThat(report.ceiling()).isEqualTo(Math.min(report.sourceRead().median(), report.sha256().median()));
+        assertThat(report.stages().importSteps()).extracting(Measurement::path)
+                .containsExactly("SHA-256 + CRC table, 1 core", "block CRC32C, 1 core", "copy into new pages, 1 core");
+        double coreSecondsPerGb = report.stages().importSteps().stream().mapToDouble(m -> 1 / m.median()).sum();
+        assertThat(report.stages().bestImportGbPerSecond()).isCloseTo(report.threads() / coreSecondsPerGb, within(1e-9));
         try (Stream<Path> left = Files.list(tmp)) {
             assertThat(left).as("the stores are removed; the checkpoint stays for the next run").containsExactly(source);
         }

@@ -8,6 +8,7 @@ import io.weightstore.cli.output.Table;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -49,9 +50,13 @@ final class BenchImportCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the measurements as JSON.")
     private boolean json;
 
-    /** What {@code --json} prints. */
+    /**
+     * What {@code --json} prints.
+     *
+     * @param bestImportGbPerSecond what the import's steps, at the speeds measured on one core, allow on every core
+     */
     record Result(long checkpointBytes, int files, int threads, int parallelFiles, int runs, double ceilingGbPerSecond,
-            List<Row> rows) {}
+            double bestImportGbPerSecond, List<Row> rows) {}
 
     /** One row of the result, with its ratio to the lower ceiling. */
     record Row(String path, String detail, double medianGbPerSecond, double minGbPerSecond, double maxGbPerSecond,
@@ -67,12 +72,14 @@ final class BenchImportCommand implements Callable<Integer> {
         }
         ImportBench.Report report = ImportBench.run(dir, ByteSizes.parse(size), ByteSizes.parse(shardSize), runs, parallelFiles);
         double ceiling = report.ceiling();
-        List<Row> rows = List.of(report.sourceRead(), report.sha256(), report.importRun()).stream()
-                .map(m -> row(m, ceiling)).toList();
+        List<Measurement> measured = new ArrayList<>(List.of(report.sourceRead(), report.sha256(), report.importRun()));
+        measured.addAll(report.stages().all());
+        List<Row> rows = measured.stream().map(m -> row(m, ceiling)).toList();
+        double best = report.stages().bestImportGbPerSecond();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             JsonOutput.print(out, new Result(report.checkpointBytes(), report.files(), report.threads(), report.parallelFiles(),
-                    runs, ceiling, rows));
+                    runs, ceiling, best, rows));
             return ExitCodes.OK;
         }
         out.printf("checkpoint %s in %d files, %d cores, %d runs per path in turns (median, min, max in GB/s; x CEILING is "
@@ -84,6 +91,15 @@ final class BenchImportCommand implements Callable<Integer> {
                     f(r.ratioToCeiling()));
         }
         table.print(out);
+        StringBuilder steps = new StringBuilder();
+        double coreSeconds = 0;
+        for (Measurement step : report.stages().importSteps()) {
+            steps.append(steps.isEmpty() ? "" : " + ").append(String.format(Locale.ROOT, "%.3f (%s)", 1 / step.median(),
+                    step.path().replace(", 1 core", "")));
+            coreSeconds += 1 / step.median();
+        }
+        out.printf(Locale.ROOT, "an import's steps take one core %s = %.3f s per GB: on %d cores at best %.2f GB/s, %.2f x CEILING%n",
+                steps, coreSeconds, report.threads(), best, best / ceiling);
         return ExitCodes.OK;
     }
 
