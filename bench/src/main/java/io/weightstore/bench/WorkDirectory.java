@@ -7,10 +7,18 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** A bench's scratch directory (pools, peers' files), removed with everything in it when the bench ends. */
-final class WorkDirectory {
+public final class WorkDirectory {
     private WorkDirectory() {}
 
-    static void delete(Path dir) throws IOException {
+    /** Removes {@code dir}, if there is one, and makes it again, empty. */
+    public static void recreate(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            delete(dir);
+        }
+        Files.createDirectories(dir);
+    }
+
+    public static void delete(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

@@ -3,7 +3,9 @@ package io.weightstore.cli;
 import io.weightstore.cli.config.ConfiguredCommandLine;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.master.RocksNativeLibrary;
 import io.weightstore.weights.CheckpointException;
+import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
@@ -74,6 +76,10 @@ public final class WeightstoreCli implements Runnable {
 
     public static void main(String[] args) {
         GRPC_CHANNEL.setLevel(java.util.logging.Level.SEVERE);
+        // A process that opens the embedded store (or is a master) then loads RocksDB's library kept under the home.
+        if (System.getProperty(RocksNativeLibrary.DIRECTORY_PROPERTY) == null) {
+            System.setProperty(RocksNativeLibrary.DIRECTORY_PROPERTY, WeightstoreHome.resolve().resolve("native").toString());
+        }
         System.exit(commandLine().execute(args));
     }
 

@@ -2,6 +2,7 @@ package io.weightstore.bench.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.weightstore.bench.NginxConfig;
+import io.weightstore.bench.WorkDirectory;
 import io.weightstore.weights.ByteSizes;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -9,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -111,8 +111,7 @@ public final class ClusterBench {
                 .withLatencyMillis(settings.latencyMillis()).withPrefix(settings.prefix()).withTmpfsSize((tmpfs >> 20) + "m"));
         List<HostProcess> servers = new ArrayList<>();
         try {
-            deleteRecursively(logs);
-            Files.createDirectories(logs);
+            WorkDirectory.recreate(logs);
             Host origin = bed.host(0);
             int firstNode = settings.originAlone() ? 1 : 0;
             List<Host> nodeHosts = bed.hosts().subList(firstNode, firstNode + settings.nodes());
@@ -202,21 +201,9 @@ public final class ClusterBench {
     /** Synthesizes the checkpoint into {@code origin}'s private directory and lists its files. */
     private void synthesize(Host origin, Path checkpoint) throws Exception {
         progress("synthesizing a %s checkpoint on host 0", settings.size());
-        Host.Completed synth = origin.run(Duration.ofMinutes(10), BedCluster.cli(bed, "synth", "--out", checkpoint.toString(),
-                "--size", settings.size()));
-        if (synth.exitCode() != 0) {
-            throw new IOException("synth failed (exit " + synth.exitCode() + "): " + HostProcess.tail(synth.output()));
-        }
-        Host.Completed listing = origin.run(Duration.ofSeconds(30), "sh", "-c", "cd \"$1\" && stat -c '%s %n' *", "sh",
-                checkpoint.toString());
-        if (listing.exitCode() != 0) {
-            throw new IOException("listing the checkpoint failed: " + HostProcess.tail(listing.output()));
-        }
-        for (String line : listing.output().lines().toList()) {
-            String[] f = line.split(" ", 2);
-            files.put(f[1], Long.parseLong(f[0]));
-        }
-        checkpointBytes = files.values().stream().mapToLong(Long::longValue).sum();
+        SynthesizedCheckpoint synthesized = SynthesizedCheckpoint.make(bed, origin, checkpoint, settings.size());
+        files.putAll(synthesized.files());
+        checkpointBytes = synthesized.bytes();
     }
 
     /** Payload bytes per second of one raw TCP stream between two hosts: what a link gives an application here. */
@@ -308,16 +295,5 @@ public final class ClusterBench {
 
     private static void progress(String format, Object... args) {
         System.err.printf(Locale.ROOT, "bench cluster: " + format + "%n", args);
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

@@ -64,6 +64,12 @@ final class Replication {
         private int waiting;
         private int unreadable;
         private final Map<String, Integer> replicasByNode = new HashMap<>();
+        /**
+         * Bytes this pass took off each node by dropping copies. Their ranges are freed only later,
+         * once no reader can hold them, so without this every node looks as full as before, and a count
+         * lowered on many slices would trim the same nodes each time and keep the rest on a few.
+         */
+        private final Map<String, Long> droppedBytes = new HashMap<>();
 
         private Pass(boolean full, List<String> keys) {
             this.full = full;
@@ -496,8 +502,9 @@ final class Replication {
             }
             List<ReplicaPlanner.Held> held = new ArrayList<>();
             for (ReplicaRef replica : slice.replicas()) {
+                long used = Optional.ofNullable(nodes.space(replica.nodeId())).map(SegmentAllocator::used).orElse(0L);
                 held.add(new ReplicaPlanner.Held(replica, state(object.key(), i, replica), object.localCopies().contains(replica.nodeId()),
-                        Optional.ofNullable(nodes.space(replica.nodeId())).map(SegmentAllocator::used).orElse(0L)));
+                        used - pass.droppedBytes.getOrDefault(replica.nodeId(), 0L)));
             }
             ReplicaPlanner.Plan plan = ReplicaPlanner.plan(held, target, locals);
             if (!plan.drops().isEmpty()) {
@@ -505,6 +512,7 @@ final class Replication {
                 kept.removeAll(plan.drops());
                 slices.set(i, slice.withReplicas(kept));
                 dropped.addAll(plan.drops());
+                plan.drops().forEach(r -> pass.droppedBytes.merge(r.nodeId(), slice.length(), Long::sum));
             }
             slices.get(i).replicas().forEach(r -> pass.replicasByNode.merge(r.nodeId(), 1, Integer::sum));
             pass.belowTarget += plan.belowTarget() ? 1 : 0;

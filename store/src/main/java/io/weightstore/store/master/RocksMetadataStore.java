@@ -34,7 +34,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private static final String LEASE = "r/";
 
     static {
-        RocksDB.loadLibrary();
+        RocksNativeLibrary.load();
     }
 
     /** Decodes one stored value. */

@@ -1,0 +1,56 @@
+package io.weightstore.store.master;
+
+import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.node;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.api.StoreException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** How the master trims the copies of a lowered count: where the remaining copies end up. */
+class MasterTrimTest {
+    private static final int SLICES = 8;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aCountLoweredOnManySlicesTrimsEachNodeInTurnNotTheFullestEveryTime() throws StoreException {
+        try (MasterCore master = ClockedMasters.open(dir, new AtomicLong(1_000_000))) {
+            List<String> ids = List.of("n1", "n2", "n3", "n4");
+            for (String id : ids) {
+                master.registerNode(node(id));
+            }
+            put(master, "obj", SLICES, 4);
+            // Two nodes a slice fuller than the others: the fullest are trimmed first, but not on every slice.
+            put(master, "small", 1, 2);
+
+            master.setReplicas(List.of("obj"), 2, false);
+            master.reapNow();
+
+            ObjectMeta trimmed = master.stat("obj");
+            assertThat(trimmed.slices()).allSatisfy(s -> assertThat(s.replicas()).hasSize(2));
+            Map<String, Long> perNode = trimmed.slices().stream().map(SliceMeta::nodeIds).flatMap(List::stream)
+                    .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+            assertThat(perNode).as("copies left per node, of %d slices at 2 copies on 4 nodes", SLICES)
+                    .containsOnlyKeys(ids).allSatisfy((id, copies) -> assertThat(copies).isBetween(SLICES * 2 / 4 - 1L, SLICES * 2 / 4 + 1L));
+        }
+    }
+
+    private static void put(MasterCore master, String key, int slices, int replicas) throws StoreException {
+        PutGrant put = master.putStart(key, slices * SLICE, PutOptions.defaults().withReplicas(replicas));
+        master.putEnd(put.putId(), put.object().slices().stream().map(s -> BlockCrcs.of(new int[16])).toList());
+    }
+}

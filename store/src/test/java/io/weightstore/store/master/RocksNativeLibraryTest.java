@@ -1,0 +1,63 @@
+package io.weightstore.store.master;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Where RocksDB's native library is kept between processes, and when it is extracted again. */
+class RocksNativeLibraryTest {
+    @TempDir
+    Path root;
+
+    private static Path jar() {
+        Path jar = RocksNativeLibrary.rocksJar();
+        assertThat(jar).as("RocksDB's classes come from its jar on the test class path").isNotNull();
+        return jar;
+    }
+
+    private static Path library(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            List<Path> all = files.toList();
+            assertThat(all).as("the kept library and nothing half-written beside it").hasSize(1);
+            return all.getFirst();
+        }
+    }
+
+    @Test
+    void theFirstProcessExtractsTheLibraryIntoAnOwnerOnlyDirectoryNamedAfterTheJarEntry() throws IOException {
+        Path dir = RocksNativeLibrary.keep(jar(), root);
+        assertThat(dir.getParent()).isEqualTo(root);
+        assertThat(dir.getFileName().toString()).matches("rocksdbjni-\\d+-[0-9a-f]{8}");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
+        assertThat(Files.size(library(dir))).isGreaterThan(1 << 20);
+    }
+
+    @Test
+    void aLaterProcessLoadsTheKeptCopyWithoutWritingItAgain() throws IOException {
+        Path library = library(RocksNativeLibrary.keep(jar(), root));
+        FileTime written = FileTime.fromMillis(1_000_000);
+        Files.setLastModifiedTime(library, written);
+        RocksNativeLibrary.keep(jar(), root);
+        assertThat(Files.getLastModifiedTime(library)).isEqualTo(written);
+    }
+
+    @Test
+    void aKeptCopyThatNoLongerMatchesItsCrcIsExtractedAgain() throws IOException {
+        Path dir = RocksNativeLibrary.keep(jar(), root);
+        Path library = library(dir);
+        byte[] original = Files.readAllBytes(library);
+        byte[] damaged = original.clone();
+        damaged[damaged.length / 2] ^= 1;
+        Files.write(library, damaged);
+        RocksNativeLibrary.keep(jar(), root);
+        assertThat(Files.readAllBytes(library(dir))).isEqualTo(original);
+    }
+}
