@@ -66,7 +66,8 @@ public final class ImportBench {
         long bytes = ImportCeilings.totalBytes(files);
         int threads = Runtime.getRuntime().availableProcessors();
         Path stores = dir.resolve("import-stores");
-        Files.createDirectories(stores);
+        // Emptied first: a store left by a run that was killed would already hold the checkpoint.
+        WorkDirectory.recreate(stores);
         ImportStageCosts costs = new ImportStageCosts(CheckpointDirectory.read(source), stores);
         try (ImportCeilings ceilings = new ImportCeilings(files, threads)) {
             // The ceilings first, the steps after them, the import last: one turn of each per run.
