@@ -148,13 +148,16 @@ public final class CheckpointImporter {
         AtomicLong uploadedBytes = new AtomicLong();
         ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
                 Thread.ofPlatform().daemon().name("import-file-", 0).factory());
+        // One digest per file in flight; a file's SHA-256 is one sequential chain, so files are what runs in parallel.
+        ExecutorService hashing = Executors.newFixedThreadPool(request.parallelFiles(),
+                Thread.ofPlatform().daemon().name("import-hash-", 0).factory());
         try {
             List<Future<Void>> running = new ArrayList<>();
             for (StoredFile file : catalog.files(initial)) {
                 Optional<SafetensorsHeader> header = directory.files().stream().filter(f -> f.path().equals(file.path()))
                         .findFirst().flatMap(CheckpointFile::header);
                 running.add(files.submit(() -> {
-                    FileImport run = new FileImport(request, initial.importedBy(), file, header, writer);
+                    FileImport run = new FileImport(request, initial.importedBy(), file, header, writer, hashing);
                     ManifestFile stored = run.store(directory.root().resolve(file.path()), sent, progress);
                     if (run.sent()) {
                         uploadedBytes.addAndGet(file.file().size());
@@ -170,6 +173,7 @@ public final class CheckpointImporter {
             }
         } finally {
             files.shutdownNow();
+            hashing.shutdownNow();
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
         catalog.writeManifest(ready, writer);
@@ -187,14 +191,17 @@ public final class CheckpointImporter {
         private final StoredFile stored;
         private final Optional<SafetensorsHeader> header;
         private final LockOwner writer;
+        private final ExecutorService hashing;
         private boolean sent;
 
-        FileImport(ImportRequest request, String importer, StoredFile stored, Optional<SafetensorsHeader> header, LockOwner writer) {
+        FileImport(ImportRequest request, String importer, StoredFile stored, Optional<SafetensorsHeader> header, LockOwner writer,
+                ExecutorService hashing) {
             this.request = request;
             this.importer = importer;
             this.stored = stored;
             this.header = header;
             this.writer = writer;
+            this.hashing = hashing;
         }
 
         /** Whether the file's bytes were sent, rather than found stored already. */
@@ -216,17 +223,16 @@ public final class CheckpointImporter {
                     progress.advanced(file.size());
                     return file.stored(file.sha256(), storedDigest.get(), crcTable(file, bytes, sentKeys));
                 }
-                // Hash and compute the CRC table on the way: they read the same mapped pages the upload sends.
-                CompletableFuture<String> hash = CompletableFuture.supplyAsync(() -> Sha256.of(bytes));
-                CompletableFuture<Optional<TensorCrcTable>> table = CompletableFuture.supplyAsync(
-                        () -> header.map(h -> TensorCrcTable.compute(h, bytes)));
+                // Hash and compute the CRC table while the upload sends the same mapped pages. On the import's own
+                // threads: the common pool has one thread on two cores, and would hash the files one after another.
+                CompletableFuture<FileDigests> digests = CompletableFuture.supplyAsync(() -> FileDigests.of(bytes, header), hashing);
                 ObjectMeta object;
                 try {
                     object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
                             .withReplace(true).withPin(true).withWriter(writer.toString()), progress);
                 } catch (IOException | RuntimeException e) {
-                    // The hash and the table read the mapping: they finish before it is unmapped.
-                    CompletableFuture.allOf(hash, table).exceptionally(failed -> null).join();
+                    // The digests read the mapping: they finish before it is unmapped.
+                    digests.exceptionally(failed -> null).join();
                     throw e;
                 }
                 sentKeys.add(stored.key());
@@ -236,7 +242,8 @@ public final class CheckpointImporter {
                     throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + stored.key() + " has " + object.size()
                             + " bytes, source has " + file.size());
                 }
-                return file.stored(hash.join(), BlockChecksumDigest.of(object), putTable(table.join(), sentKeys));
+                FileDigests computed = digests.join();
+                return file.stored(computed.sha256(), BlockChecksumDigest.of(object), putTable(computed.tensorCrcs(), sentKeys));
             }
         }
 

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure throughput beside the machine's ceilings (memcpy, raw loopback socket) measured in the same run.",
-        subcommands = {BenchStoreCommand.class, BenchLoadCommand.class, BenchCompareCommand.class, BenchGatewayCommand.class,
-            BenchTransportCommand.class, BenchJmhCommand.class, BenchMasterScaleCommand.class, BenchClusterCommand.class,
-            BenchFanOutCommand.class})
+        subcommands = {BenchStoreCommand.class, BenchImportCommand.class, BenchLoadCommand.class, BenchCompareCommand.class,
+            BenchGatewayCommand.class, BenchTransportCommand.class, BenchJmhCommand.class, BenchMasterScaleCommand.class,
+            BenchClusterCommand.class, BenchFanOutCommand.class})
 final class BenchCommand {}

@@ -1,0 +1,111 @@
+package io.weightstore.bench;
+
+import io.weightstore.weights.Sha256;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The two limits of an import on this machine: reading the source files out of the page cache, and
+ * SHA-256 over them, each on every core at once. Every file is cut into one range per thread, so
+ * the ceilings are the machine's and do not depend on how many files the checkpoint has; an import,
+ * whose SHA-256 of a file is one sequential chain, can only reach them with at least as many large
+ * files as cores.
+ */
+public final class ImportCeilings implements AutoCloseable {
+    private static final int READ_BUFFER = 1 << 20;
+
+    private final List<Path> files;
+    private final int threads;
+    private final ExecutorService pool;
+
+    public ImportCeilings(List<Path> files, int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1: threads=" + threads);
+        }
+        this.files = List.copyOf(files);
+        this.threads = threads;
+        this.pool = Executors.newFixedThreadPool(threads, Thread.ofPlatform().daemon().name("ceiling-", 0).factory());
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    /** FileChannel reads of 1 MiB into one reused direct buffer per thread: the least any reader of the files pays. */
+    public Measurement.Timed sourceRead(long bytes) {
+        return new Measurement.Timed("source read", "FileChannel.read, page cache, " + threads + " threads", bytes,
+                () -> onEveryRange((channel, segment, from, length) -> read(channel, from, length)));
+    }
+
+    /** The JDK's SHA-256 (its intrinsic) over the mapped files, one digest per range. */
+    public Measurement.Timed sha256(long bytes) {
+        return new Measurement.Timed("SHA-256", "JDK intrinsic over mapped files, " + threads + " threads", bytes,
+                () -> onEveryRange((channel, segment, from, length) -> Sha256.of(segment.asSlice(from, length))));
+    }
+
+    private interface RangeWork {
+        void run(FileChannel channel, MemorySegment file, long from, long length) throws IOException;
+    }
+
+    private void onEveryRange(RangeWork work) throws Exception {
+        List<Future<Void>> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            running.add(pool.submit(() -> {
+                for (Path file : files) {
+                    try (Arena arena = Arena.ofConfined(); FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                        long size = channel.size();
+                        long from = size * thread / threads;
+                        long to = size * (thread + 1) / threads;
+                        if (to > from) {
+                            work.run(channel, channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena), from, to - from);
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<Void> f : running) {
+            f.get();
+        }
+    }
+
+    private static void read(FileChannel channel, long from, long length) throws IOException {
+        ByteBuffer buffer = BUFFERS.get();
+        for (long done = 0; done < length; ) {
+            buffer.clear().limit((int) Math.min(READ_BUFFER, length - done));
+            int n = channel.read(buffer, from + done);
+            if (n < 0) {
+                throw new IOException("file ends at " + (from + done) + ", expected " + (from + length));
+            }
+            done += n;
+        }
+    }
+
+    private static final ThreadLocal<ByteBuffer> BUFFERS = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(READ_BUFFER));
+
+    /** The sizes of {@code files}, summed. */
+    public static long totalBytes(List<Path> files) throws IOException {
+        long total = 0;
+        for (Path file : files) {
+            total += Files.size(file);
+        }
+        return total;
+    }
+
+    @Override
+    public void close() {
+        pool.shutdownNow();
+    }
+}
