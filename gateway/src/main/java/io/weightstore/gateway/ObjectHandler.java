@@ -14,6 +14,7 @@ import io.weightstore.gateway.s3.Preconditions;
 import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.gateway.s3.S3Request;
 import io.weightstore.gateway.transfer.ChunkedCopy;
+import io.weightstore.gateway.transfer.ResponseWriter;
 import io.weightstore.gateway.transfer.TransferSlots;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.client.ObjectReader;
@@ -100,7 +101,7 @@ final class ObjectHandler {
             start(response, asked.isPresent(), headers);
             OutputStream out = response.outputStream();
             try {
-                copy.writeTo(out);
+                copy.writeTo(new ResponseWriter(out));
             } catch (ChunkedCopy.ReadFailed e) {
                 log.warn("GET {}: {}; closing the connection", key, e.getMessage());
                 throw new CloseConnectionException(e.getMessage(), e);
