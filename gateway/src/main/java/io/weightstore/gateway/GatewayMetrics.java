@@ -2,6 +2,7 @@ package io.weightstore.gateway;
 
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -37,6 +38,10 @@ public final class GatewayMetrics {
         GaugeWithCallback.builder().name("weightstore_gateway_read_leases")
                 .help("Read leases held, each for one file and the GETs of it in flight").callback(cb -> cb.call(bucket.leasesHeld()))
                 .register(registry);
+        // Against the GETs answered, this says how many master round trips the sharing of leases saved.
+        CounterWithCallback.builder().name("weightstore_gateway_read_leases_taken")
+                .help("Read leases taken, a master call each to take and to release; shared by the GETs of a file in flight together")
+                .callback(cb -> cb.call(bucket.leasesTaken())).register(registry);
     }
 
     void answered(String method, int status, long nanos) {

@@ -114,6 +114,11 @@ public final class CheckpointBucket {
         return leases.held();
     }
 
+    /** Read leases the bucket took so far, each shared by the GETs of its file in flight together. */
+    public long leasesTaken() {
+        return leases.taken();
+    }
+
     /**
      * Opens the object's file under a read lease, held until the reader is closed. The first time a
      * file is opened under a manifest version, and whenever its stored object is not the one seen

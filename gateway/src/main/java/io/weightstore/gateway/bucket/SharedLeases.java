@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Read leases shared by the requests for one file, under one manifest version, in flight at the same
@@ -28,6 +29,7 @@ final class SharedLeases {
 
     private final ConcurrentMap<FileVersion, Lease> leases = new ConcurrentHashMap<>();
     private final InPlaceChecks checks = new InPlaceChecks();
+    private final LongAdder taken = new LongAdder();
 
     /**
      * One read lease, taken by the first request that uses it while the others wait, the requests
@@ -61,6 +63,7 @@ final class SharedLeases {
             if (reader == null) {
                 try {
                     reader = opener.open();
+                    taken.increment();
                 } catch (IOException | RuntimeException e) {
                     shareable = false;
                     leases.remove(file, this);
@@ -125,5 +128,10 @@ final class SharedLeases {
     /** Leases held now, each for one file and the requests reading it. */
     int held() {
         return leases.size();
+    }
+
+    /** Leases taken so far: a master call each to take and to release. */
+    long taken() {
+        return taken.sum();
     }
 }
