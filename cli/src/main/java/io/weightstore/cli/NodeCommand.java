@@ -82,6 +82,14 @@ final class NodeCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     private String scrubRate;
 
+    @Option(names = "--check-trust", defaultValue = "10s", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long a checksum block this node found intact is served to reads of part of it without being"
+                    + " hashed again (unless written since): tensor-parallel ranks each read a part of every block, within moments."
+                    + " A block rotting in place is refused by the node at most this long after its last check; clients check"
+                    + " whole blocks and the loader every tensor meanwhile. 0 hashes every block for every read."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private Duration checkTrust;
+
     @Mixin
     private ServerCredentials security;
 
@@ -112,7 +120,7 @@ final class NodeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
-                maxConnections, dataPlane, ByteSizes.parse(scrubRate));
+                maxConnections, dataPlane, ByteSizes.parse(scrubRate), checkTrust);
         try (StorageNode node = StorageNode.start(address, options);
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {

@@ -2,24 +2,10 @@ package io.weightstore.bench.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.weightstore.cli.WeightstoreCli;
-import io.weightstore.format.FileRangeSource;
-import io.weightstore.format.SafetensorsHeader;
-import io.weightstore.format.SafetensorsHeaderParser;
-import io.weightstore.format.TensorInfo;
-import io.weightstore.weights.Sha256;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -43,6 +29,7 @@ class BedFailureTest {
     @TempDir
     static Path dir;
 
+    private static SmallBedCluster fixture;
     private static HostBed bed;
     private static BedCluster cluster;
     private static String unavailable;
@@ -51,30 +38,22 @@ class BedFailureTest {
 
     @BeforeAll
     static void up() throws Exception {
-        Path source = dir.resolve("checkpoint");
-        assertThat(WeightstoreCli.commandLine().execute("synth", "--out", source.toString(), "--size", "24M", "--max-shard-size", "8M"))
-                .isZero();
-        expected = digests(source);
         try {
-            bed = HostBed.create(HostBed.Options.hosts(5).withRate("100mbit").withTmpfsSize("256m"));
+            fixture = SmallBedCluster.start(dir, CHECKPOINT, 3, List.of("--slice-size", "4M"));
         } catch (HostBedUnavailableException e) {
             // Each test skips with the reason (an abort here would hide it in the report).
             unavailable = "no host bed here: " + e.getMessage();
             return;
         }
-        Path logs = Files.createDirectories(dir.resolve("logs"));
-        cluster = BedCluster.start(bed, bed.host(0), bed.hosts().subList(1, 4), 64L << 20, List.of("--slice-size", "4M"), logs);
-        cluster.importCheckpoint(bed.host(0), source, CHECKPOINT, 2, 4);
+        bed = fixture.bed();
+        cluster = fixture.cluster();
+        expected = fixture.expected();
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (bed != null) {
-            bed.close();
-            assertThat(bed.leftovers()).as("what the bed left behind").isEmpty();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
@@ -127,18 +106,14 @@ class BedFailureTest {
     }
 
     private static HostProcess startLoad(String name) throws Exception {
-        return bed.host(4).start(dir.resolve("logs").resolve("load-" + name + ".log"),
+        return bed.host(4).start(fixture.logs().resolve("load-" + name + ".log"),
                 cluster.cli("load", "weightstore://" + CHECKPOINT, "--store", cluster.master(), "--digest", "--json"));
     }
 
     private static void assertCompleteAndCorrect(HostProcess load) throws Exception {
         int exit = load.waitFor(LOAD_TIMEOUT);
         assertThat(exit).as(load.tail()).isZero();
-        Map<String, String> loaded = new TreeMap<>();
-        for (JsonNode tensor : BedCluster.json(load.output()).get(0).get("digests")) {
-            loaded.put(tensor.get("name").asText(), tensor.get("sha256").asText());
-        }
-        assertThat(loaded).isEqualTo(expected);
+        assertThat(TensorDigests.loaded(load.output())).isEqualTo(expected);
     }
 
     /** Waits until {@code host}'s NIC received {@code bytes} more than when called, while {@code process} runs. */
@@ -150,27 +125,6 @@ class BedFailureTest {
             assertThat(System.nanoTime()).as("%s received %d bytes in %s", host, bytes, LOAD_TIMEOUT).isLessThan(deadline);
             Thread.sleep(5);
         }
-    }
-
-    /** Each tensor of the checkpoint's safetensors files, by name, and its bytes' SHA-256. */
-    private static Map<String, String> digests(Path checkpoint) throws Exception {
-        Map<String, String> digests = new TreeMap<>();
-        try (Stream<Path> files = Files.list(checkpoint); Arena arena = Arena.ofConfined()) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".safetensors")).toList()) {
-                SafetensorsHeader header;
-                try (FileRangeSource range = FileRangeSource.open(file)) {
-                    header = SafetensorsHeaderParser.read(range);
-                }
-                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-                    MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
-                    for (TensorInfo tensor : header.tensors()) {
-                        digests.put(tensor.name(), Sha256.of(mapped.asSlice(header.dataStart() + tensor.begin(), tensor.end() - tensor.begin())));
-                    }
-                }
-            }
-        }
-        assertThat(digests).as("tensors in %s", checkpoint).isNotEmpty();
-        return digests;
     }
 
     private static void assumeBed() {

@@ -62,13 +62,15 @@ final class Copier implements AutoCloseable {
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final NodeCounters counters;
+    private final VerifiedBlocks verified;
     private final ByteRate rate = new ByteRate(1);
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final ExecutorService workers;
 
     Copier(PoolFile pool, MasterApi master, Authentication authentication, TransferDeadlines deadlines, DeadlineTimer timer,
-            NodeCounters counters) {
+            NodeCounters counters, VerifiedBlocks verified) {
         this.pool = pool;
+        this.verified = verified;
         this.authentication = authentication;
         this.master = master;
         this.deadlines = deadlines;
@@ -151,19 +153,13 @@ final class Copier implements AutoCloseable {
 
     private void copy(Running copy) throws IOException, InterruptedException, CopyCorrupted {
         CopyTask task = copy.task;
-        int block = task.checksumBlockSize();
-        long piece = Math.max(block, PIECE_BYTES / block * block);
         MemorySegment target = pool.data().asSlice(task.targetOffset(), task.length());
-        try (SocketNodeAccess source = new SocketNodeAccess(task.source().endpoint().host(), task.source().endpoint().port(),
-                tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer)) {
-            for (long at = 0; at < task.length() && !copy.cancelled; at += piece) {
-                long length = Math.min(piece, task.length() - at);
-                rate.acquire(length);
-                source.read(List.of(new Range(task.sourceOffset() + at, length)), blocks(task, task.sourceOffset(), at, length),
-                        target.asSlice(at, length));
-                copy.done.set(at + length);
-                counters.copied(length);
-            }
+        // The copy lands in the pool's memory, not through a WRITE: what was checked there before is checked again after.
+        verified.forget(task.targetOffset(), task.length());
+        try {
+            fill(copy, target);
+        } finally {
+            verified.forget(task.targetOffset(), task.length());
         }
         if (copy.cancelled) {
             return;
@@ -173,6 +169,24 @@ final class Copier implements AutoCloseable {
             if (actual != check.crc32c()) {
                 throw new CopyCorrupted("the copy of slice " + task.slice() + " of " + task.key() + " does not match its checksum at byte "
                         + check.offset() + " in node " + pool.nodeId() + "'s pool after it arrived intact");
+            }
+        }
+    }
+
+    /** Reads the slice from its source into {@code target}, piece by piece at the copy rate, until done or given up. */
+    private void fill(Running copy, MemorySegment target) throws IOException, InterruptedException {
+        CopyTask task = copy.task;
+        int block = task.checksumBlockSize();
+        long piece = Math.max(block, PIECE_BYTES / block * block);
+        try (SocketNodeAccess source = new SocketNodeAccess(task.source().endpoint().host(), task.source().endpoint().port(),
+                tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer)) {
+            for (long at = 0; at < task.length() && !copy.cancelled; at += piece) {
+                long length = Math.min(piece, task.length() - at);
+                rate.acquire(length);
+                source.read(List.of(new Range(task.sourceOffset() + at, length)), blocks(task, task.sourceOffset(), at, length),
+                        target.asSlice(at, length));
+                copy.done.set(at + length);
+                counters.copied(length);
             }
         }
     }

@@ -4,6 +4,7 @@ import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.Role;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -17,12 +18,20 @@ import java.util.Optional;
  * @param maxConnections connections served at once; more are refused in the handshake
  * @param dataPlane on a secure node, what its data plane protects after the handshake
  * @param scrubBytesPerSecond how fast the scrubber re-checks the node's replicas against their checksums; 0 turns it off
+ * @param checkTrust how long a checksum block the node found intact is served to partial and strided reads without being
+ *     hashed again, unless written since (see {@link VerifiedBlocks}); zero hashes every block for every read
  */
 public record NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication,
-        TransferDeadlines deadlines, int maxConnections, DataPlaneProtection dataPlane, long scrubBytesPerSecond) {
+        TransferDeadlines deadlines, int maxConnections, DataPlaneProtection dataPlane, long scrubBytesPerSecond,
+        Duration checkTrust) {
     public static final int DEFAULT_MAX_CONNECTIONS = 256;
     /** 16 MB/s: a 16 GiB pool is checked in about 18 minutes, for a few per cent of one core. */
     public static final long DEFAULT_SCRUB_BYTES_PER_SECOND = 16_000_000;
+    /**
+     * 10 s: the ranks of a tensor-parallel load read each block within moments of each other, and a
+     * block that rots in place is served unchecked by the node for at most this long after its last check.
+     */
+    public static final Duration DEFAULT_CHECK_TRUST = Duration.ofSeconds(10);
 
     public NodeOptions {
         if (port < 0 || port > 65_535) {
@@ -35,6 +44,9 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
             throw new IllegalArgumentException("scrubBytesPerSecond must be >= 0 (0 turns scrubbing off): scrubBytesPerSecond="
                     + scrubBytesPerSecond);
         }
+        if (checkTrust == null || checkTrust.isNegative()) {
+            throw new IllegalArgumentException("checkTrust must be >= 0 (0 checks every read): checkTrust=" + checkTrust);
+        }
         if (authentication instanceof Authentication.BearerToken) {
             throw new IllegalArgumentException("a node needs a node certificate, not a token: its data plane speaks TLS as the node");
         }
@@ -45,7 +57,7 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
 
     public NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication) {
         this(pool, capacity, bindHost, port, advertisedHost, authentication, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS,
-                DataPlaneProtection.TLS, DEFAULT_SCRUB_BYTES_PER_SECOND);
+                DataPlaneProtection.TLS, DEFAULT_SCRUB_BYTES_PER_SECOND, DEFAULT_CHECK_TRUST);
     }
 
     /** Whether the node runs with a credential: TLS to its master, and tickets checked on its data plane. */
@@ -69,31 +81,36 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
 
     public NodeOptions withPort(int value) {
         return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
-                scrubBytesPerSecond);
+                scrubBytesPerSecond, checkTrust);
     }
 
     public NodeOptions withAuthentication(Authentication value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections, dataPlane,
-                scrubBytesPerSecond);
+                scrubBytesPerSecond, checkTrust);
     }
 
     public NodeOptions withDeadlines(TransferDeadlines value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections, dataPlane,
-                scrubBytesPerSecond);
+                scrubBytesPerSecond, checkTrust);
     }
 
     public NodeOptions withDataPlane(DataPlaneProtection value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, value,
-                scrubBytesPerSecond);
+                scrubBytesPerSecond, checkTrust);
     }
 
     public NodeOptions withMaxConnections(int value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value, dataPlane,
-                scrubBytesPerSecond);
+                scrubBytesPerSecond, checkTrust);
     }
 
     public NodeOptions withScrubBytesPerSecond(long value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
-                value);
+                value, checkTrust);
+    }
+
+    public NodeOptions withCheckTrust(Duration value) {
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
+                scrubBytesPerSecond, value);
     }
 }

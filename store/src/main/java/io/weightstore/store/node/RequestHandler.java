@@ -52,6 +52,7 @@ final class RequestHandler implements Runnable {
 
     private final SocketChannel socket;
     private final PoolFile pool;
+    private final VerifiedBlocks verified;
     private final DataPlaneSecurity security;
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
@@ -66,10 +67,11 @@ final class RequestHandler implements Runnable {
     private Transport transport;
     private DeadlineTimer.Deadline current;
 
-    RequestHandler(SocketChannel socket, PoolFile pool, DataPlaneSecurity security, TransferDeadlines deadlines, DeadlineTimer timer,
-            RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
+    RequestHandler(SocketChannel socket, PoolFile pool, VerifiedBlocks verified, DataPlaneSecurity security, TransferDeadlines deadlines,
+            DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
         this.socket = socket;
         this.pool = pool;
+        this.verified = verified;
         this.security = security;
         this.deadlines = deadlines;
         this.timer = timer;
@@ -213,7 +215,8 @@ final class RequestHandler implements Runnable {
             requireInPool(range.offset(), range.length(), false);
             total += range.length();
         }
-        verify(checks);
+        // A read of nothing is a replica check (ObjectReader.checkReplicas): it hashes every block, whatever was checked before.
+        verify(checks, total > 0);
         respond(Response.ok(total));
         for (Range range : ranges) {
             sendFile(range);
@@ -223,7 +226,7 @@ final class RequestHandler implements Runnable {
 
     private void sendStrided(Stride stride, List<BlockCheck> checks) throws IOException, FrameException {
         requireInPool(stride.offset(), stride.span(), false);
-        verify(checks);
+        verify(checks, true);
         respond(Response.ok(stride.bytes()));
         // Rows are often small: gather them into a staging buffer instead of a syscall per row.
         ByteBuffer out = staging();
@@ -250,15 +253,31 @@ final class RequestHandler implements Runnable {
         // The payload that follows cannot be skipped safely: a refused write ends the connection.
         requireInPool(range.offset(), range.length(), true);
         MemorySegment target = pool.data().asSlice(range.offset(), range.length());
-        for (long done = 0; done < range.length(); done += CHUNK) {
-            readFully(target.asSlice(done, Math.min(CHUNK, range.length() - done)).asByteBuffer());
+        verified.forget(range.offset(), range.length());
+        try {
+            for (long done = 0; done < range.length(); done += CHUNK) {
+                readFully(target.asSlice(done, Math.min(CHUNK, range.length() - done)).asByteBuffer());
+            }
+        } finally {
+            // Again once the bytes landed (or stopped landing): a read may have checked the range while they did.
+            verified.forget(range.offset(), range.length());
         }
         respond(Response.ok(0));
     }
 
-    private void verify(List<BlockCheck> checks) throws FrameException {
+    /**
+     * Hashes each block the request lists and refuses the request with CORRUPT if one does not match;
+     * with {@code trustRecent}, a block found intact recently and not written since is taken as it
+     * was found (see {@link VerifiedBlocks}): the ranks of a tensor-parallel load each read part of
+     * the same blocks, and hashing each whole block for each of them cost more than sending the bytes.
+     */
+    private void verify(List<BlockCheck> checks, boolean trustRecent) throws FrameException {
         for (BlockCheck check : checks) {
             requireInPool(check.offset(), check.length(), false);
+            if (trustRecent && verified.trusts(check)) {
+                continue;
+            }
+            long writesBefore = verified.writesStarted();
             int actual = Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
             if (actual != check.crc32c()) {
                 metrics.checksumFailure();
@@ -267,6 +286,7 @@ final class RequestHandler implements Runnable {
                 throw new FrameException(Status.CORRUPT, false, "checksum mismatch on node " + pool.nodeId() + " at pool offset "
                         + check.offset() + " (block of " + check.length() + " bytes)");
             }
+            verified.remember(check, writesBefore);
         }
     }
 

@@ -31,6 +31,7 @@ final class Scrubber implements AutoCloseable {
     private final PoolFile pool;
     private final long bytesPerSecond;
     private final NodeCounters counters;
+    private final VerifiedBlocks verified;
     private final ByteRate rate;
     private final LinkedBlockingQueue<ScrubTask> queue = new LinkedBlockingQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
@@ -38,8 +39,9 @@ final class Scrubber implements AutoCloseable {
     private final Thread thread;
 
     /** A scrubber at {@code bytesPerSecond}; at 0 it checks nothing and asks for nothing. */
-    Scrubber(PoolFile pool, long bytesPerSecond, NodeCounters counters) {
+    Scrubber(PoolFile pool, long bytesPerSecond, NodeCounters counters, VerifiedBlocks verified) {
         this.pool = pool;
+        this.verified = verified;
         this.bytesPerSecond = bytesPerSecond;
         this.counters = counters;
         this.rate = new ByteRate(Math.max(1, bytesPerSecond));
@@ -104,6 +106,8 @@ final class Scrubber implements AutoCloseable {
             int actual = Checksums.crc32c(pool.data().asSlice(task.offset() + start, length));
             counters.scrubbed(length);
             if (actual != task.crcs().get(i)) {
+                // A block found intact by a read before it went bad would be served unchecked until its trust ran out.
+                verified.forget(task.offset() + start, length);
                 String problem = "checksum mismatch in block " + i + " at pool offset " + (task.offset() + start) + ": expected "
                         + Integer.toHexString(task.crcs().get(i)) + ", found " + Integer.toHexString(actual);
                 FOUND.warn("node {}: slice {} of {} is bad: {}", pool.nodeId(), task.slice(), task.key(), problem);

@@ -56,6 +56,7 @@ public final class StorageNode implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final NodeMetrics metrics = new NodeMetrics();
     private final NodeCounters counters = new NodeCounters();
+    private final VerifiedBlocks verified;
     private final Copier copier;
     private final Scrubber scrubber;
     private final Thread acceptor;
@@ -69,8 +70,9 @@ public final class StorageNode implements AutoCloseable {
         this.master = master;
         this.options = options;
         this.security = security;
-        this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters);
-        this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters);
+        this.verified = new VerifiedBlocks(pool.capacity(), options.checkTrust(), System::nanoTime);
+        this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters, verified);
+        this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters, verified);
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
         metrics.watch(pool::capacity, connections::size, this::isRegistered);
@@ -237,7 +239,8 @@ public final class StorageNode implements AutoCloseable {
                 connections.add(socket);
                 Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
                     try {
-                        new RequestHandler(socket, pool, security, options.deadlines(), deadlines, refusals, counters, metrics).run();
+                        new RequestHandler(socket, pool, verified, security, options.deadlines(), deadlines, refusals, counters, metrics)
+                                .run();
                     } finally {
                         connections.remove(socket);
                     }

@@ -1,5 +1,6 @@
 package io.weightstore.weights.loader;
 
+import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.checksum.Crc32cCombine;
 import io.weightstore.weights.CheckpointException;
@@ -9,48 +10,66 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * Checks every tensor of a batch that was just read against the CRC32C its import recorded, on
- * every core: the batch's checked bytes are cut into pieces hashed in parallel, and each tensor's
- * pieces are joined with {@link Crc32cCombine}. The check is a pass over every byte the loader
- * receives; on one thread it would add to each batch's read as much time as a memory copy.
+ * Checks every tensor of a batch that was just read against the CRC32C its import recorded. A part
+ * read as one contiguous range of its object costs no pass over its bytes: the client checked its
+ * whole blocks as they arrived, and {@link CheckedBlocks} joins their CRCs. The others (columns
+ * gathered from every row, whose blocks only the nodes checked) are cut into pieces hashed on every
+ * core, each part's pieces joined with {@link Crc32cCombine}.
  */
 final class BatchCheck {
     /** Large enough that a join costs nothing beside the hashing, small enough to spread a batch over the cores. */
     private static final long PIECE = 4L << 20;
 
-    /** Bytes {@code [offset, offset + length)} of the batch, part of item {@code item}. */
-    private record Piece(int item, long offset, long length) {}
+    /**
+     * One part of a batch: {@code length} bytes at {@code offset} in it, and, when they were read as
+     * one contiguous range, the object they came from and where in it; {@code object} is null otherwise.
+     */
+    record Part(ShardCheck check, long offset, long length, ObjectMeta object, long objectStart) {
+        static Part gathered(ShardCheck check, long offset, long length) {
+            return new Part(check, offset, length, null, 0);
+        }
+    }
+
+    /** Bytes {@code [offset, offset + length)} of the batch, part of part {@code part}. */
+    private record Piece(int part, long offset, long length) {}
 
     private BatchCheck() {}
 
     /**
-     * Verifies each of {@code checks} whose CRC was recorded against its part of {@code data}: bytes
-     * {@code offsets[i]} on, {@code lengths[i]} long.
+     * Verifies each part whose CRC was recorded against its bytes in {@code data}.
      *
      * @throws CheckpointException CORRUPT naming the first tensor, in batch order, whose bytes differ
      */
-    static void verify(List<ShardCheck> checks, MemorySegment data, long[] offsets, long[] lengths) throws CheckpointException {
+    static void verify(List<Part> parts, MemorySegment data) throws CheckpointException {
+        int[] crcs = new int[parts.size()];
         List<Piece> pieces = new ArrayList<>();
-        for (int i = 0; i < checks.size(); i++) {
-            if (!checks.get(i).byClient()) {
+        for (int i = 0; i < parts.size(); i++) {
+            Part part = parts.get(i);
+            if (!part.check().byClient()) {
                 continue;
             }
-            long length = lengths[i];
-            pieces.add(new Piece(i, offsets[i], Math.min(PIECE, length)));
-            for (long at = PIECE; at < length; at += PIECE) {
-                pieces.add(new Piece(i, offsets[i] + at, Math.min(PIECE, length - at)));
+            if (part.object() != null) {
+                crcs[i] = CheckedBlocks.crc32c(part.object(), part.objectStart(), data.asSlice(part.offset(), part.length()));
+                continue;
+            }
+            pieces.add(new Piece(i, part.offset(), Math.min(PIECE, part.length())));
+            for (long at = PIECE; at < part.length(); at += PIECE) {
+                pieces.add(new Piece(i, part.offset() + at, Math.min(PIECE, part.length() - at)));
             }
         }
-        int[] crcs = IntStream.range(0, pieces.size()).parallel()
+        int[] pieceCrcs = IntStream.range(0, pieces.size()).parallel()
                 .map(p -> Checksums.crc32c(data.asSlice(pieces.get(p).offset(), pieces.get(p).length()))).toArray();
         int p = 0;
         while (p < pieces.size()) {
-            int item = pieces.get(p).item();
-            int crc = crcs[p++];
-            for (; p < pieces.size() && pieces.get(p).item() == item; p++) {
-                crc = Crc32cCombine.combine(crc, crcs[p], pieces.get(p).length());
+            int part = pieces.get(p).part();
+            int crc = pieceCrcs[p++];
+            for (; p < pieces.size() && pieces.get(p).part() == part; p++) {
+                crc = Crc32cCombine.combine(crc, pieceCrcs[p], pieces.get(p).length());
             }
-            checks.get(item).verifyCrc(crc);
+            crcs[part] = crc;
+        }
+        for (int i = 0; i < parts.size(); i++) {
+            parts.get(i).check().verifyCrc(crcs[i]);
         }
     }
 }

@@ -132,8 +132,13 @@ public final class TensorPrefetcher implements AutoCloseable {
         }
         store.read(reads);
         List<Slot> placed = batch.tensors().stream().map(t -> slots.get(t.info().name())).toList();
-        BatchCheck.verify(batch.tensors().stream().map(t -> ShardCheck.of(t, ShardRead.whole(t.info()))).toList(), memory,
-                placed.stream().mapToLong(Slot::offset).toArray(), placed.stream().mapToLong(Slot::length).toArray());
+        List<BatchCheck.Part> parts = new ArrayList<>();
+        for (int i = 0; i < batch.tensors().size(); i++) {
+            CheckpointSource.Location tensor = batch.tensors().get(i);
+            parts.add(new BatchCheck.Part(ShardCheck.of(tensor, ShardRead.whole(tensor.info())), placed.get(i).offset(),
+                    placed.get(i).length(), tensor.object().object(), tensor.dataStart() + tensor.info().begin()));
+        }
+        BatchCheck.verify(parts, memory);
         return memory;
     }
 

@@ -202,19 +202,18 @@ public final class TensorStream implements AutoCloseable {
      * consumer. Tensors seen in place were not read: their file's block pass checks them.
      */
     private static void verifyRead(List<Item> items, MemorySegment data, long[] offsets) throws IOException {
-        List<ShardCheck> checks = new ArrayList<>();
-        List<Long> at = new ArrayList<>();
-        List<Long> lengths = new ArrayList<>();
+        List<BatchCheck.Part> parts = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             Item item = items.get(i);
-            if (item.inPlace() == null) {
-                checks.add(item.check());
-                at.add(offsets[i]);
-                lengths.add(item.read().bytes());
+            if (item.inPlace() != null) {
+                continue;
             }
+            ShardRead read = item.read();
+            parts.add(read.contiguous()
+                    ? new BatchCheck.Part(item.check(), offsets[i], read.bytes(), item.location().object().object(), item.start())
+                    : BatchCheck.Part.gathered(item.check(), offsets[i], read.bytes()));
         }
-        BatchCheck.verify(checks, data, at.stream().mapToLong(Long::longValue).toArray(),
-                lengths.stream().mapToLong(Long::longValue).toArray());
+        BatchCheck.verify(parts, data);
     }
 
     private static Read contiguous(List<Item> run, MemorySegment data, long dstOffset) {
