@@ -34,7 +34,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The gateway's read leases and same-host reads, seen from a client: a store of the test's own, so its checkpoints can be deleted and its pool spoiled. */
+/**
+ * The gateway's read leases and same-host reads, seen from a client: on a store of the test's own,
+ * so that its checkpoints can be deleted and its pool spoiled.
+ */
 class GatewayLeaseTest {
     /** Where the bytes of a pool file begin, after its header (the store's PoolFile.DATA_START, not exported). */
     private static final long POOL_DATA_START = 4096;

@@ -41,7 +41,8 @@ final class InPlaceView implements AutoCloseable {
             }
             return new InPlaceView(arena, mapped);
         } catch (IOException e) {
-            String why = e instanceof StoreException s && s.code() == StoreException.Code.CORRUPT ? "a copy here is corrupt" : "it cannot be mapped";
+            boolean corrupt = e instanceof StoreException s && s.code() == StoreException.Code.CORRUPT;
+            String why = corrupt ? "a copy here is corrupt" : "it cannot be mapped";
             log.warn("{} is read through the store rather than in place ({}): {}", reader.key(), why, e.getMessage());
             arena.close();
             return new InPlaceView(null, Optional.empty());

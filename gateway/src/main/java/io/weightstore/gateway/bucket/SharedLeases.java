@@ -24,7 +24,7 @@ final class SharedLeases {
         ObjectReader open() throws IOException;
     }
 
-    /** Which file, under which version of its checkpoint's manifest, a lease is for: a replaced checkpoint's files get leases of their own. */
+    /** Which file, under which version of its checkpoint's manifest, a lease is for: a replaced checkpoint's files get their own. */
     record FileVersion(CheckpointId checkpoint, String path, Instant manifestVersion) {}
 
     private final ConcurrentMap<FileVersion, Lease> leases = new ConcurrentHashMap<>();
