@@ -33,7 +33,7 @@ public final class GatewayBench {
     /** The gateway's store connections: the CLI's default. */
     private static final int STORE_CONNECTIONS = 4;
 
-    /** The measurements, and notes on paths that could not be measured. */
+    /** The measurements, and notes: paths that could not be measured, and the read leases each gateway took. */
     public record Report(long checkpointBytes, int runs, int connections, long rangeBytes, List<Measured> paths, List<String> notes) {}
 
     /**
@@ -117,6 +117,8 @@ public final class GatewayBench {
                         + ByteSizes.format(chunkBytes) + " chunks", weightBytes,
                         meters.getLast().around(() -> client.fetch(bucketUrl(loopback), names, sizes, dst))));
                 List<Measurement> measured = Measurement.interleaved(runs, paths);
+                notes.add(GatewayLeaseCount.of(sameHost).describe("gateway, same host"));
+                notes.add(GatewayLeaseCount.of(loopback).describe("gateway, loopback nodes"));
                 List<Measured> results = new ArrayList<>();
                 for (int i = 0; i < measured.size(); i++) {
                     results.add(new Measured(measured.get(i), meters.get(i).secondsPerGb(weightBytes)));

@@ -2,14 +2,16 @@ package io.weightstore.gateway;
 
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.weightstore.gateway.bucket.CheckpointBucket;
 import io.weightstore.gateway.transfer.TransferSlots;
 
 /**
  * The gateway's requests by method and status code with their latency, object bytes sent, and
- * its transfer slots, on a registry of its own. The store client's reads (failovers, checksum
+ * its transfer slots and read leases, on a registry of its own. The store client's reads (failovers, checksum
  * failures) are in the client's registry, which the CLI serves beside this one.
  */
 public final class GatewayMetrics {
@@ -18,7 +20,7 @@ public final class GatewayMetrics {
     private final Histogram seconds;
     private final CounterDataPoint sentBytes;
 
-    GatewayMetrics(TransferSlots slots) {
+    GatewayMetrics(TransferSlots slots, CheckpointBucket bucket) {
         requests = Counter.builder().name("weightstore_gateway_requests")
                 .help("HTTP requests answered, by method and status code").labelNames("method", "status").withoutExemplars()
                 .register(registry);
@@ -32,6 +34,14 @@ public final class GatewayMetrics {
                 .callback(cb -> cb.call(slots.running())).register(registry);
         GaugeWithCallback.builder().name("weightstore_gateway_transfers_waiting").help("Transfers waiting for a slot")
                 .callback(cb -> cb.call(slots.waiting())).register(registry);
+        // A leased file cannot be deleted without force: this says whether the gateway is why a delete was refused.
+        GaugeWithCallback.builder().name("weightstore_gateway_read_leases")
+                .help("Read leases held, each for one file and the GETs of it in flight").callback(cb -> cb.call(bucket.leasesHeld()))
+                .register(registry);
+        // Against the GETs answered, this says how many master round trips the sharing of leases saved.
+        CounterWithCallback.builder().name("weightstore_gateway_read_leases_taken")
+                .help("Read leases taken, a master call each to take and to release; shared by the GETs of a file in flight together")
+                .callback(cb -> cb.call(bucket.leasesTaken())).register(registry);
     }
 
     void answered(String method, int status, long nanos) {

@@ -6,6 +6,7 @@ import io.helidon.webserver.CloseConnectionException;
 import io.helidon.webserver.http.ServerResponse;
 import io.weightstore.gateway.bucket.BucketObject;
 import io.weightstore.gateway.bucket.CheckpointBucket;
+import io.weightstore.gateway.bucket.OpenFile;
 import io.weightstore.gateway.s3.ByteRange;
 import io.weightstore.gateway.s3.ErrorCode;
 import io.weightstore.gateway.s3.HttpDates;
@@ -14,11 +15,12 @@ import io.weightstore.gateway.s3.Preconditions;
 import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.gateway.s3.S3Request;
 import io.weightstore.gateway.transfer.ChunkedCopy;
+import io.weightstore.gateway.transfer.ResponseWriter;
 import io.weightstore.gateway.transfer.TransferSlots;
 import io.weightstore.store.api.Range;
-import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -31,8 +33,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * GetObject and HeadObject: conditional headers, one byte range, S3's response-header overrides,
- * and the full-object SHA-256 checksum for clients that ask for it. A GET takes a transfer slot,
- * opens the file under a read lease held until the last byte is written, and streams it in chunks.
+ * and the full-object SHA-256 checksum for clients that ask for it. A GET takes a transfer slot and
+ * opens the file under a read lease (shared with the GETs of the file in flight) held until the last
+ * byte is written; it sends the range from the nodes' pools mapped in place when the gateway runs on
+ * their host, checked before the first byte, else in chunks read from the store, double buffered.
  */
 final class ObjectHandler {
     private static final Logger log = LoggerFactory.getLogger(ObjectHandler.class);
@@ -95,19 +99,30 @@ final class ObjectHandler {
             response.send();
             return;
         }
-        try (TransferSlots.Slot slot = slots.acquire(); ObjectReader reader = bucket.open(object);
-                ChunkedCopy copy = ChunkedCopy.start(reader, range, slot, readers)) {
-            start(response, asked.isPresent(), headers);
-            OutputStream out = response.outputStream();
-            try {
-                copy.writeTo(out);
-            } catch (ChunkedCopy.ReadFailed e) {
-                log.warn("GET {}: {}; closing the connection", key, e.getMessage());
-                throw new CloseConnectionException(e.getMessage(), e);
+        try (TransferSlots.Slot slot = slots.acquire(); OpenFile file = bucket.acquire(object)) {
+            // Mapped and checked before the status is sent, so a copy here that fails its check is never what is served.
+            Optional<MemorySegment> inPlace = file.inPlace();
+            if (inPlace.isPresent()) {
+                start(response, asked.isPresent(), headers);
+                OutputStream out = response.outputStream();
+                new ResponseWriter(out).write(inPlace.get().asSlice(range.offset(), range.length()), slot.buffer(0));
+                out.close();
+                metrics.sent(range.length());
+                return;
             }
-            // Closed only after the last byte: closing a stream that is short of its Content-Length would end the response.
-            out.close();
-            metrics.sent(range.length());
+            try (ChunkedCopy copy = ChunkedCopy.start(file.reader(), range, slot, readers)) {
+                start(response, asked.isPresent(), headers);
+                OutputStream out = response.outputStream();
+                try {
+                    copy.writeTo(new ResponseWriter(out));
+                } catch (ChunkedCopy.ReadFailed e) {
+                    log.warn("GET {}: {}; closing the connection", key, e.getMessage());
+                    throw new CloseConnectionException(e.getMessage(), e);
+                }
+                // Closed only after the last byte: closing a stream that is short of its Content-Length would end the response.
+                out.close();
+                metrics.sent(range.length());
+            }
         }
     }
 

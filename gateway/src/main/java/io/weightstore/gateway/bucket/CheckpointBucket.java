@@ -55,6 +55,7 @@ public final class CheckpointBucket {
     private final String name;
     private final Catalog catalog;
     private final ConcurrentMap<CheckpointId, Known> manifests = new ConcurrentHashMap<>();
+    private final SharedLeases leases = new SharedLeases();
 
     /**
      * A checkpoint's manifest as read at one version (empty when it was not READY), when that version
@@ -99,6 +100,26 @@ public final class CheckpointBucket {
     }
 
     /**
+     * Opens the object's file for one request under a read lease that the requests for the file in
+     * flight at the same time share ({@link SharedLeases}): the lease is taken, and the file checked
+     * against its manifest, as {@link #open} does, by the first of them.
+     */
+    public OpenFile acquire(BucketObject object) throws IOException {
+        return leases.acquire(new SharedLeases.FileVersion(object.checkpoint(), object.file().path(), object.manifestVersion()),
+                () -> open(object));
+    }
+
+    /** Read leases the bucket holds now, each for one file and the requests reading it. */
+    public int leasesHeld() {
+        return leases.held();
+    }
+
+    /** Read leases the bucket took so far, each shared by the GETs of its file in flight together. */
+    public long leasesTaken() {
+        return leases.taken();
+    }
+
+    /**
      * Opens the object's file under a read lease, held until the reader is closed. The first time a
      * file is opened under a manifest version, and whenever its stored object is not the one seen
      * then, the manifest's version is checked with the master after the open: a checkpoint is
@@ -108,7 +129,7 @@ public final class CheckpointBucket {
      * @throws S3Error NoSuchKey when the file is gone
      * @throws Changed when the checkpoint changed since {@code object} was found: find it again
      */
-    public ObjectReader open(BucketObject object) throws IOException {
+    private ObjectReader open(BucketObject object) throws IOException {
         ObjectReader reader;
         try {
             reader = object.file().open();

@@ -3,7 +3,6 @@ package io.weightstore.gateway.transfer;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,18 +18,6 @@ import java.util.concurrent.Future;
  * as a broken transfer and retry.
  */
 public final class ChunkedCopy implements AutoCloseable {
-    /**
-     * Largest write to the response. The socket under Helidon copies each write from the array into
-     * a direct buffer and copies what the kernel did not take yet again on the next try, so a large
-     * write into a full socket buffer costs several copies; writes this small mostly go at once.
-     */
-    static final int WRITE_BYTES = 128 << 10;
-    /**
-     * The response's first write. Helidon copies the first write into one buffer with the headers, to
-     * send both in one packet; a small first write keeps that copy small.
-     */
-    static final int FIRST_WRITE_BYTES = 1 << 10;
-
     /** A read from the store failed after part of the range was sent. */
     public static final class ReadFailed extends IOException {
         private static final long serialVersionUID = 1L;
@@ -45,7 +32,6 @@ public final class ChunkedCopy implements AutoCloseable {
     private final TransferSlots.Slot slot;
     private final ExecutorService readers;
     private Future<Integer> pending;
-    private long written;
 
     private ChunkedCopy(ObjectReader object, Range range, TransferSlots.Slot slot, ExecutorService readers) {
         this.object = object;
@@ -75,7 +61,7 @@ public final class ChunkedCopy implements AutoCloseable {
      *
      * @throws ReadFailed when a later chunk could not be read; what {@code out} throws when the client went away
      */
-    public void writeTo(OutputStream out) throws IOException {
+    public void writeTo(ResponseWriter out) throws IOException {
         long offset = range.offset();
         int current = 0;
         while (offset < range.end()) {
@@ -83,25 +69,16 @@ public final class ChunkedCopy implements AutoCloseable {
             try {
                 length = awaitRead();
             } catch (IOException | RuntimeException e) {
-                throw new ReadFailed("reading " + object.key() + " at offset " + offset + " failed after " + written + " of "
+                throw new ReadFailed("reading " + object.key() + " at offset " + offset + " failed after " + out.written() + " of "
                         + range.length() + " bytes were sent: " + e.getMessage(), e);
             }
             long next = offset + length;
             if (next < range.end()) {
                 read(next, 1 - current);
             }
-            write(out, slot.buffer(current), length);
+            out.write(slot.buffer(current), length);
             offset = next;
             current = 1 - current;
-        }
-    }
-
-    private void write(OutputStream out, byte[] chunk, int length) throws IOException {
-        for (int done = 0; done < length; ) {
-            int n = Math.min(length - done, written == 0 ? FIRST_WRITE_BYTES : WRITE_BYTES);
-            out.write(chunk, done, n);
-            done += n;
-            written += n;
         }
     }
 

@@ -1,0 +1,37 @@
+package io.weightstore.gateway.bucket;
+
+import io.weightstore.store.api.ObjectMeta;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Which objects, as stored now (an {@link ObjectMeta} names the version, its slices and their
+ * copies), passed a check of all their bytes in place, and when. A check holds for {@link #VALID}:
+ * the downloads of an object, each under a lease of its own, pay for one check of it between them
+ * rather than one each, while a byte that goes bad in a pool later is caught within that time.
+ */
+final class InPlaceChecks {
+    /**
+     * How long a passed check is taken as current. Checking a 2 GB file is a pass over 2 GB of memory
+     * with the store's CRC32C, about as much CPU as sending it once; a file served over and over pays
+     * it once every two minutes, not once per download, and a pool byte that rots is caught within
+     * two minutes by the gateway (and by the nodes' scrubber, at its own pace).
+     */
+    static final Duration VALID = Duration.ofMinutes(2);
+
+    private final ConcurrentMap<ObjectMeta, Long> passedAt = new ConcurrentHashMap<>();
+
+    /** Whether {@code object} passed a check less than {@link #VALID} ago. */
+    boolean current(ObjectMeta object) {
+        Long at = passedAt.get(object);
+        return at != null && System.nanoTime() - at < VALID.toNanos();
+    }
+
+    /** Records that {@code object} passed a check now, and forgets the checks that ran out. */
+    void passed(ObjectMeta object) {
+        long now = System.nanoTime();
+        passedAt.values().removeIf(at -> now - at >= VALID.toNanos());
+        passedAt.put(object, now);
+    }
+}
