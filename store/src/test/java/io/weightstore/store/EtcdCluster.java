@@ -133,6 +133,22 @@ public final class EtcdCluster implements AutoCloseable {
                 + Files.readString(dir.resolve(member.name() + ".log")).lines().reduce((a, b) -> b).orElse("(empty)"));
     }
 
+    /** The last lines each member logged, to tell why a test found no leader among the masters. */
+    public String logTails() {
+        StringBuilder tails = new StringBuilder();
+        for (Member member : members) {
+            Path log = dir.resolve(member.name() + ".log");
+            try {
+                List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
+                tails.append("\n--- etcd ").append(member.name()).append(":\n")
+                        .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 10), lines.size())));
+            } catch (IOException e) {
+                tails.append("\n--- etcd ").append(member.name()).append(": unreadable: ").append(e.getMessage());
+            }
+        }
+        return tails.toString();
+    }
+
     /** The client URLs, comma-separated, as {@code --etcd} takes them. */
     public String endpoints() {
         return members.stream().map(Member::clientUrl).collect(Collectors.joining(","));

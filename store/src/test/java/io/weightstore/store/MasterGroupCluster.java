@@ -55,6 +55,7 @@ public final class MasterGroupCluster implements AutoCloseable {
     }
 
     private final Path dir;
+    private final EtcdCluster etcd;
     private final List<Master> masters = new ArrayList<>();
     private final List<StorageNode> nodes = new ArrayList<>();
     private final List<StoreClient> clients = new ArrayList<>();
@@ -62,6 +63,7 @@ public final class MasterGroupCluster implements AutoCloseable {
     public MasterGroupCluster(Path dir, EtcdCluster etcd, String cluster, int masterCount, int nodeCount, boolean separateProcesses)
             throws IOException {
         this.dir = dir;
+        this.etcd = etcd;
         try {
             for (int i = 0; i < masterCount; i++) {
                 if (separateProcesses) {
@@ -138,7 +140,7 @@ public final class MasterGroupCluster implements AutoCloseable {
             Thread.sleep(20);
         }
         throw new AssertionError("no master " + (except < 0 ? "" : "other than " + address(except) + " ") + "led within " + timeout
-                + logTails());
+                + logTails() + etcd.logTails());
     }
 
     /** The last lines each master in a JVM of its own logged, to tell why a test found no leader. */
