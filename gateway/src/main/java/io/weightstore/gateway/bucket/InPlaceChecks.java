@@ -4,6 +4,7 @@ import io.weightstore.store.api.ObjectMeta;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
 
 /**
  * Which objects, as stored now (an {@link ObjectMeta} names the version, its slices and their
@@ -21,16 +22,26 @@ final class InPlaceChecks {
     static final Duration VALID = Duration.ofMinutes(2);
 
     private final ConcurrentMap<ObjectMeta, Long> passedAt = new ConcurrentHashMap<>();
+    private final LongSupplier nanoClock;
+
+    InPlaceChecks() {
+        this(System::nanoTime);
+    }
+
+    /** Checks timed on {@code nanoClock} (nanoseconds, as {@link System#nanoTime}). */
+    InPlaceChecks(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
 
     /** Whether {@code object} passed a check less than {@link #VALID} ago. */
     boolean current(ObjectMeta object) {
         Long at = passedAt.get(object);
-        return at != null && System.nanoTime() - at < VALID.toNanos();
+        return at != null && nanoClock.getAsLong() - at < VALID.toNanos();
     }
 
     /** Records that {@code object} passed a check now, and forgets the checks that ran out. */
     void passed(ObjectMeta object) {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         passedAt.values().removeIf(at -> now - at >= VALID.toNanos());
         passedAt.put(object, now);
     }

@@ -1,0 +1,42 @@
+package io.weightstore.gateway.bucket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.SliceMeta;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** How long a file's check in place counts, and for which version and placement of it. */
+class InPlaceChecksTest {
+    private final AtomicLong now = new AtomicLong(1_000_000);
+    private final InPlaceChecks checks = new InPlaceChecks(now::get);
+
+    private static ObjectMeta object(Instant createdAt, String node) {
+        return new ObjectMeta("weights/c/files/model.safetensors", 100, 100, 64,
+                List.of(new SliceMeta(0, 100, List.of(new ReplicaRef(node, 4096)), BlockCrcs.of(1, 2))), false, createdAt, 1);
+    }
+
+    @Test
+    void aPassedCheckCountsForTwoMinutesThenTheFileIsCheckedAgain() {
+        ObjectMeta file = object(Instant.EPOCH, "n1");
+        assertThat(checks.current(file)).as("never checked").isFalse();
+        checks.passed(file);
+        now.addAndGet(InPlaceChecks.VALID.toNanos() - 1);
+        assertThat(checks.current(file)).isTrue();
+        now.addAndGet(1);
+        assertThat(checks.current(file)).as("two minutes after its check").isFalse();
+    }
+
+    @Test
+    void aReplacedFileOrACopyMovedToAnotherNodeIsCheckedAgain() {
+        checks.passed(object(Instant.EPOCH, "n1"));
+        assertThat(checks.current(object(Instant.EPOCH.plusSeconds(1), "n1"))).as("another version").isFalse();
+        assertThat(checks.current(object(Instant.EPOCH, "n2"))).as("the copy on another node").isFalse();
+        assertThat(checks.current(object(Instant.EPOCH, "n1"))).isTrue();
+    }
+}
