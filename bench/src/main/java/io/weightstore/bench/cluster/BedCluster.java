@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
@@ -132,6 +134,20 @@ public final class BedCluster implements AutoCloseable {
             up += node.get("up").asBoolean() ? 1 : 0;
         }
         return up;
+    }
+
+    /**
+     * Each node the master knows, by id, and the host of this cluster it runs on (found by the
+     * address it registered with); a node at another address is left out.
+     */
+    public Map<String, Host> hostsByNode() throws IOException, InterruptedException, TimeoutException {
+        Map<String, Host> hosts = new HashMap<>();
+        for (JsonNode node : json(check(masterHost, "store", "status", "--store", master(), "--json")).get("nodes")) {
+            String address = node.get("info").get("endpoint").get("host").asText();
+            nodeHosts.stream().filter(h -> h.address().equals(address)).findFirst()
+                    .ifPresent(h -> hosts.put(node.get("info").get("nodeId").asText(), h));
+        }
+        return hosts;
     }
 
     /** Waits until the master counts every node up (after a start, or a partition healed). */

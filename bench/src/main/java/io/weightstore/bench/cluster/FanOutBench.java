@@ -193,13 +193,7 @@ public final class FanOutBench {
 
     /** Where the checkpoint's slices are now: the master's objects, and which host each node is on. */
     private Placement placement() throws IOException, InterruptedException, TimeoutException {
-        Map<String, Integer> hostOfNode = new HashMap<>();
-        JsonNode status = BedCluster.json(cluster.check(cluster.masterHost(), "store", "status", "--store", cluster.master(), "--json"));
-        for (JsonNode node : status.get("nodes")) {
-            String address = node.get("info").get("endpoint").get("host").asText();
-            engines.stream().filter(e -> e.address().equals(address)).findFirst()
-                    .ifPresent(e -> hostOfNode.put(node.get("info").get("nodeId").asText(), e.index()));
-        }
+        Map<String, Host> hostOfNode = cluster.hostsByNode();
         JsonNode objects = BedCluster.json(cluster.check(cluster.masterHost(), "store", "ls", "--store", cluster.master(), "--json"));
         long slices = 0;
         long copies = 0;
@@ -212,9 +206,9 @@ public final class FanOutBench {
                 slices++;
                 for (JsonNode node : slice.get("nodes")) {
                     copies++;
-                    Integer host = hostOfNode.get(node.asText());
+                    Host host = hostOfNode.get(node.asText());
                     if (host != null) {
-                        bytesOnHost.merge(host, slice.get("length").asLong(), Long::sum);
+                        bytesOnHost.merge(host.index(), slice.get("length").asLong(), Long::sum);
                     }
                 }
             }

@@ -133,26 +133,14 @@ class BedSelfHealingTest {
     }
 
     private static String nodeOn(Host host) throws Exception {
-        for (JsonNode node : nodes()) {
-            if (node.get("info").get("endpoint").get("host").asText().equals(host.address())) {
-                return node.get("info").get("nodeId").asText();
-            }
-        }
-        throw new AssertionError("no node registered from " + host);
+        return cluster.hostsByNode().entrySet().stream().filter(e -> e.getValue().equals(host)).map(Map.Entry::getKey).findFirst()
+                .orElseThrow(() -> new AssertionError("no node registered from " + host));
     }
 
     private static Host hostOf(String nodeId) throws Exception {
-        for (JsonNode node : nodes()) {
-            if (node.get("info").get("nodeId").asText().equals(nodeId)) {
-                String address = node.get("info").get("endpoint").get("host").asText();
-                return bed.hosts().stream().filter(h -> h.address().equals(address)).findFirst().orElseThrow();
-            }
-        }
-        throw new AssertionError("no node " + nodeId);
-    }
-
-    private static List<JsonNode> nodes() throws Exception {
-        return iterable(BedCluster.json(cluster.check(bed.host(0), "store", "status", "--store", cluster.master(), "--json")).get("nodes"));
+        Host host = cluster.hostsByNode().get(nodeId);
+        assertThat(host).as("the host of node %s", nodeId).isNotNull();
+        return host;
     }
 
     private static List<JsonNode> iterable(JsonNode array) {
