@@ -34,14 +34,10 @@ public final class RocksNativeLibrary {
     /** The directory of kept native libraries. */
     public static final String DIRECTORY_PROPERTY = "weightstore.native.dir";
 
-    private static boolean loaded;
-
     private RocksNativeLibrary() {}
 
-    static synchronized void load() {
-        if (loaded) {
-            return;
-        }
+    /** Called once, by {@link RocksMetadataStore}'s class initialisation, before any RocksDB class is used. */
+    static void load() {
         String directory = System.getProperty(DIRECTORY_PROPERTY);
         Path jar = directory == null ? null : rocksJar();
         if (jar == null) {
@@ -54,7 +50,6 @@ public final class RocksNativeLibrary {
                 throw new UncheckedIOException("cannot keep RocksDB's native library in " + directory + ": " + e.getMessage(), e);
             }
         }
-        loaded = true;
     }
 
     /** The jar RocksDB's classes came from, or null when they did not come from one. */
