@@ -21,12 +21,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The S3 gateway beside nginx serving the same files, fetched by one and the same client: parallel
- * HTTP Range requests into off-heap memory, as S3-style weight streamers fetch. The checkpoint is
- * imported into a three-node loopback cluster whose pools are in memory; one gateway reads it over
- * the same-host path (the nodes' pool files mapped, as when the gateway runs on a node's host) and
- * one over the nodes' sockets, and nginx serves the source directory (in the page cache after the
- * warm-up) with sendfile. The paths are timed in turns, so the drift of a shared machine hits them alike.
+ * The S3 gateway beside nginx serving the same files, fetched by one and the same client, with two
+ * clients: parallel HTTP Range requests over kept-alive sockets straight into off-heap memory, as
+ * S3-style weight streamers fetch (in this process, beside the gateway), and curl processes (outside
+ * it, writing to /dev/null). The checkpoint is imported into a three-node loopback cluster; one
+ * gateway reads it over the same-host path (the nodes' pool files sent with sendfile, as when the
+ * gateway runs on a node's host) and one over the nodes' sockets, and nginx serves the source
+ * directory (in the page cache after the warm-up) with sendfile. The paths are timed in turns, so
+ * the drift of a shared machine hits them alike.
  */
 public final class GatewayBench {
     private static final CheckpointId ID = new CheckpointId("bench");
@@ -37,11 +39,16 @@ public final class GatewayBench {
     public record Report(long checkpointBytes, int runs, int connections, long rangeBytes, List<Measured> paths, List<String> notes) {}
 
     /**
-     * One path's throughput, and the CPU it cost per GB moved: this process's (the client, and for
-     * the gateway its store client, master and nodes too) plus nginx's own for nginx's path, over
-     * every run including the warm-up.
+     * One path's throughput with one client, the path of the same client that nginx is, and the CPU
+     * it cost per GB moved: this process's (the socket client, and for the gateway its store client,
+     * master and nodes too) plus nginx's own for nginx's path, over every run including the warm-up.
      */
-    public record Measured(Measurement throughput, double cpuSecondsPerGb) {}
+    public record Measured(Measurement throughput, String nginxPath, double cpuSecondsPerGb) {}
+
+    /** How a path fetches a base URL's files: one client against one server. */
+    private interface Fetch {
+        void from(String baseUrl) throws Exception;
+    }
 
     /** CPU seconds a path used, over all its runs. */
     private static final class CpuMeter {
@@ -91,7 +98,7 @@ public final class GatewayBench {
             GatewayConfig defaults = GatewayConfig.defaults(0, Access.anonymousOnly());
             GatewayConfig config = new GatewayConfig(defaults.host(), 0, defaults.bucket(), defaults.access(), defaults.maxConcurrent(),
                     defaults.maxWaiting(), chunkBytes);
-            try (RangedGets client = new RangedGets(connections, rangeBytes);
+            try (SocketRangedGets sockets = new SocketRangedGets(connections, rangeBytes);
                     NginxPeer nginx = NginxPeer.start(source, work);
                     StoreClient sameHostStore = cluster.client(true, STORE_CONNECTIONS);
                     S3Gateway sameHost = S3Gateway.start(config, sameHostStore);
@@ -99,29 +106,47 @@ public final class GatewayBench {
                     S3Gateway loopback = S3Gateway.start(config, loopbackStore)) {
                 List<Measurement.Timed> paths = new ArrayList<>();
                 List<CpuMeter> meters = new ArrayList<>();
+                List<String> nginxPaths = new ArrayList<>();
                 List<Long> self = List.of(ProcessHandle.current().pid());
+                CurlRangedGets curl = CurlRangedGets.find(connections, rangeBytes);
                 if (nginx == null) {
                     notes.add("nginx not measured: not installed (run bench/install-peers.sh)");
-                } else {
-                    List<Long> withNginx = new ArrayList<>(self);
-                    withNginx.addAll(nginx.pids());
-                    meters.add(new CpuMeter(withNginx));
-                    paths.add(new Measurement.Timed("nginx", "source files, sendfile, " + ranges, weightBytes,
-                            meters.getLast().around(() -> client.fetch(nginx.baseUrl(), names, sizes, dst))));
                 }
-                meters.add(new CpuMeter(self));
-                paths.add(new Measurement.Timed("gateway, same host", "pools mapped, " + ranges + ", " + ByteSizes.format(chunkBytes)
-                        + " chunks", weightBytes, meters.getLast().around(() -> client.fetch(bucketUrl(sameHost), names, sizes, dst))));
-                meters.add(new CpuMeter(self));
-                paths.add(new Measurement.Timed("gateway, loopback nodes", "3 nodes over sockets, " + ranges + ", "
-                        + ByteSizes.format(chunkBytes) + " chunks", weightBytes,
-                        meters.getLast().around(() -> client.fetch(bucketUrl(loopback), names, sizes, dst))));
+                if (curl == null) {
+                    notes.add("the curl client not measured: curl is not installed");
+                }
+                List<String> clients = curl == null ? List.of("sockets") : List.of("sockets", "curl");
+                for (String clientName : clients) {
+                    Fetch fetch = clientName.equals("curl") ? base -> curl.fetch(base, names, sizes)
+                            : base -> sockets.fetch(base, names, sizes, dst);
+                    String client = clientName.equals("curl") ? connections + " curl processes, " + ByteSizes.format(rangeBytes)
+                            + " ranges to /dev/null" : ranges + " into off-heap memory";
+                    String nginxPath = "nginx, " + clientName;
+                    if (nginx != null) {
+                        List<Long> withNginx = new ArrayList<>(self);
+                        withNginx.addAll(nginx.pids());
+                        meters.add(new CpuMeter(withNginx));
+                        nginxPaths.add(nginxPath);
+                        paths.add(new Measurement.Timed(nginxPath, "source files, sendfile; " + client, weightBytes,
+                                meters.getLast().around(() -> fetch.from(nginx.baseUrl()))));
+                    }
+                    meters.add(new CpuMeter(self));
+                    nginxPaths.add(nginxPath);
+                    paths.add(new Measurement.Timed("gateway, same host, " + clientName, "pool files, sendfile; " + client, weightBytes,
+                            meters.getLast().around(() -> fetch.from(bucketUrl(sameHost)))));
+                    meters.add(new CpuMeter(self));
+                    nginxPaths.add(nginxPath);
+                    paths.add(new Measurement.Timed("gateway, loopback nodes, " + clientName, "3 nodes over sockets, "
+                            + ByteSizes.format(chunkBytes) + " chunks; " + client, weightBytes,
+                            meters.getLast().around(() -> fetch.from(bucketUrl(loopback)))));
+                }
                 List<Measurement> measured = Measurement.interleaved(runs, paths);
                 notes.add(GatewayLeaseCount.of(sameHost).describe("gateway, same host"));
                 notes.add(GatewayLeaseCount.of(loopback).describe("gateway, loopback nodes"));
+                notes.add("pools in " + poolDir + " (" + PageSizes.describe(poolDir) + ")");
                 List<Measured> results = new ArrayList<>();
                 for (int i = 0; i < measured.size(); i++) {
-                    results.add(new Measured(measured.get(i), meters.get(i).secondsPerGb(weightBytes)));
+                    results.add(new Measured(measured.get(i), nginxPaths.get(i), meters.get(i).secondsPerGb(weightBytes)));
                 }
                 return new Report(weightBytes, runs, connections, rangeBytes, results, notes);
             }

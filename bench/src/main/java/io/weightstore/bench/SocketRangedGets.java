@@ -8,8 +8,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,7 +33,8 @@ final class SocketRangedGets implements AutoCloseable {
     private final int connections;
     private final long rangeBytes;
     private final ExecutorService threads;
-    private final List<SocketChannel> open = new ArrayList<>();
+    /** Kept-alive connections by server ({@code host:port}). */
+    private final Map<String, List<SocketChannel>> open = new HashMap<>();
 
     SocketRangedGets(int connections, long rangeBytes) {
         this.connections = connections;
@@ -46,7 +49,7 @@ final class SocketRangedGets implements AutoCloseable {
         for (int f = 0; f < files.size(); f++) {
             for (long start = 0; start < sizes.get(f); start += rangeBytes) {
                 long length = Math.min(rangeBytes, sizes.get(f) - start);
-                queue.add(new Get("/" + files.get(f), start, dst.asSlice(start, length)));
+                queue.add(new Get(base.getPath() + "/" + files.get(f), start, dst.asSlice(start, length)));
             }
         }
         List<Future<Void>> workers = new ArrayList<>();
@@ -65,14 +68,18 @@ final class SocketRangedGets implements AutoCloseable {
         }
     }
 
-    /** The i-th kept-alive connection, opened the first time (connections are reused across fetches, as a client pool does). */
+    /**
+     * The i-th kept-alive connection to {@code base}'s server, opened the first time (connections are
+     * reused across fetches from the same server, as a client pool does).
+     */
     private synchronized SocketChannel connection(int i, URI base) throws IOException {
-        while (open.size() <= i) {
+        List<SocketChannel> server = open.computeIfAbsent(base.getHost() + ":" + base.getPort(), s -> new ArrayList<>());
+        while (server.size() <= i) {
             SocketChannel channel = SocketChannel.open(new InetSocketAddress(base.getHost(), base.getPort()));
             channel.socket().setTcpNoDelay(true);
-            open.add(channel);
+            server.add(channel);
         }
-        return open.get(i);
+        return server.get(i);
     }
 
     private static void get(SocketChannel channel, URI base, Get get, ByteBuffer head) throws IOException {
@@ -124,8 +131,10 @@ final class SocketRangedGets implements AutoCloseable {
     @Override
     public void close() throws IOException {
         threads.shutdownNow();
-        for (SocketChannel channel : open) {
-            channel.close();
+        for (List<SocketChannel> server : open.values()) {
+            for (SocketChannel channel : server) {
+                channel.close();
+            }
         }
     }
 }

@@ -1,7 +1,5 @@
 package io.weightstore.gateway;
 
-import io.helidon.http.Status;
-import io.helidon.webserver.http.ServerResponse;
 import io.weightstore.gateway.bucket.CheckpointBucket;
 import io.weightstore.gateway.s3.BucketDocuments;
 import io.weightstore.gateway.s3.ListDocument;
@@ -22,23 +20,22 @@ final class BucketHandler {
         this.created = created;
     }
 
-    void listBuckets(ServerResponse response) {
-        Responses.xml(response, BucketDocuments.listBuckets(bucket.name(), created));
+    void listBuckets(Exchange exchange) {
+        Responses.xml(exchange, BucketDocuments.listBuckets(bucket.name(), created));
     }
 
-    void head(ServerResponse response) {
-        response.status(Status.OK_200);
-        response.header("x-amz-bucket-region", "us-east-1");
-        response.send();
+    void head(Exchange exchange) {
+        exchange.header("x-amz-bucket-region", "us-east-1");
+        exchange.send(200);
     }
 
-    void location(ServerResponse response) {
-        Responses.xml(response, BucketDocuments.location());
+    void location(Exchange exchange) {
+        Responses.xml(exchange, BucketDocuments.location());
     }
 
-    void list(S3Request request, ServerResponse response) throws IOException {
+    void list(S3Request request, Exchange exchange) throws IOException {
         ListRequest list = ListRequest.parse(request.query());
         ListPage page = ListPage.of(bucket.list(list.prefix()), list);
-        Responses.xml(response, ListDocument.render(bucket.name(), list, page));
+        Responses.xml(exchange, ListDocument.render(bucket.name(), list, page));
     }
 }

@@ -1,9 +1,5 @@
 package io.weightstore.gateway;
 
-import io.helidon.http.HeaderNames;
-import io.helidon.http.Status;
-import io.helidon.webserver.CloseConnectionException;
-import io.helidon.webserver.http.ServerResponse;
 import io.weightstore.gateway.bucket.BucketObject;
 import io.weightstore.gateway.bucket.CheckpointBucket;
 import io.weightstore.gateway.bucket.OpenFile;
@@ -14,13 +10,12 @@ import io.weightstore.gateway.s3.ObjectInfo;
 import io.weightstore.gateway.s3.Preconditions;
 import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.gateway.s3.S3Request;
+import io.weightstore.gateway.transfer.BodyWriter;
 import io.weightstore.gateway.transfer.ChunkedCopy;
-import io.weightstore.gateway.transfer.ResponseWriter;
 import io.weightstore.gateway.transfer.TransferSlots;
 import io.weightstore.store.api.Range;
+import io.weightstore.store.client.InPlaceFiles;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.lang.foreign.MemorySegment;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -34,9 +29,10 @@ import org.slf4j.LoggerFactory;
 /**
  * GetObject and HeadObject: conditional headers, one byte range, S3's response-header overrides,
  * and the full-object SHA-256 checksum for clients that ask for it. A GET takes a transfer slot and
- * opens the file under a read lease (shared with the GETs of the file in flight) held until the last
- * byte is written; it sends the range from the nodes' pools mapped in place when the gateway runs on
- * their host, checked before the first byte, else in chunks read from the store, double buffered.
+ * opens the file under a read lease (shared with the GETs of the file in flight) held until the socket
+ * took the last byte; it sends the range with sendfile from the nodes' pool files when the gateway
+ * runs on their host, checked before the first byte, else in chunks read from the store, double
+ * buffered.
  */
 final class ObjectHandler {
     private static final Logger log = LoggerFactory.getLogger(ObjectHandler.class);
@@ -61,19 +57,19 @@ final class ObjectHandler {
     }
 
     /** Serves the object; once more if its checkpoint changed meanwhile, so a replaced checkpoint is served new at once. */
-    void handle(S3Request request, String key, boolean signed, ServerResponse response) throws IOException, InterruptedException {
+    void handle(S3Request request, String key, boolean signed, Exchange exchange) throws IOException, InterruptedException {
         try {
-            serve(request, key, signed, response);
+            serve(request, key, signed, exchange);
         } catch (CheckpointBucket.Changed changed) {
             try {
-                serve(request, key, signed, response);
+                serve(request, key, signed, exchange);
             } catch (CheckpointBucket.Changed again) {
                 throw new S3Error(ErrorCode.SERVICE_UNAVAILABLE, again.getMessage() + ", twice; retry", again);
             }
         }
     }
 
-    private void serve(S3Request request, String key, boolean signed, ServerResponse response) throws IOException, InterruptedException {
+    private void serve(S3Request request, String key, boolean signed, Exchange exchange) throws IOException, InterruptedException {
         boolean head = request.method().equals("HEAD");
         for (String parameter : UNSUPPORTED) {
             if (request.query().has(parameter)) {
@@ -84,46 +80,61 @@ final class ObjectHandler {
                 + " exist: " + key + " (no READY checkpoint has this file)").with("Key", key));
         ObjectInfo info = object.info();
         if (Preconditions.evaluate(request, info.etag(), info.lastModified()) == Preconditions.Outcome.NOT_MODIFIED) {
-            response.status(Status.NOT_MODIFIED_304);
-            response.header(HeaderNames.ETAG, info.etag());
-            response.header(HeaderNames.LAST_MODIFIED, HttpDates.http(info.lastModified()));
-            response.send();
+            exchange.header("ETag", info.etag());
+            exchange.header("Last-Modified", HttpDates.http(info.lastModified()));
+            exchange.send(304);
             return;
         }
         Optional<Range> asked = Preconditions.rangeApplies(request, info.etag(), info.lastModified())
                 ? ByteRange.parse(request.header("range"), info.size()) : Optional.empty();
         Range range = asked.orElse(new Range(0, info.size()));
-        Map<String, String> headers = headers(request, object, asked, range, signed);
+        headers(request, object, asked, range, signed).forEach(exchange::header);
+        int status = asked.isPresent() ? 206 : 200;
         if (head || range.length() == 0) {
-            start(response, asked.isPresent(), headers);
-            response.send();
+            exchange.send(status);
             return;
         }
         try (TransferSlots.Slot slot = slots.acquire(); OpenFile file = bucket.acquire(object)) {
-            // Mapped and checked before the status is sent, so a copy here that fails its check is never what is served.
-            Optional<MemorySegment> inPlace = file.inPlace();
+            // Opened and checked before the status is sent, so a copy here that fails its check is never what is served.
+            Optional<InPlaceFiles> inPlace = file.inPlace();
             if (inPlace.isPresent()) {
-                start(response, asked.isPresent(), headers);
-                OutputStream out = response.outputStream();
-                new ResponseWriter(out).write(inPlace.get().asSlice(range.offset(), range.length()), slot.buffer(0));
-                out.close();
-                metrics.sent(range.length());
+                BodyWriter body = exchange.startBody(status);
+                send(exchange, body, () -> body.write(inPlace.get().ranges(range.offset(), range.length())).await());
                 return;
             }
             try (ChunkedCopy copy = ChunkedCopy.start(file.reader(), range, slot, readers)) {
-                start(response, asked.isPresent(), headers);
-                OutputStream out = response.outputStream();
-                try {
-                    copy.writeTo(new ResponseWriter(out));
-                } catch (ChunkedCopy.ReadFailed e) {
-                    log.warn("GET {}: {}; closing the connection", key, e.getMessage());
-                    throw new CloseConnectionException(e.getMessage(), e);
-                }
-                // Closed only after the last byte: closing a stream that is short of its Content-Length would end the response.
-                out.close();
-                metrics.sent(range.length());
+                BodyWriter body = exchange.startBody(status);
+                send(exchange, body, () -> copy.writeTo(body));
             }
         }
+    }
+
+    /** What sends a body; it returns once the socket took the last byte. */
+    private interface Transfer {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code transfer} and ends the body. One that fails ends the connection, the only way to
+     * tell the client its response is short, and lets go of the memory the body was sent from first.
+     */
+    private void send(Exchange exchange, BodyWriter body, Transfer transfer) {
+        try {
+            transfer.run();
+        } catch (ChunkedCopy.ReadFailed e) {
+            log.warn("GET {}: {}; closing the connection", exchange.rawPath(), e.getMessage());
+            body.abort();
+            exchange.note("a store read failed mid-transfer; connection closed");
+            exchange.closeAfter();
+            return;
+        } catch (IOException e) {
+            body.abort();
+            exchange.note("client went away: " + e.getMessage());
+            exchange.closeAfter();
+            return;
+        }
+        exchange.endBody();
+        metrics.sent(body.written());
     }
 
     private static Map<String, String> headers(S3Request request, BucketObject object, Optional<Range> asked, Range range, boolean signed) {
@@ -148,10 +159,5 @@ final class ObjectHandler {
             value.ifPresent(v -> headers.put(override.getValue(), v));
         }
         return headers;
-    }
-
-    private static void start(ServerResponse response, boolean partial, Map<String, String> headers) {
-        response.status(partial ? Status.PARTIAL_CONTENT_206 : Status.OK_200);
-        headers.forEach(response::header);
     }
 }

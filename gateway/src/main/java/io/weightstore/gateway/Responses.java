@@ -1,8 +1,5 @@
 package io.weightstore.gateway;
 
-import io.helidon.http.HeaderNames;
-import io.helidon.http.Status;
-import io.helidon.webserver.http.ServerResponse;
 import io.weightstore.gateway.s3.ErrorDocument;
 import io.weightstore.gateway.s3.S3Error;
 import java.util.Map;
@@ -13,22 +10,18 @@ final class Responses {
 
     private Responses() {}
 
-    static void xml(ServerResponse response, byte[] document) {
-        response.status(Status.OK_200);
-        response.header(HeaderNames.CONTENT_TYPE, XML);
-        response.send(document);
+    static void xml(Exchange exchange, byte[] document) {
+        exchange.send(200, XML, document);
     }
 
-    static void error(ServerResponse response, S3Error error, boolean head, String resource, RequestId id) {
-        response.status(Status.create(error.code().status()));
+    static void error(Exchange exchange, S3Error error, String resource) {
         for (Map.Entry<String, String> header : error.headers().entrySet()) {
-            response.header(header.getKey(), header.getValue());
+            exchange.header(header.getKey(), header.getValue());
         }
-        if (head) {
-            response.send();
+        if (exchange.method().equals("HEAD")) {
+            exchange.send(error.code().status());
             return;
         }
-        response.header(HeaderNames.CONTENT_TYPE, XML);
-        response.send(ErrorDocument.render(error, resource, id.value()));
+        exchange.send(error.code().status(), XML, ErrorDocument.render(error, resource, exchange.id().value()));
     }
 }

@@ -1,61 +1,120 @@
 package io.weightstore.gateway;
 
-import io.helidon.webserver.WebServer;
-import io.helidon.webserver.http.HttpRouting;
-import io.helidon.webserver.http1.Http1Config;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.weightstore.gateway.bucket.CheckpointBucket;
 import io.weightstore.gateway.sigv4.SigV4Verifier;
 import io.weightstore.gateway.transfer.TransferSlots;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
- * A read-only, S3-compatible HTTP API over the READY checkpoints of a store, on Helidon's web server
- * (a virtual thread per request): one bucket, whose key {@code <checkpoint-id>/<path>} is that file
- * of that checkpoint. See {@link S3Routes} for the operations, {@link Access} for who may read.
- * The store client stays the caller's: closing the gateway stops serving, not the store.
+ * A read-only, S3-compatible HTTP API over the READY checkpoints of a store: one bucket, whose key
+ * {@code <checkpoint-id>/<path>} is that file of that checkpoint. See {@link S3Routes} for the
+ * operations, {@link Access} for who may read.
+ *
+ * <p>It runs on Netty rather than a web framework because Netty's socket writes take off-heap buffers
+ * as they are: an object goes to the client from the mapped pool, or from the buffer the nodes' bytes
+ * were read into, with no copy in user space (a framework that writes {@code byte[]} costs two). Each
+ * request runs on a virtual thread; the event loops only move bytes. The store client stays the
+ * caller's: closing the gateway stops serving, not the store.
  */
 public final class S3Gateway implements AutoCloseable {
     /** Long enough for a presigned URL of a long key, whose request line carries the key and a signature. */
     private static final int MAX_REQUEST_LINE = 16 << 10;
+    private static final int MAX_HEADERS = 16 << 10;
+    /** A connection with no request in progress and no bytes moving for this long is closed. */
+    private static final Duration IDLE = Duration.ofMinutes(2);
+    /** How long a response write may wait for a client that takes no bytes before the connection is cut. */
+    private static final Duration WRITE_DEADLINE = Duration.ofSeconds(60);
 
-    private final WebServer server;
+    private final Channel server;
+    private final ChannelGroup connections;
+    private final EventLoopGroup loops;
+    private final ExecutorService requests;
     private final ExecutorService readers;
+    private final TransferSlots slots;
     private final GatewayMetrics metrics;
 
-    private S3Gateway(WebServer server, ExecutorService readers, GatewayMetrics metrics) {
+    private S3Gateway(Channel server, ChannelGroup connections, EventLoopGroup loops, ExecutorService requests, ExecutorService readers,
+            TransferSlots slots, GatewayMetrics metrics) {
         this.server = server;
+        this.connections = connections;
+        this.loops = loops;
+        this.requests = requests;
         this.readers = readers;
+        this.slots = slots;
         this.metrics = metrics;
     }
 
-    /** Starts serving {@code store} as {@code config} says; the port is known once this returns. */
+    /**
+     * Starts serving {@code store} as {@code config} says; the port is known once this returns.
+     *
+     * @throws UncheckedIOException when the address cannot be listened on
+     */
     public static S3Gateway start(GatewayConfig config, StoreClient store) {
         Clock clock = Clock.systemUTC();
         CheckpointBucket bucket = new CheckpointBucket(config.bucket(), new Catalog(store));
+        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
         ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor();
         TransferSlots slots = new TransferSlots(config.maxConcurrent(), config.maxWaiting(), config.chunkBytes());
         GatewayMetrics metrics = new GatewayMetrics(slots, bucket);
         S3Routes routes = new S3Routes(config.bucket(), new SigV4Verifier(config.access().keys(), clock), config.access().anonymous(),
                 new BucketHandler(bucket, Instant.now(clock)), new ObjectHandler(bucket, slots, readers, metrics));
-        WebServer server = WebServer.builder()
-                .host(config.host())
-                .port(config.port())
-                // A blocking socket takes each chunk in one write; Helidon's NIO socket copies it through an 8 KiB buffer.
-                .useNio(false)
-                .addProtocol(Http1Config.builder().maxPrologueLength(MAX_REQUEST_LINE).build())
-                .routing(HttpRouting.builder().addFilter(new AccessLog(metrics)).any(routes))
-                .build()
-                .start();
-        return new S3Gateway(server, readers, metrics);
+        AccessLog accessLog = new AccessLog(metrics);
+        HttpDecoderConfig decoding = new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS);
+        ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
+        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+                new DefaultThreadFactory("gateway-io", true), NioIoHandler.newFactory());
+        ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        connections.add(channel);
+                        channel.pipeline().addLast(new IdleStateHandler(true, 0, 0, IDLE.toSeconds(), TimeUnit.SECONDS),
+                                new HttpServerCodec(decoding), new ConnectionHandler(routes, accessLog, requests, WRITE_DEADLINE));
+                    }
+                });
+        ChannelFuture bound = bootstrap.bind(config.host(), config.port()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            loops.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+            requests.close();
+            readers.close();
+            slots.close();
+            throw new UncheckedIOException(new IOException("the gateway cannot listen on " + config.host() + ":" + config.port() + ": "
+                    + bound.cause().getMessage(), bound.cause()));
+        }
+        return new S3Gateway(bound.channel(), connections, loops, requests, readers, slots, metrics);
     }
 
     public int port() {
-        return server.port();
+        return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
     /** Requests, bytes and transfer slots, for whoever runs the gateway to expose. */
@@ -63,9 +122,14 @@ public final class S3Gateway implements AutoCloseable {
         return metrics;
     }
 
+    /** Stops listening, closes every connection, and waits for the requests in progress to end, which that makes them do. */
     @Override
     public void close() {
-        server.stop();
+        server.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly();
+        requests.close();
         readers.close();
+        loops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+        slots.close();
     }
 }

@@ -1,20 +1,15 @@
 package io.weightstore.gateway;
 
-import io.helidon.http.Header;
-import io.helidon.webserver.CloseConnectionException;
-import io.helidon.webserver.http.Handler;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
 import io.weightstore.gateway.s3.ErrorCode;
 import io.weightstore.gateway.s3.QueryString;
 import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.gateway.s3.S3Request;
 import io.weightstore.gateway.s3.UriEncoding;
 import io.weightstore.gateway.sigv4.SigV4Verifier;
-import io.weightstore.gateway.transfer.ChunkedCopy;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * its method and target name, and any failure answered with S3's error document. The gateway is
  * read-only: GET and HEAD are the only methods, anything else is 405 {@code MethodNotAllowed}.
  */
-final class S3Routes implements Handler {
+final class S3Routes {
     private static final Logger log = LoggerFactory.getLogger(S3Routes.class);
     /** Sub-resources of a bucket that S3 has and this gateway does not. */
     private static final Set<String> UNSUPPORTED = Set.of("accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering",
@@ -48,52 +43,55 @@ final class S3Routes implements Handler {
         this.objects = objects;
     }
 
-    @Override
-    public void handle(ServerRequest http, ServerResponse response) {
-        RequestId id = http.context().get(RequestId.class).orElseGet(RequestId::next);
-        String method = http.prologue().method().text();
+    /** Answers {@code exchange}; a failure after its response started is the connection's end, as nothing else can be sent on it. */
+    void handle(Exchange exchange) {
+        String method = exchange.method();
         try {
-            S3Request request = read(http, method);
+            S3Request request = read(exchange);
             RequestTarget target = RequestTarget.of(request, bucket);
             boolean signed = authenticate(request);
-            route(request, target, signed, response);
+            route(request, target, signed, exchange);
         } catch (S3Error e) {
             if (e.code() == ErrorCode.INTERNAL_ERROR || e.code() == ErrorCode.SERVICE_UNAVAILABLE) {
-                log.warn("{} {}: {} {}", method, http.path().rawPath(), e.code().code(), e.getMessage());
+                log.warn("{} {}: {} {}", method, exchange.rawPath(), e.code().code(), e.getMessage());
             }
-            Responses.error(response, e, method.equals("HEAD"), resource(http), id);
+            answer(exchange, e);
         } catch (StoreException | CheckpointException e) {
             S3Error error = storeError(e);
-            log.warn("{} {}: {} {}", method, http.path().rawPath(), error.code().code(), e.getMessage());
-            Responses.error(response, error, method.equals("HEAD"), resource(http), id);
+            log.warn("{} {}: {} {}", method, exchange.rawPath(), error.code().code(), e.getMessage());
+            answer(exchange, error);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            Responses.error(response, new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the gateway is stopping"), method.equals("HEAD"),
-                    resource(http), id);
-        } catch (CloseConnectionException e) {
-            // Helidon's word for a connection that broke, or that must be closed: nothing can be answered on it.
-            http.context().register(new AccessNote(e.getCause() instanceof ChunkedCopy.ReadFailed
-                    ? "a store read failed mid-transfer; connection closed" : "client went away"));
-            throw e;
+            answer(exchange, new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the gateway is stopping"));
         } catch (IOException | RuntimeException e) {
-            log.error("{} {} failed", method, http.path().rawPath(), e);
-            Responses.error(response, new S3Error(ErrorCode.INTERNAL_ERROR, "the gateway failed: " + e), method.equals("HEAD"),
-                    resource(http), id);
+            log.error("{} {} failed", method, exchange.rawPath(), e);
+            answer(exchange, new S3Error(ErrorCode.INTERNAL_ERROR, "the gateway failed: " + e));
         }
     }
 
-    private static S3Request read(ServerRequest http, String method) {
+    private static void answer(Exchange exchange, S3Error error) {
+        if (exchange.started()) {
+            exchange.closeAfter();
+            return;
+        }
+        Responses.error(exchange, error, resource(exchange.rawPath()));
+    }
+
+    private static S3Request read(Exchange exchange) {
+        exchange.malformed().ifPresent(cause -> {
+            throw new S3Error(ErrorCode.INVALID_REQUEST, "the request is not well-formed HTTP/1.1: " + cause.getMessage(), cause);
+        });
         QueryString query;
         try {
-            query = QueryString.parse(http.query().rawValue());
+            query = QueryString.parse(exchange.rawQuery());
         } catch (IllegalArgumentException e) {
             throw new S3Error(ErrorCode.INVALID_ARGUMENT, "the query does not decode: " + e.getMessage(), e);
         }
         Map<String, List<String>> headers = new HashMap<>();
-        for (Header header : http.headers()) {
-            headers.put(header.name(), header.allValues());
+        for (Map.Entry<String, String> header : exchange.requestHeaders()) {
+            headers.computeIfAbsent(header.getKey(), name -> new ArrayList<>()).add(header.getValue());
         }
-        return new S3Request(method, http.path().rawPath(), query, headers);
+        return new S3Request(exchange.method(), exchange.rawPath(), query, headers);
     }
 
     /** Whether the request was signed; refuses one that is not unless the gateway serves anyone. */
@@ -106,7 +104,7 @@ final class S3Routes implements Handler {
         return signed;
     }
 
-    private void route(S3Request request, RequestTarget target, boolean signed, ServerResponse response)
+    private void route(S3Request request, RequestTarget target, boolean signed, Exchange exchange)
             throws IOException, InterruptedException {
         String method = request.method();
         boolean read = method.equals("GET") || method.equals("HEAD");
@@ -115,7 +113,7 @@ final class S3Routes implements Handler {
                 if (!method.equals("GET")) {
                     throw notAllowed(method, "SERVICE", "GET");
                 }
-                buckets.listBuckets(response);
+                buckets.listBuckets(exchange);
             }
             case RequestTarget.Bucket(String name) -> {
                 requireBucket(name);
@@ -123,7 +121,7 @@ final class S3Routes implements Handler {
                     throw notAllowed(method, "BUCKET", "GET, HEAD");
                 }
                 if (method.equals("HEAD")) {
-                    buckets.head(response);
+                    buckets.head(exchange);
                     return;
                 }
                 for (String parameter : UNSUPPORTED) {
@@ -133,9 +131,9 @@ final class S3Routes implements Handler {
                     }
                 }
                 if (request.query().has("location")) {
-                    buckets.location(response);
+                    buckets.location(exchange);
                 } else {
-                    buckets.list(request, response);
+                    buckets.list(request, exchange);
                 }
             }
             case RequestTarget.Key(String name, String key) -> {
@@ -143,7 +141,7 @@ final class S3Routes implements Handler {
                 if (!read) {
                     throw notAllowed(method, "OBJECT", "GET, HEAD");
                 }
-                objects.handle(request, key, signed, response);
+                objects.handle(request, key, signed, exchange);
             }
         }
     }
@@ -167,11 +165,11 @@ final class S3Routes implements Handler {
     }
 
     /** The resource as S3's error documents name it: the path, decoded when it can be. */
-    private static String resource(ServerRequest http) {
+    private static String resource(String rawPath) {
         try {
-            return UriEncoding.decode(http.path().rawPath());
+            return UriEncoding.decode(rawPath);
         } catch (IllegalArgumentException e) {
-            return http.path().rawPath();
+            return rawPath;
         }
     }
 }

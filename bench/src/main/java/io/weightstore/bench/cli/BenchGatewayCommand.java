@@ -12,8 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -22,13 +23,14 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore bench gateway}: the S3 gateway beside nginx, fetched by the same client. */
 @Command(name = "gateway", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Measure the S3 gateway beside nginx serving the same files, both fetched by one client: parallel HTTP Range "
-                    + "requests into off-heap memory, as S3 weight streamers fetch.",
+            "Measure the S3 gateway beside nginx serving the same files, each fetched by the same client, with two clients: "
+                    + "parallel HTTP Range requests over kept-alive sockets into off-heap memory, as S3 weight streamers fetch "
+                    + "(in this process), and curl processes writing to /dev/null (when curl is installed).",
             "",
             "The checkpoint is imported into a 3-node loopback cluster with pools in --pool-dir; one gateway reads it over the "
-                    + "same-host path (pools mapped, as on a node's host), one over the nodes' sockets; nginx serves the source "
-                    + "directory with sendfile (install it with bench/install-peers.sh). Paths are timed in turns, after one "
-                    + "warm-up each.",
+                    + "same-host path (pool files sent with sendfile, as on a node's host), one over the nodes' sockets; nginx "
+                    + "serves the source directory with sendfile (install it with bench/install-peers.sh). Paths are timed in "
+                    + "turns, after one warm-up each.",
             ""
         })
 final class BenchGatewayCommand implements Callable<Integer> {
@@ -59,7 +61,8 @@ final class BenchGatewayCommand implements Callable<Integer> {
     private Path sourceDir;
 
     @Option(names = "--pool-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
-            description = "Where the nodes' pools go; /dev/shm keeps them in memory. Default: ${DEFAULT-VALUE}.")
+            description = "Where the nodes' pools go; /dev/shm keeps them in memory, in 4 KiB pages; a tmpfs mounted with "
+                    + "huge=within_size keeps them in 2 MiB pages, as pools should be. Default: ${DEFAULT-VALUE}.")
     private Path poolDir;
 
     @Option(names = "--json", description = "Print the measurements as JSON.")
@@ -68,7 +71,7 @@ final class BenchGatewayCommand implements Callable<Integer> {
     /** What {@code --json} prints. */
     record Result(long checkpointBytes, int runs, int connections, long rangeBytes, List<Row> rows, List<String> notes) {}
 
-    /** One path, with its median's ratio to nginx's (null when nginx was not measured) and the CPU it cost per GB. */
+    /** One path, with its median's ratio to nginx's with the same client (null when nginx was not measured) and the CPU it cost per GB. */
     record Row(String path, String detail, double medianGbPerSecond, double minGbPerSecond, double maxGbPerSecond,
             Double ratioToNginx, double cpuSecondsPerGb) {}
 
@@ -80,11 +83,12 @@ final class BenchGatewayCommand implements Callable<Integer> {
         Files.createDirectories(sourceDir);
         GatewayBench.Report report = GatewayBench.run(sourceDir, poolDir, ByteSizes.parse(size), runs, connections,
                 ByteSizes.parse(rangeSize), Math.toIntExact(ByteSizes.parse(chunkSize)));
-        Optional<Double> nginx = report.paths().stream().map(GatewayBench.Measured::throughput).filter(m -> m.path().equals("nginx"))
-                .findFirst().map(Measurement::median);
+        Map<String, Double> medians = report.paths().stream().map(GatewayBench.Measured::throughput)
+                .collect(Collectors.toMap(Measurement::path, Measurement::median));
         List<Row> rows = report.paths().stream().map(p -> {
             Measurement m = p.throughput();
-            return new Row(m.path(), m.detail(), m.median(), m.min(), m.max(), nginx.map(n -> m.median() / n).orElse(null),
+            Double nginx = medians.get(p.nginxPath());
+            return new Row(m.path(), m.detail(), m.median(), m.min(), m.max(), nginx == null ? null : m.median() / nginx,
                     p.cpuSecondsPerGb());
         }).toList();
         PrintWriter out = spec.commandLine().getOut();
@@ -101,8 +105,8 @@ final class BenchGatewayCommand implements Callable<Integer> {
                     r.ratioToNginx() == null ? "-" : f(r.ratioToNginx()), f(r.cpuSecondsPerGb()));
         }
         table.print(out);
-        out.println("CPU s/GB: CPU seconds per GB moved, of this process (client; for the gateway also the store's client, master and"
-                + " nodes) and, for nginx, nginx's own");
+        out.println("x NGINX: against nginx with the same client. CPU s/GB: CPU seconds per GB moved, of this process (the socket"
+                + " client; for the gateway also the store's client, master and nodes) and, for nginx, nginx's own; curl's is not counted");
         report.notes().forEach(note -> out.println("note: " + note));
         out.flush();
         return ExitCodes.OK;

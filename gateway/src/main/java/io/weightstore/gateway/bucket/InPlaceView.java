@@ -1,6 +1,7 @@
 package io.weightstore.gateway.bucket;
 
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.InPlaceFiles;
 import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -10,58 +11,65 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The object of one read lease seen in place in the pools of this host's nodes
- * ({@link ObjectReader#mapReadOnly}), its bytes checked against the checksums computed when it was
- * written before any is used, and unmapped when the lease ends: the lease is what keeps the object,
- * and the room it lies in, from being removed or reused under the mapping.
+ * The object of one read lease where it lies in the pool files of this host's nodes
+ * ({@link ObjectReader#openInPlace}), open for sendfile, its bytes checked against the checksums
+ * computed when it was written before any is sent, and closed when the lease ends: the lease is what
+ * keeps the object, and the room it lies in, from being removed or reused under the transfers.
  */
 final class InPlaceView implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InPlaceView.class);
 
-    private final Arena arena;
-    private final Optional<MemorySegment> bytes;
+    private final Optional<InPlaceFiles> files;
 
-    private InPlaceView(Arena arena, Optional<MemorySegment> bytes) {
-        this.arena = arena;
-        this.bytes = bytes;
+    private InPlaceView(Optional<InPlaceFiles> files) {
+        this.files = files;
     }
 
     /**
-     * Maps the object {@code reader} holds and checks it unless {@code checks} has a current pass for
-     * it. The view is empty when some slice has no copy here, or when the check or the mapping failed:
-     * then the object is read through the store, which checks every read and tries the other copies.
+     * Opens the object {@code reader} holds and checks it, through a mapping dropped once done, unless
+     * {@code checks} has a current pass for it. The view is empty when some slice has no copy here, or
+     * when the check or the opening failed: then the object is read through the store, which checks
+     * every read and tries the other copies.
      */
-    static InPlaceView map(ObjectReader reader, InPlaceChecks checks) {
-        Arena arena = Arena.ofShared();
+    static InPlaceView open(ObjectReader reader, InPlaceChecks checks) {
+        Optional<InPlaceFiles> files = Optional.empty();
         try {
-            Optional<MemorySegment> mapped = reader.mapReadOnly(arena);
-            if (mapped.isPresent() && !checks.current(reader.object())) {
-                reader.checkMapped(mapped.get());
+            files = reader.openInPlace();
+            if (files.isPresent() && !checks.current(reader.object())) {
+                check(reader);
                 checks.passed(reader.object());
             }
-            return new InPlaceView(arena, mapped);
+            return new InPlaceView(files);
         } catch (IOException e) {
             boolean corrupt = e instanceof StoreException s && s.code() == StoreException.Code.CORRUPT;
-            String why = corrupt ? "a copy here is corrupt" : "it cannot be mapped";
+            String why = corrupt ? "a copy here is corrupt" : "it cannot be opened";
             log.warn("{} is read through the store rather than in place ({}): {}", reader.key(), why, e.getMessage());
-            arena.close();
-            return new InPlaceView(null, Optional.empty());
+            files.ifPresent(InPlaceFiles::close);
+            return new InPlaceView(Optional.empty());
         } catch (RuntimeException e) {
-            arena.close();
+            files.ifPresent(InPlaceFiles::close);
             throw e;
         }
     }
 
-    /** The whole object, read-only, valid until this view is closed; empty when it is to be read through the store. */
-    Optional<MemorySegment> bytes() {
-        return bytes;
+    private static void check(ObjectReader reader) throws IOException {
+        try (Arena arena = Arena.ofShared()) {
+            Optional<MemorySegment> mapped = reader.mapReadOnly(arena);
+            if (mapped.isEmpty()) {
+                throw new StoreException(StoreException.Code.IO, reader.key() + " has no copy on this host to check any more");
+            }
+            reader.checkMapped(mapped.get());
+        }
     }
 
-    /** Unmaps the object; no request may use {@link #bytes} any more. */
+    /** The whole object's pool files, valid until this view is closed; empty when it is to be read through the store. */
+    Optional<InPlaceFiles> files() {
+        return files;
+    }
+
+    /** Closes the files; no request may send from {@link #files} any more. */
     @Override
     public void close() {
-        if (arena != null) {
-            arena.close();
-        }
+        files.ifPresent(InPlaceFiles::close);
     }
 }

@@ -1,7 +1,7 @@
 package io.weightstore.gateway.bucket;
 
+import io.weightstore.store.client.InPlaceFiles;
 import io.weightstore.store.client.ObjectReader;
-import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
 /**
@@ -22,10 +22,10 @@ public final class OpenFile implements AutoCloseable {
     }
 
     /**
-     * The whole object in place in the pools of this host's nodes, checked, valid until this is
-     * closed; empty when it is to be read through the store. The first request of a lease to ask maps it.
+     * The whole object in place in the pool files of this host's nodes, checked, valid until this is
+     * closed; empty when it is to be read through the store. The first request of a lease to ask opens it.
      */
-    public Optional<MemorySegment> inPlace() {
+    public Optional<InPlaceFiles> inPlace() {
         return lease.inPlace();
     }
 

@@ -1,10 +1,10 @@
 package io.weightstore.gateway.bucket;
 
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.InPlaceFiles;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.weights.CheckpointId;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +37,7 @@ final class SharedLeases {
      */
     final class Lease {
         private final FileVersion file;
-        private final Object mapping = new Object();
+        private final Object opening = new Object();
         private ObjectReader reader;
         private int uses;
         private boolean shareable = true;
@@ -82,7 +82,7 @@ final class SharedLeases {
             return true;
         }
 
-        /** Ends a use; the last one unmaps the object and then ends the lease, so nothing is mapped that is not leased. */
+        /** Ends a use; the last one closes the object's files and then ends the lease, so nothing is open that is not leased. */
         void release() {
             synchronized (this) {
                 if (--uses > 0) {
@@ -91,7 +91,7 @@ final class SharedLeases {
                 shareable = false;
             }
             leases.remove(file, this);
-            synchronized (mapping) {
+            synchronized (opening) {
                 if (view != null) {
                     view.close();
                 }
@@ -99,13 +99,13 @@ final class SharedLeases {
             reader.close();
         }
 
-        /** Maps and checks the object on the first call; a request holds a use meanwhile, so the lease cannot end under it. */
-        Optional<MemorySegment> inPlace() {
-            synchronized (mapping) {
+        /** Opens and checks the object on the first call; a request holds a use meanwhile, so the lease cannot end under it. */
+        Optional<InPlaceFiles> inPlace() {
+            synchronized (opening) {
                 if (view == null) {
-                    view = InPlaceView.map(reader(), checks);
+                    view = InPlaceView.open(reader(), checks);
                 }
-                return view.bytes();
+                return view.files();
             }
         }
     }

@@ -10,8 +10,8 @@ import java.util.concurrent.Future;
 
 /**
  * Moves a range of an open object to a response in chunks of its slot's buffer size, double
- * buffered: while one chunk is written to the socket, the next is read from the nodes into the other
- * buffer. No more than two chunks are ever in memory, whatever the size of the range.
+ * buffered: while one chunk is sent from its off-heap buffer, the next is read from the nodes into the
+ * other. No more than two chunks are ever in memory, whatever the size of the range.
  *
  * <p>The first chunk is read by {@link #start}, before anything is sent, so a read that fails at once
  * still gets an error response; a read that fails later ends the response short, which clients see
@@ -57,11 +57,13 @@ public final class ChunkedCopy implements AutoCloseable {
     }
 
     /**
-     * Writes the whole range to {@code out}.
+     * Writes the whole range to {@code out}, each chunk from the buffer it was read into; a buffer is
+     * read into again only once the socket took what was written from it.
      *
      * @throws ReadFailed when a later chunk could not be read; what {@code out} throws when the client went away
      */
-    public void writeTo(ResponseWriter out) throws IOException {
+    public void writeTo(BodyWriter out) throws IOException {
+        BodyWriter.Sent[] sending = new BodyWriter.Sent[2];
         long offset = range.offset();
         int current = 0;
         while (offset < range.end()) {
@@ -74,12 +76,16 @@ public final class ChunkedCopy implements AutoCloseable {
             }
             long next = offset + length;
             if (next < range.end()) {
+                if (sending[1 - current] != null) {
+                    sending[1 - current].await();
+                }
                 read(next, 1 - current);
             }
-            out.write(slot.buffer(current), length);
+            sending[current] = out.write(slot.buffer(current).asSlice(0, length));
             offset = next;
             current = 1 - current;
         }
+        out.drain();
     }
 
     /**
@@ -90,7 +96,7 @@ public final class ChunkedCopy implements AutoCloseable {
     private void read(long offset, int buffer) {
         long chunkEnd = (offset / slot.chunkBytes() + 1) * slot.chunkBytes();
         int length = (int) (Math.min(chunkEnd, range.end()) - offset);
-        MemorySegment target = MemorySegment.ofArray(slot.buffer(buffer)).asSlice(0, length);
+        MemorySegment target = slot.buffer(buffer).asSlice(0, length);
         pending = readers.submit(() -> {
             object.read(new Range(offset, length), target);
             return length;

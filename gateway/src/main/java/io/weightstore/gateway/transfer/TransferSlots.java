@@ -2,6 +2,8 @@ package io.weightstore.gateway.transfer;
 
 import io.weightstore.gateway.s3.ErrorCode;
 import io.weightstore.gateway.s3.S3Error;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -15,16 +17,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * come first served; beyond {@code maxWaiting} waiting, a request is answered 503 {@code SlowDown},
  * which S3 clients retry after a back-off.
  *
- * <p>The buffers are heap arrays: Helidon writes a response from a {@code byte[]} (its socket
- * writer takes arrays), so bytes read into off-heap memory would need one more copy to get there.
+ * <p>The buffers are off-heap and page-aligned, in an arena the slots own: the nodes' bytes are read
+ * into them and sent from them, never copied on the way. Closing the slots frees them, once every
+ * transfer has given its slot back.
  */
-public final class TransferSlots {
+public final class TransferSlots implements AutoCloseable {
+    private static final long ALIGNMENT = 4096;
+
+    private final Arena arena = Arena.ofShared();
     private final Semaphore permits;
     private final int maxConcurrent;
     private final int maxWaiting;
     private final int chunkBytes;
     private final AtomicInteger waiting = new AtomicInteger();
-    private final ConcurrentLinkedDeque<byte[][]> idle = new ConcurrentLinkedDeque<>();
+    private final ConcurrentLinkedDeque<MemorySegment[]> idle = new ConcurrentLinkedDeque<>();
 
     public TransferSlots(int maxConcurrent, int maxWaiting, int chunkBytes) {
         this.permits = new Semaphore(maxConcurrent, true);
@@ -35,10 +41,10 @@ public final class TransferSlots {
 
     /** One transfer's right to run, and its buffers; closing it gives both back. */
     public final class Slot implements AutoCloseable {
-        private final byte[][] buffers;
+        private final MemorySegment[] buffers;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        private Slot(byte[][] buffers) {
+        private Slot(MemorySegment[] buffers) {
             this.buffers = buffers;
         }
 
@@ -47,9 +53,9 @@ public final class TransferSlots {
         }
 
         /** Buffer 0 or 1, allocated on first use: a slot that only ever serves small ranges never holds two. */
-        public byte[] buffer(int index) {
+        public MemorySegment buffer(int index) {
             if (buffers[index] == null) {
-                buffers[index] = new byte[chunkBytes];
+                buffers[index] = arena.allocate(chunkBytes, ALIGNMENT);
             }
             return buffers[index];
         }
@@ -92,7 +98,13 @@ public final class TransferSlots {
                 waiting.decrementAndGet();
             }
         }
-        byte[][] buffers = idle.poll();
-        return new Slot(buffers != null ? buffers : new byte[2][]);
+        MemorySegment[] buffers = idle.poll();
+        return new Slot(buffers != null ? buffers : new MemorySegment[2]);
+    }
+
+    /** Frees every buffer; the transfers must have ended, as they have once the gateway's server is stopped. */
+    @Override
+    public void close() {
+        arena.close();
     }
 }

@@ -6,17 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.InPlaceFiles;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.weights.CheckpointId;
+import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -128,14 +129,28 @@ class SharedLeasesTest {
     }
 
     @Test
-    void theObjectInPlaceIsCheckedAndUnmappedWhenTheLeaseEnds() throws IOException {
+    void theObjectInPlaceIsCheckedAndItsFilesClosedWhenTheLeaseEnds() throws IOException {
         SharedLeases leases = new SharedLeases();
-        MemorySegment view;
+        List<InPlaceFiles.FileRange> ranges;
         try (OpenFile file = leases.acquire(FILE, opener())) {
-            view = file.inPlace().orElseThrow();
-            assertThat(view.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(data);
+            ranges = file.inPlace().orElseThrow().ranges(0, SIZE);
+            ByteBuffer read = ByteBuffer.allocate(SIZE);
+            for (InPlaceFiles.FileRange range : ranges) {
+                read.put(readFully(range));
+            }
+            assertThat(read.array()).isEqualTo(data);
         }
-        assertThatThrownBy(() -> view.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+        assertThat(ranges).allSatisfy(range -> assertThat(range.file().isOpen()).isFalse());
+    }
+
+    private static ByteBuffer readFully(InPlaceFiles.FileRange range) throws IOException {
+        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(range.length()));
+        while (bytes.hasRemaining()) {
+            if (range.file().read(bytes, range.position() + bytes.position()) < 0) {
+                throw new EOFException("the pool ends before " + range);
+            }
+        }
+        return bytes.flip();
     }
 
     @Test

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.gateway.s3.ErrorCode;
 import io.weightstore.gateway.s3.S3Error;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -14,7 +16,7 @@ class TransferSlotsTest {
     void boundsTransfersLetsSomeWaitAndTurnsAwayTheRest() throws Exception {
         TransferSlots slots = new TransferSlots(1, 1, 64 << 10);
         TransferSlots.Slot first = slots.acquire();
-        byte[] buffer = first.buffer(0);
+        MemorySegment buffer = first.buffer(0);
         CountDownLatch waiting = new CountDownLatch(1);
         CountDownLatch served = new CountDownLatch(1);
         Thread second = Thread.ofVirtual().start(() -> {
@@ -40,5 +42,20 @@ class TransferSlotsTest {
         try (TransferSlots.Slot again = slots.acquire()) {
             assertThat(again.chunkBytes()).isEqualTo(64 << 10);
         }
+        slots.close();
+    }
+
+    @Test
+    void buffersAreOffHeapPageAlignedAndFreedWithTheSlots() throws Exception {
+        TransferSlots slots = new TransferSlots(2, 0, 64 << 10);
+        MemorySegment buffer;
+        try (TransferSlots.Slot slot = slots.acquire()) {
+            buffer = slot.buffer(1);
+            assertThat(buffer.isNative()).isTrue();
+            assertThat(buffer.address() % 4096).isZero();
+            assertThat(buffer.byteSize()).isEqualTo(64 << 10);
+        }
+        slots.close();
+        assertThatThrownBy(() -> buffer.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
     }
 }

@@ -21,7 +21,7 @@ import java.util.concurrent.Future;
 /**
  * Whole objects seen in place, in the pools of nodes on this host: every slice from a copy in a pool
  * this client can map, stitched into one read-only segment, so a reader gets the object's bytes
- * without a copy. Its checksum blocks can be checked in parallel on the client's workers: a pass
+ * without a copy; or the same pieces open as files, for sendfile. Its checksum blocks can be checked in parallel on the client's workers: a pass
  * over memory that reads each byte once and, unlike a copy, writes nothing.
  */
 final class LocalMapper {
@@ -35,6 +35,18 @@ final class LocalMapper {
 
     /** The object's bytes, or empty when some slice has no copy here that can be mapped. */
     Optional<MemorySegment> map(Located located, Arena arena) throws IOException {
+        Optional<List<StitchedMapping.Piece>> pieces = pieces(located);
+        return pieces.isEmpty() ? Optional.empty() : Optional.of(StitchedMapping.map(pieces.get(), arena));
+    }
+
+    /** The object's pool files, open, or empty when some slice has no copy here. */
+    Optional<InPlaceFiles> open(Located located) throws IOException {
+        Optional<List<StitchedMapping.Piece>> pieces = pieces(located);
+        return pieces.isEmpty() ? Optional.empty() : Optional.of(InPlaceFiles.open(pieces.get()));
+    }
+
+    /** Where each slice has a copy on this host, end to end, or empty when some slice has none. */
+    private Optional<List<StitchedMapping.Piece>> pieces(Located located) {
         if (!StitchedMapping.supported()) {
             return Optional.empty();
         }
@@ -57,7 +69,7 @@ final class LocalMapper {
             }
             pieces.add(piece.get());
         }
-        return Optional.of(StitchedMapping.map(pieces, arena));
+        return Optional.of(pieces);
     }
 
     /** Checks every block of {@code view}, the object's bytes, against the object's checksums, slices in parallel. */

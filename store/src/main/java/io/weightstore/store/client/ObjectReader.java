@@ -95,6 +95,15 @@ public final class ObjectReader implements AutoCloseable {
     }
 
     /**
+     * The whole object in the pool files of nodes on this host, open for {@code sendfile(2)}, when
+     * every slice has a copy here (else empty). Close it, and end every transfer from it, before this
+     * handle's lease ends. Nothing is checked: check a mapping of it ({@link #checkMapped}) first.
+     */
+    public Optional<InPlaceFiles> openInPlace() throws IOException {
+        return client.mapper().open(located());
+    }
+
+    /**
      * Checks every checksum block of {@code view}, from {@link #mapReadOnly}, against the checksums
      * computed when the object was written; CORRUPT names the first slice and block that differ.
      */

@@ -133,8 +133,8 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    /** The identity in a pool file's header (its first {@link #DATA_START} bytes), mapped by someone else. */
-    static UUID identity(MemorySegment header, Path path) throws StoreException {
+    /** The identity in a pool file's header (its first {@link #DATA_START} bytes), mapped or read by someone else. */
+    public static UUID identity(MemorySegment header, Path path) throws StoreException {
         if (header.byteSize() < DATA_START || header.get(LONG, OFFSET_MAGIC) != MAGIC) {
             throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "not a pool file (bad magic): " + path);
         }

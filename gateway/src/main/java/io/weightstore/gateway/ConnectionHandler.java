@@ -1,0 +1,118 @@
+package io.weightstore.gateway;
+
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection's requests, answered one at a time in arrival order. Each runs on a virtual thread
+ * of its own, since the store's calls block; the connection reads on only once a response is written,
+ * so a pipelining client is answered in order and a slow one is not read ahead of. Request bodies are
+ * not read (every operation is a GET or a HEAD): a request that has one is answered, then the
+ * connection is closed. Every method but {@link #start}'s task runs on the connection's event loop.
+ */
+final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+
+    private final S3Routes routes;
+    private final AccessLog accessLog;
+    private final Executor requests;
+    private final Duration writeDeadline;
+    private final ArrayDeque<HttpRequest> pipelined = new ArrayDeque<>();
+    private boolean busy;
+
+    ConnectionHandler(S3Routes routes, AccessLog accessLog, Executor requests, Duration writeDeadline) {
+        this.routes = routes;
+        this.accessLog = accessLog;
+        this.requests = requests;
+        this.writeDeadline = writeDeadline;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.read();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        try {
+            if (message instanceof HttpRequest request) {
+                if (busy) {
+                    pipelined.add(request);
+                } else {
+                    start(ctx, request);
+                }
+            }
+        } finally {
+            // Bodies are not read: their content goes, and a request that had one closes the connection.
+            ReferenceCountUtil.release(message);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (!busy) {
+            ctx.read();
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        // Idle with a request in progress is a handler waiting on the store or for a slot, each with deadlines of its own.
+        if (event instanceof IdleStateEvent && !busy) {
+            ctx.close();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("connection from {} failed; closing it", ctx.channel().remoteAddress(), cause);
+        ctx.close();
+    }
+
+    private void start(ChannelHandlerContext ctx, HttpRequest request) {
+        busy = true;
+        boolean hasBody = HttpUtil.getContentLength(request, 0L) > 0 || HttpUtil.isTransferEncodingChunked(request);
+        boolean closeAfter = !HttpUtil.isKeepAlive(request) || hasBody || request.decoderResult().isFailure();
+        Exchange exchange = new Exchange(ctx.channel(), request, writeDeadline, closeAfter);
+        requests.execute(() -> {
+            try {
+                routes.handle(exchange);
+            } catch (RuntimeException | Error e) {
+                log.error("{} {} failed", exchange.method(), exchange.rawPath(), e);
+                exchange.closeAfter();
+            }
+            ChannelFuture last = exchange.lastWrite().orElse(null);
+            if (last == null) {
+                ctx.executor().execute(() -> finished(ctx, exchange, false));
+            } else {
+                last.addListener(written -> finished(ctx, exchange, written.isSuccess()));
+            }
+        });
+    }
+
+    private void finished(ChannelHandlerContext ctx, Exchange exchange, boolean written) {
+        accessLog.answered(exchange);
+        if (!written || exchange.closesAfter()) {
+            ctx.close();
+            return;
+        }
+        busy = false;
+        HttpRequest next = pipelined.poll();
+        if (next != null) {
+            start(ctx, next);
+        } else {
+            ctx.read();
+        }
+    }
+}

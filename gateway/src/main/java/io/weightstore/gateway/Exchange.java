@@ -1,0 +1,172 @@
+package io.weightstore.gateway;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.weightstore.gateway.s3.HttpDates;
+import io.weightstore.gateway.transfer.BodyWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * One request and its response. A handler answers once: with a whole response ({@link #send}), or
+ * with a status and headers and then a body it streams ({@link #startBody}, {@link #endBody}). The
+ * connection reads its next request only once this response is written.
+ */
+final class Exchange {
+    private final Channel channel;
+    private final HttpRequest request;
+    private final Duration writeDeadline;
+    private final RequestId id = RequestId.next();
+    private final long arrivedNanos = System.nanoTime();
+    private final HttpHeaders headers = new DefaultHttpHeaders();
+    private boolean closeAfter;
+    private int status;
+    private ChannelFuture last;
+    private String note;
+
+    /** {@code closeAfter}: the connection ends with this response, as the client asked or because its request body is not read. */
+    Exchange(Channel channel, HttpRequest request, Duration writeDeadline, boolean closeAfter) {
+        this.channel = channel;
+        this.request = request;
+        this.writeDeadline = writeDeadline;
+        this.closeAfter = closeAfter;
+    }
+
+    String method() {
+        return request.method().name();
+    }
+
+    /** The request target's path, still encoded; from an absolute-form target ({@code http://host/path}) too. */
+    String rawPath() {
+        String target = request.uri();
+        int query = target.indexOf('?');
+        String path = query < 0 ? target : target.substring(0, query);
+        int scheme = path.indexOf("://");
+        if (scheme > 0 && path.indexOf('/') > scheme) {
+            int slash = path.indexOf('/', scheme + 3);
+            return slash < 0 ? "/" : path.substring(slash);
+        }
+        return path;
+    }
+
+    /** The query as sent, without its {@code ?}; empty when there is none. */
+    String rawQuery() {
+        String target = request.uri();
+        int query = target.indexOf('?');
+        return query < 0 ? "" : target.substring(query + 1);
+    }
+
+    HttpHeaders requestHeaders() {
+        return request.headers();
+    }
+
+    /** Why the request could not be read as HTTP/1.1, when it could not. */
+    Optional<Throwable> malformed() {
+        return request.decoderResult().isFailure() ? Optional.of(request.decoderResult().cause()) : Optional.empty();
+    }
+
+    RequestId id() {
+        return id;
+    }
+
+    long arrivedNanos() {
+        return arrivedNanos;
+    }
+
+    /** Sets a response header; the last value set wins. */
+    void header(String name, String value) {
+        headers.set(name, value);
+    }
+
+    /** A response without a body; to a HEAD, its Content-Length still says what a GET would send. */
+    void send(int status) {
+        if (!headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            headers.set(HttpHeaderNames.CONTENT_LENGTH, 0);
+        }
+        last = channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, start(status), Unpooled.EMPTY_BUFFER, headers,
+                EmptyHttpHeaders.INSTANCE));
+    }
+
+    void send(int status, String contentType, byte[] body) {
+        headers.set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        headers.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        last = channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, start(status), Unpooled.wrappedBuffer(body),
+                headers, EmptyHttpHeaders.INSTANCE));
+    }
+
+    /**
+     * Writes the status and headers, which must give the Content-Length, and returns the writer of the
+     * body; the headers leave with the body's first write.
+     */
+    BodyWriter startBody(int status) {
+        if (!headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            throw new IllegalStateException("a streamed body needs its Content-Length set first");
+        }
+        last = channel.write(new DefaultHttpResponse(HttpVersion.HTTP_1_1, start(status), headers));
+        return new BodyWriter(channel, writeDeadline);
+    }
+
+    /** Ends a body that {@link #startBody} began, once all of it was written. */
+    void endBody() {
+        last = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+    }
+
+    /** Whether the status line is on its way: from then on a failure can only end the connection. */
+    boolean started() {
+        return status != 0;
+    }
+
+    int status() {
+        return status;
+    }
+
+    /** Ends the connection after this response; for a response cut short, the client's only sign of it. */
+    void closeAfter() {
+        closeAfter = true;
+    }
+
+    boolean closesAfter() {
+        return closeAfter;
+    }
+
+    /** What the access log adds to this request's line, such as a client that left mid-transfer. */
+    void note(String text) {
+        note = text;
+    }
+
+    Optional<String> note() {
+        return Optional.ofNullable(note);
+    }
+
+    /** The response's last write, or empty when nothing was answered. */
+    Optional<ChannelFuture> lastWrite() {
+        return Optional.ofNullable(last);
+    }
+
+    private HttpResponseStatus start(int code) {
+        if (started()) {
+            throw new IllegalStateException("request " + id.value() + " was answered already, with " + status);
+        }
+        status = code;
+        headers.set(AccessLog.REQUEST_ID_HEADER, id.value());
+        headers.set(HttpHeaderNames.DATE, HttpDates.http(Instant.now()));
+        headers.set(HttpHeaderNames.SERVER, "weightstore");
+        if (closeAfter) {
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return HttpResponseStatus.valueOf(code);
+    }
+}

@@ -1,0 +1,134 @@
+package io.weightstore.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** HTTP/1.1 on one connection, byte by byte on a raw socket: pipelining, request targets, and requests the gateway will not read. */
+class GatewayConnectionTest {
+    @TempDir
+    static Path tmp;
+
+    private static GatewayFixture fixture;
+
+    @BeforeAll
+    static void start() throws IOException {
+        fixture = GatewayFixture.start(tmp);
+    }
+
+    @AfterAll
+    static void stop() {
+        fixture.close();
+    }
+
+    /** One response as it came off the wire. */
+    private record Response(int status, Map<String, String> headers, byte[] body) {
+        String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+    }
+
+    private static Socket connect() throws IOException {
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, fixture.anonymous.port()));
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    private static Response read(InputStream in, boolean head) throws IOException {
+        String status = line(in);
+        Map<String, String> headers = new TreeMap<>();
+        for (String line = line(in); !line.isEmpty(); line = line(in)) {
+            int colon = line.indexOf(':');
+            headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+        }
+        int length = head ? 0 : Integer.parseInt(headers.getOrDefault("content-length", "0"));
+        return new Response(Integer.parseInt(status.split(" ")[1]), headers, in.readNBytes(length));
+    }
+
+    private static String line(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (int b = in.read(); b != '\n'; b = in.read()) {
+            if (b < 0) {
+                throw new IOException("the connection ended mid-line: " + line);
+            }
+            if (b != '\r') {
+                line.write(b);
+            }
+        }
+        return line.toString(StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInOrderWhateverTheirTargetsForm() throws Exception {
+        String config = "/weights/" + GatewayFixture.CHECKPOINT + "/config.json";
+        byte[] local = Files.readAllBytes(fixture.local("config.json"));
+        String absolute = "http://127.0.0.1:" + fixture.anonymous.port() + config;
+        String requests = "GET " + config + " HTTP/1.1\r\nHost: gateway\r\n\r\n"
+                + "GET " + absolute + " HTTP/1.1\r\nHost: gateway\r\nRange: bytes=2-9\r\n\r\n"
+                + "HEAD " + config + " HTTP/1.1\r\nHost: gateway\r\n\r\n"
+                + "GET /weights/" + GatewayFixture.CHECKPOINT + "/missing.bin HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(requests.getBytes(StandardCharsets.US_ASCII));
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            Response whole = read(in, false);
+            assertThat(whole.status()).isEqualTo(200);
+            assertThat(whole.body()).isEqualTo(local);
+            Response range = read(in, false);
+            assertThat(range.status()).isEqualTo(206);
+            assertThat(range.body()).isEqualTo(Arrays.copyOfRange(local, 2, 10));
+            Response head = read(in, true);
+            assertThat(head.status()).isEqualTo(200);
+            assertThat(head.header("Content-Length")).isEqualTo(Integer.toString(local.length));
+            Response missing = read(in, false);
+            assertThat(missing.status()).isEqualTo(404);
+            assertThat(new String(missing.body(), StandardCharsets.UTF_8)).contains("<Code>NoSuchKey</Code>");
+            assertThat(missing.header("Connection")).isNull();
+        }
+    }
+
+    @Test
+    void aRequestLineTooLongIsAnsweredInvalidRequestAndTheConnectionClosed() throws Exception {
+        String request = "GET /weights/" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            Response response = read(in, false);
+            assertThat(response.status()).isEqualTo(400);
+            assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>InvalidRequest</Code>");
+            assertThat(response.header("Connection")).isEqualToIgnoringCase("close");
+            assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aRequestWithABodyIsRefusedUnreadAndTheConnectionClosed() throws Exception {
+        String request = "PUT /weights/" + GatewayFixture.CHECKPOINT + "/new.bin HTTP/1.1\r\nHost: gateway\r\nContent-Length: 11\r\n\r\n"
+                + "hello world";
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            Response response = read(in, false);
+            assertThat(response.status()).isEqualTo(405);
+            assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>MethodNotAllowed</Code>");
+            assertThat(response.header("Connection")).isEqualToIgnoringCase("close");
+            assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+}
