@@ -24,6 +24,8 @@ public final class NginxConfig {
                     access_log off;
                     sendfile on;
                     tcp_nopush on;
+                    # A client keeps its connections for a whole bench, warm-up GETs included, as the gateway lets it.
+                    keepalive_requests 1000000;
                     client_body_temp_path %1$s/body;
                     proxy_temp_path %1$s/proxy;
                     fastcgi_temp_path %1$s/fastcgi;
