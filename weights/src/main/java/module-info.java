@@ -6,6 +6,7 @@ module io.weightstore.weights {
     requires transitive io.weightstore.format;
     requires transitive io.weightstore.store;
     requires com.fasterxml.jackson.annotation;
+    requires com.fasterxml.jackson.core;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.datatype.jsr310;
     requires com.fasterxml.jackson.dataformat.yaml;

@@ -2,7 +2,6 @@ package io.weightstore.weights;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.time.Instant;
@@ -31,15 +30,13 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
     /** 2: importedBy, and each file's checksum digest and tensor CRC table digest. */
     public static final int SCHEMA_VERSION = 2;
 
-    private static final ObjectMapper JSON = Json.mapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-
     public Manifest {
         files = List.copyOf(files);
     }
 
     public byte[] toJson() {
         try {
-            return JSON.writeValueAsBytes(this);
+            return Writer.JSON.writeValueAsBytes(this);
         } catch (IOException e) {
             throw new IllegalStateException("cannot serialise manifest of " + checkpointId, e);
         }
@@ -48,7 +45,7 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
     public static Manifest fromJson(byte[] json, String key) throws CheckpointException {
         Manifest manifest;
         try {
-            manifest = JSON.readValue(json, Manifest.class);
+            manifest = ManifestReader.read(json);
         } catch (IOException e) {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is not valid JSON: " + e.getMessage(), e);
         }
@@ -57,6 +54,11 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
                     + manifest.schemaVersion() + "; this weightstore reads up to " + SCHEMA_VERSION + ", upgrade it");
         }
         return manifest;
+    }
+
+    /** Built on the first write: a loader only reads, and {@link ManifestReader} reads without databind. */
+    private static final class Writer {
+        static final ObjectMapper JSON = Json.mapper();
     }
 
     public Manifest withStatus(CheckpointStatus next, Instant now, String errorMessage) {
