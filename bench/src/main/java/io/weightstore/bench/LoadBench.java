@@ -74,6 +74,8 @@ public final class LoadBench {
             Measurement mmap;
             List<Measurement> paths = new ArrayList<>();
             List<String> notes = new ArrayList<>();
+            // A tmpfs in 4 KiB pages costs the nodes' sendfile and the same-host path a lookup per page.
+            notes.add("pools in " + poolDir + " (" + PageSizes.describe(poolDir) + ")");
             // The paths the loader's targets compare are timed in turns, so drift hits them alike (same host against mmap too).
             try (Ceilings.RawSocket raw = Ceilings.rawSocket(source.resolve(first.path()), whole.asSlice(0, first.size()), 4);
                     StoreClient rawClient = cluster.client(false, CONNECTIONS);

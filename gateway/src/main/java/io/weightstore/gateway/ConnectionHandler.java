@@ -10,6 +10,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * of its own, since the store's calls block; the connection reads on only once a response is written,
  * so a pipelining client is answered in order and a slow one is not read ahead of. Request bodies are
  * not read (every operation is a GET or a HEAD): a request that has one is answered, then the
- * connection is closed. Every method but {@link #start}'s task runs on the connection's event loop.
+ * connection is closed. Every method but {@link #run} runs on the connection's event loop.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
@@ -85,20 +86,28 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         boolean hasBody = HttpUtil.getContentLength(request, 0L) > 0 || HttpUtil.isTransferEncodingChunked(request);
         boolean closeAfter = !HttpUtil.isKeepAlive(request) || hasBody || request.decoderResult().isFailure();
         Exchange exchange = new Exchange(ctx.channel(), request, writeDeadline, closeAfter);
-        requests.execute(() -> {
-            try {
-                routes.handle(exchange);
-            } catch (RuntimeException | Error e) {
-                log.error("{} {} failed", exchange.method(), exchange.rawPath(), e);
-                exchange.closeAfter();
-            }
-            ChannelFuture last = exchange.lastWrite().orElse(null);
-            if (last == null) {
-                ctx.executor().execute(() -> finished(ctx, exchange, false));
-            } else {
-                last.addListener(written -> finished(ctx, exchange, written.isSuccess()));
-            }
-        });
+        try {
+            requests.execute(() -> run(ctx, exchange));
+        } catch (RejectedExecutionException stopping) {
+            // The gateway is closing: its connections are being closed too.
+            ctx.close();
+        }
+    }
+
+    /** Answers {@code exchange} on its own virtual thread, then hands the connection back to the event loop. */
+    private void run(ChannelHandlerContext ctx, Exchange exchange) {
+        try {
+            routes.handle(exchange);
+        } catch (RuntimeException | Error e) {
+            log.error("{} {} failed", exchange.method(), exchange.rawPath(), e);
+            exchange.closeAfter();
+        }
+        ChannelFuture last = exchange.lastWrite().orElse(null);
+        if (last == null) {
+            ctx.executor().execute(() -> finished(ctx, exchange, false));
+        } else {
+            last.addListener(written -> finished(ctx, exchange, written.isSuccess()));
+        }
     }
 
     private void finished(ChannelHandlerContext ctx, Exchange exchange, boolean written) {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -13,7 +14,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.weightstore.gateway.s3.HttpDates;
 import io.weightstore.gateway.transfer.BodyWriter;
 import java.time.Duration;
@@ -91,9 +91,12 @@ final class Exchange {
         headers.set(name, value);
     }
 
-    /** A response without a body; to a HEAD, its Content-Length still says what a GET would send. */
+    /**
+     * A response without a body; to a HEAD, its Content-Length still says what a GET would send. A
+     * 304 gets none (it would have to be the length of the representation it does not send).
+     */
     void send(int status) {
-        if (!headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+        if (status != 304 && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
             headers.set(HttpHeaderNames.CONTENT_LENGTH, 0);
         }
         last = channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, start(status), Unpooled.EMPTY_BUFFER, headers,

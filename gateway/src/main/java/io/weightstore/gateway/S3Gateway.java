@@ -37,11 +37,11 @@ import java.util.concurrent.TimeUnit;
  * {@code <checkpoint-id>/<path>} is that file of that checkpoint. See {@link S3Routes} for the
  * operations, {@link Access} for who may read.
  *
- * <p>It runs on Netty rather than a web framework because Netty's socket writes take off-heap buffers
- * as they are: an object goes to the client from the mapped pool, or from the buffer the nodes' bytes
- * were read into, with no copy in user space (a framework that writes {@code byte[]} costs two). Each
- * request runs on a virtual thread; the event loops only move bytes. The store client stays the
- * caller's: closing the gateway stops serving, not the store.
+ * <p>It runs on Netty rather than a web framework because Netty's socket writes take files and
+ * off-heap buffers as they are: an object goes to the client with sendfile from the pool files, or
+ * from the buffer the nodes' bytes were read into, with no copy in user space (Helidon, which writes
+ * only {@code byte[]}, cost two). Each request runs on a virtual thread; the event loops only move
+ * bytes. The store client stays the caller's: closing the gateway stops serving, not the store.
  */
 public final class S3Gateway implements AutoCloseable {
     /** Long enough for a presigned URL of a long key, whose request line carries the key and a signature. */

@@ -14,12 +14,16 @@ import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.ImportRequest;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -36,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GatewayOverNodeSocketsTest {
     private static final int CHUNK = 64 << 10;
+    private static final int SLOTS = 2;
     private static final String FILE = "blob.bin";
 
     @TempDir
@@ -60,7 +65,7 @@ class GatewayOverNodeSocketsTest {
         new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("remote"), "org/remote", "main", source, 1,
                 false, 1), Progress.NONE);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
-                2, 8, CHUNK), store);
+                SLOTS, 8, CHUNK), store);
     }
 
     @AfterEach
@@ -88,6 +93,32 @@ class GatewayOverNodeSocketsTest {
                 HttpResponse<byte[]> response = pending.join();
                 assertThat(response.statusCode()).isEqualTo(206);
                 assertThat(response.body()).isEqualTo(Arrays.copyOfRange(data, from, to + 1));
+            }
+        }
+    }
+
+    @Test
+    void clientsThatLeaveMidBodyGiveTheirSlotsBackAndTheBuffersServeTheNextGetsWhole() throws Exception {
+        for (int i = 0; i < SLOTS; i++) {
+            try (Socket socket = new Socket()) {
+                socket.setReceiveBufferSize(32 << 10);
+                socket.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
+                socket.getOutputStream().write(("GET /weights/remote/" + FILE + " HTTP/1.1\r\nHost: gateway\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(socket.getInputStream().readNBytes(256 << 10)).hasSize(256 << 10);
+            }
+        }
+        // Every slot was held by a GET whose client left; were one not given back, the next GETs would wait on it for ever.
+        URI uri = URI.create("http://127.0.0.1:" + gateway.port() + "/weights/remote/" + FILE);
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            List<CompletableFuture<HttpResponse<byte[]>>> responses = IntStream.range(0, SLOTS)
+                    .mapToObj(i -> client.sendAsync(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
+                            HttpResponse.BodyHandlers.ofByteArray()))
+                    .toList();
+            for (CompletableFuture<HttpResponse<byte[]>> pending : responses) {
+                HttpResponse<byte[]> response = pending.join();
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.body()).isEqualTo(data);
             }
         }
     }
