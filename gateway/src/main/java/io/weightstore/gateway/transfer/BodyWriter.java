@@ -21,9 +21,6 @@ import java.util.concurrent.TimeUnit;
  * hold a transfer slot and a read lease for ever.
  */
 public final class BodyWriter {
-    /** Largest single write: what one {@code ByteBuffer} can address. */
-    private static final long MAX_WRITE = 1L << 30;
-
     private final Channel channel;
     private final Duration deadline;
     private long written;
@@ -49,14 +46,11 @@ public final class BodyWriter {
         return last;
     }
 
-    /** Starts writing {@code bytes}, which must stay untouched until the result's {@link Sent#await} returns. */
+    /**
+     * Starts writing {@code bytes} (at most 2 GiB, as one {@code ByteBuffer} holds; a chunk is at most
+     * 256 MiB), which must stay untouched until the result's {@link Sent#await} returns.
+     */
     public Sent write(MemorySegment bytes) {
-        if (bytes.byteSize() > MAX_WRITE) {
-            for (long done = 0; done < bytes.byteSize(); done += MAX_WRITE) {
-                write(bytes.asSlice(done, Math.min(MAX_WRITE, bytes.byteSize() - done)));
-            }
-            return last;
-        }
         last = new Sent(channel.writeAndFlush(Unpooled.wrappedBuffer(bytes.asByteBuffer())), bytes.byteSize());
         written += bytes.byteSize();
         return last;
