@@ -28,6 +28,8 @@ import java.util.Optional;
 final class Exchange {
     private final Channel channel;
     private final HttpRequest request;
+    private final String rawPath;
+    private final String rawQuery;
     private final Duration writeDeadline;
     private final RequestId id = RequestId.next();
     private final long arrivedNanos = System.nanoTime();
@@ -41,32 +43,36 @@ final class Exchange {
     Exchange(Channel channel, HttpRequest request, Duration writeDeadline, boolean closeAfter) {
         this.channel = channel;
         this.request = request;
+        String target = request.uri();
+        int query = target.indexOf('?');
+        this.rawPath = pathOf(query < 0 ? target : target.substring(0, query));
+        this.rawQuery = query < 0 ? "" : target.substring(query + 1);
         this.writeDeadline = writeDeadline;
         this.closeAfter = closeAfter;
+    }
+
+    /** The path of a request target without its query; of an absolute-form target ({@code http://host/path}) too. */
+    private static String pathOf(String target) {
+        int scheme = target.indexOf("://");
+        if (scheme > 0 && target.indexOf('/') > scheme) {
+            int slash = target.indexOf('/', scheme + 3);
+            return slash < 0 ? "/" : target.substring(slash);
+        }
+        return target;
     }
 
     String method() {
         return request.method().name();
     }
 
-    /** The request target's path, still encoded; from an absolute-form target ({@code http://host/path}) too. */
+    /** The request target's path, still encoded. */
     String rawPath() {
-        String target = request.uri();
-        int query = target.indexOf('?');
-        String path = query < 0 ? target : target.substring(0, query);
-        int scheme = path.indexOf("://");
-        if (scheme > 0 && path.indexOf('/') > scheme) {
-            int slash = path.indexOf('/', scheme + 3);
-            return slash < 0 ? "/" : path.substring(slash);
-        }
-        return path;
+        return rawPath;
     }
 
     /** The query as sent, without its {@code ?}; empty when there is none. */
     String rawQuery() {
-        String target = request.uri();
-        int query = target.indexOf('?');
-        return query < 0 ? "" : target.substring(query + 1);
+        return rawQuery;
     }
 
     HttpHeaders requestHeaders() {
