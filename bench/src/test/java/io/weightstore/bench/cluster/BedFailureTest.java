@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,31 +28,28 @@ class BedFailureTest {
     @TempDir
     static Path dir;
 
+    private static SmallBedCluster.Attempt attempt;
     private static SmallBedCluster fixture;
     private static HostBed bed;
     private static BedCluster cluster;
-    private static String unavailable;
     /** Each tensor's SHA-256, computed here from the files that were imported. */
     private static Map<String, String> expected;
 
     @BeforeAll
     static void up() throws Exception {
-        try {
-            fixture = SmallBedCluster.start(dir, CHECKPOINT, 3, List.of("--slice-size", "4M"));
-        } catch (HostBedUnavailableException e) {
-            // Each test skips with the reason (an abort here would hide it in the report).
-            unavailable = "no host bed here: " + e.getMessage();
-            return;
-        }
-        bed = fixture.bed();
-        cluster = fixture.cluster();
-        expected = fixture.expected();
+        attempt = SmallBedCluster.attempt(dir, CHECKPOINT, 3, List.of("--slice-size", "4M"));
+        attempt.started().ifPresent(started -> {
+            fixture = started;
+            bed = started.bed();
+            cluster = started.cluster();
+            expected = started.expected();
+        });
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (fixture != null) {
-            fixture.close();
+        if (attempt != null) {
+            attempt.close();
         }
     }
 
@@ -128,6 +124,6 @@ class BedFailureTest {
     }
 
     private static void assumeBed() {
-        Assumptions.assumeTrue(bed != null, () -> unavailable);
+        attempt.assumeStarted();
     }
 }

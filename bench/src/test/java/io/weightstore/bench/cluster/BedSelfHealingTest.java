@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -36,30 +35,27 @@ class BedSelfHealingTest {
     @TempDir
     static Path dir;
 
+    private static SmallBedCluster.Attempt attempt;
     private static SmallBedCluster fixture;
     private static HostBed bed;
     private static BedCluster cluster;
-    private static String unavailable;
     private static Map<String, String> expected;
 
     @BeforeAll
     static void up() throws Exception {
-        try {
-            fixture = SmallBedCluster.start(dir, CHECKPOINT, 4, List.of("--slice-size", "4M", "--repair-after", "2s"));
-        } catch (HostBedUnavailableException e) {
-            // Each test skips with the reason (an abort here would hide it in the report).
-            unavailable = "no host bed here: " + e.getMessage();
-            return;
-        }
-        bed = fixture.bed();
-        cluster = fixture.cluster();
-        expected = fixture.expected();
+        attempt = SmallBedCluster.attempt(dir, CHECKPOINT, 4, List.of("--slice-size", "4M", "--repair-after", "2s"));
+        attempt.started().ifPresent(started -> {
+            fixture = started;
+            bed = started.bed();
+            cluster = started.cluster();
+            expected = started.expected();
+        });
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (fixture != null) {
-            fixture.close();
+        if (attempt != null) {
+            attempt.close();
         }
     }
 
@@ -158,6 +154,6 @@ class BedSelfHealingTest {
     }
 
     private static void assumeBed() {
-        Assumptions.assumeTrue(bed != null, () -> unavailable);
+        attempt.assumeStarted();
     }
 }

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * What the bed's failure tests start from: five hosts with 100 Mbit/s NICs, so that a small load
@@ -19,6 +21,33 @@ import java.util.Map;
  */
 record SmallBedCluster(HostBed bed, BedCluster cluster, Path logs, Map<String, String> expected) implements AutoCloseable {
     static final int HOSTS = 5;
+
+    /**
+     * The cluster a test class started, or why this machine cannot have one: each test then skips with
+     * that reason, where an abort in the class's set-up would hide it in the report.
+     */
+    record Attempt(Optional<SmallBedCluster> started, String unavailable) implements AutoCloseable {
+        /** Skips the calling test when there is no cluster. */
+        void assumeStarted() {
+            Assumptions.assumeTrue(started.isPresent(), () -> unavailable);
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (started.isPresent()) {
+                started.get().close();
+            }
+        }
+    }
+
+    /** As {@link #start}, except that a machine where network namespaces cannot be made gives the reason, not a failure. */
+    static Attempt attempt(Path dir, String checkpoint, int nodeHosts, List<String> masterFlags) throws Exception {
+        try {
+            return new Attempt(Optional.of(start(dir, checkpoint, nodeHosts, masterFlags)), null);
+        } catch (HostBedUnavailableException e) {
+            return new Attempt(Optional.empty(), "no host bed here: " + e.getMessage());
+        }
+    }
 
     /** Makes the bed and the cluster in {@code dir}, with {@code masterFlags}, and imports the checkpoint as {@code checkpoint}. */
     static SmallBedCluster start(Path dir, String checkpoint, int nodeHosts, List<String> masterFlags) throws Exception {
