@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * An object where it lies in the pool files of this host's nodes, open for reads by position: what
@@ -103,11 +102,7 @@ public final class InPlaceFiles implements AutoCloseable {
                     break;
                 }
             }
-            UUID found = PoolFile.identity(MemorySegment.ofBuffer(header.flip()), piece.file());
-            if (!found.equals(piece.pool())) {
-                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool file " + piece.file() + " is pool " + found
-                        + ", expected " + piece.pool());
-            }
+            PoolFile.requireIdentity(MemorySegment.ofBuffer(header.flip()), piece.file(), piece.pool());
             return file;
         } catch (IOException | RuntimeException e) {
             closeQuietly(file);

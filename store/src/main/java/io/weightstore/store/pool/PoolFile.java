@@ -133,12 +133,19 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    /** The identity in a pool file's header (its first {@link #DATA_START} bytes), mapped or read by someone else. */
-    public static UUID identity(MemorySegment header, Path path) throws StoreException {
+    /**
+     * Checks that a pool file's header (its first {@link #DATA_START} bytes, mapped or read by someone
+     * else) names pool {@code expected}, the one the master said is at {@code path}.
+     */
+    public static void requireIdentity(MemorySegment header, Path path, UUID expected) throws StoreException {
         if (header.byteSize() < DATA_START || header.get(LONG, OFFSET_MAGIC) != MAGIC) {
             throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "not a pool file (bad magic): " + path);
         }
-        return new UUID(header.get(LONG, OFFSET_UUID_MSB), header.get(LONG, OFFSET_UUID_LSB));
+        UUID found = new UUID(header.get(LONG, OFFSET_UUID_MSB), header.get(LONG, OFFSET_UUID_LSB));
+        if (!found.equals(expected)) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool file " + path + " is pool " + found + ", expected "
+                    + expected);
+        }
     }
 
     private static void create(Path path, long capacity, UUID uuid, String chosenNodeId) throws IOException {

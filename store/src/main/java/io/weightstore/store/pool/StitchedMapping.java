@@ -135,15 +135,10 @@ public final class StitchedMapping {
         try {
             MemorySegment header = mmap(state, MemorySegment.NULL, PoolFile.DATA_START, PROT_READ, MAP_SHARED, fd, 0,
                     "map the header of " + piece.file());
-            UUID found;
             try {
-                found = PoolFile.identity(header.reinterpret(PoolFile.DATA_START), piece.file());
+                PoolFile.requireIdentity(header.reinterpret(PoolFile.DATA_START), piece.file(), piece.pool());
             } finally {
                 munmap(header.address(), PoolFile.DATA_START);
-            }
-            if (!found.equals(piece.pool())) {
-                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool file " + piece.file() + " is pool " + found
-                        + ", expected " + piece.pool());
             }
             return fd;
         } catch (StoreException | RuntimeException e) {
