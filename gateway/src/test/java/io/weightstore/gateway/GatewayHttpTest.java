@@ -151,7 +151,11 @@ class GatewayHttpTest {
     @Test
     void conditionalRequestsFollowTheEtag() throws Exception {
         String etag = '"' + shard.sha256() + '"';
-        assertThat(signed("GET", key(shard), Map.of("If-None-Match", etag)).statusCode()).isEqualTo(304);
+        HttpResponse<byte[]> notModified = signed("GET", key(shard), Map.of("If-None-Match", etag));
+        assertThat(notModified.statusCode()).isEqualTo(304);
+        assertThat(notModified.headers().firstValue("ETag")).contains(etag);
+        // A 304's Content-Length would have to be the length of the object it does not send.
+        assertThat(notModified.headers().firstValue("Content-Length")).isEmpty();
         assertThat(signed("GET", key(shard), Map.of("If-Match", etag, "Range", "bytes=0-0")).statusCode()).isEqualTo(206);
         assertError(signed("GET", key(shard), Map.of("If-Match", "\"0000\"")), 412, "PreconditionFailed");
         HttpResponse<byte[]> changed = signed("GET", key(shard), Map.of("If-Range", "\"0000\"", "Range", "bytes=0-0"));
