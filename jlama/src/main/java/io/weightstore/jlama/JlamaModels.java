@@ -31,13 +31,50 @@ public final class JlamaModels {
 
     private JlamaModels() {}
 
-    /** A loaded model and what it was loaded from; closing it closes the checkpoint source too. */
-    public record Loaded(AbstractModel model, String reference, Optional<CheckpointSource> source, double loadSeconds)
-            implements AutoCloseable {
+    /**
+     * A loaded model and what it was loaded from; closing it closes the checkpoint source too, and
+     * deletes the model's key-value cache pages.
+     */
+    public static final class Loaded implements AutoCloseable {
+        private final AbstractModel model;
+        private final String reference;
+        private final Optional<CheckpointSource> source;
+        private final double loadSeconds;
+        private final KvCacheDirectory kvCache;
+
+        private Loaded(AbstractModel model, String reference, Optional<CheckpointSource> source, double loadSeconds,
+                KvCacheDirectory kvCache) {
+            this.model = model;
+            this.reference = reference;
+            this.source = source;
+            this.loadSeconds = loadSeconds;
+            this.kvCache = kvCache;
+        }
+
+        public AbstractModel model() {
+            return model;
+        }
+
+        public String reference() {
+            return reference;
+        }
+
+        public Optional<CheckpointSource> source() {
+            return source;
+        }
+
+        public double loadSeconds() {
+            return loadSeconds;
+        }
+
         @Override
         public void close() {
-            model.close();
-            source.ifPresent(CheckpointSource::close);
+            try {
+                model.close();
+                source.ifPresent(CheckpointSource::close);
+            } finally {
+                kvCache.close();
+            }
         }
     }
 
@@ -59,39 +96,50 @@ public final class JlamaModels {
     public static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed,
             Consumer<CheckpointSource> opened) throws IOException {
         long start = System.nanoTime();
+        KvCacheDirectory kvCache = KvCacheDirectory.create();
+        try {
+            return load(reference, options, distributed, opened, kvCache, start);
+        } catch (IOException | RuntimeException e) {
+            kvCache.close();
+            throw e;
+        }
+    }
+
+    private static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed,
+            Consumer<CheckpointSource> opened, KvCacheDirectory kvCache, long start) throws IOException {
         if (!CheckpointSource.isStoreUri(reference)) {
             Path dir = Path.of(reference);
             if (!Files.isRegularFile(dir.resolve("config.json"))) {
                 throw new IllegalArgumentException("--model " + reference + " is neither weightstore://ID nor a model directory"
                         + " with a config.json");
             }
-            AbstractModel model = loadModel(dir, distributed, SafeTensorSupport::loadWeights);
-            return new Loaded(model, reference, Optional.empty(), (System.nanoTime() - start) / 1e9);
+            AbstractModel model = loadModel(dir, kvCache, distributed, SafeTensorSupport::loadWeights);
+            return new Loaded(model, reference, Optional.empty(), (System.nanoTime() - start) / 1e9, kvCache);
         }
         CheckpointSource source = CheckpointSource.open(URI.create(reference), options);
         try {
             opened.accept(source);
             Path metadata = source.materializeMetadata().dir();
             StoreWeightLoader weights = new StoreWeightLoader(source, distributed.isEmpty());
-            AbstractModel model = loadModel(metadata, distributed, dir -> weights);
+            AbstractModel model = loadModel(metadata, kvCache, distributed, dir -> weights);
             // Files seen in place were checked while Jlama built the model; one that failed is read instead, from a good copy.
             List<String> failed = source.awaitChecks();
             if (!failed.isEmpty()) {
                 model.close();
                 log.warn("weight files {} failed their check in the pools on this host; loading them from a good copy", failed);
                 StoreWeightLoader again = new StoreWeightLoader(source, distributed.isEmpty());
-                model = loadModel(metadata, distributed, dir -> again);
+                model = loadModel(metadata, kvCache, distributed, dir -> again);
             }
-            return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9);
+            return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9, kvCache);
         } catch (IOException | RuntimeException e) {
             source.close();
             throw e;
         }
     }
 
-    private static AbstractModel loadModel(Path dir, Optional<Function<Config, DistributedContext>> distributed,
+    private static AbstractModel loadModel(Path dir, KvCacheDirectory kvCache, Optional<Function<Config, DistributedContext>> distributed,
             Function<File, WeightLoader> weights) {
-        return ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), null, DType.F32, DType.I8,
+        return ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), kvCache.file(), DType.F32, DType.I8,
                 Optional.empty(), Optional.empty(), distributed, weights);
     }
 }

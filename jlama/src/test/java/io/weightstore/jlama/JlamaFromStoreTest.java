@@ -101,6 +101,26 @@ class JlamaFromStoreTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Source.class)
+    void closingAModelDeletesTheKeyValueCachePagesItWrote(Source source) throws IOException {
+        Path dir = synthAndImport(DType.F32, "pages");
+        Path pages;
+        try (JlamaModels.Loaded loaded = JlamaModels.load(source == Source.STORE ? "weightstore://pages" : dir.toString(),
+                LoadOptions.defaults())) {
+            pages = loaded.model().getConfig().workingDirectory().orElseThrow().toPath();
+            // Jlama's own generation keeps a session's cache in page files; ours keeps it in memory.
+            loaded.model().generate(UUID.randomUUID(), PromptContext.of(PROMPT), 0.0f,
+                    loaded.model().getTokenizer().encode(PROMPT).length + 4, (t, f) -> {});
+            try (var written = Files.list(pages)) {
+                assertThat(written.filter(p -> p.getFileName().toString().endsWith(".page"))).isNotEmpty();
+            }
+        }
+        assertThat(pages).doesNotExist();
+    }
+
+    enum Source { STORE, DIRECTORY }
+
     @Test
     void greedyTextIsTheSameOnEveryRunOfOneModel() throws IOException {
         Path dir = synthAndImport(DType.F32, "again");

@@ -1,0 +1,45 @@
+package io.weightstore.jlama;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * The directory Jlama keeps a model's key-value cache pages in, owned by one loaded model.
+ *
+ * <p>Given none, Jlama makes a temporary directory per model and marks it delete-on-exit, which the JVM
+ * cannot honour once Jlama's session generation has written pages into it, and which a server that loads
+ * models for weeks only honours at exit: directories of page files piled up in the temporary directory.
+ * This one is deleted, pages and all, when the model is closed.
+ */
+final class KvCacheDirectory implements AutoCloseable {
+    private final Path dir;
+
+    private KvCacheDirectory(Path dir) {
+        this.dir = dir;
+    }
+
+    static KvCacheDirectory create() throws IOException {
+        return new KvCacheDirectory(Files.createTempDirectory("weightstore-kv-"));
+    }
+
+    File file() {
+        return dir.toFile();
+    }
+
+    /** Deletes the pages and the directory; call it only once the model that writes them is closed. */
+    @Override
+    public void close() {
+        try (Stream<Path> tree = Files.walk(dir)) {
+            for (Path path : tree.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the key-value cache directory " + dir, e);
+        }
+    }
+}
