@@ -10,6 +10,10 @@ package io.weightstore.store.checksum;
  *
  * <p>{@link #forLength} precomputes the multiplication for one length as four byte tables, so each
  * join costs four lookups instead of a 32-step multiply.
+ *
+ * <p>The join can be undone: knowing the CRC32C of A followed by B and of one of the two pieces gives
+ * the other's ({@link #firstOf}, {@link #secondOf}), since x is invertible modulo P (P's constant term
+ * is 1). So a block whose CRC is known costs only the hashing of its smaller part to learn both parts'.
  */
 public final class Crc32cCombine {
     /** The CRC32C polynomial, bit-reflected: bit 31 is the coefficient of x^0. */
@@ -17,11 +21,18 @@ public final class Crc32cCombine {
     private static final int ONE = 1 << 31;
     /** {@code POWERS[k]} = x^(2^k) mod P, far enough for x^(8n) with any non-negative long n. */
     private static final int[] POWERS = new int[Long.SIZE + 3];
+    /**
+     * {@code INVERSE_POWERS[k]} = x^(-2^k) mod P. As P = x·Q + 1, x·Q = 1 mod P, so x^-1 = Q = (P - 1) / x:
+     * P's coefficients of x^1..x^31 moved down one place, and x^31.
+     */
+    private static final int[] INVERSE_POWERS = new int[Long.SIZE + 3];
 
     static {
         POWERS[0] = ONE >>> 1; // x^1
+        INVERSE_POWERS[0] = (POLY << 1) | 1;
         for (int k = 1; k < POWERS.length; k++) {
             POWERS[k] = multiply(POWERS[k - 1], POWERS[k - 1]);
+            INVERSE_POWERS[k] = multiply(INVERSE_POWERS[k - 1], INVERSE_POWERS[k - 1]);
         }
     }
 
@@ -44,6 +55,19 @@ public final class Crc32cCombine {
         return multiply(xToThe8n(lengthB), crcA) ^ crcB;
     }
 
+    /** The CRC32C of B, from that of A followed by B and A's: the bytes of A need not be at hand. */
+    public static int secondOf(int crcAB, int crcA, long lengthB) {
+        return combine(crcA, crcAB, lengthB);
+    }
+
+    /** The CRC32C of A, from that of A followed by B, B's, and B's length: undoes {@link #combine}. */
+    public static int firstOf(int crcAB, int crcB, long lengthB) {
+        if (lengthB < 0) {
+            throw new IllegalArgumentException("length must be >= 0: lengthB=" + lengthB);
+        }
+        return multiply(power(INVERSE_POWERS, lengthB), crcAB ^ crcB);
+    }
+
     /** Joins many pairs whose second piece is always {@code lengthB} bytes long. */
     public static Crc32cCombine forLength(long lengthB) {
         if (lengthB < 0) {
@@ -60,10 +84,15 @@ public final class Crc32cCombine {
 
     /** x^(8n) mod P. */
     private static int xToThe8n(long n) {
+        return power(POWERS, n);
+    }
+
+    /** y^(8n) mod P, from {@code powers[k]} = y^(2^k). */
+    private static int power(int[] powers, long n) {
         int power = ONE;
         for (int k = 3; n != 0; n >>>= 1, k++) {
             if ((n & 1) != 0) {
-                power = multiply(POWERS[k], power);
+                power = multiply(powers[k], power);
             }
         }
         return power;

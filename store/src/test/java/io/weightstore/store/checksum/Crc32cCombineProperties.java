@@ -35,6 +35,24 @@ class Crc32cCombineProperties {
         assertThat(Crc32cCombine.forLength(length - cut).combine(a, b)).isEqualTo(crc(bytes, 0, length));
     }
 
+    @Property(tries = 500)
+    void eitherPieceFollowsFromTheWholeAndTheOther(@ForAll @IntRange(max = 5000) int length, @ForAll @IntRange(max = 100) int cutPercent,
+            @ForAll long seed) {
+        byte[] bytes = random(length, seed);
+        int cut = length * cutPercent / 100;
+        int a = crc(bytes, 0, cut);
+        int b = crc(bytes, cut, length);
+        int whole = crc(bytes, 0, length);
+        assertThat(Crc32cCombine.secondOf(whole, a, length - cut)).isEqualTo(b);
+        assertThat(Crc32cCombine.firstOf(whole, b, length - cut)).isEqualTo(a);
+    }
+
+    /** Undoing a shift by lengths far past anything a test can hash. */
+    @Property(tries = 200)
+    void firstOfUndoesCombineForHugeLengths(@ForAll int crcA, @ForAll int crcB, @ForAll @LongRange(max = 1L << 50) long lengthB) {
+        assertThat(Crc32cCombine.firstOf(Crc32cCombine.combine(crcA, crcB, lengthB), crcB, lengthB)).isEqualTo(crcA);
+    }
+
     @Property(tries = 200)
     void foldingEqualPiecesEqualsTheWhole(@ForAll @IntRange(min = 1, max = 40) int pieces, @ForAll @IntRange(max = 300) int pieceLength,
             @ForAll long seed) {

@@ -108,6 +108,8 @@ public final class TensorPrefetcher implements AutoCloseable {
         List<Range> ranges = new ArrayList<>();
         long runStart = 0;
         long runEnd = 0;
+        boolean[] continuesRead = new boolean[batch.tensors().size()];
+        int index = 0;
         for (CheckpointSource.Location tensor : batch.tensors()) {
             Slot slot = slots.get(tensor.info().name());
             long start = tensor.dataStart() + tensor.info().begin();
@@ -126,6 +128,7 @@ public final class TensorPrefetcher implements AutoCloseable {
                 ranges.add(new Range(last.offset(), last.length() + slot.length()));
             }
             runEnd = slot.offset() + slot.length();
+            continuesRead[index++] = continues;
         }
         if (object != null) {
             reads.add(new Read.Ranges(object, ranges, memory.asSlice(runStart, runEnd - runStart)));
@@ -136,7 +139,7 @@ public final class TensorPrefetcher implements AutoCloseable {
         for (int i = 0; i < batch.tensors().size(); i++) {
             CheckpointSource.Location tensor = batch.tensors().get(i);
             parts.add(new BatchCheck.Part(ShardCheck.of(tensor, ShardRead.whole(tensor.info())), placed.get(i).offset(),
-                    placed.get(i).length(), tensor.object().object(), tensor.dataStart() + tensor.info().begin()));
+                    placed.get(i).length(), tensor.object().object(), tensor.dataStart() + tensor.info().begin(), continuesRead[i]));
         }
         BatchCheck.verify(parts, memory);
         return memory;

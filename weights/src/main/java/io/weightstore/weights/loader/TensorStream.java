@@ -164,6 +164,7 @@ public final class TensorStream implements AutoCloseable {
             // The whole batch is one scatter-gather read: adjacent tensors of a file merge into one range,
             // each file's ranges are one read, and every column shard is one strided read.
             List<Read> reads = new ArrayList<>();
+            boolean[] continuesRead = new boolean[items.size()];
             int i = 0;
             while (i < items.size()) {
                 Item item = items.get(i);
@@ -183,13 +184,13 @@ public final class TensorStream implements AutoCloseable {
                         && items.get(end).location().object() == item.location().object()) {
                     end++;
                 }
-                reads.add(contiguous(items.subList(i, end), data, offsets[i]));
+                reads.add(contiguous(items, i, end, data, offsets[i], continuesRead));
                 i = end;
             }
             if (!reads.isEmpty()) {
                 store.read(reads);
             }
-            verifyRead(items, data, offsets);
+            verifyRead(items, data, offsets, continuesRead);
             return new Loaded(batch, data, offsets, own, view);
         } catch (IOException | RuntimeException e) {
             release(new Loaded(batch, data, new long[0], own, view));
@@ -201,7 +202,7 @@ public final class TensorStream implements AutoCloseable {
      * Checks what was read, before the batch is handed out, so no tensor a node got wrong reaches the
      * consumer. Tensors seen in place were not read: their file's block pass checks them.
      */
-    private static void verifyRead(List<Item> items, MemorySegment data, long[] offsets) throws IOException {
+    private static void verifyRead(List<Item> items, MemorySegment data, long[] offsets, boolean[] continuesRead) throws IOException {
         List<BatchCheck.Part> parts = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             Item item = items.get(i);
@@ -210,27 +211,35 @@ public final class TensorStream implements AutoCloseable {
             }
             ShardRead read = item.read();
             parts.add(read.contiguous()
-                    ? new BatchCheck.Part(item.check(), offsets[i], read.bytes(), item.location().object().object(), item.start())
+                    ? new BatchCheck.Part(item.check(), offsets[i], read.bytes(), item.location().object().object(), item.start(),
+                            continuesRead[i])
                     : BatchCheck.Part.gathered(item.check(), offsets[i], read.bytes()));
         }
         BatchCheck.verify(parts, data);
     }
 
-    private static Read contiguous(List<Item> run, MemorySegment data, long dstOffset) {
+    /**
+     * One read of items {@code [from, to)}, which lie one after another in {@code data} from
+     * {@code dstOffset}: items adjacent in their object merge into one range, and are marked in
+     * {@code continuesRead}.
+     */
+    private static Read contiguous(List<Item> items, int from, int to, MemorySegment data, long dstOffset, boolean[] continuesRead) {
         List<Range> ranges = new ArrayList<>();
         long bytes = 0;
-        for (Item item : run) {
+        for (int i = from; i < to; i++) {
+            Item item = items.get(i);
             long start = item.start();
             long length = item.read().bytes();
             Range last = ranges.isEmpty() ? null : ranges.getLast();
             if (last != null && last.end() == start) {
                 ranges.set(ranges.size() - 1, new Range(last.offset(), last.length() + length));
+                continuesRead[i] = true;
             } else if (length > 0) {
                 ranges.add(new Range(start, length));
             }
             bytes += length;
         }
-        return new Read.Ranges(run.getFirst().location().object(), ranges, data.asSlice(dstOffset, bytes));
+        return new Read.Ranges(items.get(from).location().object(), ranges, data.asSlice(dstOffset, bytes));
     }
 
     /** The next tensor, or null after the last. The previous tensor's data may be overwritten from now on. */
