@@ -11,6 +11,8 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
@@ -144,6 +146,24 @@ abstract class StoreClientContract {
             assertThat(Bytes.equal(shard.asSlice(row * width, width), matrix.asSlice(row * rowBytes + column, width)))
                     .as("row %d", row).isTrue();
         }
+    }
+
+    @Test
+    void aStridedReadGivesTheCrcOfTheRowsItDeliveredAsTheyLanded() throws IOException {
+        // Rows that straddle slice boundaries are read as plain ranges: their CRCs join the strided pieces' in order.
+        long rowBytes = 40960;
+        int rows = 96;
+        MemorySegment matrix = Bytes.random(arena, rowBytes * rows, 12);
+        store().put("crc-matrix", matrix, put());
+        long width = 8192;
+        MemorySegment shard = arena.allocate(width * rows);
+        ArrivedCrc arrived = new ArrivedCrc();
+        try (ObjectReader object = store().open("crc-matrix")) {
+            object.readStrided(new Stride(10240, width, rowBytes, rows), shard, arrived);
+        }
+        assertThat(arrived.crc32c(shard.byteSize())).isEqualTo(Checksums.crc32c(shard));
+        assertThatThrownBy(() -> arrived.crc32c(shard.byteSize() + 1)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("CRCs arrived for " + shard.byteSize() + " bytes");
     }
 
     @Test

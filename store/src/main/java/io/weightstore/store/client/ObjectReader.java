@@ -82,6 +82,11 @@ public final class ObjectReader implements AutoCloseable {
         client.read(List.of(new Read.Strided(this, stride, dst)));
     }
 
+    /** As {@link #readStrided(Stride, MemorySegment)}, giving {@code crc} the rows' CRC32C as they landed. */
+    public void readStrided(Stride stride, MemorySegment dst, ArrivedCrc crc) throws IOException {
+        client.read(List.of(new Read.Strided(this, stride, dst, Optional.of(crc))));
+    }
+
     /**
      * The whole object as one read-only segment over the pools of nodes on this host, with no byte
      * copied, when every slice has a copy here (else empty: read it instead). The segment lives as

@@ -4,6 +4,7 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.Optional;
 
 /** One read of a batch handed to {@link StoreClient#read(List)}, from an open object; its bytes land in {@code dst}. */
 public sealed interface Read {
@@ -18,6 +19,10 @@ public sealed interface Read {
         }
     }
 
-    /** The rows of {@code stride}, packed into {@code dst}. */
-    record Strided(ObjectReader object, Stride stride, MemorySegment dst) implements Read {}
+    /** The rows of {@code stride}, packed into {@code dst}; with {@code crc}, their CRC32C as they landed. */
+    record Strided(ObjectReader object, Stride stride, MemorySegment dst, Optional<ArrivedCrc> crc) implements Read {
+        public Strided(ObjectReader object, Stride stride, MemorySegment dst) {
+            this(object, stride, dst, Optional.empty());
+        }
+    }
 }

@@ -20,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,7 +40,7 @@ final class ReplicaReader {
     private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() -> {});
 
     /** One task of one read, with where its bytes go. */
-    private record Job(ObjectReader object, ReadTask task, MemorySegment dst) {}
+    private record Job(ObjectReader object, ReadTask task, MemorySegment dst, Optional<ArrivedCrc> crc) {}
 
     private final ExecutorService workers;
     private final NodeConnections connections;
@@ -69,7 +70,8 @@ final class ReplicaReader {
                 case Read.Ranges r -> plan(r, object);
                 case Read.Strided r -> plan(r, object);
             };
-            tasks.forEach(task -> jobs.add(new Job(read.object(), task, read.dst())));
+            Optional<ArrivedCrc> crc = read instanceof Read.Strided r ? r.crc() : Optional.empty();
+            tasks.forEach(task -> jobs.add(new Job(read.object(), task, read.dst(), crc)));
         }
         execute(jobs);
     }
@@ -178,7 +180,7 @@ final class ReplicaReader {
         for (int attempt = 0; ; attempt++) {
             Located located = job.object().located();
             try {
-                fromReplicas(located, job.task(), job.dst());
+                fromReplicas(located, job.task(), job.dst(), job.crc());
                 bytesRead.add(job.task().bytes());
                 return;
             } catch (StoreException e) {
@@ -191,7 +193,7 @@ final class ReplicaReader {
         }
     }
 
-    private void fromReplicas(Located located, ReadTask task, MemorySegment dst) throws IOException {
+    private void fromReplicas(Located located, ReadTask task, MemorySegment dst, Optional<ArrivedCrc> crc) throws IOException {
         ObjectMeta object = located.object();
         SliceMeta slice = object.slice(task.slice());
         List<String> errors = new ArrayList<>();
@@ -207,7 +209,8 @@ final class ReplicaReader {
             try {
                 NodeAccess access = connections.access(node.info());
                 long start = System.nanoTime();
-                task.run(access, replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst);
+                int delivered = task.run(access, replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst, crc.isPresent());
+                crc.ifPresent(c -> c.piece(task.dstOffset(), task.bytes(), delivered));
                 metrics.pieceRead(node.nodeId(), access instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
                 chooser.answered(node.nodeId());
                 if (!errors.isEmpty()) {

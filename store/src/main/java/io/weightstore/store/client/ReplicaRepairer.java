@@ -125,7 +125,7 @@ final class ReplicaRepairer {
                 long length = Math.min(piece, meta.length() - at);
                 MemorySegment bytes = buffer.asSlice(0, length);
                 ReadTask task = new ReadTask.Ranges(slice, List.of(new Range(at, length)), 0);
-                task.run(from, fromOffset, ReadPlanner.checks(task, object, fromOffset), bytes);
+                task.run(from, fromOffset, ReadPlanner.checks(task, object, fromOffset), bytes, false);
                 to.write(toOffset + at, bytes, writeGrant);
             }
         }

@@ -7,6 +7,7 @@ import io.weightstore.format.TensorInfo;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
@@ -432,12 +433,20 @@ public final class CheckpointSource implements AutoCloseable {
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
     public void read(Location location, ShardRead read, MemorySegment dst) throws IOException {
         long start = location.offsetOf(read);
+        ShardCheck check = ShardCheck.of(location, read);
         if (read.contiguous()) {
-            location.object().read(new Range(start, read.bytes()), dst);
+            MemorySegment bytes = dst.asSlice(0, read.bytes());
+            location.object().read(new Range(start, read.bytes()), bytes);
+            if (check.byClient()) {
+                check.verifyCrc(CheckedBlocks.crc32cs(location.object().object(), start, new long[] {read.bytes()}, bytes)[0]);
+            }
+        } else if (check.byClient()) {
+            ArrivedCrc arrived = new ArrivedCrc();
+            location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst, arrived);
+            check.verifyCrc(arrived.crc32c(read.bytes()));
         } else {
             location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst);
         }
-        ShardCheck.of(location, read).verify(dst.asSlice(0, read.bytes()));
     }
 
     /**

@@ -1,10 +1,8 @@
 package io.weightstore.weights.loader;
 
 import io.weightstore.format.TensorInfo;
-import io.weightstore.store.checksum.Checksums;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.checks.TensorCrcs;
-import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -62,14 +60,7 @@ record ShardCheck(String file, String tensor, String part, OptionalInt crc32c) {
         return crc32c.isPresent();
     }
 
-    /** Fails with CORRUPT, naming the tensor, shard and both CRCs, unless {@code received} hashes to the recorded CRC. */
-    void verify(MemorySegment received) throws CheckpointException {
-        if (crc32c.isPresent()) {
-            verifyCrc(Checksums.crc32c(received));
-        }
-    }
-
-    /** As {@link #verify}, for bytes whose CRC32C is {@code actual}. */
+    /** Fails with CORRUPT, naming the tensor, shard and both CRCs, unless {@code actual} is the recorded CRC. */
     void verifyCrc(int actual) throws CheckpointException {
         if (crc32c.isPresent() && actual != crc32c.getAsInt()) {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, "tensor " + tensor + " of " + file + ", " + part

@@ -2,6 +2,7 @@ package io.weightstore.weights.loader;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Futures;
@@ -10,6 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -165,6 +167,7 @@ public final class TensorStream implements AutoCloseable {
             // each file's ranges are one read, and every column shard is one strided read.
             List<Read> reads = new ArrayList<>();
             boolean[] continuesRead = new boolean[items.size()];
+            ArrivedCrc[] arrived = new ArrivedCrc[items.size()];
             int i = 0;
             while (i < items.size()) {
                 Item item = items.get(i);
@@ -174,8 +177,10 @@ public final class TensorStream implements AutoCloseable {
                     continue;
                 }
                 if (!r.contiguous()) {
+                    // Hashed as they land only when there is a recorded CRC to compare with.
+                    arrived[i] = item.check().byClient() ? new ArrivedCrc() : null;
                     reads.add(new Read.Strided(item.location().object(), new Stride(item.start(), r.blockLength(), r.stride(),
-                            r.count()), data.asSlice(offsets[i], r.bytes())));
+                            r.count()), data.asSlice(offsets[i], r.bytes()), Optional.ofNullable(arrived[i])));
                     i++;
                     continue;
                 }
@@ -190,7 +195,7 @@ public final class TensorStream implements AutoCloseable {
             if (!reads.isEmpty()) {
                 store.read(reads);
             }
-            verifyRead(items, data, offsets, continuesRead);
+            verifyRead(items, data, offsets, continuesRead, arrived);
             return new Loaded(batch, data, offsets, own, view);
         } catch (IOException | RuntimeException e) {
             release(new Loaded(batch, data, new long[0], own, view));
@@ -200,9 +205,11 @@ public final class TensorStream implements AutoCloseable {
 
     /**
      * Checks what was read, before the batch is handed out, so no tensor a node got wrong reaches the
-     * consumer. Tensors seen in place were not read: their file's block pass checks them.
+     * consumer. Tensors seen in place were not read: their file's block pass checks them. Column
+     * shards were hashed as they arrived.
      */
-    private static void verifyRead(List<Item> items, MemorySegment data, long[] offsets, boolean[] continuesRead) throws IOException {
+    private static void verifyRead(List<Item> items, MemorySegment data, long[] offsets, boolean[] continuesRead,
+            ArrivedCrc[] arrived) throws IOException {
         List<BatchCheck.Part> parts = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             Item item = items.get(i);
@@ -210,10 +217,12 @@ public final class TensorStream implements AutoCloseable {
                 continue;
             }
             ShardRead read = item.read();
-            parts.add(read.contiguous()
-                    ? new BatchCheck.Part(item.check(), offsets[i], read.bytes(), item.location().object().object(), item.start(),
-                            continuesRead[i])
-                    : BatchCheck.Part.gathered(item.check(), offsets[i], read.bytes()));
+            if (read.contiguous()) {
+                parts.add(new BatchCheck.Part(item.check(), offsets[i], read.bytes(), item.location().object().object(), item.start(),
+                        continuesRead[i]));
+            } else if (arrived[i] != null) {
+                item.check().verifyCrc(arrived[i].crc32c(read.bytes()));
+            }
         }
         BatchCheck.verify(parts, data);
     }

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.zip.Checksum;
 
 /**
  * A node whose pool file is on this host, mapped into this process: reads are memory copies, with
@@ -56,14 +57,20 @@ public final class MappedNodeAccess implements NodeAccess {
     }
 
     @Override
-    public void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException {
+    public int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
         MemorySegment data = pool.data();
         for (BlockCheck check : checks) {
             verify(data.asSlice(check.offset(), check.length()), check);
         }
+        Checksum running = Checksums.newCrc32c();
         for (int row = 0; row < stride.count(); row++) {
-            MemorySegment.copy(data, stride.rowOffset(row), dst, row * stride.blockLength(), stride.blockLength());
+            MemorySegment copied = dst.asSlice(row * stride.blockLength(), stride.blockLength());
+            MemorySegment.copy(data, stride.rowOffset(row), copied, 0, stride.blockLength());
+            if (hash) {
+                running.update(copied.asByteBuffer());
+            }
         }
+        return (int) running.getValue();
     }
 
     @Override

@@ -19,7 +19,15 @@ public sealed interface NodeAccess extends AutoCloseable permits SocketNodeAcces
     void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException;
 
     /** Reads the rows of {@code stride}, packed into {@code dst}. */
-    void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException;
+    default void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException {
+        readStrided(stride, checks, dst, false);
+    }
+
+    /**
+     * Reads the rows of {@code stride}, packed into {@code dst}; returns their CRC32C, hashed as they
+     * landed, when {@code hash}, else 0.
+     */
+    int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException;
 
     /** Writes {@code src} at {@code offset}; a secure node wants the master's {@code grant} for exactly that place. */
     void write(long offset, MemorySegment src, Ticket grant) throws IOException;

@@ -1,5 +1,6 @@
 package io.weightstore.store.client.access;
 
+import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Supplier;
+import java.util.zip.Checksum;
 
 /**
  * A node reached over its data-plane port, through a pool of idle connections.
@@ -126,9 +128,16 @@ public final class SocketNodeAccess implements NodeAccess {
     }
 
     @Override
-    public void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException {
-        withConnection(c -> c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst,
-                DataPlaneConnection.Arrivals.NONE, deadlines.forBytes(dst.byteSize())));
+    public int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
+        int[] crc = new int[1];
+        withConnection(c -> {
+            Checksum running = Checksums.newCrc32c();
+            DataPlaneConnection.Arrivals arrivals = hash ? (offset, bytes) -> running.update(bytes.asByteBuffer())
+                    : DataPlaneConnection.Arrivals.NONE;
+            c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst, arrivals, deadlines.forBytes(dst.byteSize()));
+            crc[0] = (int) running.getValue();
+        });
+        return crc[0];
     }
 
     @Override
