@@ -8,14 +8,20 @@
  * VMs it ran at 9.4 GB/s on a buffer out of cache and 19-20 GB/s in cache, where the JDK's CRC32C
  * ran at 5.3 and 14.7.
  *
+ * On CPUs with AVX-512 and VPCLMULQDQ, long buffers are folded instead: four 512-bit accumulators
+ * (sixteen 128-bit lanes) take 256 bytes a round, each lane carried 2048 bits forward by two
+ * carry-less multiplies, and what is left is one 128-bit chunk that stands for every byte before
+ * it, whose CRC the crc32 instruction then computes. On the 2-core EPYC (Zen 4) VM, `bench jmh
+ * Crc32c`: 57.7 GB/s in cache (1 MiB) and 24.1 out of it (256 MiB), where the three chains alone ran
+ * at 28 and 15, and the JDK 25 intrinsic, which folds the same way on such CPUs, at 56.3 and 24.9.
+ *
  * Compiled by the store module's build when gcc is present; the Java side falls back to the JDK
  * when this library is absent or the CPU lacks SSE 4.2 or PCLMUL.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <nmmintrin.h>
-#include <wmmintrin.h>
+#include <immintrin.h>
 
 /*
  * Bytes per chain per round, three chains to a round: long rounds for the bulk, short ones for
@@ -30,6 +36,22 @@
 /* x^(8 * STREAM - 33) and x^(8 * SHORT_STREAM - 33) mod P, bit-reflected; see shift_register. */
 static uint32_t shift_by_stream;
 static uint32_t shift_by_short_stream;
+
+/* Bytes a folding round takes: four 64-byte accumulators. */
+#define FOLD_ROUND 256
+/* Shorter buffers are not worth setting the accumulators up for. */
+#define FOLD_MIN 2048
+
+/* Whether this CPU folds with 512-bit carry-less multiplies. */
+static int folds;
+/*
+ * Pairs of fold constants, a pair per distance: carrying a 128-bit lane D bits forward multiplies its
+ * first 8 bytes by x^(D + 32) and its last 8 by x^(D - 32) mod P (bit-reflected, shifted left by one:
+ * the reflected product lands one bit low, and the x^32 of the CRC is taken out), so that the product
+ * XORed into the lane D bits on stands for the bytes it replaces. Index 0: D = 2048 (a round); 1: 512
+ * (one accumulator into the next); 2, 3, 4: 384, 256 and 128 (lanes of the last accumulator into its last).
+ */
+static uint64_t fold_constants[5][2];
 
 __attribute__((target("sse4.2")))
 static uint32_t crc_serial(uint32_t reg, const uint8_t *p, size_t n) {
@@ -53,7 +75,10 @@ static uint32_t x_to_the_mod_p(size_t n) {
     return power;
 }
 
-/* Returns 1 when this CPU runs weightstore_crc32c, 0 when the caller must use another CRC32C. */
+/*
+ * Returns 2 when this CPU runs weightstore_crc32c folding long buffers, 1 when it runs it with crc32
+ * chains only, 0 when the caller must use another CRC32C.
+ */
 int weightstore_crc32c_init(void) {
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("sse4.2") || !__builtin_cpu_supports("pclmul")) {
@@ -61,7 +86,57 @@ int weightstore_crc32c_init(void) {
     }
     shift_by_stream = x_to_the_mod_p(8 * STREAM - 33);
     shift_by_short_stream = x_to_the_mod_p(8 * SHORT_STREAM - 33);
-    return 1;
+    static const size_t distances[5] = {8 * FOLD_ROUND, 512, 384, 256, 128};
+    for (int i = 0; i < 5; i++) {
+        fold_constants[i][0] = (uint64_t) x_to_the_mod_p(distances[i] + 32) << 1;
+        fold_constants[i][1] = (uint64_t) x_to_the_mod_p(distances[i] - 32) << 1;
+    }
+    folds = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq");
+    return folds ? 2 : 1;
+}
+
+/* Each 128-bit lane of value carried forward by the distance of constants, XORed into next. */
+__attribute__((target("avx512f,avx512vl,vpclmulqdq")))
+static inline __m512i fold512(__m512i value, __m512i constants, __m512i next) {
+    __m512i first = _mm512_clmulepi64_epi128(value, constants, 0x00);
+    __m512i last = _mm512_clmulepi64_epi128(value, constants, 0x11);
+    return _mm512_ternarylogic_epi64(first, last, next, 0x96);
+}
+
+__attribute__((target("sse4.2,pclmul")))
+static inline __m128i fold128(__m128i value, const uint64_t constants[2], __m128i next) {
+    __m128i k = _mm_set_epi64x((long long) constants[1], (long long) constants[0]);
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(value, k, 0x00), _mm_clmulepi64_si128(value, k, 0x11)), next);
+}
+
+/*
+ * Folds the rounds of FOLD_ROUND bytes at p (n >= FOLD_ROUND) into one 128-bit chunk and returns the
+ * CRC register after it, starting from reg; *done gets the bytes consumed.
+ */
+__attribute__((target("avx512f,avx512vl,vpclmulqdq,sse4.2,pclmul")))
+static uint32_t crc_fold(uint32_t reg, const uint8_t *p, size_t n, size_t *done) {
+    // The register's start value is the same as XORing it into the first four bytes.
+    __m512i acc0 = _mm512_xor_si512(_mm512_loadu_si512((const void *) p), _mm512_zextsi128_si512(_mm_cvtsi32_si128((int) reg)));
+    __m512i acc1 = _mm512_loadu_si512((const void *) (p + 64));
+    __m512i acc2 = _mm512_loadu_si512((const void *) (p + 128));
+    __m512i acc3 = _mm512_loadu_si512((const void *) (p + 192));
+    __m512i round = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) fold_constants[0]));
+    size_t at = FOLD_ROUND;
+    for (; n - at >= FOLD_ROUND; at += FOLD_ROUND) {
+        acc0 = fold512(acc0, round, _mm512_loadu_si512((const void *) (p + at)));
+        acc1 = fold512(acc1, round, _mm512_loadu_si512((const void *) (p + at + 64)));
+        acc2 = fold512(acc2, round, _mm512_loadu_si512((const void *) (p + at + 128)));
+        acc3 = fold512(acc3, round, _mm512_loadu_si512((const void *) (p + at + 192)));
+    }
+    __m512i next = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) fold_constants[1]));
+    acc3 = fold512(fold512(fold512(acc0, next, acc1), next, acc2), next, acc3);
+    __m128i chunk = _mm512_extracti32x4_epi32(acc3, 3);
+    chunk = fold128(_mm512_extracti32x4_epi32(acc3, 2), fold_constants[4], chunk);
+    chunk = fold128(_mm512_extracti32x4_epi32(acc3, 1), fold_constants[3], chunk);
+    chunk = fold128(_mm512_extracti32x4_epi32(acc3, 0), fold_constants[2], chunk);
+    *done = at;
+    uint64_t crc = _mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk));
+    return (uint32_t) _mm_crc32_u64(crc, (uint64_t) _mm_extract_epi64(chunk, 1));
 }
 
 /*
@@ -100,7 +175,11 @@ static inline size_t crc_rounds(uint32_t *reg, const uint8_t *p, size_t n, size_
 __attribute__((target("sse4.2,pclmul")))
 uint32_t weightstore_crc32c(uint32_t crc, const uint8_t *p, size_t n) {
     uint32_t reg = ~crc;
-    size_t done = crc_rounds(&reg, p, n, STREAM, shift_by_stream);
+    size_t done = 0;
+    if (folds && n >= FOLD_MIN) {
+        reg = crc_fold(reg, p, n, &done);
+    }
+    done += crc_rounds(&reg, p + done, n - done, STREAM, shift_by_stream);
     done += crc_rounds(&reg, p + done, n - done, SHORT_STREAM, shift_by_short_stream);
     return ~crc_serial(reg, p + done, n - done);
 }

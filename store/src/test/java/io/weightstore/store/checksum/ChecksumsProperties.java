@@ -23,7 +23,7 @@ import net.jqwik.api.constraints.IntRange;
  * live: checksums written by one process are checked by another that may compute them differently.
  */
 class ChecksumsProperties {
-    /** Long enough for many rounds of the native loop's three 8 KiB chains, plus a ragged tail. */
+    /** Long enough for many rounds of the native folding and of its three 8 KiB chains after it, plus a ragged tail. */
     private static final int MAX_LENGTH = 200_000;
 
     @Example
