@@ -129,21 +129,27 @@ abstract class StoreClientContract {
         }
     }
 
+    // A row-major 96 x 40960 byte matrix spans several slices, and some rows straddle slice boundaries.
+    private static final long MATRIX_ROW_BYTES = 40960;
+    private static final int MATRIX_ROWS = 96;
+    private static final Stride MATRIX_COLUMNS = new Stride(10240, 8192, MATRIX_ROW_BYTES, MATRIX_ROWS);
+
+    private MemorySegment putMatrix(String key, long seed) throws IOException {
+        MemorySegment matrix = Bytes.random(arena, MATRIX_ROW_BYTES * MATRIX_ROWS, seed);
+        store().put(key, matrix, put());
+        return matrix;
+    }
+
     @Test
     void stridedReadTakesOneColumnBlockPerRowAcrossSlices() throws IOException {
-        // A row-major 96 x 40960 byte matrix spans several slices, and some rows straddle slice boundaries.
-        long rowBytes = 40960;
-        int rows = 96;
-        MemorySegment matrix = Bytes.random(arena, rowBytes * rows, 11);
-        store().put("matrix", matrix, put());
-        long column = 10240;
-        long width = 8192;
-        MemorySegment shard = arena.allocate(width * rows);
+        MemorySegment matrix = putMatrix("matrix", 11);
+        long width = MATRIX_COLUMNS.blockLength();
+        MemorySegment shard = arena.allocate(MATRIX_COLUMNS.bytes());
         try (ObjectReader object = store().open("matrix")) {
-            object.readStrided(new Stride(column, width, rowBytes, rows), shard);
+            object.readStrided(MATRIX_COLUMNS, shard);
         }
-        for (int row = 0; row < rows; row++) {
-            assertThat(Bytes.equal(shard.asSlice(row * width, width), matrix.asSlice(row * rowBytes + column, width)))
+        for (int row = 0; row < MATRIX_ROWS; row++) {
+            assertThat(Bytes.equal(shard.asSlice(row * width, width), matrix.asSlice(MATRIX_COLUMNS.rowOffset(row), width)))
                     .as("row %d", row).isTrue();
         }
     }
@@ -151,15 +157,11 @@ abstract class StoreClientContract {
     @Test
     void aStridedReadGivesTheCrcOfTheRowsItDeliveredAsTheyLanded() throws IOException {
         // Rows that straddle slice boundaries are read as plain ranges: their CRCs join the strided pieces' in order.
-        long rowBytes = 40960;
-        int rows = 96;
-        MemorySegment matrix = Bytes.random(arena, rowBytes * rows, 12);
-        store().put("crc-matrix", matrix, put());
-        long width = 8192;
-        MemorySegment shard = arena.allocate(width * rows);
+        putMatrix("crc-matrix", 12);
+        MemorySegment shard = arena.allocate(MATRIX_COLUMNS.bytes());
         ArrivedCrc arrived = new ArrivedCrc();
         try (ObjectReader object = store().open("crc-matrix")) {
-            object.readStrided(new Stride(10240, width, rowBytes, rows), shard, arrived);
+            object.readStrided(MATRIX_COLUMNS, shard, arrived);
         }
         assertThat(arrived.crc32c(shard.byteSize())).isEqualTo(Checksums.crc32c(shard));
         assertThatThrownBy(() -> arrived.crc32c(shard.byteSize() + 1)).isInstanceOf(IllegalStateException.class)
