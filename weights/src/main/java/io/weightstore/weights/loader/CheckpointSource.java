@@ -28,6 +28,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -111,16 +112,55 @@ public final class CheckpointSource implements AutoCloseable {
         }
         try {
             requireImporter(manifest, options.importer());
-            for (StoredFile file : catalog.files(manifest)) {
-                if (file.file().isSafetensors()) {
-                    weightFiles.put(file.path(), file.open());
-                    if (options.tensorChecks()) {
-                        file.tensorCrcs().ifPresent(table -> crcTables.put(file.path(), table));
-                    }
-                }
-            }
+            openWeightFiles();
         } catch (IOException | RuntimeException e) {
             close();
+            throw e;
+        }
+    }
+
+    /** A weight file opened, with its tensor CRC table when the load checks tensors and the import recorded one. */
+    private record OpenedFile(String path, ObjectReader object, Optional<TensorCrcTable> crcs) {}
+
+    /**
+     * Opens every safetensors file and reads its tensor CRC table, all files at once: each takes a
+     * lease from the master and a read of its table, and file after file they were most of the time
+     * an open took (a large checkpoint has dozens of files, and every TP rank opens it).
+     */
+    private void openWeightFiles() throws IOException {
+        List<Future<OpenedFile>> opening = new ArrayList<>();
+        try (ExecutorService opener = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (StoredFile file : catalog.files(manifest)) {
+                if (file.file().isSafetensors()) {
+                    opening.add(opener.submit(() -> open(file)));
+                }
+            }
+        }
+        // Every file is taken, so that a failure leaves none open once close() ends the ones held.
+        Exception failure = null;
+        for (Future<OpenedFile> future : opening) {
+            try {
+                OpenedFile opened = Futures.await(future);
+                weightFiles.put(opened.path(), opened.object());
+                opened.crcs().ifPresent(table -> crcTables.put(opened.path(), table));
+            } catch (IOException | RuntimeException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+    }
+
+    private OpenedFile open(StoredFile file) throws IOException {
+        ObjectReader object = file.open();
+        try {
+            return new OpenedFile(file.path(), object, options.tensorChecks() ? file.tensorCrcs() : Optional.empty());
+        } catch (IOException | RuntimeException e) {
+            object.close();
             throw e;
         }
     }
@@ -259,7 +299,7 @@ public final class CheckpointSource implements AutoCloseable {
             throw new CheckpointException(CheckpointException.Code.INVALID, "rank must be in 0.." + (worldSize - 1) + ": rank="
                     + rank + " worldSize=" + worldSize);
         }
-        List<TensorStream.Item> items = new java.util.ArrayList<>();
+        List<TensorStream.Item> items = new ArrayList<>();
         for (Location location : tensors().values()) {
             Split split = worldSize == 1 ? Split.REPLICATE : plan.split(location.info().name());
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
@@ -326,7 +366,7 @@ public final class CheckpointSource implements AutoCloseable {
      * {@code ahead} batches in flight.
      */
     public TensorPrefetcher prefetch(long batchBytes, int ahead) throws IOException {
-        List<Location> toRead = new java.util.ArrayList<>();
+        List<Location> toRead = new ArrayList<>();
         for (Location location : tensors().values()) {
             if (mappedFile(location.object()).isEmpty()) {
                 toRead.add(location);
@@ -363,7 +403,7 @@ public final class CheckpointSource implements AutoCloseable {
         for (ObjectReader object : weightFiles.values()) {
             mappedFile(object);
         }
-        List<String> failed = new java.util.ArrayList<>();
+        List<String> failed = new ArrayList<>();
         for (Map.Entry<String, ObjectReader> file : weightFiles.entrySet()) {
             if (!checked(file.getValue())) {
                 failed.add(file.getKey());
