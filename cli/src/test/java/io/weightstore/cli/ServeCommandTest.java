@@ -73,7 +73,9 @@ class ServeCommandTest {
         CliProcess importing = CliProcess.start(tmp.resolve("import.log"), home, "model", "import", "--source", model.toString(),
                 "--checkpoint-id", "tiny", "--model-id", "test/tiny");
         assertThat(importing.await()).as(importing.output()).isZero();
-        CliProcess serve = CliProcess.start(tmp.resolve("serve.log"), home, "serve", "--model", "weightstore://tiny", "--port", "0");
+        Path serverTmp = Files.createDirectories(tmp.resolve("server-tmp"));
+        CliProcess serve = CliProcess.start(tmp.resolve("serve.log"), Map.of("WEIGHTSTORE_HOME", tmp.resolve("home").toString(),
+                "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + serverTmp), "serve", "--model", "weightstore://tiny", "--port", "0");
         try {
             String base = awaitServing(serve);
             Scrape metrics = Scrape.parse(get(HttpClient.newHttpClient(), base + "/metrics", null).body());
@@ -81,8 +83,15 @@ class ServeCommandTest {
             // The embedded store's pool is on this host: the weights are mapped in place, uncounted; the headers are read.
             assertThat(metrics.value("weightstore_client_read_bytes_total")).isPositive().isLessThan(weightBytes);
             assertThat(metrics.value("weightstore_serve_model_load_seconds")).isPositive();
+            try (var kept = Files.list(serverTmp)) {
+                assertThat(kept.map(p -> p.getFileName().toString())).anyMatch(name -> name.startsWith("weightstore-kv-"));
+            }
         } finally {
             serve.stop();
+        }
+        // Stopped by a signal with its model loaded, the server still leaves no key-value cache directory behind.
+        try (var left = Files.list(serverTmp)) {
+            assertThat(left.map(p -> p.getFileName().toString())).noneMatch(name -> name.startsWith("weightstore-kv-"));
         }
     }
 

@@ -14,17 +14,22 @@ import java.util.stream.Stream;
  * <p>Given none, Jlama makes a temporary directory per model and marks it delete-on-exit, which the JVM
  * cannot honour once Jlama's session generation has written pages into it, and which a server that loads
  * models for weeks only honours at exit: directories of page files piled up in the temporary directory.
- * This one is deleted, pages and all, when the model is closed.
+ * This one is deleted, pages and all, when the model is closed, or when the JVM exits with the model
+ * still open (a server stopped by a signal).
  */
 final class KvCacheDirectory implements AutoCloseable {
     private final Path dir;
+    private final Thread atExit;
 
     private KvCacheDirectory(Path dir) {
         this.dir = dir;
+        this.atExit = Thread.ofPlatform().name("kv-cache-cleanup").unstarted(this::deleteAtExit);
     }
 
     static KvCacheDirectory create() throws IOException {
-        return new KvCacheDirectory(Files.createTempDirectory("weightstore-kv-"));
+        KvCacheDirectory created = new KvCacheDirectory(Files.createTempDirectory("weightstore-kv-"));
+        Runtime.getRuntime().addShutdownHook(created.atExit);
+        return created;
     }
 
     File file() {
@@ -34,12 +39,34 @@ final class KvCacheDirectory implements AutoCloseable {
     /** Deletes the pages and the directory; call it only once the model that writes them is closed. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(atExit);
+        } catch (IllegalStateException shuttingDown) {
+            // Closed by another shutdown hook: this one runs anyway, and finds nothing left to delete.
+        }
+        try {
+            delete();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the key-value cache directory " + dir, e);
+        }
+    }
+
+    private void deleteAtExit() {
+        try {
+            delete();
+        } catch (IOException e) {
+            System.err.println("weightstore: cannot delete the key-value cache directory " + dir + ": " + e.getMessage());
+        }
+    }
+
+    private void delete() throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
         try (Stream<Path> tree = Files.walk(dir)) {
             for (Path path : tree.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete the key-value cache directory " + dir, e);
         }
     }
 }
