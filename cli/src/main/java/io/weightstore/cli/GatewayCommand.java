@@ -10,6 +10,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -78,6 +79,11 @@ final class GatewayCommand implements Callable<Integer> {
                     + " --max-concurrent x 2 x this. Default: ${DEFAULT-VALUE}.")
     private String chunkSize;
 
+    @Option(names = "--idle-timeout", defaultValue = "2m", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "A connection with no request in progress and no bytes moving for this long is closed; clients open a"
+                    + " new one. Default: ${DEFAULT-VALUE}.")
+    private Duration idleTimeout;
+
     @Mixin
     private MetricsOptions metrics;
 
@@ -99,7 +105,7 @@ final class GatewayCommand implements Callable<Integer> {
         if (chunk > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("--chunk-size " + chunkSize + " is too large; at most 256M");
         }
-        GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk);
+        GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk, idleTimeout);
         PrintWriter out = spec.commandLine().getOut();
         if (anonymous && !InetAddress.getByName(bind).isLoopbackAddress()) {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);

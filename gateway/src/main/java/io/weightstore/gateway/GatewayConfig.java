@@ -1,5 +1,6 @@
 package io.weightstore.gateway;
 
+import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
@@ -12,8 +13,10 @@ import java.util.regex.Pattern;
  * @param maxConcurrent object transfers in progress at once, each holding two chunk buffers
  * @param maxWaiting transfers that may wait for a slot before more are answered 503 SlowDown
  * @param chunkBytes bytes read from the store and written to the socket at a time, per buffer
+ * @param idleTimeout how long a connection with no request in progress and no bytes moving is kept
  */
-public record GatewayConfig(String host, int port, String bucket, Access access, int maxConcurrent, int maxWaiting, int chunkBytes) {
+public record GatewayConfig(String host, int port, String bucket, Access access, int maxConcurrent, int maxWaiting, int chunkBytes,
+        Duration idleTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final String DEFAULT_BUCKET = "weights";
     public static final int DEFAULT_MAX_CONCURRENT = 16;
@@ -23,6 +26,7 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
      * faster than 2 MiB ones (0.44-0.51 x nginx against 0.45-0.53 x), and hold four times the memory.
      */
     public static final int DEFAULT_CHUNK_BYTES = 2 << 20;
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
     public static final String ACCESS_KEY_ENV = "WEIGHTSTORE_GATEWAY_ACCESS_KEY";
     public static final String SECRET_KEY_ENV = "WEIGHTSTORE_GATEWAY_SECRET_KEY";
 
@@ -44,11 +48,14 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
         if (chunkBytes < 64 << 10 || chunkBytes > 256 << 20) {
             throw new IllegalArgumentException("chunk size must be from 64 KiB to 256 MiB, found " + chunkBytes + " bytes");
         }
+        if (idleTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException("idle timeout must be at least 1 ms, found " + idleTimeout);
+        }
     }
 
     /** The defaults, on {@code port}, for {@code access}. */
     public static GatewayConfig defaults(int port, Access access) {
         return new GatewayConfig(DEFAULT_HOST, port, DEFAULT_BUCKET, access, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_WAITING,
-                DEFAULT_CHUNK_BYTES);
+                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT);
     }
 }

@@ -47,8 +47,6 @@ public final class S3Gateway implements AutoCloseable {
     /** Long enough for a presigned URL of a long key, whose request line carries the key and a signature. */
     private static final int MAX_REQUEST_LINE = 16 << 10;
     private static final int MAX_HEADERS = 16 << 10;
-    /** A connection with no request in progress and no bytes moving for this long is closed. */
-    private static final Duration IDLE = Duration.ofMinutes(2);
     /** How long a response write may wait for a client that takes no bytes before the connection is cut. */
     private static final Duration WRITE_DEADLINE = Duration.ofSeconds(60);
 
@@ -97,7 +95,7 @@ public final class S3Gateway implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         connections.add(channel);
-                        channel.pipeline().addLast(new IdleStateHandler(true, 0, 0, IDLE.toSeconds(), TimeUnit.SECONDS),
+                        channel.pipeline().addLast(new IdleStateHandler(true, 0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
                                 new HttpServerCodec(decoding), new ConnectionHandler(routes, accessLog, requests, WRITE_DEADLINE));
                     }
                 });

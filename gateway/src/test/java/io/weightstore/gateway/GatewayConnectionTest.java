@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -45,8 +46,12 @@ class GatewayConnectionTest {
     }
 
     private static Socket connect() throws IOException {
+        return connect(fixture.anonymous.port());
+    }
+
+    private static Socket connect(int port) throws IOException {
         Socket socket = new Socket();
-        socket.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, fixture.anonymous.port()));
+        socket.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, port));
         socket.setSoTimeout(10_000);
         return socket;
     }
@@ -100,6 +105,24 @@ class GatewayConnectionTest {
             assertThat(missing.status()).isEqualTo(404);
             assertThat(new String(missing.body(), StandardCharsets.UTF_8)).contains("<Code>NoSuchKey</Code>");
             assertThat(missing.header("Connection")).isNull();
+        }
+    }
+
+    @Test
+    void aConnectionIdleForTheIdleTimeoutIsClosedAndOneInUseIsNot() throws Exception {
+        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        Duration idle = Duration.ofSeconds(2);
+        try (S3Gateway gateway = S3Gateway.start(GatewayFixture.config(Access.anonymousOnly(), idle), fixture.store);
+                Socket socket = connect(gateway.port())) {
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            // Requests 300 ms apart, longer together than the timeout, keep the connection: each starts its idle time over.
+            for (int request = 0; request < 10; request++) {
+                socket.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+                assertThat(read(in, false).status()).as("request %d", request).isEqualTo(200);
+                Thread.sleep(300);
+            }
+            // Then quiet: the gateway ends the connection well before the socket's 10 s read timeout would.
+            assertThat(in.read()).isEqualTo(-1);
         }
     }
 

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -63,13 +64,13 @@ final class GatewayFixture implements AutoCloseable {
                 CheckpointStatus.IMPORTING, Instant.now(), Instant.now(), 0, null, "", List.of());
         store.put("weights/" + HIDDEN + "/manifest", importing.toJson(), PutOptions.defaults());
         Access keys = Access.key(ACCESS_KEY, SECRET_KEY);
-        S3Gateway signed = S3Gateway.start(config(keys), store);
-        S3Gateway anonymous = S3Gateway.start(config(Access.anonymousOnly()), store);
+        S3Gateway signed = S3Gateway.start(config(keys, GatewayConfig.DEFAULT_IDLE_TIMEOUT), store);
+        S3Gateway anonymous = S3Gateway.start(config(Access.anonymousOnly(), GatewayConfig.DEFAULT_IDLE_TIMEOUT), store);
         return new GatewayFixture(source, store, manifest, signed, anonymous);
     }
 
-    private static GatewayConfig config(Access access) {
-        return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, access, 4, 8, CHUNK);
+    static GatewayConfig config(Access access, Duration idleTimeout) {
+        return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, access, 4, 8, CHUNK, idleTimeout);
     }
 
     String endpoint() {
