@@ -105,7 +105,8 @@ final class GatewayCommand implements Callable<Integer> {
         if (chunk > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("--chunk-size " + chunkSize + " is too large; at most 256M");
         }
-        GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk, idleTimeout);
+        GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk, idleTimeout,
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT);
         PrintWriter out = spec.commandLine().getOut();
         if (anonymous && !InetAddress.getByName(bind).isLoopbackAddress()) {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);

@@ -48,6 +48,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         try {
             if (message instanceof HttpRequest request) {
+                RequestHeadDeadline deadline = ctx.pipeline().get(RequestHeadDeadline.class);
+                if (deadline != null) {
+                    deadline.received();
+                }
                 if (busy) {
                     pipelined.add(request);
                 } else {

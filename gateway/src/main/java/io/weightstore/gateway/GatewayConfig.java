@@ -14,9 +14,10 @@ import java.util.regex.Pattern;
  * @param maxWaiting transfers that may wait for a slot before more are answered 503 SlowDown
  * @param chunkBytes bytes read from the store and written to the socket at a time, per buffer
  * @param idleTimeout how long a connection with no request in progress and no bytes moving is kept
+ * @param requestHeadTimeout how long a request line and headers may take to arrive, from their first byte
  */
 public record GatewayConfig(String host, int port, String bucket, Access access, int maxConcurrent, int maxWaiting, int chunkBytes,
-        Duration idleTimeout) {
+        Duration idleTimeout, Duration requestHeadTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final String DEFAULT_BUCKET = "weights";
     public static final int DEFAULT_MAX_CONCURRENT = 16;
@@ -27,6 +28,8 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
      */
     public static final int DEFAULT_CHUNK_BYTES = 2 << 20;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
+    /** Half nginx's default (client_header_timeout): a whole head is at most 32 KiB here, which a client sends in far less. */
+    public static final Duration DEFAULT_REQUEST_HEAD_TIMEOUT = Duration.ofSeconds(30);
     public static final String ACCESS_KEY_ENV = "WEIGHTSTORE_GATEWAY_ACCESS_KEY";
     public static final String SECRET_KEY_ENV = "WEIGHTSTORE_GATEWAY_SECRET_KEY";
 
@@ -48,14 +51,15 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
         if (chunkBytes < 64 << 10 || chunkBytes > 256 << 20) {
             throw new IllegalArgumentException("chunk size must be from 64 KiB to 256 MiB, found " + chunkBytes + " bytes");
         }
-        if (idleTimeout.toMillis() < 1) {
-            throw new IllegalArgumentException("idle timeout must be at least 1 ms, found " + idleTimeout);
+        if (idleTimeout.toMillis() < 1 || requestHeadTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException("idle and request head timeouts must be at least 1 ms, found " + idleTimeout + " and "
+                    + requestHeadTimeout);
         }
     }
 
     /** The defaults, on {@code port}, for {@code access}. */
     public static GatewayConfig defaults(int port, Access access) {
         return new GatewayConfig(DEFAULT_HOST, port, DEFAULT_BUCKET, access, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_WAITING,
-                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT);
+                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_HEAD_TIMEOUT);
     }
 }

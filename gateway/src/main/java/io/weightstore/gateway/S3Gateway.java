@@ -96,7 +96,8 @@ public final class S3Gateway implements AutoCloseable {
                     protected void initChannel(SocketChannel channel) {
                         connections.add(channel);
                         channel.pipeline().addLast(new IdleStateHandler(true, 0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
-                                new HttpServerCodec(decoding), new ConnectionHandler(routes, accessLog, requests, WRITE_DEADLINE));
+                                new RequestHeadDeadline(config.requestHeadTimeout()), new HttpServerCodec(decoding),
+                                new ConnectionHandler(routes, accessLog, requests, WRITE_DEADLINE));
                     }
                 });
         ChannelFuture bound = bootstrap.bind(config.host(), config.port()).awaitUninterruptibly();

@@ -112,7 +112,8 @@ class GatewayConnectionTest {
     void aConnectionIdleForTheIdleTimeoutIsClosedAndOneInUseIsNot() throws Exception {
         String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n";
         Duration idle = Duration.ofSeconds(2);
-        try (S3Gateway gateway = S3Gateway.start(GatewayFixture.config(Access.anonymousOnly(), idle), fixture.store);
+        try (S3Gateway gateway = S3Gateway.start(GatewayFixture.config(Access.anonymousOnly(), idle,
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT), fixture.store);
                 Socket socket = connect(gateway.port())) {
             InputStream in = new BufferedInputStream(socket.getInputStream());
             // Requests 300 ms apart, longer together than the timeout, keep the connection: each starts its idle time over.
@@ -123,6 +124,39 @@ class GatewayConnectionTest {
             }
             // Then quiet: the gateway ends the connection well before the socket's 10 s read timeout would.
             assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aRequestHeadTrickledInSlowerThanItsDeadlineClosesTheConnectionWhileQuietKeepAliveDoesNot() throws Exception {
+        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        Duration head = Duration.ofSeconds(1);
+        try (S3Gateway gateway = S3Gateway.start(GatewayFixture.config(Access.anonymousOnly(), Duration.ofSeconds(30), head),
+                fixture.store)) {
+            try (Socket keptAlive = connect(gateway.port())) {
+                InputStream in = new BufferedInputStream(keptAlive.getInputStream());
+                for (int request = 0; request < 2; request++) {
+                    keptAlive.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+                    assertThat(read(in, false).status()).as("request %d", request).isEqualTo(200);
+                    // Longer than the head's deadline, between requests: only the idle timeout counts here.
+                    Thread.sleep(head.toMillis() * 3 / 2);
+                }
+            }
+            try (Socket trickling = connect(gateway.port())) {
+                // A byte every 100 ms: never idle, and the head would take 5 s.
+                Thread writer = Thread.ofVirtual().start(() -> {
+                    try {
+                        for (byte b : get.getBytes(StandardCharsets.US_ASCII)) {
+                            trickling.getOutputStream().write(b);
+                            Thread.sleep(100);
+                        }
+                    } catch (IOException | InterruptedException closed) {
+                        // The gateway closed the connection: what the test waits for.
+                    }
+                });
+                assertThat(trickling.getInputStream().read()).isEqualTo(-1);
+                writer.join();
+            }
         }
     }
 

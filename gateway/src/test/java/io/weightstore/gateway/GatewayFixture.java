@@ -64,13 +64,16 @@ final class GatewayFixture implements AutoCloseable {
                 CheckpointStatus.IMPORTING, Instant.now(), Instant.now(), 0, null, "", List.of());
         store.put("weights/" + HIDDEN + "/manifest", importing.toJson(), PutOptions.defaults());
         Access keys = Access.key(ACCESS_KEY, SECRET_KEY);
-        S3Gateway signed = S3Gateway.start(config(keys, GatewayConfig.DEFAULT_IDLE_TIMEOUT), store);
-        S3Gateway anonymous = S3Gateway.start(config(Access.anonymousOnly(), GatewayConfig.DEFAULT_IDLE_TIMEOUT), store);
+        S3Gateway signed = S3Gateway.start(config(keys, GatewayConfig.DEFAULT_IDLE_TIMEOUT, GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT),
+                store);
+        S3Gateway anonymous = S3Gateway.start(config(Access.anonymousOnly(), GatewayConfig.DEFAULT_IDLE_TIMEOUT,
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT), store);
         return new GatewayFixture(source, store, manifest, signed, anonymous);
     }
 
-    static GatewayConfig config(Access access, Duration idleTimeout) {
-        return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, access, 4, 8, CHUNK, idleTimeout);
+    static GatewayConfig config(Access access, Duration idleTimeout, Duration requestHeadTimeout) {
+        return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, access, 4, 8, CHUNK, idleTimeout,
+                requestHeadTimeout);
     }
 
     String endpoint() {

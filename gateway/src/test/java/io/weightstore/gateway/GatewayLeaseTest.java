@@ -55,7 +55,8 @@ class GatewayLeaseTest {
         store = EmbeddedStore.open(tmp.resolve("home"), 128L << 20, ClientOptions.defaults());
         catalog = new Catalog(store);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
-                4, 8, 64 << 10, GatewayConfig.DEFAULT_IDLE_TIMEOUT), store);
+                4, 8, 64 << 10, GatewayConfig.DEFAULT_IDLE_TIMEOUT,
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT), store);
     }
 
     @AfterEach

@@ -65,7 +65,8 @@ class GatewayOverNodeSocketsTest {
         new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("remote"), "org/remote", "main", source, 1,
                 false, 1), Progress.NONE);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
-                SLOTS, 8, CHUNK, GatewayConfig.DEFAULT_IDLE_TIMEOUT), store);
+                SLOTS, 8, CHUNK, GatewayConfig.DEFAULT_IDLE_TIMEOUT,
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT), store);
     }
 
     @AfterEach

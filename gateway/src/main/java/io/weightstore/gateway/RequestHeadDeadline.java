@@ -1,0 +1,52 @@
+package io.weightstore.gateway;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Closes a connection whose request line and headers take longer than the deadline to arrive, from
+ * their first byte. The idle timeout alone does not bound them: a client that sends a byte now and
+ * then is never idle, and could hold a connection for as long as it likes without ever asking for
+ * anything. Sits before the HTTP decoder, where the bytes arrive; {@link ConnectionHandler} tells it
+ * when a request's head has been decoded.
+ */
+final class RequestHeadDeadline extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(RequestHeadDeadline.class);
+
+    private final Duration deadline;
+    private ScheduledFuture<?> armed;
+
+    RequestHeadDeadline(Duration deadline) {
+        this.deadline = deadline;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        if (armed == null) {
+            armed = ctx.executor().schedule(() -> {
+                log.debug("connection from {} sent no whole request head in {}; closing it", ctx.channel().remoteAddress(), deadline);
+                ctx.close();
+            }, deadline.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        ctx.fireChannelRead(message);
+    }
+
+    /** A request's head arrived whole: its deadline is met. */
+    void received() {
+        if (armed != null) {
+            armed.cancel(false);
+            armed = null;
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        received();
+        ctx.fireChannelInactive();
+    }
+}
