@@ -17,9 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * or as they are copied out of a pool on this host, so those blocks hash to the object's recorded
  * block CRCs. A block inside one part counts as its recorded CRC. A block that parts share is cut at
  * their boundaries: every piece but the largest is hashed, and the largest one's CRC follows from the
- * block's and theirs. Only the two blocks at the range's ends, which the node checked, are hashed
- * whole. Compared with the CRC the import recorded for each part, the result ties every byte to it,
- * as hashing every byte again would.
+ * block's and theirs. Of the two blocks at the range's ends, which only the node checked, every byte
+ * inside the range is hashed. Compared with the CRC the import recorded for each part, the result
+ * ties every byte to it, as hashing every byte again would. The store cuts a range into requests at
+ * whole blocks only ({@code ReadPlanner}), so every block inside it was checked as it landed.
  */
 final class CheckedBlocks {
     private static final Map<Integer, Crc32cCombine> JOINERS = new ConcurrentHashMap<>();

@@ -18,9 +18,16 @@ import java.util.List;
 public final class ReadPlanner {
     private ReadPlanner() {}
 
-    /** Ranges of {@code object} packed one after another into the destination, in order. */
-    public static List<ReadTask> ranges(ObjectMeta object, List<Range> ranges, long maxPiece) {
+    /**
+     * Ranges of {@code object} packed one after another into the destination, in order. A range is
+     * cut at whole checksum blocks (the piece limit rounded down to them), so that every block inside
+     * one range lies inside one request and is checked by the client as it lands: what a caller that
+     * joins the recorded CRCs of those blocks relies on.
+     */
+    public static List<ReadTask> ranges(ObjectMeta object, List<Range> ranges, long maxPieceBytes) {
         List<ReadTask> tasks = new ArrayList<>();
+        long block = object.checksumBlockSize();
+        long maxPiece = Math.max(block, maxPieceBytes / block * block);
         long sliceSize = object.sliceSize();
         long dst = 0;
         List<Range> current = new ArrayList<>();
