@@ -50,7 +50,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             if (message instanceof HttpRequest request) {
                 RequestHeadDeadline deadline = ctx.pipeline().get(RequestHeadDeadline.class);
                 if (deadline != null) {
-                    deadline.received();
+                    deadline.requestStarted();
                 }
                 if (busy) {
                     pipelined.add(request);
@@ -125,6 +125,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (next != null) {
             start(ctx, next);
         } else {
+            RequestHeadDeadline deadline = ctx.pipeline().get(RequestHeadDeadline.class);
+            if (deadline != null) {
+                deadline.requestFinished();
+            }
             ctx.read();
         }
     }

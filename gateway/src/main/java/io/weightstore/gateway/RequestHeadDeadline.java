@@ -10,15 +10,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Closes a connection whose request line and headers take longer than the deadline to arrive, from
- * their first byte. The idle timeout alone does not bound them: a client that sends a byte now and
- * then is never idle, and could hold a connection for as long as it likes without ever asking for
- * anything. Sits before the HTTP decoder, where the bytes arrive; {@link ConnectionHandler} tells it
- * when a request's head has been decoded.
+ * the first byte that comes while the connection waits for a request. The idle timeout alone does not
+ * bound them: a client that sends a byte now and then is never idle, and could hold a connection for
+ * as long as it likes without ever asking for anything. Sits before the HTTP decoder, where the bytes
+ * arrive; {@link ConnectionHandler} tells it when a request's head is decoded and when its response
+ * is written. Bytes that come while a request is in progress (the next pipelined head, read in the
+ * same pass) start no deadline: one starts with the next bytes after the response.
  */
 final class RequestHeadDeadline extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestHeadDeadline.class);
 
     private final Duration deadline;
+    private boolean waiting = true;
     private ScheduledFuture<?> armed;
 
     RequestHeadDeadline(Duration deadline) {
@@ -27,7 +30,7 @@ final class RequestHeadDeadline extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
-        if (armed == null) {
+        if (waiting && armed == null) {
             armed = ctx.executor().schedule(() -> {
                 log.debug("connection from {} sent no whole request head in {}; closing it", ctx.channel().remoteAddress(), deadline);
                 ctx.close();
@@ -36,17 +39,27 @@ final class RequestHeadDeadline extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(message);
     }
 
-    /** A request's head arrived whole: its deadline is met. */
-    void received() {
-        if (armed != null) {
-            armed.cancel(false);
-            armed = null;
-        }
+    /** A request's head arrived whole and its request is in progress: no deadline until its response is written. */
+    void requestStarted() {
+        waiting = false;
+        disarm();
+    }
+
+    /** The response is written; the next bytes start the next head's deadline. */
+    void requestFinished() {
+        waiting = true;
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        received();
+        disarm();
         ctx.fireChannelInactive();
+    }
+
+    private void disarm() {
+        if (armed != null) {
+            armed.cancel(false);
+            armed = null;
+        }
     }
 }
