@@ -100,7 +100,11 @@ public final class JlamaModels {
         try {
             return load(reference, options, distributed, opened, kvCache, start);
         } catch (IOException | RuntimeException e) {
-            kvCache.close();
+            try {
+                kvCache.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
         }
     }

@@ -42,7 +42,8 @@ final class KvCacheDirectory implements AutoCloseable {
         try {
             Runtime.getRuntime().removeShutdownHook(atExit);
         } catch (IllegalStateException shuttingDown) {
-            // Closed by another shutdown hook: this one runs anyway, and finds nothing left to delete.
+            // The JVM is exiting, and the hook is deleting the directory (hooks run at once, not in turn).
+            return;
         }
         try {
             delete();
@@ -54,11 +55,12 @@ final class KvCacheDirectory implements AutoCloseable {
     private void deleteAtExit() {
         try {
             delete();
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             System.err.println("weightstore: cannot delete the key-value cache directory " + dir + ": " + e.getMessage());
         }
     }
 
+    /** Walks the tree once: close() runs it, or the hook does, never both. */
     private void delete() throws IOException {
         if (!Files.exists(dir)) {
             return;
