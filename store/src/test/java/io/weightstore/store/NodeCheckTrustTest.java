@@ -73,15 +73,15 @@ class NodeCheckTrustTest {
         try (DeadlineTimer timer = new DeadlineTimer("test-deadlines"); SocketNodeAccess node = new SocketNodeAccess("127.0.0.1",
                 cluster.node(0).port(), Optional.empty(), Ticket::none, TransferDeadlines.defaults(), timer)) {
             node.write(RAW_OFFSET, first, Ticket.none());
-            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns);
+            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns, false);
 
             node.write(RAW_OFFSET, second, Ticket.none());
             // A reader still holding the first bytes' CRC is refused: the write made the node hash the block again.
-            assertThatThrownBy(() -> node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns))
+            assertThatThrownBy(() -> node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns, false))
                     .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT))
                     .hasMessageContaining("checksum mismatch");
-            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(new BlockCheck(RAW_OFFSET, BLOCK, Checksums.crc32c(second))), columns);
+            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(new BlockCheck(RAW_OFFSET, BLOCK, Checksums.crc32c(second))), columns, false);
             assertThat(columns.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo(second.get(ValueLayout.JAVA_BYTE, 256));
         }
     }

@@ -323,9 +323,9 @@ class SecureClusterAttackTest {
                     assertThatThrownBy(() -> node.read(List.of(new Range(replica.offset(), 1 << 20)), List.of(), whole))
                             .isInstanceOf(IOException.class);
                     assertThatThrownBy(() -> {
-                        node.readStrided(columns, List.of(), strided);
-                        node.readStrided(columns, List.of(), strided);
-                        node.readStrided(columns, List.of(), strided);
+                        node.readStrided(columns, List.of(), strided, false);
+                        node.readStrided(columns, List.of(), strided, false);
+                        node.readStrided(columns, List.of(), strided, false);
                     }).isInstanceOf(IOException.class);
                 }
             }

@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 /**
  * The CRC32C of what a read delivered, computed by the client as the bytes landed, while they were
  * in cache, so that whoever checks them against a CRC of their own needs no second pass. The read's
- * pieces arrive in parallel and each reports its CRC; they are joined in destination order. A piece
- * read again from another replica replaces what its failed attempt reported.
+ * pieces arrive in parallel and each reports its CRC once it is whole (a piece that failed on one
+ * replica reports only from the one that served it); they are joined in destination order.
  */
 public final class ArrivedCrc {
     private record Piece(long length, int crc32c) {}

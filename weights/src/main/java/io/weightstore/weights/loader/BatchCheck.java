@@ -30,7 +30,8 @@ final class BatchCheck {
     static void verify(List<Part> parts, MemorySegment data) throws CheckpointException {
         int[] crcs = new int[parts.size()];
         for (int i = 0; i < parts.size(); ) {
-            i = joinRead(parts, i, data, crcs);
+            // A part of no bytes has the CRC32C of nothing, wherever it lies.
+            i = parts.get(i).length() == 0 ? i + 1 : joinRead(parts, i, data, crcs);
         }
         for (int i = 0; i < parts.size(); i++) {
             parts.get(i).check().verifyCrc(crcs[i]);
@@ -38,15 +39,17 @@ final class BatchCheck {
     }
 
     /**
-     * Fills {@code crcs} for the parts read in one range with part {@code first}, the parts of no bytes
-     * among them left at the CRC32C of nothing; returns the index of the part after them.
+     * Fills {@code crcs} for the parts read in one range with part {@code first}, which has bytes; parts
+     * of no bytes among them are passed over and left at the CRC32C of nothing. Returns the index of
+     * the part after them.
      */
     private static int joinRead(List<Part> parts, int first, MemorySegment data, int[] crcs) {
         Part head = parts.get(first);
         List<Integer> members = new ArrayList<>();
         long end = head.objectStart();
         int next = first;
-        for (; next < parts.size() && (next == first || parts.get(next).continuesRead()); next++) {
+        for (; next < parts.size() && (next == first || parts.get(next).length() == 0 || parts.get(next).continuesRead());
+                next++) {
             Part part = parts.get(next);
             if (part.length() == 0) {
                 continue;

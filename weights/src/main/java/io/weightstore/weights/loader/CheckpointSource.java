@@ -58,6 +58,7 @@ import org.slf4j.LoggerFactory;
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
     private static final Logger log = LoggerFactory.getLogger(CheckpointSource.class);
+    private static final int OPENING_AT_ONCE = 16;
 
     /**
      * Where a tensor is: its file, the open object holding it, that file's data offset, its header entry,
@@ -123,13 +124,14 @@ public final class CheckpointSource implements AutoCloseable {
     private record OpenedFile(String path, ObjectReader object, Optional<TensorCrcTable> crcs) {}
 
     /**
-     * Opens every safetensors file and reads its tensor CRC table, all files at once: each takes a
-     * lease from the master and a read of its table, and file after file they were most of the time
-     * an open took (a large checkpoint has dozens of files, and every TP rank opens it).
+     * Opens the safetensors files and reads their tensor CRC tables, up to {@link #OPENING_AT_ONCE} files
+     * at once: each takes a lease from the master and a read of its table, and file after file they
+     * were most of the time an open took (a large checkpoint has dozens of files, and every TP rank
+     * opens it); the bound keeps one load from asking the master for a hundred leases at once.
      */
     private void openWeightFiles() throws IOException {
         List<Future<OpenedFile>> opening = new ArrayList<>();
-        try (ExecutorService opener = Executors.newVirtualThreadPerTaskExecutor()) {
+        try (ExecutorService opener = Executors.newFixedThreadPool(OPENING_AT_ONCE, Thread.ofVirtual().factory())) {
             for (StoredFile file : catalog.files(manifest)) {
                 if (file.file().isSafetensors()) {
                     opening.add(opener.submit(() -> open(file)));
@@ -472,6 +474,10 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Reads {@code read}'s part of one tensor into {@code dst}; random access, for engines that load tensor by tensor. */
     public void read(Location location, ShardRead read, MemorySegment dst) throws IOException {
+        if (dst.byteSize() < read.bytes()) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, "destination of " + dst.byteSize() + " bytes is too small for "
+                    + read.bytes() + " bytes of tensor " + location.info().name());
+        }
         long start = location.offsetOf(read);
         ShardCheck check = ShardCheck.of(location, read);
         if (read.contiguous()) {

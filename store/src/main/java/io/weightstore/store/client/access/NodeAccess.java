@@ -18,11 +18,6 @@ public sealed interface NodeAccess extends AutoCloseable permits SocketNodeAcces
     /** Reads the ranges, packed in order into {@code dst}. */
     void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException;
 
-    /** Reads the rows of {@code stride}, packed into {@code dst}. */
-    default void readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst) throws IOException {
-        readStrided(stride, checks, dst, false);
-    }
-
     /**
      * Reads the rows of {@code stride}, packed into {@code dst}; returns their CRC32C, hashed as they
      * landed, when {@code hash}, else 0.
