@@ -119,7 +119,7 @@ final class NativeCrc32c implements Checksum {
         MethodHandle update = linker.downcallHandle(library.findOrThrow("weightstore_crc32c"),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG),
                 Linker.Option.critical(true));
-        return new Loaded(update, mode == 2 ? "native (AVX-512 VPCLMULQDQ folding, then 3 interleaved crc32 chains)"
+        return new Loaded(update, mode == 2 ? "native (AVX-512 VPCLMULQDQ folding from 2 KiB, crc32 chains below)"
                 : "native (3 interleaved crc32 chains; SSE 4.2, PCLMUL)");
     }
 

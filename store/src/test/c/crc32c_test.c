@@ -1,0 +1,67 @@
+/*
+ * The native CRC32C against a bit-by-bit reference, in both of its ways: the crc32 chains alone (what
+ * a CPU without AVX-512 and VPCLMULQDQ runs) and, where this CPU can, folding. The Java tests see only
+ * the way the build machine's CPU takes. Lengths reach past several rounds of the longest chains, at
+ * every alignment, continuing from CRCs other than zero. Run by the store module's build after gcc
+ * compiles it; exits non-zero on the first mismatch.
+ */
+#include "crc32c.c"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint32_t reference(uint32_t crc, const uint8_t *p, size_t n) {
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int bit = 0; bit < 8; bit++) {
+            crc = (crc & 1) ? (crc >> 1) ^ POLY_REFLECTED : crc >> 1;
+        }
+    }
+    return ~crc;
+}
+
+/* Returns the number of mismatches over cases drawn from seed. */
+static int compare(const uint8_t *bytes, size_t max, unsigned seed) {
+    srand(seed);
+    int mismatches = 0;
+    for (int i = 0; i < 2000; i++) {
+        size_t length = i < 1000 ? (size_t) rand() % 5000 : (size_t) rand() % max;
+        size_t offset = (size_t) rand() % 64;
+        uint32_t start = i % 3 == 0 ? 0 : (uint32_t) rand();
+        uint32_t expected = reference(start, bytes + offset, length);
+        uint32_t actual = weightstore_crc32c(start, bytes + offset, length);
+        if (actual != expected) {
+            fprintf(stderr, "crc32c_test: folding=%d length=%zu offset=%zu start=%08x: expected %08x, found %08x\n", folds, length,
+                    offset, start, expected, actual);
+            mismatches++;
+        }
+    }
+    return mismatches;
+}
+
+int main(void) {
+    int mode = weightstore_crc32c_init();
+    if (mode == 0) {
+        printf("crc32c_test: this CPU lacks SSE 4.2 or PCLMUL; the JDK's CRC32C is used instead, nothing to test\n");
+        return 0;
+    }
+    size_t max = 200000;
+    uint8_t *bytes = malloc(max + 64);
+    if (bytes == NULL) {
+        return 2;
+    }
+    srand(42);
+    for (size_t i = 0; i < max + 64; i++) {
+        bytes[i] = (uint8_t) rand();
+    }
+    folds = 0;
+    int mismatches = compare(bytes, max, 7);
+    if (mode == 2) {
+        folds = 1;
+        mismatches += compare(bytes, max, 8);
+    }
+    free(bytes);
+    printf("crc32c_test: %s, %d mismatches\n", mode == 2 ? "chains and folding" : "chains (this CPU cannot fold)", mismatches);
+    return mismatches == 0 ? 0 : 1;
+}
