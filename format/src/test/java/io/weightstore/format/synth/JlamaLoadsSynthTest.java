@@ -8,7 +8,9 @@ import com.github.tjake.jlama.model.functions.Generator;
 import com.github.tjake.jlama.safetensors.DType;
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,16 +27,18 @@ class JlamaLoadsSynthTest {
         Path dir = tmp.resolve("tiny");
         SyntheticCheckpoint.write(SynthSpec.tiny(dtype, 5), dir, b -> {});
 
-        Generator.Response first = generate(dir);
+        Generator.Response first = generate(dir, Files.createDirectories(tmp.resolve("kv-first")));
         assertThat(first.promptTokens).isPositive();
         assertThat(first.generatedTokens).isPositive();
         assertThat(first.responseText).isNotEmpty();
         // Jlama's tokenizer keeps byte-fallback state between calls, so each run gets a freshly loaded model.
-        assertThat(generate(dir).responseText).isEqualTo(first.responseText);
+        assertThat(generate(dir, Files.createDirectories(tmp.resolve("kv-second"))).responseText).isEqualTo(first.responseText);
     }
 
-    private static Generator.Response generate(Path dir) {
-        try (AbstractModel model = ModelSupport.loadModel(dir.toFile(), DType.F32, DType.I8)) {
+    /** Generates with the key-value cache pages in {@code kvCache}: Jlama's own default is a /tmp directory it cannot delete. */
+    private static Generator.Response generate(Path dir, Path kvCache) {
+        try (AbstractModel model = ModelSupport.loadModel(dir.toFile(), kvCache.toFile(), DType.F32, DType.I8, Optional.empty(),
+                Optional.empty())) {
             long[] tokens = model.getTokenizer().encode("hello world");
             assertThat(tokens).isNotEmpty();
             assertThat(model.getTokenizer().decode(tokens)).isEqualTo("hello world");
