@@ -28,14 +28,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final AccessLog accessLog;
     private final Executor requests;
     private final Duration writeDeadline;
+    private final RequestHeadDeadline headDeadline;
     private final ArrayDeque<HttpRequest> pipelined = new ArrayDeque<>();
     private boolean busy;
 
-    ConnectionHandler(S3Routes routes, AccessLog accessLog, Executor requests, Duration writeDeadline) {
+    /** {@code headDeadline}: the same connection's, before its HTTP decoder, told when requests start and finish. */
+    ConnectionHandler(S3Routes routes, AccessLog accessLog, Executor requests, Duration writeDeadline, RequestHeadDeadline headDeadline) {
         this.routes = routes;
         this.accessLog = accessLog;
         this.requests = requests;
         this.writeDeadline = writeDeadline;
+        this.headDeadline = headDeadline;
     }
 
     @Override
@@ -48,10 +51,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         try {
             if (message instanceof HttpRequest request) {
-                RequestHeadDeadline deadline = ctx.pipeline().get(RequestHeadDeadline.class);
-                if (deadline != null) {
-                    deadline.requestStarted();
-                }
+                headDeadline.requestStarted();
                 if (busy) {
                     pipelined.add(request);
                 } else {
@@ -125,10 +125,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (next != null) {
             start(ctx, next);
         } else {
-            RequestHeadDeadline deadline = ctx.pipeline().get(RequestHeadDeadline.class);
-            if (deadline != null) {
-                deadline.requestFinished();
-            }
+            headDeadline.requestFinished();
             ctx.read();
         }
     }

@@ -95,9 +95,10 @@ public final class S3Gateway implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         connections.add(channel);
+                        RequestHeadDeadline headDeadline = new RequestHeadDeadline(config.requestHeadTimeout());
                         channel.pipeline().addLast(new IdleStateHandler(true, 0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
-                                new RequestHeadDeadline(config.requestHeadTimeout()), new HttpServerCodec(decoding),
-                                new ConnectionHandler(routes, accessLog, requests, WRITE_DEADLINE));
+                                headDeadline, new HttpServerCodec(decoding),
+                                new ConnectionHandler(routes, accessLog, requests, WRITE_DEADLINE, headDeadline));
                     }
                 });
         ChannelFuture bound = bootstrap.bind(config.host(), config.port()).awaitUninterruptibly();

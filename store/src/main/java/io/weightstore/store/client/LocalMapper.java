@@ -21,8 +21,9 @@ import java.util.concurrent.Future;
 /**
  * Whole objects seen in place, in the pools of nodes on this host: every slice from a copy in a pool
  * this client can map, stitched into one read-only segment, so a reader gets the object's bytes
- * without a copy; or the same pieces open as files, for sendfile. Its checksum blocks can be checked in parallel on the client's workers: a pass
- * over memory that reads each byte once and, unlike a copy, writes nothing.
+ * without a copy; or the same pieces open as files, for sendfile. Its checksum blocks can be checked
+ * in parallel on the client's workers: a pass over memory that reads each byte once and, unlike a
+ * copy, writes nothing.
  */
 final class LocalMapper {
     private final ExecutorService workers;
