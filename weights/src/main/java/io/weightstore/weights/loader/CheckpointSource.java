@@ -483,9 +483,7 @@ public final class CheckpointSource implements AutoCloseable {
         if (read.contiguous()) {
             MemorySegment bytes = dst.asSlice(0, read.bytes());
             location.object().read(new Range(start, read.bytes()), bytes);
-            if (check.byClient()) {
-                check.verifyCrc(CheckedBlocks.crc32cs(location.object().object(), start, new long[] {read.bytes()}, bytes)[0]);
-            }
+            BatchCheck.verify(List.of(new BatchCheck.Part(check, 0, read.bytes(), location.object().object(), start, false)), bytes);
         } else if (check.byClient()) {
             ArrivedCrc arrived = new ArrivedCrc();
             location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst, arrived);
