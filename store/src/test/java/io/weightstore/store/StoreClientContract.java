@@ -169,6 +169,33 @@ abstract class StoreClientContract {
     }
 
     @Test
+    void aStridedReadOfThousandsOfNarrowRowsDeliversEveryRow() throws IOException {
+        // 6000 rows in one slice: a node sends them in several gathered writes of at most 1024 pieces.
+        assertStridedReadDelivers("narrow-rows", new Stride(40, 16, 128, 6000), 128 * 6000);
+    }
+
+    @Test
+    void aStridedReadOfRowsWiderThanOneNodeWriteDeliversEveryRow() throws IOException {
+        // Rows of 300 KiB within one slice: a node sends each in more than one gathered write.
+        assertStridedReadDelivers("wide-rows", new Stride(0, 300 << 10, 350 << 10, 2), SLICE);
+    }
+
+    private void assertStridedReadDelivers(String key, Stride stride, long objectBytes) throws IOException {
+        MemorySegment object = Bytes.random(arena, objectBytes, 14);
+        store().put(key, object, put());
+        MemorySegment shard = arena.allocate(stride.bytes());
+        ArrivedCrc arrived = new ArrivedCrc();
+        try (ObjectReader reader = store().open(key)) {
+            reader.readStrided(stride, shard, arrived);
+        }
+        for (int row = 0; row < stride.count(); row++) {
+            assertThat(Bytes.equal(shard.asSlice(row * stride.blockLength(), stride.blockLength()),
+                    object.asSlice(stride.rowOffset(row), stride.blockLength()))).as("row %d", row).isTrue();
+        }
+        assertThat(arrived.crc32c(shard.byteSize())).isEqualTo(Checksums.crc32c(shard));
+    }
+
+    @Test
     void oneBatchMixesRangesAndStridedReadsOfSeveralObjects() throws IOException {
         MemorySegment a = Bytes.random(arena, 3 * SLICE, 21);
         MemorySegment b = Bytes.random(arena, 2 * SLICE + 5, 22);
