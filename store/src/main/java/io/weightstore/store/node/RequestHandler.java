@@ -13,7 +13,6 @@ import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.HelloReply;
 import io.weightstore.store.wire.MacTransport;
-import io.weightstore.store.wire.PlainTransport;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
@@ -44,10 +43,6 @@ final class RequestHandler implements Runnable {
     private static final int CHUNK = 1 << 30;
     /** Files go out in pieces this size, each a sign of progress for the stall deadline. */
     private static final long SEND_PIECE = 1 << 20;
-    /** Rows sent in place go out in gathered writes of at most this many pieces (Linux's IOV_MAX) ... */
-    private static final int GATHERED_PIECES = 1024;
-    /** ... and at most this many bytes, each write a sign of progress; a longer row is sent in pieces of this size. */
-    private static final long GATHERED_BYTES = 256 << 10;
 
     /** One wait on the socket, done under a deadline. */
     @FunctionalInterface
@@ -68,8 +63,6 @@ final class RequestHandler implements Runnable {
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
     private ByteBuffer staging;
-    /** Views of pool rows for one gathered write; made on the first strided read of a plain connection. */
-    private ByteBuffer[] gather;
     private Admission.Session session;
     private Transport transport;
     private DeadlineTimer.Deadline current;
@@ -235,43 +228,7 @@ final class RequestHandler implements Runnable {
         requireInPool(stride.offset(), stride.span(), false);
         verify(checks, true);
         respond(Response.ok(stride.bytes()));
-        switch (transport) {
-            case PlainTransport plain -> sendRowsInPlace(plain, stride);
-            case TlsTransport _, MacTransport _ -> sendRowsStaged(stride);
-        }
-        counters.served(stride.bytes());
-    }
-
-    /**
-     * Hands the socket the rows where they lie in the pool mapping, many to a write: the kernel copies
-     * them once, into the socket, where gathering them here first cost a second copy of every byte.
-     */
-    private void sendRowsInPlace(PlainTransport plain, Stride stride) throws IOException {
-        MemorySegment data = pool.data();
-        ByteBuffer[] pieces = gatherBuffer();
-        int gathered = 0;
-        long gatheredBytes = 0;
-        for (int row = 0; row < stride.count(); row++) {
-            long rowStart = stride.rowOffset(row);
-            for (long done = 0; done < stride.blockLength(); ) {
-                long piece = Math.min(stride.blockLength() - done, GATHERED_BYTES - gatheredBytes);
-                pieces[gathered++] = data.asSlice(rowStart + done, piece).asByteBuffer();
-                gatheredBytes += piece;
-                done += piece;
-                if (gathered == pieces.length || gatheredBytes == GATHERED_BYTES) {
-                    plain.writeGathered(pieces, 0, gathered);
-                    current.progressed();
-                    gathered = 0;
-                    gatheredBytes = 0;
-                }
-            }
-        }
-        plain.writeGathered(pieces, 0, gathered);
-        current.progressed();
-    }
-
-    /** TLS seals and MAC tags each write, so small rows are gathered into one staging buffer first. */
-    private void sendRowsStaged(Stride stride) throws IOException {
+        // Rows are often small: gather them into a staging buffer instead of a syscall per row.
         ByteBuffer out = staging();
         MemorySegment data = pool.data();
         MemorySegment stage = MemorySegment.ofBuffer(out);
@@ -289,6 +246,7 @@ final class RequestHandler implements Runnable {
             }
         }
         writeFully(out.flip());
+        counters.served(stride.bytes());
     }
 
     private void receive(Range range) throws IOException, FrameException {
@@ -351,13 +309,6 @@ final class RequestHandler implements Runnable {
                     piece));
             current.progressed();
         }
-    }
-
-    private ByteBuffer[] gatherBuffer() {
-        if (gather == null) {
-            gather = new ByteBuffer[GATHERED_PIECES];
-        }
-        return gather;
     }
 
     private ByteBuffer staging() {

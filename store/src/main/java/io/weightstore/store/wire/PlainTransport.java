@@ -36,21 +36,6 @@ public final class PlainTransport implements Transport {
         return length;
     }
 
-    /**
-     * Writes all of {@code srcs[offset, offset + length)}, in order, handing the socket as many at a
-     * time as it takes (writev): pieces of mapped memory go out from where they lie, and many small
-     * ones cost one syscall rather than one each.
-     */
-    public void writeGathered(ByteBuffer[] srcs, int offset, int length) throws IOException {
-        int end = offset + length;
-        while (offset < end) {
-            socket.write(srcs, offset, end - offset);
-            while (offset < end && !srcs[offset].hasRemaining()) {
-                offset++;
-            }
-        }
-    }
-
     /** Sends from the file with sendfile; the mapping is not read. */
     @Override
     public void sendFile(FileChannel file, long position, MemorySegment bytes) throws IOException {
