@@ -51,15 +51,23 @@ class SystemdUnitsTest {
         }
 
         String service(String key) {
-            List<String> values = sections.get("Service").getOrDefault(key, List.of());
+            return value("Service", key);
+        }
+
+        String value(String section, String key) {
+            List<String> values = sections.getOrDefault(section, Map.of()).getOrDefault(key, List.of());
             return values.isEmpty() ? null : values.getLast();
         }
     }
 
     private static List<Unit> units() throws IOException {
+        return units(".service");
+    }
+
+    private static List<Unit> units(String suffix) throws IOException {
         List<Unit> units = new ArrayList<>();
         try (Stream<Path> files = Files.list(DIR)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".service")).sorted().toList()) {
+            for (Path file : files.filter(f -> f.toString().endsWith(suffix)).sorted().toList()) {
                 units.add(Unit.read(file));
             }
         }
@@ -103,6 +111,24 @@ class SystemdUnitsTest {
     }
 
     @Test
+    void theNodePullsInATmpfsInHugePagesForItsPool() throws Exception {
+        Unit node = units().stream().filter(u -> u.name().equals("weightstore-node.service")).findFirst().orElseThrow();
+        Path pools = Path.of(node.service("ReadWritePaths"));
+        List<Unit> mounts = units(".mount");
+        assertThat(mounts).extracting(Unit::name).containsExactly("dev-shm-weightstore.mount");
+        Unit mount = mounts.getFirst();
+        assertThat(mount.value("Mount", "Where")).isEqualTo(pools.toString());
+        // systemd names a mount unit after its path, '/' as '-'.
+        assertThat(mount.name()).isEqualTo(pools.toString().substring(1).replace('/', '-') + ".mount");
+        assertThat(mount.value("Mount", "Type")).isEqualTo("tmpfs");
+        assertThat(mount.value("Mount", "Options").split(",")).contains("huge=within_size", "mode=0700");
+        // Wanted, not required: where the mount fails, the node still serves, from /dev/shm as it is.
+        assertThat(node.value("Unit", "Wants").split("\\s+")).contains(mount.name());
+        assertThat(node.value("Unit", "After").split("\\s+")).contains(mount.name());
+        assertThat(node.value("Unit", "Requires")).isNull();
+    }
+
+    @Test
     void systemdFindsNothingToSayAboutThem() throws Exception {
         Path analyze = Path.of("/usr/bin/systemd-analyze");
         Path systemUnits = Path.of("/usr/lib/systemd/system");
@@ -116,7 +142,7 @@ class SystemdUnitsTest {
         Files.createDirectories(root.resolve("usr/bin"));
         Files.copy(Path.of("/usr/bin/install"), root.resolve("usr/bin/install"), StandardCopyOption.COPY_ATTRIBUTES);
         List<String> command = new ArrayList<>(List.of(analyze.toString(), "verify", "--root=" + root));
-        for (Unit unit : units()) {
+        for (Unit unit : Stream.concat(units().stream(), units(".mount").stream()).toList()) {
             Files.copy(DIR.resolve(unit.name()), unitDir.resolve(unit.name()));
             command.add(unit.name());
         }
