@@ -8,6 +8,7 @@ import io.weightstore.gateway.GatewayConfig;
 import io.weightstore.gateway.S3Gateway;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.node.PoolPages;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
@@ -160,7 +161,7 @@ public final class GatewayBench {
                 List<Measurement> measured = Measurement.interleaved(runs, paths);
                 notes.add(GatewayLeaseCount.of(sameHost).describe("gateway, same host"));
                 notes.add(GatewayLeaseCount.of(loopback).describe("gateway, loopback nodes"));
-                notes.add("pools in " + poolDir + " (" + PageSizes.describe(poolDir) + ")");
+                notes.add("pools in " + poolDir + " (" + PoolPages.of(poolDir) + ")");
                 List<Measured> results = new ArrayList<>();
                 for (int i = 0; i < measured.size(); i++) {
                     results.add(new Measured(measured.get(i), nginxPaths.get(i), meters.get(i).secondsPerGb(weightBytes)));

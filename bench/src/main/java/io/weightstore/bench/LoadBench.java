@@ -8,6 +8,7 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.node.DataPlaneProtection;
+import io.weightstore.store.node.PoolPages;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
@@ -75,7 +76,7 @@ public final class LoadBench {
             List<Measurement> paths = new ArrayList<>();
             List<String> notes = new ArrayList<>();
             // A tmpfs in 4 KiB pages costs the nodes' sendfile and the same-host path a lookup per page.
-            notes.add("pools in " + poolDir + " (" + PageSizes.describe(poolDir) + ")");
+            notes.add("pools in " + poolDir + " (" + PoolPages.of(poolDir) + ")");
             // The paths the loader's targets compare are timed in turns, so drift hits them alike (same host against mmap too).
             try (Ceilings.RawSocket raw = Ceilings.rawSocket(source.resolve(first.path()), whole.asSlice(0, first.size()), 4);
                     StoreClient rawClient = cluster.client(false, CONNECTIONS);

@@ -6,6 +6,7 @@ import io.weightstore.cli.ops.Readiness;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
+import io.weightstore.store.node.PoolPages;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.Role;
@@ -124,8 +125,13 @@ final class NodeCommand implements Callable<Integer> {
         try (StorageNode node = StorageNode.start(address, options);
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {
-            spec.commandLine().getOut().printf("node %s serving %s (%s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
-                    ByteSizes.format(node.capacity()), host, node.port(), address, options.secure() ? dataPlane.name() : "INSECURE");
+            PoolPages pages = PoolPages.of(pool);
+            spec.commandLine().getOut().printf("node %s serving %s (%s, %s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
+                    ByteSizes.format(node.capacity()), pages, host, node.port(), address, options.secure() ? dataPlane.name() : "INSECURE");
+            if (pages.smallTmpfsPages()) {
+                spec.commandLine().getErr().printf("weightstore: the pool's tmpfs holds it in 4 KiB pages, each one a lookup for"
+                        + " sendfile and for same-host readers; a tmpfs mounted with huge=within_size for --pool serves faster%n");
+            }
             metrics.announce(spec.commandLine().getOut(), ops);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));

@@ -1,0 +1,51 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.node.PoolPages;
+import io.weightstore.store.security.MasterSecurity;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a node says as it starts: where its pool is, in which pages, and, on a tmpfs in 4 KiB pages, what serves faster. */
+class NodeStartLineTest {
+    private static final String HINT = "a tmpfs mounted with huge=within_size for --pool serves faster";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aNodeNamesThePagesOfItsPoolAndPointsToHugePagesWhenTheyAreSmall() throws Exception {
+        Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm here");
+        Path dir = Files.createTempDirectory(shm, "weightstore-start-line-");
+        Path pool = dir.resolve("pool");
+        try (MasterServer master = MasterServer.start(tmp.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0,
+                MasterSecurity.insecure())) {
+            CliProcess node = CliProcess.start(tmp.resolve("node.log"), "node", "--insecure", "--master", "127.0.0.1:" + master.port(),
+                    "--pool", pool.toString(), "--capacity", "64M", "--bind", "127.0.0.1", "--advertise", "127.0.0.1", "--port", "0");
+            try {
+                Awaits.until(Duration.ofSeconds(60), "the node to report serving", () -> node.output().contains(" serving "));
+                PoolPages pages = PoolPages.of(pool);
+                assertThat(node.output()).contains("serving " + pool + " (64.0 MiB, " + pages + ") on 127.0.0.1:");
+                // /dev/shm is a tmpfs in 4 KiB pages unless this machine mounted it otherwise.
+                if (pages.smallTmpfsPages()) {
+                    assertThat(node.output()).contains(HINT);
+                } else {
+                    assertThat(node.output()).doesNotContain(HINT);
+                }
+            } finally {
+                node.stop();
+            }
+        } finally {
+            Files.deleteIfExists(pool);
+            Files.delete(dir);
+        }
+    }
+}
