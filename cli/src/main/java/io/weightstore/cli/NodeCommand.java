@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,6 +39,8 @@ import picocli.CommandLine.Spec;
             "only callers with a ticket from it; it refuses to start without credentials unless --insecure is given."
         })
 final class NodeCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(NodeCommand.class);
+
     @Spec
     private CommandSpec spec;
 
@@ -126,12 +130,12 @@ final class NodeCommand implements Callable<Integer> {
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {
             PoolPages pages = PoolPages.of(pool);
+            if (pages.smallTmpfsPages()) {
+                log.warn("pool {} is on a tmpfs in 4 KiB pages, each a lookup for sendfile and for same-host readers;"
+                        + " a tmpfs mounted with huge=within_size serves faster", pool);
+            }
             spec.commandLine().getOut().printf("node %s serving %s (%s, %s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
                     ByteSizes.format(node.capacity()), pages, host, node.port(), address, options.secure() ? dataPlane.name() : "INSECURE");
-            if (pages.smallTmpfsPages()) {
-                spec.commandLine().getErr().printf("weightstore: the pool's tmpfs holds it in 4 KiB pages, each one a lookup for"
-                        + " sendfile and for same-host readers; a tmpfs mounted with huge=within_size for --pool serves faster%n");
-            }
             metrics.announce(spec.commandLine().getOut(), ops);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));

@@ -10,60 +10,86 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PoolPagesTest {
+    /** A tmpfs's device (anonymous: major 0) and a disk's, as glibc encodes a dev_t. */
+    private static final long TMPFS = device(0, 27);
+    private static final long DISK = device(259, 300_000);
+
     @TempDir
     Path dir;
 
-    private PoolPages pagesOfAPoolUnder(String... mounts) throws IOException {
-        Path pool = Files.createFile(Files.createDirectories(dir.resolve("weightstore")).resolve("pool"));
-        return PoolPages.of(pool, List.of(mounts));
+    private static long device(long major, long minor) {
+        return ((major & 0xfff) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xff) | ((minor & ~0xffL) << 12);
     }
 
-    private String mount(String fileSystem, Path point, String options) throws IOException {
-        return fileSystem + " " + Files.createDirectories(point).toRealPath() + " " + fileSystem + " " + options + " 0 0";
+    private static String tmpfs(String point, String superOptions) {
+        return "31 24 0:27 / " + point + " rw,nosuid,nodev shared:5 - tmpfs tmpfs " + superOptions;
     }
+
+    private static final String ROOT = "24 1 259:300000 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw,errors=remount-ro";
 
     @Test
-    void aTmpfsWithoutHugeHoldsThePoolInSmallPages() throws IOException {
-        PoolPages pages = pagesOfAPoolUnder("/dev/root / ext4 rw,relatime 0 0", mount("tmpfs", dir, "rw,nosuid,nodev"));
+    void aTmpfsWithoutHugeHoldsThePoolInSmallPages() {
+        PoolPages pages = PoolPages.of(TMPFS, List.of(ROOT, tmpfs("/dev/shm", "rw,inode64")), "never");
         assertThat(pages.smallTmpfsPages()).isTrue();
         assertThat(pages).hasToString("tmpfs, 4 KiB pages");
     }
 
     @Test
-    void aTmpfsMountedHugeNeverIsSmallPagesToo() throws IOException {
-        assertThat(pagesOfAPoolUnder(mount("tmpfs", dir, "rw,huge=never")).smallTmpfsPages()).isTrue();
+    void aTmpfsMountedHugeAlwaysOrWithinSizeGivesHugePages() {
+        for (String huge : List.of("huge=always", "huge=within_size")) {
+            PoolPages pages = PoolPages.of(TMPFS, List.of(ROOT, tmpfs("/dev/shm/weightstore", "rw,mode=700," + huge)), "never");
+            assertThat(pages.smallTmpfsPages()).as(huge).isFalse();
+            assertThat(pages).as(huge).hasToString("tmpfs, huge pages");
+        }
     }
 
     @Test
-    void theDeepestMountAboveThePoolDecides() throws IOException {
-        PoolPages pages = pagesOfAPoolUnder(mount("tmpfs", dir.getParent(), "rw"),
-                mount("tmpfs", dir.resolve("weightstore"), "rw,mode=700,huge=within_size"), "/dev/sda1 /srv ext4 rw 0 0");
+    void hugeNeverAndHugeAdviseAreSmallPages() {
+        for (String huge : List.of("huge=never", "huge=advise")) {
+            assertThat(PoolPages.of(TMPFS, List.of(tmpfs("/dev/shm", "rw," + huge)), "never").smallTmpfsPages()).as(huge).isTrue();
+        }
+    }
+
+    @Test
+    void theKernelsDenyAndForceOverrideTheMountOption() {
+        assertThat(PoolPages.of(TMPFS, List.of(tmpfs("/p", "rw,huge=within_size")), "deny").smallTmpfsPages()).isTrue();
+        assertThat(PoolPages.of(TMPFS, List.of(tmpfs("/p", "rw")), "force").hugePages()).isTrue();
+    }
+
+    @Test
+    void theMountIsFoundByItsDeviceWhateverItsPointSays() {
+        // A space in a mount point is \040 in the table, and another device mounted below the pool's does not count.
+        PoolPages pages = PoolPages.of(TMPFS, List.of(ROOT, tmpfs("/srv/pool\\040dir", "rw,huge=within_size"),
+                "40 31 0:28 / /srv/pool\\040dir/sub rw - tmpfs tmpfs rw"), "never");
+        assertThat(pages.hugePages()).isTrue();
+    }
+
+    @Test
+    void aDiskFileSystemIsNamedAndNotSmallTmpfsPages() {
+        PoolPages pages = PoolPages.of(DISK, List.of(tmpfs("/dev/shm", "rw"), ROOT), "never");
         assertThat(pages.smallTmpfsPages()).isFalse();
-        assertThat(pages).hasToString("tmpfs, huge=within_size");
+        assertThat(pages).hasToString("ext4");
     }
 
     @Test
-    void theLaterOfTwoMountsOnOnePointDecides() throws IOException {
-        PoolPages pages = pagesOfAPoolUnder(mount("tmpfs", dir, "rw,huge=always"), mount("tmpfs", dir, "rw"));
-        assertThat(pages).hasToString("tmpfs, 4 KiB pages");
-    }
-
-    @Test
-    void aDiskFileSystemIsNamedAndNotSmallTmpfsPages() throws IOException {
-        PoolPages pages = pagesOfAPoolUnder("/dev/root / ext4 rw,relatime 0 0", mount("xfs", dir, "rw"));
-        assertThat(pages.smallTmpfsPages()).isFalse();
-        assertThat(pages).hasToString("xfs");
-    }
-
-    @Test
-    void noMountAboveThePoolIsUnknown() throws IOException {
-        PoolPages pages = pagesOfAPoolUnder("short line", "tmpfs /nowhere/else tmpfs rw 0 0");
+    void noMountOfTheDeviceIsUnknown() {
+        PoolPages pages = PoolPages.of(device(0, 99), List.of("a short line", ROOT, tmpfs("/dev/shm", "rw")), "never");
         assertThat(pages.smallTmpfsPages()).isFalse();
         assertThat(pages).hasToString("unknown");
     }
 
     @Test
-    void thisProcessSeesTheMountOfItsOwnTemporaryDirectory() throws IOException {
-        assertThat(PoolPages.of(dir).fileSystem()).isNotEqualTo("unknown");
+    void majorAndMinorNumbersDecodeAsGlibcEncodesThem() {
+        assertThat(PoolPages.major(DISK)).isEqualTo(259);
+        assertThat(PoolPages.minor(DISK)).isEqualTo(300_000);
+        assertThat(PoolPages.major(TMPFS)).isZero();
+        assertThat(PoolPages.minor(TMPFS)).isEqualTo(27);
+    }
+
+    @Test
+    void thisProcessFindsTheFileSystemOfItsOwnTemporaryDirectory() throws IOException {
+        Path file = Files.createFile(dir.resolve("pool"));
+        String type = Files.getFileStore(file).type();
+        assertThat(PoolPages.of(file).fileSystem()).isEqualTo(type);
     }
 }
