@@ -170,7 +170,7 @@ abstract class StoreClientContract {
 
     @Test
     void aStridedReadOfThousandsOfNarrowRowsDeliversEveryRow() throws IOException {
-        // 6000 rows of one slice in one request and one reply.
+        // 6000 rows, all in the first slice.
         assertStridedReadDelivers("narrow-rows", new Stride(40, 16, 128, 6000), 128 * 6000);
     }
 
