@@ -484,12 +484,15 @@ public final class CheckpointSource implements AutoCloseable {
             MemorySegment bytes = dst.asSlice(0, read.bytes());
             location.object().read(new Range(start, read.bytes()), bytes);
             BatchCheck.verify(List.of(new BatchCheck.Part(check, 0, read.bytes(), location.object().object(), start, false)), bytes);
-        } else if (check.byClient()) {
-            ArrivedCrc arrived = new ArrivedCrc();
-            location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst, arrived);
-            check.verifyCrc(arrived.crc32c(read.bytes()));
         } else {
-            location.object().readStrided(new Stride(start, read.blockLength(), read.stride(), read.count()), dst);
+            Stride rows = new Stride(start, read.blockLength(), read.stride(), read.count());
+            if (check.byClient()) {
+                ArrivedCrc arrived = new ArrivedCrc();
+                location.object().readStrided(rows, dst, arrived);
+                check.verifyCrc(arrived.crc32c(read.bytes()));
+            } else {
+                location.object().readStrided(rows, dst);
+            }
         }
     }
 

@@ -1,11 +1,11 @@
 package io.weightstore.store.client.access;
 
-import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
@@ -129,15 +129,12 @@ public final class SocketNodeAccess implements NodeAccess {
 
     @Override
     public int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
-        int[] crc = new int[1];
-        withConnection(c -> {
-            Checksum running = Checksums.newCrc32c();
-            DataPlaneConnection.Arrivals arrivals = hash ? (offset, bytes) -> running.update(bytes.asByteBuffer())
-                    : DataPlaneConnection.Arrivals.NONE;
-            c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst, arrivals, deadlines.forBytes(dst.byteSize()));
-            crc[0] = (int) running.getValue();
-        });
-        return crc[0];
+        Checksum running = Checksums.newCrc32c();
+        DataPlaneConnection.Arrivals arrivals = hash ? (offset, bytes) -> running.update(bytes.asByteBuffer())
+                : DataPlaneConnection.Arrivals.NONE;
+        withConnection(c -> c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst, arrivals,
+                deadlines.forBytes(dst.byteSize())));
+        return (int) running.getValue();
     }
 
     @Override
