@@ -2,8 +2,9 @@
  * The native CRC32C against a bit-by-bit reference, in both of its ways: the crc32 chains alone (what
  * a CPU without AVX-512 and VPCLMULQDQ runs) and, where this CPU can, folding. The Java tests see only
  * the way the build machine's CPU takes. Lengths reach past several rounds of the longest chains, at
- * every alignment, continuing from CRCs other than zero. Run by the store module's build after gcc
- * compiles it; exits non-zero on the first mismatch.
+ * every alignment, continuing from CRCs other than zero; cells run three side by side, one by one
+ * for the last, and folded when long. Run by the store module's build after gcc compiles it; exits
+ * non-zero when any case mismatches.
  */
 #include "crc32c.c"
 
@@ -40,6 +41,32 @@ static int compare(const uint8_t *bytes, size_t max, unsigned seed) {
     return mismatches;
 }
 
+/* Returns the number of cells whose CRC differs from the reference's, over cell sizes around each way's limits. */
+static int compare_cells(const uint8_t *bytes, size_t max) {
+    static const size_t sizes[] = {0, 1, 7, 8, 9, 96, 384, 1000, 1024, 2047, 2048, 2056, 2816, 5000, 16384};
+    static uint32_t out[64];
+    int mismatches = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (size_t count = 0; count <= 7; count++) {
+            size_t cell = sizes[s];
+            size_t offset = (s + count) % 13;
+            if (offset + cell * count > max) {
+                continue;
+            }
+            weightstore_crc32c_cells(bytes + offset, cell, count, out);
+            for (size_t i = 0; i < count; i++) {
+                uint32_t expected = reference(0, bytes + offset + i * cell, cell);
+                if (out[i] != expected) {
+                    fprintf(stderr, "crc32c_test: cells folding=%d cell=%zu count=%zu index=%zu: expected %08x, found %08x\n", folds,
+                            cell, count, i, expected, out[i]);
+                    mismatches++;
+                }
+            }
+        }
+    }
+    return mismatches;
+}
+
 int main(void) {
     int mode = weightstore_crc32c_init();
     if (mode == 0) {
@@ -56,10 +83,10 @@ int main(void) {
         bytes[i] = (uint8_t) rand();
     }
     folds = 0;
-    int mismatches = compare(bytes, max, 7);
+    int mismatches = compare(bytes, max, 7) + compare_cells(bytes, max);
     if (mode == 2) {
         folds = 1;
-        mismatches += compare(bytes, max, 8);
+        mismatches += compare(bytes, max, 8) + compare_cells(bytes, max);
     }
     free(bytes);
     printf("crc32c_test: %s, %d mismatches\n", mode == 2 ? "chains and folding" : "chains (this CPU cannot fold)", mismatches);

@@ -31,22 +31,26 @@ final class NativeCrc32c implements Checksum {
     static final String PROPERTY = "weightstore.crc32c";
 
     private static final MethodHandle UPDATE;
+    private static final SymbolLookup LIBRARY;
     private static final String DESCRIPTION;
 
-    /** The library's entry point, and how it computes on this CPU. */
-    private record Loaded(MethodHandle update, String description) {}
+    /** The library, its entry point, and how it computes on this CPU. */
+    private record Loaded(SymbolLookup library, MethodHandle update, String description) {}
 
     static {
         MethodHandle update = null;
+        SymbolLookup library = null;
         String description;
         try {
             Loaded loaded = load();
             update = loaded.update();
+            library = loaded.library();
             description = loaded.description();
         } catch (Throwable e) {
             description = "JDK CRC32C (native library not used: " + Objects.requireNonNullElse(e.getMessage(), e.toString()) + ")";
         }
         UPDATE = update;
+        LIBRARY = library;
         DESCRIPTION = description;
     }
 
@@ -68,6 +72,22 @@ final class NativeCrc32c implements Checksum {
         } catch (Throwable e) {
             throw new IllegalStateException("native CRC32C failed", e);
         }
+    }
+
+    /** The CRC32C of each of {@code count} cells of {@code cellBytes} bytes, one after another from the start of {@code bytes}. */
+    static void cells(MemorySegment bytes, long cellBytes, int count, int[] crcs) {
+        try {
+            Cells.HANDLE.invokeExact(bytes, cellBytes, (long) count, MemorySegment.ofArray(crcs));
+        } catch (Throwable e) {
+            throw new IllegalStateException("native CRC32C failed", e);
+        }
+    }
+
+    /** Linked on first use: imports and verifications hash cells, and a load need not pay for one more link. */
+    private static final class Cells {
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(LIBRARY.findOrThrow("weightstore_crc32c_cells"),
+                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
+                Linker.Option.critical(true));
     }
 
     @Override
@@ -119,7 +139,7 @@ final class NativeCrc32c implements Checksum {
         MethodHandle update = linker.downcallHandle(library.findOrThrow("weightstore_crc32c"),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG),
                 Linker.Option.critical(true));
-        return new Loaded(update, mode == 2 ? "native (AVX-512 VPCLMULQDQ folding from 2 KiB, crc32 chains below)"
+        return new Loaded(library, update, mode == 2 ? "native (AVX-512 VPCLMULQDQ folding from 2 KiB, crc32 chains below)"
                 : "native (3 interleaved crc32 chains; SSE 4.2, PCLMUL)");
     }
 

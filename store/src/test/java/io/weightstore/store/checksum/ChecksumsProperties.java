@@ -1,6 +1,7 @@
 package io.weightstore.store.checksum;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -69,6 +70,35 @@ class ChecksumsProperties {
             }
             assertThat((int) running.getValue()).isEqualTo(jdk(bytes));
         }
+    }
+
+    @Property(tries = 300)
+    void eachCellMatchesTheJdk(@ForAll @IntRange(max = 5000) int cellBytes, @ForAll @IntRange(max = 40) int count,
+            @ForAll @IntRange(max = 63) int offset, @ForAll boolean onHeap, @ForAll long seed) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment random = random(arena, offset + cellBytes * count, seed).asSlice(offset);
+            MemorySegment cells = onHeap ? MemorySegment.ofArray(random.toArray(ValueLayout.JAVA_BYTE)) : random;
+            int[] crcs = new int[count + 1];
+            crcs[count] = 0x5EED;
+            Checksums.cellCrcs(cells, cellBytes, count, crcs);
+            for (int i = 0; i < count; i++) {
+                assertThat(crcs[i]).as("cell %d of %d, %d bytes each", i, count, cellBytes)
+                        .isEqualTo(jdk(cells.asSlice((long) i * cellBytes, cellBytes)));
+            }
+            assertThat(crcs[count]).as("the entry after the last cell").isEqualTo(0x5EED);
+        }
+    }
+
+    @Example
+    void cellsBeyondTheBytesOrTheArrayAreRefusedWithTheirSizes() {
+        MemorySegment bytes = MemorySegment.ofArray(new byte[100]);
+        assertThatThrownBy(() -> Checksums.cellCrcs(bytes, 50, 3, new int[3])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cells must lie within bytes and crcs: cellBytes=50, count=3, bytes.byteSize()=100, crcs.length=3");
+        assertThatThrownBy(() -> Checksums.cellCrcs(bytes, 10, 3, new int[2])).hasMessageContaining("count=3")
+                .hasMessageContaining("crcs.length=2");
+        assertThatThrownBy(() -> Checksums.cellCrcs(bytes, -1, 1, new int[1])).hasMessageContaining("cellBytes=-1");
+        assertThatThrownBy(() -> Checksums.cellCrcs(bytes, Long.MAX_VALUE / 2, 3, new int[3]))
+                .hasMessageContaining("cellBytes=" + Long.MAX_VALUE / 2);
     }
 
     @Example

@@ -53,6 +53,12 @@ class Crc32cCombineProperties {
         assertThat(Crc32cCombine.firstOf(Crc32cCombine.combine(crcA, crcB, lengthB), crcB, lengthB)).isEqualTo(crcA);
     }
 
+    /** A joiner's tables, built from single bits, agree with the multiply for every register and length. */
+    @Property(tries = 200)
+    void aJoinerForOneLengthJoinsAsTheMultiplyDoes(@ForAll int crcA, @ForAll int crcB, @ForAll @LongRange(max = 1L << 50) long lengthB) {
+        assertThat(Crc32cCombine.forLength(lengthB).combine(crcA, crcB)).isEqualTo(Crc32cCombine.combine(crcA, crcB, lengthB));
+    }
+
     @Property(tries = 200)
     void foldingEqualPiecesEqualsTheWhole(@ForAll @IntRange(min = 1, max = 40) int pieces, @ForAll @IntRange(max = 300) int pieceLength,
             @ForAll long seed) {

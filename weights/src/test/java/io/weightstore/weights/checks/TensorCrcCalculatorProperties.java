@@ -14,6 +14,7 @@ import java.util.SplittableRandom;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -54,6 +55,21 @@ class TensorCrcCalculatorProperties {
 
     @Property(tries = 400)
     void everyRecordedShardIsTheCrcOfItsBytes(@ForAll("tensors") Sample sample) throws IOException {
+        assertEveryRecordedShardIsTheCrcOfItsBytes(sample);
+    }
+
+    /** Rows past one batch of cells hashed at once (4,096 cells), ending part-way into the last; and cells long enough to fold. */
+    @Example
+    void tensorsOfManyRowsAreHashedAcrossBatches() throws IOException {
+        for (List<Long> shape : List.of(List.of(1030L, 16L), List.of(4100L, 2L), List.of(9L, 8192L))) {
+            long numel = shape.stream().reduce(1L, Math::multiplyExact);
+            byte[] bytes = new byte[(int) numel * 2];
+            new SplittableRandom(numel).nextBytes(bytes);
+            assertEveryRecordedShardIsTheCrcOfItsBytes(new Sample(new TensorInfo("t", DType.BF16, shape, 0, bytes.length), bytes));
+        }
+    }
+
+    private static void assertEveryRecordedShardIsTheCrcOfItsBytes(Sample sample) throws IOException {
         TensorInfo info = sample.info();
         byte[] bytes = sample.bytes();
         TensorCrcs crcs = TensorCrcCalculator.compute(info, MemorySegment.ofArray(bytes));
