@@ -36,7 +36,7 @@ final class LocalMapper {
 
     /** The object's bytes, or empty when some slice has no copy here that can be mapped. */
     Optional<MemorySegment> map(Located located, Arena arena) throws IOException {
-        Optional<List<StitchedMapping.Piece>> pieces = pieces(located);
+        Optional<List<StitchedMapping.Piece>> pieces = pieces(located).filter(StitchedMapping::mappable);
         return pieces.isEmpty() ? Optional.empty() : Optional.of(StitchedMapping.map(pieces.get(), arena));
     }
 

@@ -8,9 +8,12 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -22,9 +25,11 @@ import java.util.UUID;
  * object whose slices lie in one pool or in several is seen as one segment, as a file is through
  * mmap, and no byte is copied. The kernel shares the pools' pages; nothing is faulted in until read.
  *
- * <p>{@code FileChannel.map} places each mapping where it likes, so the pieces are placed with
- * {@code mmap(MAP_FIXED)} into a range reserved first. Linux only; pieces must start on a page and
- * all but the last must fill whole pages, which the master's 4 KiB allocation and slice sizes give.
+ * <p>Pieces that are one run of one file (an object written at once into one pool usually is) are
+ * mapped by {@code FileChannel.map}. Otherwise, as that places each mapping where it likes, the pieces
+ * are placed with {@code mmap(MAP_FIXED)} into a range reserved first. Linux only; pieces must start
+ * on a page and all but the last must fill whole pages, which the master's 4 KiB allocation and slice
+ * sizes give, and stitching needs 4 KiB pages.
  */
 public final class StitchedMapping {
     /** {@code length} bytes of the pool file {@code file} (whose header must name {@code pool}) from data offset {@code offset}. */
@@ -41,28 +46,18 @@ public final class StitchedMapping {
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 0x80000;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final int SC_PAGESIZE = 30;
-    private static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")
-            && pageSize() == PAGE;
-    private static final MethodHandle MMAP = function("mmap", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-            ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
-    private static final MethodHandle MUNMAP = function("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-            ValueLayout.JAVA_LONG));
-    private static final MethodHandle OPEN = function("open", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-            ValueLayout.JAVA_INT));
-    private static final MethodHandle CLOSE = function("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle STRERROR = LINUX ? LINKER.downcallHandle(LINKER.defaultLookup().find("strerror").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(256, ValueLayout.JAVA_BYTE)),
-                    ValueLayout.JAVA_INT)) : null;
+    private static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux");
 
     private StitchedMapping() {}
 
-    /** Whether this platform can stitch mappings (Linux with 4 KiB pages). */
+    /** Whether this platform maps pool files in place (Linux). */
     public static boolean supported() {
         return LINUX;
+    }
+
+    /** Whether {@link #map} takes {@code pieces} here: one run of one file anywhere it runs; pieces to stitch with 4 KiB pages. */
+    public static boolean mappable(List<Piece> pieces) {
+        return LINUX && (oneRun(pieces) || Libc.FOUR_KIB_PAGES);
     }
 
     /** Whether a piece may go after others in a stitched range: it starts on a page boundary of its file. */
@@ -77,7 +72,7 @@ public final class StitchedMapping {
      */
     public static MemorySegment map(List<Piece> pieces, Arena arena) throws StoreException {
         if (!LINUX) {
-            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "stitched pool mappings need Linux with 4 KiB pages");
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "pool mappings need Linux");
         }
         long total = 0;
         for (int i = 0; i < pieces.size(); i++) {
@@ -88,10 +83,16 @@ public final class StitchedMapping {
             }
             total += piece.length();
         }
+        if (oneRun(pieces)) {
+            return mapRun(pieces.getFirst(), total, arena);
+        }
+        if (!Libc.FOUR_KIB_PAGES) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "stitched pool mappings need 4 KiB pages");
+        }
         long reserved = Math.max(PAGE, Math.ceilDiv(total, PAGE) * PAGE);
         Map<Path, Integer> files = new LinkedHashMap<>();
         try (Arena call = Arena.ofConfined()) {
-            MemorySegment state = call.allocate(CALL_STATE);
+            MemorySegment state = call.allocate(Libc.CALL_STATE);
             MemorySegment base = mmap(state, MemorySegment.NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0,
                     "reserve " + reserved + " bytes of addresses");
             try {
@@ -121,11 +122,34 @@ public final class StitchedMapping {
         }
     }
 
+    /** Whether the pieces lie end to end in one file, so one mapping of it holds them all. */
+    private static boolean oneRun(List<Piece> pieces) {
+        for (int i = 1; i < pieces.size(); i++) {
+            Piece before = pieces.get(i - 1);
+            if (!pieces.get(i).file().equals(before.file()) || pieces.get(i).offset() != before.offset() + before.length()) {
+                return false;
+            }
+        }
+        return !pieces.isEmpty();
+    }
+
+    /** {@code total} bytes of {@code first}'s file from its data offset, mapped by the JDK: no native call is linked for it. */
+    private static MemorySegment mapRun(Piece first, long total, Arena arena) throws StoreException {
+        try (FileChannel channel = FileChannel.open(first.file(), StandardOpenOption.READ); Arena header = Arena.ofConfined()) {
+            PoolFile.requireIdentity(channel.map(FileChannel.MapMode.READ_ONLY, 0, PoolFile.DATA_START, header), first.file(),
+                    first.pool());
+            return channel.map(FileChannel.MapMode.READ_ONLY, PoolFile.DATA_START + first.offset(), total, arena);
+        } catch (IOException e) {
+            throw new StoreException(StoreException.Code.IO, "cannot map " + total + " bytes of " + first.file() + " at data offset "
+                    + first.offset() + ": " + e.getMessage());
+        }
+    }
+
     /** Opens a pool file and checks, through a mapping of its header, that it is the pool the master named. */
     private static int open(MemorySegment state, Arena call, Piece piece) throws StoreException {
         int fd;
         try {
-            fd = (int) OPEN.invokeExact(state, call.allocateFrom(piece.file().toString()), O_RDONLY | O_CLOEXEC);
+            fd = (int) Libc.OPEN.invokeExact(state, call.allocateFrom(piece.file().toString()), O_RDONLY | O_CLOEXEC);
         } catch (Throwable e) {
             throw new IllegalStateException("open(2) failed to run", e);
         }
@@ -151,7 +175,7 @@ public final class StitchedMapping {
             String what) throws StoreException {
         MemorySegment address;
         try {
-            address = (MemorySegment) MMAP.invokeExact(state, at, length, protection, flags, fd, offset);
+            address = (MemorySegment) Libc.MMAP.invokeExact(state, at, length, protection, flags, fd, offset);
         } catch (Throwable e) {
             throw new IllegalStateException("mmap(2) failed to run", e);
         }
@@ -163,7 +187,7 @@ public final class StitchedMapping {
 
     private static void munmap(long address, long length) {
         try {
-            int result = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), length);
+            int result = (int) Libc.MUNMAP.invokeExact(MemorySegment.ofAddress(address), length);
             if (result != 0) {
                 throw new IllegalStateException("munmap of " + length + " bytes at 0x" + Long.toHexString(address) + " failed");
             }
@@ -174,39 +198,58 @@ public final class StitchedMapping {
 
     private static void close(int fd) {
         try {
-            int ignored = (int) CLOSE.invokeExact(fd);
+            int ignored = (int) Libc.CLOSE.invokeExact(fd);
         } catch (Throwable e) {
             throw new IllegalStateException("close(2) failed to run", e);
         }
     }
 
     private static String error(MemorySegment state) {
-        int errno = (int) ERRNO.get(state, 0L);
+        int errno = (int) Libc.ERRNO.get(state, 0L);
         try {
-            MemorySegment text = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment text = (MemorySegment) Libc.STRERROR.invokeExact(errno);
             return text.getString(0) + " (errno " + errno + ")";
         } catch (Throwable e) {
             return "errno " + errno;
         }
     }
 
-    private static MethodHandle function(String name, FunctionDescriptor descriptor) {
-        if (!LINUX) {
-            return null;
-        }
-        MemorySegment symbol = LINKER.defaultLookup().find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name));
-        // The messages of failed mmap and open calls name errno; munmap and close fail only on a bug of ours.
-        return name.equals("mmap") || name.equals("open") ? LINKER.downcallHandle(symbol, descriptor, Linker.Option.captureCallState("errno"))
-                : LINKER.downcallHandle(symbol, descriptor);
-    }
+    /**
+     * libc's calls, linked on first use: a run of one file needs none of them, and in a fresh process the
+     * first link costs tens of milliseconds of a model's load.
+     */
+    private static final class Libc {
+        static final Linker LINKER = Linker.nativeLinker();
+        static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+        static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+        static final int SC_PAGESIZE = 30;
+        static final boolean FOUR_KIB_PAGES = pageSize() == PAGE;
+        static final MethodHandle MMAP = function("mmap", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS,
+                ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+        static final MethodHandle MUNMAP = function("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                ValueLayout.JAVA_LONG));
+        static final MethodHandle OPEN = function("open", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                ValueLayout.JAVA_INT));
+        static final MethodHandle CLOSE = function("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        static final MethodHandle STRERROR = function("strerror", FunctionDescriptor.of(
+                ValueLayout.ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(256, ValueLayout.JAVA_BYTE)), ValueLayout.JAVA_INT));
 
-    private static long pageSize() {
-        try {
-            MethodHandle sysconf = LINKER.downcallHandle(LINKER.defaultLookup().find("sysconf").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-            return (long) sysconf.invokeExact(SC_PAGESIZE);
-        } catch (Throwable e) {
-            return -1;
+        private Libc() {}
+
+        private static MethodHandle function(String name, FunctionDescriptor descriptor) {
+            MemorySegment symbol = LINKER.defaultLookup().find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name));
+            // The messages of failed mmap and open calls name errno; munmap and close fail only on a bug of ours.
+            return name.equals("mmap") || name.equals("open") ? LINKER.downcallHandle(symbol, descriptor,
+                    Linker.Option.captureCallState("errno")) : LINKER.downcallHandle(symbol, descriptor);
+        }
+
+        private static long pageSize() {
+            try {
+                MethodHandle sysconf = function("sysconf", FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+                return (long) sysconf.invokeExact(SC_PAGESIZE);
+            } catch (Throwable e) {
+                return -1;
+            }
         }
     }
 }

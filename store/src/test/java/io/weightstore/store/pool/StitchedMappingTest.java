@@ -1,0 +1,111 @@
+package io.weightstore.store.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.store.api.StoreException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Pieces that are one run of one file are mapped by the JDK, others stitched with mmap: a reader
+ * must not be able to tell the two apart, in bytes, in lifetime, or in what they refuse.
+ */
+class StitchedMappingTest {
+    @TempDir
+    Path tmp;
+
+    private static void fill(PoolFile pool, long offset, int length, int seed) {
+        for (int i = 0; i < length; i++) {
+            pool.data().set(ValueLayout.JAVA_BYTE, offset + i, (byte) (seed + i * 7));
+        }
+    }
+
+    private static byte[] expected(int length, int seed) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (seed + i * 7);
+        }
+        return bytes;
+    }
+
+    private static byte[] concat(byte[] first, byte[] second) {
+        byte[] both = new byte[first.length + second.length];
+        System.arraycopy(first, 0, both, 0, first.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
+    }
+
+    @Test
+    void aRunOfOneFileAndPiecesToStitchReadTheirBytesInOrder() throws Exception {
+        try (PoolFile first = PoolFile.openOrCreate(tmp.resolve("pool-a"), 1 << 20);
+                PoolFile second = PoolFile.openOrCreate(tmp.resolve("pool-b"), 1 << 20)) {
+            fill(first, 8192, 8192 + 5000, 1);
+            fill(second, 4096, 3000, 100);
+            StitchedMapping.Piece head = new StitchedMapping.Piece(first.path(), first.uuid(), 8192, 8192);
+            StitchedMapping.Piece tail = new StitchedMapping.Piece(first.path(), first.uuid(), 16384, 5000);
+            StitchedMapping.Piece other = new StitchedMapping.Piece(second.path(), second.uuid(), 4096, 3000);
+            byte[] run = expected(8192 + 5000, 1);
+            try (Arena arena = Arena.ofConfined()) {
+                assertThat(StitchedMapping.map(List.of(head, tail), arena).toArray(ValueLayout.JAVA_BYTE)).as("one run of one file")
+                        .isEqualTo(run);
+                assertThat(StitchedMapping.map(List.of(head, other), arena).toArray(ValueLayout.JAVA_BYTE)).as("two pools")
+                        .isEqualTo(concat(expected(8192, 1), expected(3000, 100)));
+                StitchedMapping.Piece lead = new StitchedMapping.Piece(first.path(), first.uuid(), 16384, 4096);
+                assertThat(StitchedMapping.map(List.of(lead, head), arena).toArray(ValueLayout.JAVA_BYTE))
+                        .as("one file, out of order").isEqualTo(concat(Arrays.copyOfRange(run, 8192, 12288), Arrays.copyOf(run, 8192)));
+            }
+            assertThat(StitchedMapping.mappable(List.of(head, tail))).isTrue();
+            assertThat(StitchedMapping.mappable(List.of(head, other))).isTrue();
+        }
+    }
+
+    @Test
+    void eitherWayTheSegmentIsReadOnlyAndEndsWithItsArena() throws Exception {
+        try (PoolFile first = PoolFile.openOrCreate(tmp.resolve("pool-a"), 1 << 20);
+                PoolFile second = PoolFile.openOrCreate(tmp.resolve("pool-b"), 1 << 20)) {
+            List<StitchedMapping.Piece> run = List.of(new StitchedMapping.Piece(first.path(), first.uuid(), 0, 4096),
+                    new StitchedMapping.Piece(first.path(), first.uuid(), 4096, 4096));
+            List<StitchedMapping.Piece> stitched = List.of(run.getFirst(), new StitchedMapping.Piece(second.path(), second.uuid(), 0, 4096));
+            for (List<StitchedMapping.Piece> pieces : List.of(run, stitched)) {
+                Arena arena = Arena.ofShared();
+                MemorySegment mapped = StitchedMapping.map(pieces, arena);
+                assertThat(mapped.byteSize()).isEqualTo(8192);
+                assertThat(mapped.isReadOnly()).isTrue();
+                assertThatThrownBy(() -> mapped.set(ValueLayout.JAVA_BYTE, 0, (byte) 1)).isInstanceOf(IllegalArgumentException.class);
+                arena.close();
+                assertThatThrownBy(() -> mapped.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+            }
+        }
+    }
+
+    @Test
+    void eitherWayAFileThatIsNotThePoolNamedIsRefused() throws Exception {
+        try (PoolFile first = PoolFile.openOrCreate(tmp.resolve("pool-a"), 1 << 20);
+                PoolFile second = PoolFile.openOrCreate(tmp.resolve("pool-b"), 1 << 20); Arena arena = Arena.ofConfined()) {
+            UUID stranger = UUID.randomUUID();
+            StitchedMapping.Piece wrong = new StitchedMapping.Piece(first.path(), stranger, 0, 4096);
+            StitchedMapping.Piece right = new StitchedMapping.Piece(second.path(), second.uuid(), 0, 4096);
+            assertThatThrownBy(() -> StitchedMapping.map(List.of(wrong), arena)).as("one run").isInstanceOf(StoreException.class)
+                    .hasMessageContaining("is pool " + first.uuid() + ", expected " + stranger);
+            assertThatThrownBy(() -> StitchedMapping.map(List.of(right, wrong), arena)).as("stitched").isInstanceOf(StoreException.class)
+                    .hasMessageContaining("is pool " + first.uuid() + ", expected " + stranger);
+        }
+    }
+
+    @Test
+    void aMissingPoolFileIsAnErrorThatNamesIt() throws Exception {
+        Path gone = tmp.resolve("gone");
+        try (Arena arena = Arena.ofConfined()) {
+            assertThatThrownBy(() -> StitchedMapping.map(List.of(new StitchedMapping.Piece(gone, UUID.randomUUID(), 0, 4096)), arena))
+                    .isInstanceOf(StoreException.class).hasMessageContaining("cannot map 4096 bytes of " + gone);
+        }
+    }
+}
