@@ -59,7 +59,7 @@ class ImageTarIT {
                 .anyMatch(line -> line.endsWith(" opt/java/lib/server/libjvm.so"))
                 .anyMatch(line -> line.endsWith(" lib64/ld-linux-x86-64.so.2"))
                 .anyMatch(line -> line.endsWith(" bin/sh"))
-                .anyMatch(line -> line.endsWith(" app/classes/io/weightstore/cli/WeightstoreCli.class"))
+                .anyMatch(line -> line.endsWith(" app/classpath/weightstore-cli.jar"))
                 .anyMatch(line -> line.matches(".* app/libs/weightstore-store-.*\\.jar"))
                 .anyMatch(line -> line.matches(".* app/libs/rocksdbjni-.*\\.jar"))
                 .anyMatch(line -> line.startsWith("drwxrwxrwx") && line.endsWith(" var/lib/weightstore/"));
@@ -91,12 +91,30 @@ class ImageTarIT {
         assertThat(inImage("model", "verify", "m")).anyMatch(line -> line.startsWith("m: OK"));
     }
 
-    /** Runs the image's entrypoint with {@code args} as its user, in a chroot with a /proc and a root mount of its own. */
+    @Test
+    void theImageStartsItsJvmFromTheStartUpCacheItShips() throws Exception {
+        assertThat(files).anyMatch(line -> line.endsWith(" app/weightstore.aot"));
+        assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/bin/unshare"))
+                && Files.isExecutable(Path.of("/usr/sbin/chroot")), "running the image needs root, unshare and chroot");
+        // AOTMode=on fails a start that cannot take the cache: its jars, their times and their order are the image's.
+        assertThat(inImage(List.of("JDK_JAVA_OPTIONS=-XX:AOTMode=on"), "--version"))
+                .anyMatch(line -> line.startsWith("weightstore ") && line.contains("Java 25"));
+    }
+
     private static List<String> inImage(String... args) throws Exception {
+        return inImage(List.of(), args);
+    }
+
+    /**
+     * Runs the image's entrypoint with {@code args} as its user, in a chroot with a /proc and a root mount of its own,
+     * with {@code environment} (NAME=VALUE) beside the image's own.
+     */
+    private static List<String> inImage(List<String> environment, String... args) throws Exception {
         Files.createDirectories(rootfs.resolve("proc"));
         String root = rootfs.toString();
-        List<String> command = new ArrayList<>(List.of("env", "-i", "JAVA_HOME=/opt/java", "WEIGHTSTORE_HOME=/var/lib/weightstore",
-                "unshare", "--fork", "--pid", "--mount", "sh", "-c",
+        List<String> command = new ArrayList<>(List.of("env", "-i", "JAVA_HOME=/opt/java", "WEIGHTSTORE_HOME=/var/lib/weightstore"));
+        command.addAll(environment);
+        command.addAll(List.of("unshare", "--fork", "--pid", "--mount", "sh", "-c",
                 "mount --bind \"$0\" \"$0\" && mount -t proc proc \"$0/proc\" && exec chroot --userspec=65532:65532 \"$0\" "
                         + "/usr/local/bin/weightstore \"$@\"",
                 root));

@@ -1,0 +1,45 @@
+#!/bin/sh
+# The image's start-up cache (JDK 25's ahead-of-time cache): a quickstart run by the image's own
+# launcher, on the image's own runtime, in a chroot laid out as the image will be (with the host's
+# /dev, as a container has one), writes /app/weightstore.aot. The JVM takes a cache only where the
+# class path names the same jars, of the same sizes and modification times, in the same order: Jib
+# gives every file the time 1 s after the epoch, and the launcher lists the jars in the shell's
+# sorted order, so the copies here are made alike. Needs root, unshare and chroot; without them the
+# image is built without a cache.
+#   aot-cache.sh ROOT JIB JAR LIBS    ROOT: the image's root from runtime.sh, which gets app/weightstore.aot;
+#                                     JIB: src/main/jib; JAR: the CLI's jar; LIBS: the jars it needs
+set -eu
+if [ $# -ne 4 ]; then
+  echo "usage: aot-cache.sh ROOT JIB JAR LIBS" >&2
+  exit 2
+fi
+root=$1 jib=$2 jar=$3 libs=$4
+
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1 || ! command -v chroot >/dev/null 2>&1; then
+  echo "aot-cache.sh: writing the start-up cache needs root, unshare and chroot; the image has none" >&2
+  exit 0
+fi
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+cp -a "$root/." "$stage/"
+cp -a "$jib/." "$stage/"
+mkdir -p "$stage/app/libs" "$stage/app/classpath" "$stage/proc" "$stage/dev"
+cp "$libs"/*.jar "$stage/app/libs/"
+cp "$jar" "$stage/app/classpath/"
+find "$stage/app" -exec touch -h -d @1 {} +
+
+log=$(mktemp)
+if ! env -i JAVA_HOME=/opt/java WEIGHTSTORE_HOME=/tmp/aot-cache JDK_JAVA_OPTIONS=-XX:AOTCacheOutput=/app/weightstore.aot \
+    unshare --fork --pid --mount sh -c 'mount --bind "$0" "$0" && mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" \
+      && exec chroot "$0" /usr/local/bin/weightstore quickstart' \
+    "$stage" >"$log" 2>&1 || [ ! -s "$stage/app/weightstore.aot" ]; then
+  cat "$log" >&2
+  rm -f "$log"
+  echo "aot-cache.sh: the quickstart that writes the start-up cache failed" >&2
+  exit 1
+fi
+rm -f "$log"
+mkdir -p "$root/app"
+cp "$stage/app/weightstore.aot" "$root/app/weightstore.aot"
+echo "aot-cache.sh: $(du -h "$root/app/weightstore.aot" | cut -f1) start-up cache in $root/app/weightstore.aot"
