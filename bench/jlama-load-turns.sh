@@ -27,8 +27,8 @@ trap 'rm -f "$results"' EXIT
 for round in $(seq "$rounds"); do
   line="round $round"
   for cache in on off; do
-    store=$(load_seconds "$cache" "weightstore://$id")
-    files=$(load_seconds "$cache" "$dir")
+    store=$(load_seconds "$cache" "weightstore://$id") || store=
+    files=$(load_seconds "$cache" "$dir") || files=
     if [ -z "$store" ] || [ -z "$files" ]; then
       echo "a load failed; run the generate command by hand to see why" >&2
       exit 1

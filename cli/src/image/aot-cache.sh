@@ -21,7 +21,9 @@ if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1 || ! command -v 
 fi
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+log=$(mktemp)
+trap 'rm -rf --one-file-system "$stage" "$log"' EXIT
+trap 'exit 1' INT TERM
 cp -a "$root/." "$stage/"
 cp -a "$jib/." "$stage/"
 mkdir -p "$stage/app/libs" "$stage/app/classpath" "$stage/proc" "$stage/dev"
@@ -29,17 +31,14 @@ cp "$libs"/*.jar "$stage/app/libs/"
 cp "$jar" "$stage/app/classpath/"
 find "$stage/app" -exec touch -h -d @1 {} +
 
-log=$(mktemp)
 if ! env -i JAVA_HOME=/opt/java WEIGHTSTORE_HOME=/tmp/aot-cache JDK_JAVA_OPTIONS=-XX:AOTCacheOutput=/app/weightstore.aot \
-    unshare --fork --pid --mount sh -c 'mount --bind "$0" "$0" && mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" \
+    unshare --fork --pid --mount --propagation private sh -c 'mount --bind "$0" "$0" && mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" \
       && exec chroot "$0" /usr/local/bin/weightstore quickstart' \
     "$stage" >"$log" 2>&1 || [ ! -s "$stage/app/weightstore.aot" ]; then
   cat "$log" >&2
-  rm -f "$log"
   echo "aot-cache.sh: the quickstart that writes the start-up cache failed" >&2
   exit 1
 fi
-rm -f "$log"
 mkdir -p "$root/app"
 cp "$stage/app/weightstore.aot" "$root/app/weightstore.aot"
 echo "aot-cache.sh: $(du -h "$root/app/weightstore.aot" | cut -f1) start-up cache in $root/app/weightstore.aot"

@@ -141,7 +141,7 @@ public final class StitchedMapping {
             return channel.map(FileChannel.MapMode.READ_ONLY, PoolFile.DATA_START + first.offset(), total, arena);
         } catch (IOException e) {
             throw new StoreException(StoreException.Code.IO, "cannot map " + total + " bytes of " + first.file() + " at data offset "
-                    + first.offset() + ": " + e.getMessage());
+                    + first.offset() + ": " + e, e);
         }
     }
 

@@ -105,7 +105,8 @@ class StitchedMappingTest {
         Path gone = tmp.resolve("gone");
         try (Arena arena = Arena.ofConfined()) {
             assertThatThrownBy(() -> StitchedMapping.map(List.of(new StitchedMapping.Piece(gone, UUID.randomUUID(), 0, 4096)), arena))
-                    .isInstanceOf(StoreException.class).hasMessageContaining("cannot map 4096 bytes of " + gone);
+                    .isInstanceOf(StoreException.class).hasMessageContaining("cannot map 4096 bytes of " + gone)
+                    .hasMessageContaining("NoSuchFileException");
         }
     }
 }
