@@ -39,16 +39,15 @@ for round in $(seq "$rounds"); do
   echo "$line"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# One column of a cache's rounds (2 store, 3 files, 4 their ratio), sorted; and the middle of sorted values.
+column() {
+  awk -v cache="$1" -v field="$2" '$1 == cache {$4 = $2 / $3; print $field}' "$results" | sort -g
+}
+middle() {
+  awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
 for cache in on off; do
-  awk -v cache="$cache" '$1 == cache {print $2, $3, $2 / $3}' "$results" | sort -n | awk -v cache="$cache" '
-    {store[NR] = $1; files[NR] = $2; ratio[NR] = $3}
-    END {
-      # each column sorted on its own for its median
-      n = NR; m = int((n + 1) / 2)
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) {
-        if (files[j] < files[i]) {t = files[i]; files[i] = files[j]; files[j] = t}
-        if (ratio[j] < ratio[i]) {t = ratio[i]; ratio[i] = ratio[j]; ratio[j] = t}
-      }
-      printf "cache %s: median store %.3f s, files %.3f s, store / files %.2f (%.2f-%.2f)\n", cache, store[m], files[m], ratio[m], ratio[1], ratio[n]
-    }'
+  ratios=$(column "$cache" 4)
+  printf "cache %s: median store %.3f s, files %.3f s, store / files %.2f (%.2f-%.2f)\n" "$cache" "$(column "$cache" 2 | middle)" \
+    "$(column "$cache" 3 | middle)" "$(middle <<<"$ratios")" "$(head -1 <<<"$ratios")" "$(tail -1 <<<"$ratios")"
 done
