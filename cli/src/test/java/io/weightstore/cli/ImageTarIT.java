@@ -96,10 +96,14 @@ class ImageTarIT {
         // The build writes the cache where it can run the image, as this test does.
         assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/bin/unshare"))
                 && Files.isExecutable(Path.of("/usr/sbin/chroot")), "running the image needs root, unshare and chroot");
-        assertThat(files).anyMatch(line -> line.endsWith(" app/weightstore.aot"));
+        assertThat(files).anyMatch(line -> line.endsWith(" app/weightstore.aot"))
+                .anyMatch(line -> line.endsWith(" app/weightstore-jlama.aot"));
         // AOTMode=on fails a start that cannot take the cache: its jars, their times and their order are the image's.
         assertThat(inImage(List.of("JDK_JAVA_OPTIONS=-XX:AOTMode=on"), "--version"))
                 .anyMatch(line -> line.startsWith("weightstore ") && line.contains("Java 25"));
+        // The Jlama verbs' cache, written with the Vector API's module added, as they start.
+        assertThat(inImage(List.of("JDK_JAVA_OPTIONS=-XX:AOTMode=on"), "generate", "--help"))
+                .anyMatch(line -> line.contains("--model"));
     }
 
     private static List<String> inImage(String... args) throws Exception {

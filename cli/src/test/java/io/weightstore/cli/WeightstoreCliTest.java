@@ -116,4 +116,17 @@ class WeightstoreCliTest {
             System.clearProperty(WeightstoreHome.PROPERTY);
         }
     }
+
+    @Test
+    void quickstartWithoutGenerateStopsAfterTheLoad() {
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+        try {
+            CliRun run = CliRun.of("quickstart", "--dir", tmp.toString(), "--no-generate");
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            assertThat(run.out()).contains("== 6. load it").doesNotContain("== 7.")
+                    .contains("quickstart OK (without step 7, generate: --no-generate)");
+        } finally {
+            System.clearProperty(WeightstoreHome.PROPERTY);
+        }
+    }
 }
