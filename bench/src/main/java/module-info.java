@@ -8,6 +8,7 @@ open module io.weightstore.bench {
     requires com.fasterxml.jackson.databind;
     requires info.picocli;
     requires java.management;
+    requires jdk.management;
     requires java.net.http;
     requires jetcd.core;
     requires jmh.core;

@@ -1,5 +1,6 @@
 package io.weightstore.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.ClientOptions;
@@ -10,6 +11,7 @@ import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,6 +28,8 @@ import java.util.stream.Stream;
 public final class ImportBench {
     private static final CheckpointId ID = new CheckpointId("bench-import");
     private static final int CONNECTIONS = 4;
+    /** The process's CPU time in nanoseconds; /proc's counters tick every 10 ms, too coarse for a small import. */
+    private static final OperatingSystemMXBean PROCESS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private ImportBench() {}
 
@@ -36,7 +40,7 @@ public final class ImportBench {
      * @param threads threads of the ceilings: the cores the JVM sees
      */
     public record Report(long checkpointBytes, int files, int threads, int parallelFiles, Measurement sourceRead,
-            Measurement sha256, Measurement importRun, StageCosts stages) {
+            Measurement sha256, Measurement importRun, ImportCpu importCpu, StageCosts stages) {
         /** The lower ceiling: what an import that hashes every byte can at best reach. */
         public double ceiling() {
             return Math.min(sourceRead.median(), sha256.median());
@@ -48,6 +52,16 @@ public final class ImportBench {
      * runs, and {@code bestImportGbPerSecond} what they allow on every core with perfect overlap.
      */
     public record StageCosts(List<Measurement> all, List<Measurement> importSteps, double bestImportGbPerSecond) {}
+
+    /**
+     * The CPU the import itself used, every thread of the process while it ran, medians over the runs:
+     * whether it is short of its steps' bound for want of work in parallel (cores idle) or for work
+     * beyond its steps (more core-seconds per GB than they add up to).
+     */
+    public record ImportCpu(double cores, double coreSecondsPerGb) {}
+
+    /** One import's time and the process's CPU seconds over that time. */
+    private record ImportRun(double seconds, double cpuSeconds) {}
 
     /**
      * Synthesises (or reuses) a checkpoint of about {@code size} bytes in shards of at most
@@ -74,6 +88,8 @@ public final class ImportBench {
             List<Measurement.Timed> limits = List.of(ceilings.sourceRead(bytes), ceilings.sha256(bytes), costs.sha256(bytes),
                     costs.digests(bytes), costs.blockCrcs(bytes), costs.copyIntoNewPages(bytes));
             double[][] rates = new double[limits.size() + 1][runs];
+            double[] cores = new double[runs];
+            double[] coreSecondsPerGb = new double[runs];
             for (int run = -1; run < runs; run++) {
                 for (int p = 0; p < limits.size(); p++) {
                     long start = System.nanoTime();
@@ -82,9 +98,11 @@ public final class ImportBench {
                         rates[p][run] = bytes / ((System.nanoTime() - start) / 1e9) / 1e9;
                     }
                 }
-                double seconds = importOnce(stores, source, parallelFiles).seconds();
+                ImportRun imported = importOnce(stores, source, parallelFiles);
                 if (run >= 0) {
-                    rates[limits.size()][run] = bytes / seconds / 1e9;
+                    rates[limits.size()][run] = bytes / imported.seconds() / 1e9;
+                    cores[run] = imported.cpuSeconds() / imported.seconds();
+                    coreSecondsPerGb[run] = imported.cpuSeconds() / (bytes / 1e9);
                 }
             }
             List<Measurement> measured = new ArrayList<>();
@@ -96,7 +114,8 @@ public final class ImportBench {
                     ImportStageCosts.bestImportGbPerSecond(importSteps, threads));
             return new Report(bytes, files.size(), threads, parallelFiles, measured.get(0), measured.get(1),
                     new Measurement("model import", "fresh embedded store, " + parallelFiles + " files at once", bytes,
-                            Arrays.stream(rates[limits.size()]).boxed().toList()), stages);
+                            Arrays.stream(rates[limits.size()]).boxed().toList()),
+                    new ImportCpu(Measurement.median(cores), Measurement.median(coreSecondsPerGb)), stages);
         } finally {
             if (Files.exists(stores)) {
                 WorkDirectory.delete(stores);
@@ -104,13 +123,18 @@ public final class ImportBench {
         }
     }
 
-    /** One import into a store of its own, removed afterwards; its time is the importer's, not the store's start. */
-    private static ImportResult importOnce(Path stores, Path source, int parallelFiles) throws Exception {
+    /**
+     * One import into a store of its own, removed afterwards; its time is the importer's, not the store's start,
+     * and so is its CPU, which counts every thread of this process while the import ran: nothing else runs then.
+     */
+    private static ImportRun importOnce(Path stores, Path source, int parallelFiles) throws Exception {
         Path home = stores.resolve("store");
         try (StoreClient store = EmbeddedStore.open(home, EmbeddedStore.DEFAULT_CAPACITY,
                 ClientOptions.defaults().withConnections(CONNECTIONS))) {
-            return new CheckpointImporter(new Catalog(store)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, false,
-                    parallelFiles), Progress.NONE);
+            long cpu = PROCESS.getProcessCpuTime();
+            ImportResult result = new CheckpointImporter(new Catalog(store)).run(new ImportRequest(ID, "bench/synth", "main", source,
+                    1, false, parallelFiles), Progress.NONE);
+            return new ImportRun(result.seconds(), (PROCESS.getProcessCpuTime() - cpu) / 1e9);
         } finally {
             WorkDirectory.delete(home);
         }

@@ -11,7 +11,13 @@ public record Measurement(String path, String detail, long bytes, List<Double> g
     }
 
     public double median() {
-        double[] sorted = gbPerSecond.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return median(gbPerSecond.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    /** The middle of {@code values}, or the mean of the two middle ones. */
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }

@@ -38,6 +38,9 @@ class ImportBenchTest {
                 .containsExactly("SHA-256 + CRC table, 1 core", "block CRC32C, 1 core", "copy into new pages, 1 core");
         double coreSecondsPerGb = report.stages().importSteps().stream().mapToDouble(m -> 1 / m.median()).sum();
         assertThat(report.stages().bestImportGbPerSecond()).isCloseTo(report.threads() / coreSecondsPerGb, within(1e-9));
+        // The import hashes and copies every byte: it cannot have run on no CPU.
+        assertThat(report.importCpu().coreSecondsPerGb()).isPositive();
+        assertThat(report.importCpu().cores()).isPositive();
         try (Stream<Path> left = Files.list(tmp)) {
             assertThat(left).as("the stores are removed; the checkpoint stays for the next run").containsExactly(source);
         }

@@ -54,9 +54,11 @@ final class BenchImportCommand implements Callable<Integer> {
      * What {@code --json} prints.
      *
      * @param bestImportGbPerSecond what the import's steps, at the speeds measured on one core, allow on every core
+     * @param importCores the cores the import kept busy, median over the runs
+     * @param importCoreSecondsPerGb the CPU the import spent per GB, median over the runs
      */
     record Result(long checkpointBytes, int files, int threads, int parallelFiles, int runs, double ceilingGbPerSecond,
-            double bestImportGbPerSecond, List<Row> rows) {}
+            double bestImportGbPerSecond, double importCores, double importCoreSecondsPerGb, List<Row> rows) {}
 
     /** One row of the result, with its ratio to the lower ceiling. */
     record Row(String path, String detail, double medianGbPerSecond, double minGbPerSecond, double maxGbPerSecond,
@@ -79,7 +81,7 @@ final class BenchImportCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             JsonOutput.print(out, new Result(report.checkpointBytes(), report.files(), report.threads(), report.parallelFiles(),
-                    runs, ceiling, best, rows));
+                    runs, ceiling, best, report.importCpu().cores(), report.importCpu().coreSecondsPerGb(), rows));
             return ExitCodes.OK;
         }
         out.printf("checkpoint %s in %d files, %d cores, %d runs per path in turns (median, min, max in GB/s; x CEILING is "
@@ -100,6 +102,9 @@ final class BenchImportCommand implements Callable<Integer> {
         }
         out.printf(Locale.ROOT, "an import's steps take one core %s = %.3f s per GB: on %d cores at best %.2f GB/s, %.2f x CEILING%n",
                 steps, coreSeconds, report.threads(), best, best / ceiling);
+        out.printf(Locale.ROOT, "the import itself kept %.2f of %d cores busy and spent %.3f core-s per GB (medians; all of "
+                + "this process's threads while it ran)%n", report.importCpu().cores(), report.threads(),
+                report.importCpu().coreSecondsPerGb());
         return ExitCodes.OK;
     }
 
