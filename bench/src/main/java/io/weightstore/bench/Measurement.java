@@ -14,8 +14,8 @@ public record Measurement(String path, String detail, long bytes, List<Double> g
         return median(gbPerSecond.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    /** The middle of {@code values}, or the mean of the two middle ones. */
-    static double median(double[] values) {
+    /** The middle of {@code values}, or the mean of the two middle ones; every bench's median is this one. */
+    public static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         int n = sorted.length;

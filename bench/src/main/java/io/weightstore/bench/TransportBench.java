@@ -246,9 +246,7 @@ public final class TransportBench {
 
     /** The median of the timed runs' CPU times; the first entry is the warm-up. */
     private static double median(List<Long> cpu) {
-        long[] sorted = cpu.subList(1, cpu.size()).stream().mapToLong(Long::longValue).sorted().toArray();
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+        return Measurement.median(cpu.subList(1, cpu.size()).stream().mapToDouble(Long::doubleValue).toArray());
     }
 
     private static void verify(FileChannel file, MemorySegment dst, Variant variant) throws IOException {

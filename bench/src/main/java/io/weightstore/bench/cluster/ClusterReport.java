@@ -1,5 +1,6 @@
 package io.weightstore.bench.cluster;
 
+import io.weightstore.bench.Measurement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -168,9 +169,7 @@ public record ClusterReport(Bed bed, long checkpointBytes, int checkpointFiles, 
     }
 
     static double median(List<Double> values) {
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        return Measurement.median(values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     private static Double ratio(Double numerator, Double denominator) {
