@@ -36,5 +36,6 @@ module io.weightstore.store {
     exports io.weightstore.store.client.access to io.weightstore.bench;
     exports io.weightstore.store.client.plan to io.weightstore.bench;
     exports io.weightstore.store.grpc to io.weightstore.bench;
+    exports io.weightstore.store.pool to io.weightstore.bench;
     exports io.weightstore.store.wire to io.weightstore.bench;
 }

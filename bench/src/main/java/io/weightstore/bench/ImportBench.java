@@ -86,7 +86,7 @@ public final class ImportBench {
         try (ImportCeilings ceilings = new ImportCeilings(files, threads)) {
             // The ceilings first, the steps after them, the import last: one turn of each per run.
             List<Measurement.Timed> limits = List.of(ceilings.sourceRead(bytes), ceilings.sha256(bytes), costs.sha256(bytes),
-                    costs.digests(bytes), costs.blockCrcs(bytes), costs.copyIntoNewPages(bytes));
+                    costs.digests(bytes), costs.blockCrcs(bytes), costs.writeIntoFreshPool(bytes));
             double[][] rates = new double[limits.size() + 1][runs];
             double[] cores = new double[runs];
             double[] coreSecondsPerGb = new double[runs];

@@ -2,14 +2,18 @@ package io.weightstore.bench;
 
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.client.access.MappedNodeAccess;
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.pool.PoolFile;
 import io.weightstore.weights.FileDigests;
 import io.weightstore.weights.Sha256;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -18,14 +22,20 @@ import java.util.List;
  * What each step of an import costs one core, over the same files: the work a core must do per
  * byte, which on a machine with few cores bounds the import below the ceilings however well the
  * steps overlap. An import runs {@link #digests} (SHA-256 and CRC table in one walk), the block
- * CRC32C of the put, and the copy into the pool, whose pages are new; {@link #sha256} beside
+ * CRC32C of the put, and the write into the pool, whose pages are new; {@link #sha256} beside
  * {@link #digests} shows what the CRC tables add.
  */
 public final class ImportStageCosts {
     private final CheckpointDirectory checkpoint;
     private final Path scratch;
+    /**
+     * What the write step writes: a put's slice already in this process's memory, as the block CRC32C
+     * that runs before the write leaves it. Written from the files' fresh mappings instead, the write
+     * would also pay for mapping in every source page, which in an import the steps before it paid.
+     */
+    private final MemorySegment slice = Arena.ofAuto().allocate(MasterConfig.DEFAULT_SLICE_SIZE, 4096).fill((byte) 1);
 
-    /** {@code scratch} is a directory on the file system the store's pool is on, for the copy's target. */
+    /** {@code scratch} is a directory on the file system the store's pool is on, for the write's target. */
     public ImportStageCosts(CheckpointDirectory checkpoint, Path scratch) {
         this.checkpoint = checkpoint;
         this.scratch = scratch;
@@ -45,17 +55,20 @@ public final class ImportStageCosts {
                 (file, data) -> Checksums.blockCrcs(data, Checksums.DEFAULT_BLOCK_SIZE));
     }
 
-    public Measurement.Timed copyIntoNewPages(long bytes) {
-        return stage("copy into new pages, 1 core", "into a fresh file mapping beside the pool", bytes, this::copyIntoNewFile);
+    public Measurement.Timed writeIntoFreshPool(long bytes) {
+        return stage("write into a fresh pool, 1 core", "64 MiB slices from memory, as a put writes them", bytes,
+                this::writeIntoFreshPool);
     }
 
-    private void copyIntoNewFile(CheckpointFile file, MemorySegment data) throws IOException {
-        Path target = scratch.resolve("copy-target");
-        try (Arena arena = Arena.ofConfined(); FileChannel channel = FileChannel.open(target, StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE)) {
-            // Sparse, as a new pool is: every page is first touched by the copy.
-            channel.write(ByteBuffer.allocate(1), data.byteSize() - 1);
-            MemorySegment.copy(data, 0, channel.map(FileChannel.MapMode.READ_WRITE, 0, data.byteSize(), arena), 0, data.byteSize());
+    /** Each file's size written into a pool of its own, by the same-host path a put into the embedded store takes. */
+    private void writeIntoFreshPool(CheckpointFile file, MemorySegment data) throws IOException {
+        Path path = scratch.resolve("write-target.pool");
+        try (PoolFile pool = PoolFile.openOrCreate(path, data.byteSize()); MappedNodeAccess access = new MappedNodeAccess(pool)) {
+            for (long done = 0; done < data.byteSize(); done += slice.byteSize()) {
+                access.write(done, slice.asSlice(0, Math.min(slice.byteSize(), data.byteSize() - done)), Ticket.none());
+            }
+        } finally {
+            Files.deleteIfExists(path);
         }
     }
 

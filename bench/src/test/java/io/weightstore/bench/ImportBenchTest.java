@@ -35,7 +35,7 @@ class ImportBenchTest {
         }
         assertThat(report.ceiling()).isEqualTo(Math.min(report.sourceRead().median(), report.sha256().median()));
         assertThat(report.stages().importSteps()).extracting(Measurement::path)
-                .containsExactly("SHA-256 + CRC table, 1 core", "block CRC32C, 1 core", "copy into new pages, 1 core");
+                .containsExactly("SHA-256 + CRC table, 1 core", "block CRC32C, 1 core", "write into a fresh pool, 1 core");
         double coreSecondsPerGb = report.stages().importSteps().stream().mapToDouble(m -> 1 / m.median()).sum();
         assertThat(report.stages().bestImportGbPerSecond()).isCloseTo(report.threads() / coreSecondsPerGb, within(1e-9));
         // The import hashes and copies every byte: it cannot have run on no CPU.

@@ -1,0 +1,161 @@
+package io.weightstore.store.client.access;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Ticket;
+import io.weightstore.store.pool.PoolFile;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Writes take {@code pwrite} into a pool on a disk and the mapping into a pool on a tmpfs: bytes
+ * land alike either way. The disk is the temporary directory, the tmpfs {@code /dev/shm}.
+ */
+class MappedNodeAccessTest {
+    private static final long CAPACITY = 4 << 20;
+    private static final Path TMPFS = Path.of("/dev/shm");
+
+    @TempDir
+    Path disk;
+
+    private Path tmpfsDir;
+
+    @AfterEach
+    void removeTmpfsDir() throws IOException {
+        if (tmpfsDir != null) {
+            try (Stream<Path> files = Files.walk(tmpfsDir)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+    }
+
+    private Path dir(String kind) throws IOException {
+        if (kind.equals("disk")) {
+            assumeTrue(!Files.getFileStore(disk).type().equals("tmpfs"), "the temporary directory is on a disk");
+            return disk;
+        }
+        assumeTrue(Files.isDirectory(TMPFS) && Files.getFileStore(TMPFS).type().equals("tmpfs"), "/dev/shm is a tmpfs");
+        tmpfsDir = Files.createTempDirectory(TMPFS, "mapped-node-access-");
+        return tmpfsDir;
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"disk", "tmpfs"})
+    void offHeapBytesLandAtTheirDataOffsetInTheFileAndTheMappingSeesThem(String kind) throws IOException {
+        byte[] expected = random((1 << 20) * 3 + 17, 1);
+        long offset = 12_345;
+        try (PoolFile pool = PoolFile.openOrCreate(dir(kind).resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(expected.length);
+            MemorySegment.copy(expected, 0, src, ValueLayout.JAVA_BYTE, 0, expected.length);
+
+            new MappedNodeAccess(pool).write(offset, src, Ticket.none());
+
+            assertThat(pool.data().asSlice(offset, expected.length).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected);
+            assertThat(fileBytes(pool, offset, expected.length)).isEqualTo(expected);
+            assertThat(pool.data().get(ValueLayout.JAVA_BYTE, offset - 1)).as("the byte before is untouched").isZero();
+            assertThat(pool.data().get(ValueLayout.JAVA_BYTE, offset + expected.length)).as("the byte after").isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"disk", "tmpfs"})
+    void heapBytesLandAsOffHeapBytesDo(String kind) throws IOException {
+        byte[] expected = random(4096 + 17, 2);
+        try (PoolFile pool = PoolFile.openOrCreate(dir(kind).resolve("pool"), CAPACITY)) {
+            new MappedNodeAccess(pool).write(CAPACITY - expected.length, MemorySegment.ofArray(expected), Ticket.none());
+
+            assertThat(fileBytes(pool, CAPACITY - expected.length, expected.length)).isEqualTo(expected);
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"disk", "tmpfs"})
+    void aWritePastThePoolIsRefusedBeforeAnyByteLands(String kind) throws IOException {
+        try (PoolFile pool = PoolFile.openOrCreate(dir(kind).resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(8192).fill((byte) 7);
+            MappedNodeAccess access = new MappedNodeAccess(pool);
+
+            assertThatThrownBy(() -> access.write(CAPACITY - 4096, src, Ticket.none())).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(pool.data().asSlice(CAPACITY - 4096).toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+            assertThat(pool.channel().size()).as("the file did not grow").isEqualTo(PoolFile.DATA_START + CAPACITY);
+        }
+    }
+
+    @Test
+    void anInterruptedWriteOnADiskLeavesTheAccessWritable() throws IOException {
+        byte[] expected = random(64 << 10, 3);
+        try (PoolFile pool = PoolFile.openOrCreate(dir("disk").resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(expected.length);
+            MemorySegment.copy(expected, 0, src, ValueLayout.JAVA_BYTE, 0, expected.length);
+            MappedNodeAccess access = new MappedNodeAccess(pool);
+
+            Thread.currentThread().interrupt();
+            try {
+                assertThatThrownBy(() -> access.write(0, src, Ticket.none())).isInstanceOf(ClosedByInterruptException.class);
+            } finally {
+                Thread.interrupted();
+            }
+            access.write(0, src, Ticket.none());
+
+            assertThat(fileBytes(pool, 0, expected.length)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aWriteOnADiskIntoAPoolReplacedAtItsPathIsRefused() throws IOException {
+        Path path = dir("disk").resolve("pool");
+        try (PoolFile pool = PoolFile.openOrCreate(path, CAPACITY); Arena arena = Arena.ofConfined()) {
+            MappedNodeAccess access = new MappedNodeAccess(pool);
+            PoolFile.openOrCreate(disk.resolve("other"), CAPACITY).close();
+            Files.move(disk.resolve("other"), path, StandardCopyOption.REPLACE_EXISTING);
+
+            assertThatThrownBy(() -> access.write(0, arena.allocate(4096).fill((byte) 1), Ticket.none()))
+                    .isInstanceOf(StoreException.class).hasMessageContaining("pool file " + path + " is pool")
+                    .hasMessageContaining("expected " + pool.uuid());
+            try (FileChannel replaced = FileChannel.open(path)) {
+                ByteBuffer first = ByteBuffer.allocate(4096);
+                replaced.read(first, PoolFile.DATA_START);
+                assertThat(first.array()).as("nothing landed in the pool now at that path").containsOnly(0);
+            }
+        }
+    }
+
+    private static byte[] fileBytes(PoolFile pool, long offset, int length) throws IOException {
+        try (FileChannel file = FileChannel.open(pool.path())) {
+            ByteBuffer read = ByteBuffer.allocate(length);
+            while (read.hasRemaining()) {
+                if (file.read(read, PoolFile.DATA_START + offset + read.position()) < 0) {
+                    break;
+                }
+            }
+            return read.array();
+        }
+    }
+
+    private static byte[] random(int length, long seed) {
+        byte[] bytes = new byte[length];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+}
