@@ -41,6 +41,11 @@ final class RequestHandler implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RequestHandler.class);
     private static final int STAGING_BYTES = 4 << 20;
     private static final int CHUNK = 1 << 30;
+    /**
+     * What a write's bytes land in before a {@code pwrite} takes them to the pool: small enough to stay
+     * in cache, and the pool's writers (one per connection) take turns on the file's lock in pieces this size.
+     */
+    private static final int RECEIVE_PIECE = 1 << 20;
     /** Files go out in pieces this size, each a sign of progress for the stall deadline. */
     private static final long SEND_PIECE = 1 << 20;
 
@@ -52,6 +57,7 @@ final class RequestHandler implements Runnable {
 
     private final SocketChannel socket;
     private final PoolFile pool;
+    private final boolean writesThroughMapping;
     private final VerifiedBlocks verified;
     private final DataPlaneSecurity security;
     private final TransferDeadlines deadlines;
@@ -67,10 +73,12 @@ final class RequestHandler implements Runnable {
     private Transport transport;
     private DeadlineTimer.Deadline current;
 
-    RequestHandler(SocketChannel socket, PoolFile pool, VerifiedBlocks verified, DataPlaneSecurity security, TransferDeadlines deadlines,
-            DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
+    /** {@code writesThroughMapping}: {@link PoolFile#writesThroughMapping} of the pool's file system, else {@code pwrite}. */
+    RequestHandler(SocketChannel socket, PoolFile pool, boolean writesThroughMapping, VerifiedBlocks verified, DataPlaneSecurity security,
+            TransferDeadlines deadlines, DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
         this.socket = socket;
         this.pool = pool;
+        this.writesThroughMapping = writesThroughMapping;
         this.verified = verified;
         this.security = security;
         this.deadlines = deadlines;
@@ -252,11 +260,22 @@ final class RequestHandler implements Runnable {
     private void receive(Range range) throws IOException, FrameException {
         // The payload that follows cannot be skipped safely: a refused write ends the connection.
         requireInPool(range.offset(), range.length(), true);
-        MemorySegment target = pool.data().asSlice(range.offset(), range.length());
         verified.forget(range.offset(), range.length());
         try {
-            for (long done = 0; done < range.length(); done += CHUNK) {
-                readFully(target.asSlice(done, Math.min(CHUNK, range.length() - done)).asByteBuffer());
+            if (writesThroughMapping) {
+                MemorySegment target = pool.data().asSlice(range.offset(), range.length());
+                for (long done = 0; done < range.length(); done += CHUNK) {
+                    readFully(target.asSlice(done, Math.min(CHUNK, range.length() - done)).asByteBuffer());
+                }
+            } else {
+                ByteBuffer piece = staging();
+                for (long done = 0; done < range.length(); done += RECEIVE_PIECE) {
+                    readFully(piece.clear().limit((int) Math.min(RECEIVE_PIECE, range.length() - done)));
+                    piece.flip();
+                    for (long position = PoolFile.DATA_START + range.offset() + done; piece.hasRemaining(); ) {
+                        position += pool.channel().write(piece, position);
+                    }
+                }
             }
         } finally {
             // Again once the bytes landed (or stopped landing): a read may have checked the range while they did.

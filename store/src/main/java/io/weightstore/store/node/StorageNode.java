@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -46,6 +47,7 @@ public final class StorageNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
 
     private final PoolFile pool;
+    private final boolean writesThroughMapping;
     private final ServerSocketChannel server;
     private final MasterApi master;
     private final NodeOptions options;
@@ -66,6 +68,7 @@ public final class StorageNode implements AutoCloseable {
 
     private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, DataPlaneSecurity security) {
         this.pool = pool;
+        this.writesThroughMapping = writesThroughMapping(pool);
         this.server = server;
         this.master = master;
         this.options = options;
@@ -76,6 +79,17 @@ public final class StorageNode implements AutoCloseable {
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
         metrics.watch(pool::capacity, connections::size, this::isRegistered);
+    }
+
+    /** {@link PoolFile#writesThroughMapping} of the pool's file system; through the mapping if it cannot be told. */
+    private static boolean writesThroughMapping(PoolFile pool) {
+        try {
+            return PoolFile.writesThroughMapping(Files.getFileStore(pool.path()));
+        } catch (IOException e) {
+            log.warn("node {}: cannot tell the file system of pool {} ({}); writes go through its mapping", pool.nodeId(), pool.path(),
+                    e.getMessage());
+            return true;
+        }
     }
 
     /**
@@ -239,8 +253,8 @@ public final class StorageNode implements AutoCloseable {
                 connections.add(socket);
                 Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
                     try {
-                        new RequestHandler(socket, pool, verified, security, options.deadlines(), deadlines, refusals, counters, metrics)
-                                .run();
+                        new RequestHandler(socket, pool, writesThroughMapping, verified, security, options.deadlines(), deadlines,
+                                refusals, counters, metrics).run();
                     } finally {
                         connections.remove(socket);
                     }

@@ -84,13 +84,10 @@ public final class MappedNodeAccess implements NodeAccess {
     }
 
     /**
-     * On a disk file system, off-heap bytes go in with {@code pwrite} rather than through the mapping. A
-     * fresh pool is sparse, and a store into a hole of a file mapping first has the kernel read the page
-     * in, which for a hole means zeroing it (and those read ahead of it) before the copy overwrites it; a
-     * write of whole pages skips that. On a tmpfs there is no such read, and a tmpfs in huge pages takes
-     * the mapped copy faster than any write(2) (README, bench import). Heap bytes (manifests, CRC tables:
-     * small) are copied through the mapping, as NIO would stage them in a direct buffer of their size
-     * that it then keeps per thread.
+     * Off-heap bytes go in by {@code pwrite} where the pool's file system asks for it
+     * ({@link PoolFile#writesThroughMapping}). Heap bytes (manifests, CRC tables: small) are copied
+     * through the mapping, as NIO would stage them in a direct buffer of their size that it then keeps
+     * per thread.
      */
     @Override
     public void write(long offset, MemorySegment src, Ticket grant) throws IOException {
@@ -103,7 +100,7 @@ public final class MappedNodeAccess implements NodeAccess {
             throw new StoreException(StoreException.Code.NO_SPACE, "file system of pool " + pool.path() + " has " + usable
                     + " bytes free, need " + src.byteSize());
         }
-        if (!src.isNative() || fileSystem.type().equals("tmpfs")) {
+        if (!src.isNative() || PoolFile.writesThroughMapping(fileSystem)) {
             MemorySegment.copy(src, 0, target, 0, src.byteSize());
             return;
         }
