@@ -43,7 +43,7 @@ final class RequestHandler implements Runnable {
     private static final int CHUNK = 1 << 30;
     /**
      * What a write's bytes land in before a {@code pwrite} takes them to the pool: small enough to stay
-     * in cache, and the pool's writers (one per connection) take turns on the file's lock in pieces this size.
+     * in cache, and the pool's writers (one per connection) take turns in pieces this size.
      */
     private static final int RECEIVE_PIECE = 1 << 20;
     /** Files go out in pieces this size, each a sign of progress for the stall deadline. */
@@ -271,10 +271,7 @@ final class RequestHandler implements Runnable {
                 ByteBuffer piece = staging();
                 for (long done = 0; done < range.length(); done += RECEIVE_PIECE) {
                     readFully(piece.clear().limit((int) Math.min(RECEIVE_PIECE, range.length() - done)));
-                    piece.flip();
-                    for (long position = PoolFile.DATA_START + range.offset() + done; piece.hasRemaining(); ) {
-                        position += pool.channel().write(piece, position);
-                    }
+                    pool.writeInTurn(pool.channel(), range.offset() + done, piece.flip());
                 }
             }
         } finally {

@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A node's memory pool: one file (on /dev/shm it is DRAM, on a disk it survives reboots) mapped into
@@ -51,6 +52,7 @@ public final class PoolFile implements AutoCloseable {
     private final long capacity;
     private final UUID uuid;
     private final String nodeId;
+    private final ReentrantLock writers = new ReentrantLock();
 
     private PoolFile(Path path, FileChannel channel, Arena arena, MemorySegment file) {
         this.path = path;
@@ -209,6 +211,24 @@ public final class PoolFile implements AutoCloseable {
     /** The file, for sendfile; data offsets are shifted by {@link #DATA_START}. */
     public FileChannel channel() {
         return channel;
+    }
+
+    /**
+     * Writes all of {@code bytes} at data offset {@code offset} by {@code pwrite} through {@code file}
+     * (this pool's channel, or one of the caller's own on the same file), one writer of this pool at a
+     * time. Writers of one file queue on its lock in the kernel anyway, and there the waiting ones spin
+     * on a core while the holder copies; here they park, and the core does other work. Callers write
+     * in pieces of about 1 MiB so that the writers of a pool take turns.
+     */
+    public void writeInTurn(FileChannel file, long offset, ByteBuffer bytes) throws IOException {
+        writers.lock();
+        try {
+            for (long position = DATA_START + offset; bytes.hasRemaining(); ) {
+                position += file.write(bytes, position);
+            }
+        } finally {
+            writers.unlock();
+        }
     }
 
     public long capacity() {

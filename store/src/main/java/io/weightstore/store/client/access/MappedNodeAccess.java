@@ -23,10 +23,7 @@ import java.util.zip.Checksum;
  * it is still in cache), and of partly covered blocks on the pool before copying.
  */
 public final class MappedNodeAccess implements NodeAccess {
-    /**
-     * A pwrite holds the file's lock until it returns, so the writers of one pool (slices go in
-     * parallel) take turns in pieces; 1 MiB measured best on an import (README, bench import).
-     */
+    /** The slices of a put go in parallel, and take turns in pieces this size: 1 MiB measured best (README, bench import). */
     private static final long WRITE_PIECE = 1L << 20;
 
     private final PoolFile pool;
@@ -109,11 +106,7 @@ public final class MappedNodeAccess implements NodeAccess {
         try (FileChannel file = FileChannel.open(pool.path(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             PoolFile.requireIdentity(header(file), pool.path(), pool.uuid());
             for (long done = 0; done < src.byteSize(); done += WRITE_PIECE) {
-                ByteBuffer bytes = src.asSlice(done, Math.min(WRITE_PIECE, src.byteSize() - done)).asByteBuffer();
-                long position = PoolFile.DATA_START + offset + done;
-                while (bytes.hasRemaining()) {
-                    position += file.write(bytes, position);
-                }
+                pool.writeInTurn(file, offset + done, src.asSlice(done, Math.min(WRITE_PIECE, src.byteSize() - done)).asByteBuffer());
             }
         }
     }
