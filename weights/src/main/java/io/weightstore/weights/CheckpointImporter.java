@@ -173,6 +173,10 @@ public final class CheckpointImporter {
             }
         } finally {
             files.shutdownNow();
+            // A file's task may have started its put before the interrupt: the cleanup after a failure frees what was
+            // sent, so it must not run while a put can still add to that list. The tasks wait for their digests, so
+            // the hashing threads stop only after them.
+            files.close();
             hashing.shutdownNow();
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
