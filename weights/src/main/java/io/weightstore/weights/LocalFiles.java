@@ -37,6 +37,13 @@ final class LocalFiles {
     static void writeAtomically(Path target, long size, Filler filler) throws IOException {
         Path parent = target.toAbsolutePath().getParent();
         Files.createDirectories(parent);
+        // A store into a mapping of a sparse file that finds no block left is a fault in the copying thread, not an
+        // IOException: refuse a file its file system has no room for before any byte goes in.
+        long usable = Files.getFileStore(parent).getUsableSpace();
+        if (usable < size) {
+            throw new CheckpointException(CheckpointException.Code.NO_SPACE, "writing " + target + ": its file system has " + usable
+                    + " bytes free, the file needs " + size);
+        }
         Path partial = parent.resolve(target.getFileName() + ".partial");
         try {
             try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,

@@ -1,8 +1,8 @@
 package io.weightstore.store.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.weightstore.store.LoopDisk;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Ticket;
@@ -19,7 +19,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,8 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A node whose pool is on a disk that fills up after it started (its start refused a pool larger
  * than the free space, but other files may take it later): the write that finds no room fails on its
- * own connection, the node serves on, and the same write succeeds once there is room. The disk is a
- * 16 MiB ext4 image mounted by loop device (needs root and mkfs.ext4), removed afterwards.
+ * own connection, the node serves on, and the same write succeeds once there is room.
  */
 class NodeOnAFullDiskTest {
     private static final int CAPACITY = 4 << 20;
@@ -37,19 +35,13 @@ class NodeOnAFullDiskTest {
     @TempDir
     Path tmp;
 
-    private Path disk;
+    private LoopDisk disk;
     private MasterServer master;
     private StorageNode node;
 
     @BeforeEach
     void mountDisk() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/mkfs.ext4")) && "root".equals(System.getProperty("user.name")),
-                "needs root and mkfs.ext4 to mount a small ext4 image");
-        Path image = tmp.resolve("disk.img");
-        disk = Files.createDirectory(tmp.resolve("disk"));
-        run("truncate", "-s", "16M", image.toString());
-        run("/usr/sbin/mkfs.ext4", "-q", image.toString());
-        run("mount", "-o", "loop", image.toString(), disk.toString());
+        disk = LoopDisk.mount(tmp, 16);
     }
 
     @AfterEach
@@ -60,17 +52,17 @@ class NodeOnAFullDiskTest {
         if (master != null) {
             master.close();
         }
-        if (disk != null && Files.isDirectory(disk)) {
-            run("umount", disk.toString());
+        if (disk != null) {
+            disk.close();
         }
     }
 
     @Test
     void aWriteThatFindsTheDiskFullFailsAndTheNodeServesOn() throws Exception {
         master = MasterServer.start(tmp.resolve("master"), TestCluster.config(), "127.0.0.1", 0, MasterSecurity.insecure());
-        node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(disk.resolve("pool"), CAPACITY));
-        Path filler = disk.resolve("filler");
-        fill(filler);
+        node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(disk.dir().resolve("pool"), CAPACITY));
+        Path filler = disk.dir().resolve("filler");
+        disk.fill(filler);
 
         try (Socket writer = connect()) {
             write(writer, CAPACITY);
@@ -120,22 +112,4 @@ class NodeOnAFullDiskTest {
         }
     }
 
-    /** Writes {@code file} until the file system has no block left. */
-    private static void fill(Path file) throws IOException {
-        byte[] chunk = new byte[256 << 10];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            while (true) {
-                out.write(chunk);
-            }
-        } catch (IOException full) {
-            assertThat(full).hasMessageContaining("No space left");
-        }
-    }
-
-    private static void run(String... command) throws Exception {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes());
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
-    }
 }

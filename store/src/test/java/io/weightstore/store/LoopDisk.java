@@ -1,0 +1,66 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A small ext4 file system of a test's own: an image file under {@code work}, mounted by loop
+ * device at {@code work/disk} (needs root and mkfs.ext4), unmounted on close. For what a full disk
+ * does to a writer.
+ */
+public final class LoopDisk implements AutoCloseable {
+    private static final Path MKFS = Path.of("/usr/sbin/mkfs.ext4");
+
+    private final Path dir;
+
+    private LoopDisk(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Mounts a fresh file system of {@code megabytes}; skips the calling test where this machine cannot. */
+    public static LoopDisk mount(Path work, int megabytes) throws Exception {
+        assumeTrue(Files.isExecutable(MKFS) && "root".equals(System.getProperty("user.name")),
+                "needs root and mkfs.ext4 to mount a small ext4 image");
+        Path image = work.resolve("disk.img");
+        Path dir = Files.createDirectory(work.resolve("disk"));
+        run("truncate", "-s", megabytes + "M", image.toString());
+        run(MKFS.toString(), "-q", image.toString());
+        run("mount", "-o", "loop", image.toString(), dir.toString());
+        return new LoopDisk(dir);
+    }
+
+    /** Where the file system is mounted. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** Writes {@code file} on this disk until the file system has no block left. */
+    public void fill(Path file) throws IOException {
+        byte[] chunk = new byte[256 << 10];
+        try (OutputStream out = Files.newOutputStream(file)) {
+            while (true) {
+                out.write(chunk);
+            }
+        } catch (IOException full) {
+            assertThat(full).hasMessageContaining("No space left");
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        run("umount", dir.toString());
+    }
+
+    private static void run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
+    }
+}

@@ -1,0 +1,67 @@
+package io.weightstore.weights;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.LoopDisk;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.embedded.EmbeddedStore;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An export onto a disk with too little room fails with an error that names the file and the room,
+ * and leaves no file of the checkpoint under its name half written: a weight file of 4 MiB onto a
+ * disk with about 2 MiB free. (Before the check, the copy into the output's mapping found no block
+ * and the export died of an InternalError, "a fault occurred in an unsafe memory access operation".)
+ */
+class ExportToAFullDiskTest {
+    private static final long ROOM = 2 << 20;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void anExportThatRunsOutOfRoomFailsWithNoSpaceAndLeavesNoPartOfAFile() throws Exception {
+        Path source = tmp.resolve("source");
+        SyntheticCheckpoint.write(SynthSpec.forSize(12 << 20, DType.BF16, 4 << 20, 7), source, b -> {});
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 64L << 20, ClientOptions.defaults());
+                LoopDisk disk = LoopDisk.mount(tmp, 16)) {
+            CheckpointId id = new CheckpointId("full-disk");
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/full", "main", source, 1, false, 2), Progress.NONE);
+            leaveRoom(disk, ROOM);
+            Path out = disk.dir().resolve("out");
+
+            assertThatThrownBy(() -> new CheckpointExporter(new Catalog(store)).exportAll(id, out, Progress.NONE))
+                    .isInstanceOf(CheckpointException.class).hasMessageStartingWith("writing " + out + "/")
+                    .hasMessageContaining("bytes free, the file needs");
+
+            try (Stream<Path> left = Files.exists(out) ? Files.walk(out) : Stream.empty()) {
+                for (Path file : left.filter(Files::isRegularFile).toList()) {
+                    assertThat(file.getFileName().toString()).as("no partial file is left").doesNotEndWith(".partial");
+                    assertThat(Files.size(file)).as(file + " is whole").isEqualTo(Files.size(source.resolve(out.relativize(file))));
+                }
+            }
+        }
+    }
+
+    /** Fills the disk, then gives back {@code bytes} of it. */
+    private static void leaveRoom(LoopDisk disk, long bytes) throws IOException {
+        Path filler = disk.dir().resolve("filler");
+        disk.fill(filler);
+        try (FileChannel channel = FileChannel.open(filler, StandardOpenOption.WRITE)) {
+            channel.truncate(channel.size() - bytes);
+        }
+    }
+}
