@@ -11,11 +11,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A small ext4 file system of a test's own: an image file under {@code work}, mounted by loop
- * device at {@code work/disk} (needs root and mkfs.ext4), unmounted on close. For what a full disk
+ * device at {@code work/disk} (needs root, loop devices and mkfs.ext4), unmounted on close. For what a full disk
  * does to a writer.
  */
 public final class LoopDisk implements AutoCloseable {
     private static final Path MKFS = Path.of("/usr/sbin/mkfs.ext4");
+    private static final Path LOOP_CONTROL = Path.of("/dev/loop-control");
 
     private final Path dir;
 
@@ -25,8 +26,8 @@ public final class LoopDisk implements AutoCloseable {
 
     /** Mounts a fresh file system of {@code megabytes}; skips the calling test where this machine cannot. */
     public static LoopDisk mount(Path work, int megabytes) throws Exception {
-        assumeTrue(Files.isExecutable(MKFS) && "root".equals(System.getProperty("user.name")),
-                "needs root and mkfs.ext4 to mount a small ext4 image");
+        assumeTrue(Files.isExecutable(MKFS) && Files.exists(LOOP_CONTROL) && "root".equals(System.getProperty("user.name")),
+                "needs root, loop devices and mkfs.ext4 to mount a small ext4 image");
         Path image = work.resolve("disk.img");
         Path dir = Files.createDirectory(work.resolve("disk"));
         run("truncate", "-s", megabytes + "M", image.toString());
