@@ -10,9 +10,9 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A small ext4 file system of a test's own: an image file under {@code work}, mounted by loop
- * device at {@code work/disk} (needs root, loop devices and mkfs.ext4), unmounted on close. For what a full disk
- * does to a writer.
+ * A small ext4 file system of a test's own, for what a full disk does to a writer: an image file
+ * under {@code work}, mounted by loop device at {@code work/disk} (needs root, loop devices and
+ * mkfs.ext4), unmounted on close.
  */
 public final class LoopDisk implements AutoCloseable {
     private static final Path MKFS = Path.of("/usr/sbin/mkfs.ext4");
