@@ -52,7 +52,18 @@ final class LocalFiles {
                 if (size > 0) {
                     channel.write(ByteBuffer.allocate(1), size - 1);
                     MemorySegment mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
-                    filler.fill(mapped);
+                    try {
+                        filler.fill(mapped);
+                    } catch (InternalError e) {
+                        // How the JVM reports a fault in mapped memory: here a page of the output that found no block left,
+                        // the disk having filled since the check above. Any other InternalError is not ours to explain.
+                        if (e.getMessage() == null || !e.getMessage().contains("unsafe memory access")) {
+                            throw e;
+                        }
+                        throw new CheckpointException(CheckpointException.Code.NO_SPACE, "writing " + target
+                                + ": its file system ran out of room while the file was written (" + Files.getFileStore(parent)
+                                .getUsableSpace() + " bytes free now)", e);
+                    }
                     mapped.force();
                 } else {
                     filler.fill(MemorySegment.NULL);

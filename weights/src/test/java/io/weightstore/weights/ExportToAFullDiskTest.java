@@ -12,6 +12,7 @@ import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An export onto a disk with too little room fails with an error that names the file and the room,
- * and leaves no file of the checkpoint under its name half written: a weight file of 4 MiB onto a
- * disk with about 2 MiB free. (Before the check, the copy into the output's mapping found no block
- * and the export died of an InternalError, "a fault occurred in an unsafe memory access operation".)
+ * An export that finds no room fails with an error that names the file, and leaves no file of the
+ * checkpoint under its name half written: onto a disk with too little room from the start (refused
+ * before a byte is written), and onto a disk that another writer fills while a file is written (the
+ * copy into the output's mapping then faults, which the JVM reports as an InternalError).
  */
 class ExportToAFullDiskTest {
     private static final long ROOM = 2 << 20;
@@ -48,6 +49,42 @@ class ExportToAFullDiskTest {
                     .hasMessageContaining("bytes free, the file needs");
 
             try (Stream<Path> left = Files.exists(out) ? Files.walk(out) : Stream.empty()) {
+                for (Path file : left.filter(Files::isRegularFile).toList()) {
+                    assertThat(file.getFileName().toString()).as("no partial file is left").doesNotEndWith(".partial");
+                    assertThat(Files.size(file)).as(file + " is whole").isEqualTo(Files.size(source.resolve(out.relativize(file))));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aDiskThatFillsDuringTheExportFailsItWithNoSpaceAndLeavesNoPartOfAFile() throws Exception {
+        Path source = tmp.resolve("source");
+        // One weight file of more than one read chunk (64 MiB): the disk fills after the first chunk landed.
+        SyntheticCheckpoint.write(SynthSpec.forSize(72 << 20, DType.BF16, 80 << 20, 7), source, b -> {});
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 160L << 20, ClientOptions.defaults());
+                LoopDisk disk = LoopDisk.mount(tmp, 128)) {
+            CheckpointId id = new CheckpointId("filling-disk");
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/full", "main", source, 1, false, 2), Progress.NONE);
+            Path out = disk.dir().resolve("out");
+            Progress fillAfterFirstChunk = new Progress() {
+                @Override
+                public void advanced(long bytes) {
+                    if (bytes >= VerifiedCopy.CHUNK && !Files.exists(disk.dir().resolve("filler"))) {
+                        try {
+                            disk.fill(disk.dir().resolve("filler"));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }
+                }
+            };
+
+            assertThatThrownBy(() -> new CheckpointExporter(new Catalog(store)).exportAll(id, out, fillAfterFirstChunk))
+                    .isInstanceOf(CheckpointException.class).hasMessageStartingWith("writing " + out + "/")
+                    .hasMessageContaining("ran out of room while the file was written");
+
+            try (Stream<Path> left = Files.walk(out)) {
                 for (Path file : left.filter(Files::isRegularFile).toList()) {
                     assertThat(file.getFileName().toString()).as("no partial file is left").doesNotEndWith(".partial");
                     assertThat(Files.size(file)).as(file + " is whole").isEqualTo(Files.size(source.resolve(out.relativize(file))));
