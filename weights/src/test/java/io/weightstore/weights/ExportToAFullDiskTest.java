@@ -39,8 +39,7 @@ class ExportToAFullDiskTest {
         SyntheticCheckpoint.write(SynthSpec.forSize(12 << 20, DType.BF16, 4 << 20, 7), source, b -> {});
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 64L << 20, ClientOptions.defaults());
                 LoopDisk disk = LoopDisk.mount(tmp, 16)) {
-            CheckpointId id = new CheckpointId("full-disk");
-            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/full", "main", source, 1, false, 2), Progress.NONE);
+            CheckpointId id = imported(store, source);
             leaveRoom(disk, ROOM);
             Path out = disk.dir().resolve("out");
 
@@ -48,12 +47,7 @@ class ExportToAFullDiskTest {
                     .isInstanceOf(CheckpointException.class).hasMessageStartingWith("writing " + out + "/")
                     .hasMessageContaining("bytes free, the file needs");
 
-            try (Stream<Path> left = Files.exists(out) ? Files.walk(out) : Stream.empty()) {
-                for (Path file : left.filter(Files::isRegularFile).toList()) {
-                    assertThat(file.getFileName().toString()).as("no partial file is left").doesNotEndWith(".partial");
-                    assertThat(Files.size(file)).as(file + " is whole").isEqualTo(Files.size(source.resolve(out.relativize(file))));
-                }
-            }
+            assertOnlyWholeFiles(out, source);
         }
     }
 
@@ -64,8 +58,7 @@ class ExportToAFullDiskTest {
         SyntheticCheckpoint.write(SynthSpec.forSize(72 << 20, DType.BF16, 80 << 20, 7), source, b -> {});
         try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 160L << 20, ClientOptions.defaults());
                 LoopDisk disk = LoopDisk.mount(tmp, 128)) {
-            CheckpointId id = new CheckpointId("filling-disk");
-            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/full", "main", source, 1, false, 2), Progress.NONE);
+            CheckpointId id = imported(store, source);
             Path out = disk.dir().resolve("out");
             Progress fillAfterFirstChunk = new Progress() {
                 @Override
@@ -84,11 +77,22 @@ class ExportToAFullDiskTest {
                     .isInstanceOf(CheckpointException.class).hasMessageStartingWith("writing " + out + "/")
                     .hasMessageContaining("ran out of room while the file was written");
 
-            try (Stream<Path> left = Files.walk(out)) {
-                for (Path file : left.filter(Files::isRegularFile).toList()) {
-                    assertThat(file.getFileName().toString()).as("no partial file is left").doesNotEndWith(".partial");
-                    assertThat(Files.size(file)).as(file + " is whole").isEqualTo(Files.size(source.resolve(out.relativize(file))));
-                }
+            assertOnlyWholeFiles(out, source);
+        }
+    }
+
+    private static CheckpointId imported(StoreClient store, Path source) throws IOException {
+        CheckpointId id = new CheckpointId("full-disk");
+        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/full", "main", source, 1, false, 2), Progress.NONE);
+        return id;
+    }
+
+    /** What an export left in {@code out}: no partial file, and every file as long as its source. */
+    private static void assertOnlyWholeFiles(Path out, Path source) throws IOException {
+        try (Stream<Path> left = Files.exists(out) ? Files.walk(out) : Stream.empty()) {
+            for (Path file : left.filter(Files::isRegularFile).toList()) {
+                assertThat(file.getFileName().toString()).as("no partial file is left").doesNotEndWith(".partial");
+                assertThat(Files.size(file)).as(file + " is whole").isEqualTo(Files.size(source.resolve(out.relativize(file))));
             }
         }
     }
