@@ -4,8 +4,6 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.pool.StitchedMapping;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -96,13 +94,7 @@ public final class InPlaceFiles implements AutoCloseable {
             throw new StoreException(StoreException.Code.IO, "cannot open pool " + piece.file() + ": " + e.getMessage(), e);
         }
         try {
-            ByteBuffer header = ByteBuffer.allocate((int) PoolFile.DATA_START);
-            while (header.hasRemaining()) {
-                if (file.read(header, header.position()) < 0) {
-                    break;
-                }
-            }
-            PoolFile.requireIdentity(MemorySegment.ofBuffer(header.flip()), piece.file(), piece.pool());
+            PoolFile.requireIdentity(file, piece.file(), piece.pool());
             return file;
         } catch (IOException | RuntimeException e) {
             closeQuietly(file);

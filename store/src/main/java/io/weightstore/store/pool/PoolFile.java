@@ -162,6 +162,15 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
+    /** As {@link #requireIdentity(MemorySegment, Path, UUID)}, for the header read through {@code file}, a channel on that pool file. */
+    public static void requireIdentity(FileChannel file, Path path, UUID expected) throws IOException {
+        ByteBuffer header = ByteBuffer.allocate((int) DATA_START);
+        while (header.hasRemaining() && file.read(header, header.position()) >= 0) {
+            // A file shorter than a header ends the loop, and fails the check below.
+        }
+        requireIdentity(MemorySegment.ofBuffer(header.flip()), path, expected);
+    }
+
     private static void create(Path path, long capacity, UUID uuid, String chosenNodeId) throws IOException {
         Path parent = path.toAbsolutePath().getParent();
         if (parent != null) {

@@ -9,7 +9,6 @@ import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.wire.BlockCheck;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -104,21 +103,11 @@ public final class MappedNodeAccess implements NodeAccess {
         // A channel of this write's own: an interrupt closes the channel it interrupts, and the pool's serves every
         // write of this client. Opened by path, so it must still be the pool the mapping is of.
         try (FileChannel file = FileChannel.open(pool.path(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            PoolFile.requireIdentity(header(file), pool.path(), pool.uuid());
+            PoolFile.requireIdentity(file, pool.path(), pool.uuid());
             for (long done = 0; done < src.byteSize(); done += WRITE_PIECE) {
                 pool.writeInTurn(file, offset + done, src.asSlice(done, Math.min(WRITE_PIECE, src.byteSize() - done)).asByteBuffer());
             }
         }
-    }
-
-    /** The file's first {@link PoolFile#DATA_START} bytes, or as many as it has. */
-    private static MemorySegment header(FileChannel file) throws IOException {
-        ByteBuffer header = ByteBuffer.allocate((int) PoolFile.DATA_START);
-        int read;
-        do {
-            read = file.read(header, header.position());
-        } while (read >= 0 && header.hasRemaining());
-        return MemorySegment.ofBuffer(header.flip());
     }
 
     @Override
