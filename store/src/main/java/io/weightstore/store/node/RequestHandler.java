@@ -41,11 +41,6 @@ final class RequestHandler implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RequestHandler.class);
     private static final int STAGING_BYTES = 4 << 20;
     private static final int CHUNK = 1 << 30;
-    /**
-     * What a write's bytes land in before a {@code pwrite} takes them to the pool: small enough to stay
-     * in cache, and the pool's writers (one per connection) take turns in pieces this size.
-     */
-    private static final int RECEIVE_PIECE = 1 << 20;
     /** Files go out in pieces this size, each a sign of progress for the stall deadline. */
     private static final long SEND_PIECE = 1 << 20;
 
@@ -268,10 +263,11 @@ final class RequestHandler implements Runnable {
                     readFully(target.asSlice(done, Math.min(CHUNK, range.length() - done)).asByteBuffer());
                 }
             } else {
+                // A piece at a time through the staging buffer, which it fits, while it is in cache.
                 ByteBuffer piece = staging();
-                for (long done = 0; done < range.length(); done += RECEIVE_PIECE) {
-                    readFully(piece.clear().limit((int) Math.min(RECEIVE_PIECE, range.length() - done)));
-                    pool.writeInTurn(pool.channel(), range.offset() + done, piece.flip());
+                for (long done = 0; done < range.length(); done += PoolFile.WRITE_PIECE) {
+                    readFully(piece.clear().limit((int) Math.min(PoolFile.WRITE_PIECE, range.length() - done)));
+                    pool.writeInTurn(pool.channel(), range.offset() + done, MemorySegment.ofBuffer(piece.flip()));
                 }
             }
         } finally {

@@ -22,9 +22,6 @@ import java.util.zip.Checksum;
  * it is still in cache), and of partly covered blocks on the pool before copying.
  */
 public final class MappedNodeAccess implements NodeAccess {
-    /** The slices of a put go in parallel, and take turns in pieces this size: 1 MiB measured best (README, bench import). */
-    private static final long WRITE_PIECE = 1L << 20;
-
     private final PoolFile pool;
 
     /** The mapping belongs to the caller, which closes it after this access. */
@@ -104,9 +101,7 @@ public final class MappedNodeAccess implements NodeAccess {
         // write of this client. Opened by path, so it must still be the pool the mapping is of.
         try (FileChannel file = FileChannel.open(pool.path(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             PoolFile.requireIdentity(file, pool.path(), pool.uuid());
-            for (long done = 0; done < src.byteSize(); done += WRITE_PIECE) {
-                pool.writeInTurn(file, offset + done, src.asSlice(done, Math.min(WRITE_PIECE, src.byteSize() - done)).asByteBuffer());
-            }
+            pool.writeInTurn(file, offset, src);
         }
     }
 
