@@ -111,5 +111,4 @@ class NodeOnAFullDiskTest {
             return e.getMessage().contains("Connection reset");
         }
     }
-
 }
