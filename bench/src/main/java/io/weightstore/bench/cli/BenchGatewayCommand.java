@@ -60,9 +60,10 @@ final class BenchGatewayCommand implements Callable<Integer> {
             description = "Where the synthetic checkpoint is written, and reused by later runs. Default: ${DEFAULT-VALUE}.")
     private Path sourceDir;
 
-    @Option(names = "--pool-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
-            description = "Where the nodes' pools go; /dev/shm keeps them in memory, in 4 KiB pages; a tmpfs mounted with "
-                    + "huge=within_size keeps them in 2 MiB pages, as pools should be. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--pool-dir", paramLabel = "DIR",
+            description = "Where the nodes' pools go. Default: a tmpfs in huge pages that the bench mounts at "
+                    + "/tmp/weightstore-bench-pools and removes afterwards, as deploy's pool mount gives a node (needs root); "
+                    + "else /dev/shm, in 4 KiB pages.")
     private Path poolDir;
 
     @Option(names = "--json", description = "Print the measurements as JSON.")
@@ -81,8 +82,11 @@ final class BenchGatewayCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--runs and --connections must be >= 1, found " + runs + " and " + connections);
         }
         Files.createDirectories(sourceDir);
-        GatewayBench.Report report = GatewayBench.run(sourceDir, poolDir, ByteSizes.parse(size), runs, connections,
-                ByteSizes.parse(rangeSize), Math.toIntExact(ByteSizes.parse(chunkSize)));
+        GatewayBench.Report report;
+        try (PoolDirectory pools = PoolDirectory.of(poolDir, spec.commandLine().getErr())) {
+            report = GatewayBench.run(sourceDir, pools.dir(), ByteSizes.parse(size), runs, connections, ByteSizes.parse(rangeSize),
+                    Math.toIntExact(ByteSizes.parse(chunkSize)));
+        }
         Map<String, Double> medians = report.paths().stream().map(GatewayBench.Measured::throughput)
                 .collect(Collectors.toMap(Measurement::path, Measurement::median));
         List<Row> rows = report.paths().stream().map(p -> {

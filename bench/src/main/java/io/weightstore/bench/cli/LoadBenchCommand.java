@@ -35,8 +35,10 @@ abstract class LoadBenchCommand implements Callable<Integer> {
             description = "Where the synthetic checkpoint is written, and reused by later runs. Default: ${DEFAULT-VALUE}.")
     Path sourceDir;
 
-    @Option(names = "--pool-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
-            description = "Where the nodes' pools go; /dev/shm keeps them in memory. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--pool-dir", paramLabel = "DIR",
+            description = "Where the nodes' pools go. Default: a tmpfs in huge pages that the bench mounts at "
+                    + "/tmp/weightstore-bench-pools and removes afterwards, as deploy's pool mount gives a node (needs root); "
+                    + "else /dev/shm, in 4 KiB pages.")
     Path poolDir;
 
     @Option(names = "--json", description = "Print the measurements as JSON.")
@@ -66,7 +68,10 @@ abstract class LoadBenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--runs must be >= 1, found " + runs);
         }
         Files.createDirectories(sourceDir);
-        LoadBench.Report report = LoadBench.run(sourceDir, poolDir, ByteSizes.parse(size), runs, peers(), peerConnections());
+        LoadBench.Report report;
+        try (PoolDirectory pools = PoolDirectory.of(poolDir, spec.commandLine().getErr())) {
+            report = LoadBench.run(sourceDir, pools.dir(), ByteSizes.parse(size), runs, peers(), peerConnections());
+        }
         List<Row> rows = new ArrayList<>();
         for (Measurement m : all(report)) {
             rows.add(new Row(m.path(), m.detail(), m.median(), m.min(), m.max(), m.median() / report.memcpy().median(),
