@@ -22,8 +22,9 @@ import java.util.zip.Checksum;
 /**
  * A running CRC32C computed by the store's native library ({@code src/main/c/crc32c.c}), which
  * gives the same values as {@link java.util.zip.CRC32C}: on CPUs with AVX-512 and VPCLMULQDQ it
- * folds, level with the JDK 25 intrinsic; on CPUs without, its three crc32 chains ran 1.3 times as
- * fast as the JDK on bytes in cache and 1.8 times out of it (measured on an earlier VM). Use
+ * folds, level with the JDK 25 intrinsic; on CPUs with VPCLMULQDQ but no AVX-512 it folds beside
+ * three crc32 chains; on CPUs without, its three crc32 chains ran 1.3 times as fast as the JDK on
+ * bytes in cache and 1.8 times out of it (measured on an earlier VM). Use
  * {@link Checksums}, which falls back to the JDK where the library is not available.
  */
 final class NativeCrc32c implements Checksum {
@@ -139,8 +140,12 @@ final class NativeCrc32c implements Checksum {
         MethodHandle update = linker.downcallHandle(library.findOrThrow("weightstore_crc32c"),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG),
                 Linker.Option.critical(true));
-        return new Loaded(library, update, mode == 2 ? "native (AVX-512 VPCLMULQDQ folding from 2 KiB, crc32 chains below)"
-                : "native (3 interleaved crc32 chains; SSE 4.2, PCLMUL)");
+        String description = switch (mode) {
+            case 2 -> "native (AVX-512 VPCLMULQDQ folding from 2 KiB, crc32 chains below)";
+            case 3 -> "native (AVX2 VPCLMULQDQ folding beside 3 crc32 chains from 32 KiB, folding alone from 2 KiB)";
+            default -> "native (3 interleaved crc32 chains; SSE 4.2, PCLMUL)";
+        };
+        return new Loaded(library, update, description);
     }
 
     /** Opens the library where it lies when the classes are a directory, else from a copy out of the jar. */
