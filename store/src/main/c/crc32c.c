@@ -159,27 +159,55 @@ static inline __m256i fold256(__m256i value, __m256i constants, __m256i next) {
     return _mm256_xor_si256(_mm256_xor_si256(first, last), next);
 }
 
+/* Four 256-bit accumulators, folding FOLD_ROUND_256 bytes a round. */
+typedef struct {
+    __m256i acc[4];
+} fold256_state;
+
+/* The accumulators over the first FOLD_ROUND_256 bytes at p, for a CRC register of reg before them. */
+__attribute__((target("avx2,vpclmulqdq")))
+static inline fold256_state fold256_start(const uint8_t *p, uint32_t reg) {
+    // The register's start value is the same as XORing it into the first four bytes.
+    fold256_state s = {{_mm256_xor_si256(_mm256_loadu_si256((const __m256i *) p), _mm256_zextsi128_si256(_mm_cvtsi32_si128((int) reg))),
+            _mm256_loadu_si256((const __m256i *) (p + 32)), _mm256_loadu_si256((const __m256i *) (p + 64)),
+            _mm256_loadu_si256((const __m256i *) (p + 96))}};
+    return s;
+}
+
+/* The next FOLD_ROUND_256 bytes at p folded in; round holds the constants for a round's distance. */
+__attribute__((target("avx2,vpclmulqdq")))
+static inline void fold256_round(fold256_state *s, __m256i round, const uint8_t *p) {
+    for (int i = 0; i < 4; i++) {
+        s->acc[i] = fold256(s->acc[i], round, _mm256_loadu_si256((const __m256i *) (p + 32 * i)));
+    }
+}
+
+/* The CRC register after every byte folded in. */
+__attribute__((target("avx2,vpclmulqdq,sse4.2,pclmul")))
+static inline uint32_t fold256_finish(const fold256_state *s) {
+    __m256i next = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[3]));
+    __m256i last = fold256(fold256(fold256(s->acc[0], next, s->acc[1]), next, s->acc[2]), next, s->acc[3]);
+    __m128i chunk = fold128(_mm256_castsi256_si128(last), fold_constants[4], _mm256_extracti128_si256(last, 1));
+    uint64_t crc = _mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk));
+    return (uint32_t) _mm_crc32_u64(crc, (uint64_t) _mm_extract_epi64(chunk, 1));
+}
+
+__attribute__((target("avx2,vpclmulqdq")))
+static inline __m256i fold256_round_constants(void) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[5]));
+}
+
 /* As crc_fold, with 256-bit accumulators (n >= FOLD_ROUND_256). */
 __attribute__((target("avx2,vpclmulqdq,sse4.2,pclmul")))
 static uint32_t crc_fold256(uint32_t reg, const uint8_t *p, size_t n, size_t *done) {
-    __m256i acc0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) p), _mm256_zextsi128_si256(_mm_cvtsi32_si128((int) reg)));
-    __m256i acc1 = _mm256_loadu_si256((const __m256i *) (p + 32));
-    __m256i acc2 = _mm256_loadu_si256((const __m256i *) (p + 64));
-    __m256i acc3 = _mm256_loadu_si256((const __m256i *) (p + 96));
-    __m256i round = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[5]));
+    fold256_state s = fold256_start(p, reg);
+    __m256i round = fold256_round_constants();
     size_t at = FOLD_ROUND_256;
     for (; n - at >= FOLD_ROUND_256; at += FOLD_ROUND_256) {
-        acc0 = fold256(acc0, round, _mm256_loadu_si256((const __m256i *) (p + at)));
-        acc1 = fold256(acc1, round, _mm256_loadu_si256((const __m256i *) (p + at + 32)));
-        acc2 = fold256(acc2, round, _mm256_loadu_si256((const __m256i *) (p + at + 64)));
-        acc3 = fold256(acc3, round, _mm256_loadu_si256((const __m256i *) (p + at + 96)));
+        fold256_round(&s, round, p + at);
     }
-    __m256i next = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[3]));
-    acc3 = fold256(fold256(fold256(acc0, next, acc1), next, acc2), next, acc3);
-    __m128i chunk = fold128(_mm256_castsi256_si128(acc3), fold_constants[4], _mm256_extracti128_si256(acc3, 1));
     *done = at;
-    uint64_t crc = _mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk));
-    return (uint32_t) _mm_crc32_u64(crc, (uint64_t) _mm_extract_epi64(chunk, 1));
+    return fold256_finish(&s);
 }
 
 /*
@@ -227,42 +255,41 @@ static inline void chains_step(uint64_t chain[3], const uint8_t *p, size_t strea
 }
 
 /*
+ * Folds folded_bytes at folded (a multiple of FOLD_ROUND_256) into s, whose first round it holds,
+ * while three crc32 chains take FOLD_ROUND_256 bytes a round of three stretches stride bytes apart
+ * from chained, so that the carry-less multiplier and the crc32 unit work at once; returns the bytes
+ * of each stretch the chains took: folded_bytes - FOLD_ROUND_256.
+ */
+__attribute__((target("avx2,vpclmulqdq,sse4.2")))
+static inline size_t fold256_beside_chains(fold256_state *s, const uint8_t *folded, size_t folded_bytes, uint64_t chain[3],
+        const uint8_t *chained, size_t stride) {
+    __m256i round = fold256_round_constants();
+    size_t at = 0;
+    for (size_t f = FOLD_ROUND_256; f < folded_bytes; f += FOLD_ROUND_256) {
+        fold256_round(s, round, folded + f);
+        for (int word = 0; word < FOLD_ROUND_256 / 8; word++, at += 8) {
+            chains_step(chain, chained, stride, at);
+        }
+    }
+    return at;
+}
+
+/*
  * Super rounds of 4 * STREAM bytes while they last, each its first stretch folded on 256-bit
  * accumulators while three crc32 chains take the other three; returns the bytes consumed.
  */
 __attribute__((target("avx2,vpclmulqdq,sse4.2,pclmul")))
 static size_t crc_super_rounds(uint32_t *reg, const uint8_t *p, size_t n) {
-    __m256i round = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[5]));
-    __m256i next = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[3]));
     size_t done = 0;
     for (; n - done >= 4 * STREAM; done += 4 * STREAM) {
         const uint8_t *folded = p + done;
         const uint8_t *chained = folded + STREAM;
-        __m256i acc0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) folded),
-                _mm256_zextsi128_si256(_mm_cvtsi32_si128((int) *reg)));
-        __m256i acc1 = _mm256_loadu_si256((const __m256i *) (folded + 32));
-        __m256i acc2 = _mm256_loadu_si256((const __m256i *) (folded + 64));
-        __m256i acc3 = _mm256_loadu_si256((const __m256i *) (folded + 96));
+        fold256_state s = fold256_start(folded, *reg);
         uint64_t chain[3] = {0, 0, 0};
-        size_t at = 0;
-        for (size_t f = FOLD_ROUND_256; f < STREAM; f += FOLD_ROUND_256) {
-            acc0 = fold256(acc0, round, _mm256_loadu_si256((const __m256i *) (folded + f)));
-            acc1 = fold256(acc1, round, _mm256_loadu_si256((const __m256i *) (folded + f + 32)));
-            acc2 = fold256(acc2, round, _mm256_loadu_si256((const __m256i *) (folded + f + 64)));
-            acc3 = fold256(acc3, round, _mm256_loadu_si256((const __m256i *) (folded + f + 96)));
-            // The stretches are of one length, so each fold step pairs with as many bytes of each chain.
-            for (int word = 0; word < FOLD_ROUND_256 / 8; word++, at += 8) {
-                chains_step(chain, chained, STREAM, at);
-            }
-        }
-        for (; at < STREAM; at += 8) {
+        for (size_t at = fold256_beside_chains(&s, folded, STREAM, chain, chained, STREAM); at < STREAM; at += 8) {
             chains_step(chain, chained, STREAM, at);
         }
-        acc3 = fold256(fold256(fold256(acc0, next, acc1), next, acc2), next, acc3);
-        __m128i chunk = fold128(_mm256_castsi256_si128(acc3), fold_constants[4], _mm256_extracti128_si256(acc3, 1));
-        uint32_t first = (uint32_t) _mm_crc32_u64(_mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk)),
-                (uint64_t) _mm_extract_epi64(chunk, 1));
-        uint32_t joined = shift_register(first, shift_by_stream) ^ (uint32_t) chain[0];
+        uint32_t joined = shift_register(fold256_finish(&s), shift_by_stream) ^ (uint32_t) chain[0];
         joined = shift_register(joined, shift_by_stream) ^ (uint32_t) chain[1];
         *reg = shift_register(joined, shift_by_stream) ^ (uint32_t) chain[2];
     }
@@ -299,37 +326,18 @@ uint32_t weightstore_crc32c(uint32_t crc, const uint8_t *p, size_t n) {
  */
 __attribute__((target("avx2,vpclmulqdq,sse4.2,pclmul")))
 static size_t cells_by_four(const uint8_t *p, size_t cell, size_t count, uint32_t *out) {
-    __m256i round = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[5]));
-    __m256i next = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[3]));
     size_t words = cell & ~(size_t) 7;
     size_t foldable = cell - cell % FOLD_ROUND_256;
     size_t i = 0;
     for (; count - i >= 4; i += 4) {
         const uint8_t *folded = p + i * cell;
         const uint8_t *chained = folded + cell;
-        __m256i acc0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) folded), _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, -1));
-        __m256i acc1 = _mm256_loadu_si256((const __m256i *) (folded + 32));
-        __m256i acc2 = _mm256_loadu_si256((const __m256i *) (folded + 64));
-        __m256i acc3 = _mm256_loadu_si256((const __m256i *) (folded + 96));
+        fold256_state s = fold256_start(folded, 0xFFFFFFFFu);
         uint64_t chain[3] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
-        size_t at = 0;
-        for (size_t f = FOLD_ROUND_256; f < foldable; f += FOLD_ROUND_256) {
-            acc0 = fold256(acc0, round, _mm256_loadu_si256((const __m256i *) (folded + f)));
-            acc1 = fold256(acc1, round, _mm256_loadu_si256((const __m256i *) (folded + f + 32)));
-            acc2 = fold256(acc2, round, _mm256_loadu_si256((const __m256i *) (folded + f + 64)));
-            acc3 = fold256(acc3, round, _mm256_loadu_si256((const __m256i *) (folded + f + 96)));
-            for (int word = 0; word < FOLD_ROUND_256 / 8; word++, at += 8) {
-                chains_step(chain, chained, cell, at);
-            }
-        }
-        for (; at < words; at += 8) {
+        for (size_t at = fold256_beside_chains(&s, folded, foldable, chain, chained, cell); at < words; at += 8) {
             chains_step(chain, chained, cell, at);
         }
-        acc3 = fold256(fold256(fold256(acc0, next, acc1), next, acc2), next, acc3);
-        __m128i chunk = fold128(_mm256_castsi256_si128(acc3), fold_constants[4], _mm256_extracti128_si256(acc3, 1));
-        uint32_t reg = (uint32_t) _mm_crc32_u64(_mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk)),
-                (uint64_t) _mm_extract_epi64(chunk, 1));
-        out[i] = ~crc_serial(reg, folded + foldable, cell - foldable);
+        out[i] = ~crc_serial(fold256_finish(&s), folded + foldable, cell - foldable);
         for (int k = 0; k < 3; k++) {
             out[i + 1 + k] = ~crc_serial((uint32_t) chain[k], chained + k * cell + words, cell - words);
         }
