@@ -87,8 +87,9 @@ static uint32_t x_to_the_mod_p(size_t n) {
 }
 
 /*
- * Returns 2 when this CPU runs weightstore_crc32c folding long buffers, 1 when it runs it with crc32
- * chains only, 0 when the caller must use another CRC32C.
+ * Returns 2 when this CPU runs weightstore_crc32c folding long buffers on 512-bit registers, 3 when
+ * on 256-bit ones beside crc32 chains, 1 when with crc32 chains only, 0 when the caller must use
+ * another CRC32C.
  */
 int weightstore_crc32c_init(void) {
     __builtin_cpu_init();

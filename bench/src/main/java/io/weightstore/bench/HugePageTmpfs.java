@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * killed bench left at the same place is replaced.
  */
 public final class HugePageTmpfs implements AutoCloseable {
-    /** Where {@code bench load} and {@code bench compare} mount theirs. */
+    /** Where {@code bench load}, {@code bench compare} and {@code bench gateway} mount theirs. */
     public static final Path DEFAULT = Path.of("/tmp/weightstore-bench-pools");
     private static final long COMMAND_SECONDS = 30;
 
