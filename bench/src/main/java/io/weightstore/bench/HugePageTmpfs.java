@@ -86,30 +86,34 @@ public final class HugePageTmpfs implements AutoCloseable {
         return parent != null && !Files.getAttribute(dir, "unix:dev").equals(Files.getAttribute(parent, "unix:dev"));
     }
 
+    /** Runs {@code command}, failing with its output when it fails or takes over COMMAND_SECONDS. */
     private static void run(String... command) throws IOException {
-        Process process;
+        String line = String.join(" ", command);
+        // Output to a file, not a pipe: a command that hangs must not block this thread past the deadline in a read.
+        Path output = Files.createTempFile("weightstore-mount-", ".log");
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        } catch (IOException e) {
-            throw new IOException("cannot run " + command[0] + ": " + e.getMessage(), e);
-        }
-        String output;
-        try (var in = process.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
-        }
-        try {
-            if (!process.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not finish within " + COMMAND_SECONDS + " s");
+            Process process;
+            try {
+                process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            } catch (IOException e) {
+                throw new IOException("cannot run " + command[0] + ": " + e.getMessage(), e);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while running " + String.join(" ", command), e);
-        }
-        if (process.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed (exit " + process.exitValue() + ")"
-                    + (output.isEmpty() ? "" : ": " + output));
+            try {
+                if (!process.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    throw new IOException(line + " did not finish within " + COMMAND_SECONDS + " s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while running " + line, e);
+            }
+            if (process.exitValue() != 0) {
+                String said = Files.readString(output, StandardCharsets.UTF_8).strip();
+                throw new IOException(line + " failed (exit " + process.exitValue() + ")" + (said.isEmpty() ? "" : ": " + said));
+            }
+        } finally {
+            Files.deleteIfExists(output);
         }
     }
 }

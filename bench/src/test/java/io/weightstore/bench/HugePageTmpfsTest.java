@@ -1,6 +1,7 @@
 package io.weightstore.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weightstore.store.node.PoolPages;
@@ -48,6 +49,16 @@ class HugePageTmpfsTest {
         tmpfs.close();
         tmpfs.close();
         assertThat(mounted(tmpfs.dir())).isFalse();
+    }
+
+    @Test
+    void aFailedUnmountIsReportedWithWhatUmountSaid() throws Exception {
+        assumeRoot();
+        HugePageTmpfs tmpfs = HugePageTmpfs.mount(work.resolve("pools"));
+        run("umount", tmpfs.dir().toString());
+        assertThatThrownBy(tmpfs::close).isInstanceOf(IOException.class)
+                .hasMessageStartingWith("umount --lazy " + tmpfs.dir() + " failed (exit ")
+                .hasMessageContaining("not mounted");
     }
 
     private static void assumeRoot() {
