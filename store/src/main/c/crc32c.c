@@ -193,6 +193,7 @@ static inline uint32_t fold256_finish(const fold256_state *s) {
     return (uint32_t) _mm_crc32_u64(crc, (uint64_t) _mm_extract_epi64(chunk, 1));
 }
 
+/* The constants that carry each 128-bit lane a round (8 * FOLD_ROUND_256 bits) forward, in both lanes. */
 __attribute__((target("avx2,vpclmulqdq")))
 static inline __m256i fold256_round_constants(void) {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[5]));
