@@ -36,9 +36,7 @@ abstract class LoadBenchCommand implements Callable<Integer> {
     Path sourceDir;
 
     @Option(names = "--pool-dir", paramLabel = "DIR",
-            description = "Where the nodes' pools go. Default: a tmpfs in huge pages that the bench mounts at "
-                    + "/tmp/weightstore-bench-pools and removes afterwards, as deploy's pool mount gives a node (needs root); "
-                    + "else /dev/shm, in 4 KiB pages.")
+            description = PoolDirectory.OPTION_DESCRIPTION)
     Path poolDir;
 
     @Option(names = "--json", description = "Print the measurements as JSON.")

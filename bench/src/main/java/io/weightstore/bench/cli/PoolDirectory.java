@@ -11,6 +11,11 @@ import java.nio.file.Path;
  * {@code /dev/shm}, with a line on stderr saying why.
  */
 final class PoolDirectory implements AutoCloseable {
+    /** What {@code --pool-dir} says in the help of every bench that takes it. */
+    static final String OPTION_DESCRIPTION = "Where the nodes' pools go. Default: a tmpfs in huge pages that the bench mounts at "
+            + "/tmp/weightstore-bench-pools and removes afterwards, as deploy's pool mount gives a node (needs root); "
+            + "else /dev/shm, in 4 KiB pages.";
+
     private static final Path FALLBACK = Path.of("/dev/shm");
 
     private final Path dir;
