@@ -290,7 +290,7 @@ class GatewayHttpTest {
         assertThat(text(after)).isEqualTo("{\"version\": 2}");
         assertThat(after.headers().firstValue("ETag")).isNotEqualTo(before.headers().firstValue("ETag"));
 
-        new CheckpointRemover(catalog).run(id, false);
+        LeasedDeletes.deleteOnceNotRead(catalog, id);
         assertError(signed("GET", "/weights/replaced/config.json", Map.of()), 404, "NoSuchKey");
     }
 
