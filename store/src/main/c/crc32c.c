@@ -24,6 +24,12 @@
  * buffer: 27-33 GB/s in cache (64 KiB, 1 MiB) against 15-23 for the chains alone, 11-15 out of it
  * (256 MiB) against 9-12.
  *
+ * Zen 1 has no VPCLMULQDQ, and its crc32 takes a word per three cycles however many chains are in
+ * flight: the chains ran at 5.6-6.0 GB/s (4 KiB to 1 MiB) where folding on eight 128-bit
+ * accumulators alone, two PCLMULQDQ per 16 bytes, ran at 9.1-9.5 (8.4 against 5.6 out of cache, 8.3
+ * against 4.4 at 512 bytes, and 7.9-8.8 against 5.2-5.6 for cells of 384 bytes to 2 KiB); folding
+ * beside one to three chains measured between the two. So on Zen 1 everything from 256 bytes is folded.
+ *
  * Compiled by the store module's build when gcc is present; the Java side falls back to the JDK
  * when this library is absent or the CPU lacks SSE 4.2 or PCLMUL.
  */
@@ -46,13 +52,19 @@
 static uint32_t shift_by_stream;
 static uint32_t shift_by_short_stream;
 
-/* Bytes a folding round takes: four 64-byte accumulators, or four 32-byte ones. */
+/*
+ * Bytes a folding round takes: four 64-byte accumulators, four 32-byte ones, or eight 16-byte ones
+ * (the same distance as four 32-byte ones).
+ */
 #define FOLD_ROUND 256
 #define FOLD_ROUND_256 128
+#define FOLD_ROUND_128 128
 /* Shorter buffers are not worth setting the accumulators up for. */
 #define FOLD_MIN 2048
+/* Where 128-bit folding is all this CPU does, it pays from two of its rounds on. */
+#define FOLD_MIN_128 256
 
-/* The width of the carry-less multiplies this CPU folds with: 512, 256, or 0 for none. */
+/* The width of the carry-less multiplies this CPU folds with: 512, 256, 128, or 0 for none. */
 static int folds;
 /*
  * Pairs of fold constants, a pair per distance: carrying a 128-bit lane D bits forward multiplies its
@@ -61,6 +73,7 @@ static int folds;
  * XORed into the lane D bits on stands for the bytes it replaces. Index 0: D = 2048 (a round); 1: 512
  * (one accumulator into the next); 2, 3, 4: 384, 256 and 128 (lanes of the last accumulator into its last).
  * With 256-bit accumulators, 5: D = 1024 (a round); 3: one accumulator into the next; 4: its lanes.
+ * With 128-bit accumulators, 5: D = 1024 (a round); 4: one accumulator into the next.
  */
 static uint64_t fold_constants[6][2];
 
@@ -88,8 +101,8 @@ static uint32_t x_to_the_mod_p(size_t n) {
 
 /*
  * Returns 2 when this CPU runs weightstore_crc32c folding long buffers on 512-bit registers, 3 when
- * on 256-bit ones beside crc32 chains, 1 when with crc32 chains only, 0 when the caller must use
- * another CRC32C.
+ * on 256-bit ones beside crc32 chains, 4 when on 128-bit ones alone, 1 when with crc32 chains only,
+ * 0 when the caller must use another CRC32C.
  */
 int weightstore_crc32c_init(void) {
     __builtin_cpu_init();
@@ -106,7 +119,12 @@ int weightstore_crc32c_init(void) {
     folds = !__builtin_cpu_supports("vpclmulqdq") ? 0
             : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 512
             : __builtin_cpu_supports("avx2") ? 256 : 0;
-    return folds == 512 ? 2 : folds == 256 ? 3 : 1;
+    // Zen 1 runs crc32 one word per three cycles however many chains are in flight, and folding beside
+    // them measured slower than folding alone.
+    if (folds == 0 && __builtin_cpu_is("znver1")) {
+        folds = 128;
+    }
+    return folds == 512 ? 2 : folds == 256 ? 3 : folds == 128 ? 4 : 1;
 }
 
 /* Each 128-bit lane of value carried forward by the distance of constants, XORed into next. */
@@ -121,6 +139,35 @@ __attribute__((target("sse4.2,pclmul")))
 static inline __m128i fold128(__m128i value, const uint64_t constants[2], __m128i next) {
     __m128i k = _mm_set_epi64x((long long) constants[1], (long long) constants[0]);
     return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(value, k, 0x00), _mm_clmulepi64_si128(value, k, 0x11)), next);
+}
+
+/* The CRC register after the bytes a folded chunk stands for: the crc32 of its 16 bytes from zero. */
+__attribute__((target("sse4.2")))
+static inline uint32_t chunk_crc(__m128i chunk) {
+    uint64_t crc = _mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk));
+    return (uint32_t) _mm_crc32_u64(crc, (uint64_t) _mm_extract_epi64(chunk, 1));
+}
+
+/* As crc_fold, with eight 128-bit accumulators (n >= FOLD_ROUND_128). */
+__attribute__((target("sse4.2,pclmul")))
+static uint32_t crc_fold128(uint32_t reg, const uint8_t *p, size_t n, size_t *done) {
+    __m128i acc[8];
+    for (int i = 0; i < 8; i++) {
+        acc[i] = _mm_loadu_si128((const __m128i *) (p + 16 * i));
+    }
+    acc[0] = _mm_xor_si128(acc[0], _mm_cvtsi32_si128((int) reg));
+    size_t at = FOLD_ROUND_128;
+    for (; n - at >= FOLD_ROUND_128; at += FOLD_ROUND_128) {
+        for (int i = 0; i < 8; i++) {
+            acc[i] = fold128(acc[i], fold_constants[5], _mm_loadu_si128((const __m128i *) (p + at + 16 * i)));
+        }
+    }
+    __m128i chunk = acc[0];
+    for (int i = 1; i < 8; i++) {
+        chunk = fold128(chunk, fold_constants[4], acc[i]);
+    }
+    *done = at;
+    return chunk_crc(chunk);
 }
 
 /*
@@ -149,8 +196,7 @@ static uint32_t crc_fold(uint32_t reg, const uint8_t *p, size_t n, size_t *done)
     chunk = fold128(_mm512_extracti32x4_epi32(acc3, 1), fold_constants[3], chunk);
     chunk = fold128(_mm512_extracti32x4_epi32(acc3, 0), fold_constants[2], chunk);
     *done = at;
-    uint64_t crc = _mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk));
-    return (uint32_t) _mm_crc32_u64(crc, (uint64_t) _mm_extract_epi64(chunk, 1));
+    return chunk_crc(chunk);
 }
 
 __attribute__((target("avx2,vpclmulqdq")))
@@ -188,9 +234,7 @@ __attribute__((target("avx2,vpclmulqdq,sse4.2,pclmul")))
 static inline uint32_t fold256_finish(const fold256_state *s) {
     __m256i next = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) fold_constants[3]));
     __m256i last = fold256(fold256(fold256(s->acc[0], next, s->acc[1]), next, s->acc[2]), next, s->acc[3]);
-    __m128i chunk = fold128(_mm256_castsi256_si128(last), fold_constants[4], _mm256_extracti128_si256(last, 1));
-    uint64_t crc = _mm_crc32_u64(0, (uint64_t) _mm_cvtsi128_si64(chunk));
-    return (uint32_t) _mm_crc32_u64(crc, (uint64_t) _mm_extract_epi64(chunk, 1));
+    return chunk_crc(fold128(_mm256_castsi256_si128(last), fold_constants[4], _mm256_extracti128_si256(last, 1)));
 }
 
 /* The constants that carry each 128-bit lane a round (8 * FOLD_ROUND_256 bits) forward, in both lanes. */
@@ -312,6 +356,8 @@ uint32_t weightstore_crc32c(uint32_t crc, const uint8_t *p, size_t n) {
             reg = crc_fold256(reg, p + done, n - done, &folded);
             done += folded;
         }
+    } else if (folds == 128 && n >= FOLD_MIN_128) {
+        reg = crc_fold128(reg, p, n, &done);
     }
     done += crc_rounds(&reg, p + done, n - done, STREAM, shift_by_stream);
     done += crc_rounds(&reg, p + done, n - done, SHORT_STREAM, shift_by_short_stream);
@@ -356,7 +402,7 @@ static size_t cells_by_four(const uint8_t *p, size_t cell, size_t count, uint32_
  */
 __attribute__((target("sse4.2,pclmul")))
 void weightstore_crc32c_cells(const uint8_t *p, size_t cell, size_t count, uint32_t *out) {
-    if (folds == 512 && cell >= FOLD_MIN) {
+    if ((folds == 512 && cell >= FOLD_MIN) || (folds == 128 && cell >= FOLD_MIN_128)) {
         for (size_t i = 0; i < count; i++) {
             out[i] = weightstore_crc32c(0, p + i * cell, cell);
         }

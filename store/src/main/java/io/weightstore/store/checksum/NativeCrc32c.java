@@ -143,6 +143,7 @@ final class NativeCrc32c implements Checksum {
         String description = switch (mode) {
             case 2 -> "native (AVX-512 VPCLMULQDQ folding from 2 KiB, crc32 chains below)";
             case 3 -> "native (AVX2 VPCLMULQDQ folding beside 3 crc32 chains from 32 KiB, folding alone from 2 KiB)";
+            case 4 -> "native (PCLMUL folding on 128-bit registers from 256 B: this CPU's crc32 is slow)";
             default -> "native (3 interleaved crc32 chains; SSE 4.2, PCLMUL)";
         };
         return new Loaded(library, update, description);
