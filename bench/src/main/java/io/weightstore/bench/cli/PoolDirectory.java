@@ -27,11 +27,15 @@ final class PoolDirectory implements AutoCloseable {
     }
 
     static PoolDirectory of(Path chosen, PrintWriter err) {
+        return of(chosen, HugePageTmpfs.DEFAULT, err);
+    }
+
+    static PoolDirectory of(Path chosen, Path mountPoint, PrintWriter err) {
         if (chosen != null) {
             return new PoolDirectory(chosen, null);
         }
         try {
-            HugePageTmpfs tmpfs = HugePageTmpfs.mount(HugePageTmpfs.DEFAULT);
+            HugePageTmpfs tmpfs = HugePageTmpfs.mount(mountPoint);
             return new PoolDirectory(tmpfs.dir(), tmpfs);
         } catch (IOException e) {
             err.println("pools in " + FALLBACK + ", in 4 KiB pages: no tmpfs in huge pages could be mounted (" + e.getMessage() + ")");
