@@ -1,9 +1,10 @@
 /*
  * The native CRC32C against a bit-by-bit reference, in each of its ways: the crc32 chains alone (what
- * a CPU without VPCLMULQDQ runs), folding with 128-bit carry-less multiplies (what Zen 1 runs; any CPU
- * that can run this library can run it) and, where this CPU can, with 256-bit and 512-bit ones. The Java tests see only the way the build machine's CPU takes. Lengths reach past several rounds of the longest chains, at
- * every alignment, continuing from CRCs other than zero; cells run three side by side, one by one
- * for the last, and folded when long. Run by the store module's build after gcc compiles it; exits
+ * other CPUs without VPCLMULQDQ run), folding with 128-bit carry-less multiplies (what Zen 1 runs; any
+ * CPU that can run this library can run it) and, where this CPU can, with 256-bit and 512-bit ones.
+ * The Java tests see only the way the build machine's CPU takes. Lengths reach past several rounds of
+ * the longest chains, at every alignment, continuing from CRCs other than zero; cells run three side
+ * by side, one by one for the last, and folded when long. Run by the store module's build after gcc compiles it; exits
  * non-zero when any case mismatches.
  */
 #include "crc32c.c"
