@@ -86,8 +86,10 @@ class MasterGroupFailoverTest {
                 MasterGroupCluster group = new MasterGroupCluster(tmp, etcd, "kill-loads", 3, 3, true);
                 ExecutorService loaders = Executors.newFixedThreadPool(4)) {
             int leader = group.awaitLeader(-1, Duration.ofSeconds(60));
-            // Leases short enough that the readers renew them across the change of leader.
-            StoreClient client = group.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(Duration.ofSeconds(4)));
+            // Leases short enough that the readers renew them with the new leader, and long enough to outlast the change: a
+            // lease renewed just before the kill must live through the takeover (3-3.5 s here) and the reader's next retry
+            // (up to 1 s later), which a 4 s lease did not always do on a busy machine.
+            StoreClient client = group.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(Duration.ofSeconds(8)));
             List<MemorySegment> sources = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 MemorySegment bytes = Bytes.random(arena, 6 * TestCluster.SLICE + 1234 * i, 10 + i);
