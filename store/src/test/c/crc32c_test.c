@@ -4,8 +4,8 @@
  * CPU that can run this library can run it) and, where this CPU can, with 256-bit and 512-bit ones.
  * The Java tests see only the way the build machine's CPU takes. Lengths reach past several rounds of
  * the longest chains, at every alignment, continuing from CRCs other than zero; cells run three side
- * by side, one by one for the last, and folded when long. Run by the store module's build after gcc compiles it; exits
- * non-zero when any case mismatches.
+ * by side, one by one for the last, and folded when long. Run by the store module's build after gcc
+ * compiles it; exits non-zero when any case mismatches.
  */
 #include "crc32c.c"
 
