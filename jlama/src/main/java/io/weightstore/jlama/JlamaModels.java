@@ -90,8 +90,8 @@ public final class JlamaModels {
     /**
      * @param distributed for tensor parallelism: builds the context of this process's shard from the
      *     model's config, as Jlama's own distributed loading does
-     * @param opened told of the checkpoint's source before any weight is read, so that a server can
-     *     show the load's progress while it runs
+     * @param opened told of the checkpoint's source before any weight is read, on the thread that opens
+     *     it, so that a server can show the load's progress while it runs
      */
     public static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed,
             Consumer<CheckpointSource> opened) throws IOException {
@@ -120,12 +120,15 @@ public final class JlamaModels {
             AbstractModel model = loadModel(dir, kvCache, distributed, SafeTensorSupport::loadWeights);
             return new Loaded(model, reference, Optional.empty(), (System.nanoTime() - start) / 1e9, kvCache);
         }
-        CheckpointSource source = CheckpointSource.open(URI.create(reference), options);
+        URI uri = URI.create(reference);
+        Path metadata = CheckpointSource.metadataDir(CheckpointSource.checkpointId(uri), options);
+        CheckpointOpening opening = CheckpointOpening.start(uri, options, distributed.isEmpty(), opened);
         try {
-            opened.accept(source);
-            Path metadata = source.materializeMetadata().dir();
-            StoreWeightLoader weights = new StoreWeightLoader(source, distributed.isEmpty());
-            AbstractModel model = loadModel(metadata, kvCache, distributed, dir -> weights);
+            Optional<AbstractModel> onFilesLeftBefore = Files.isRegularFile(metadata.resolve("config.json"))
+                    ? loadOnMetadataLeftBefore(metadata, opening, kvCache, distributed) : Optional.empty();
+            AbstractModel model = onFilesLeftBefore.isPresent() ? onFilesLeftBefore.get()
+                    : loadOnMetadataWritten(metadata, opening, kvCache, distributed);
+            CheckpointSource source = opening.source();
             // Files seen in place were checked while Jlama built the model; one that failed is read instead, from a good copy.
             List<String> failed = source.awaitChecks();
             if (!failed.isEmpty()) {
@@ -135,9 +138,90 @@ public final class JlamaModels {
                 model = loadModel(metadata, kvCache, distributed, dir -> again);
             }
             return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9, kvCache);
+        } catch (OpeningFailed e) {
+            opening.abandon(e.getCause());
+            throw e.getCause();
         } catch (IOException | RuntimeException e) {
-            source.close();
+            opening.abandon(e);
             throw e;
+        }
+    }
+
+    /**
+     * Jlama reads config and tokenizer from the files an earlier load of this checkpoint wrote, while
+     * the checkpoint opens; empty when the opening found them stale and wrote them again. Files there
+     * are only ever replaced whole (written aside, then renamed), and each is compared with the
+     * manifest's SHA-256 before Jlama gets its weight loader, so a model is only built on the files the
+     * checkpoint holds.
+     */
+    private static Optional<AbstractModel> loadOnMetadataLeftBefore(Path metadata, CheckpointOpening opening, KvCacheDirectory kvCache,
+            Optional<Function<Config, DistributedContext>> distributed) throws IOException {
+        try {
+            return Optional.of(loadModel(metadata, kvCache, distributed, dir -> {
+                if (stale(opening)) {
+                    throw new StaleMetadata();
+                }
+                return weightsOf(opening);
+            }));
+        } catch (StaleMetadata e) {
+            return Optional.empty();
+        } catch (OpeningFailed e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // Jlama could not read what was there: if the opening wrote it again, read the new files.
+            boolean rewritten;
+            try {
+                rewritten = opening.metadata().written() > 0;
+            } catch (IOException openingFailed) {
+                openingFailed.addSuppressed(e);
+                throw openingFailed;
+            }
+            if (rewritten) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** Jlama reads config and tokenizer once the opening has written them. */
+    private static AbstractModel loadOnMetadataWritten(Path metadata, CheckpointOpening opening, KvCacheDirectory kvCache,
+            Optional<Function<Config, DistributedContext>> distributed) throws IOException {
+        opening.metadata();
+        return loadModel(metadata, kvCache, distributed, dir -> weightsOf(opening));
+    }
+
+    private static boolean stale(CheckpointOpening opening) {
+        try {
+            return opening.metadata().written() > 0;
+        } catch (IOException e) {
+            throw new OpeningFailed(e);
+        }
+    }
+
+    private static StoreWeightLoader weightsOf(CheckpointOpening opening) {
+        try {
+            return opening.weights();
+        } catch (IOException e) {
+            throw new OpeningFailed(e);
+        }
+    }
+
+    /** The metadata files Jlama started on were not the checkpoint's; unwinds Jlama's reading of them. */
+    private static final class StaleMetadata extends RuntimeException {
+        StaleMetadata() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** Carries the opening's failure out through Jlama, which takes its weight loader from a function. */
+    private static final class OpeningFailed extends RuntimeException {
+        OpeningFailed(IOException cause) {
+            super(cause);
+        }
+
+        @Override
+        public synchronized IOException getCause() {
+            return (IOException) super.getCause();
         }
     }
 

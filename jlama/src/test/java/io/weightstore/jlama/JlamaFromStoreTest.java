@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tjake.jlama.model.DistributedContext;
 import com.github.tjake.jlama.model.llama.LlamaConfig;
 import com.github.tjake.jlama.safetensors.SafeTensorIndex;
@@ -21,6 +22,7 @@ import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.ImportRequest;
@@ -99,6 +101,57 @@ class JlamaFromStoreTest {
             ours.tokens().stream().filter(t -> !tokenizer.getModel().isSpecialToken(t)).forEach(t -> decodedAsJlamaDoes.append(tokenizer.decode(t)));
             assertThat(decodedAsJlamaDoes.toString()).isEqualTo(theirs);
         }
+    }
+
+    @Test
+    void aModelIsBuiltOnTheCheckpointsConfigWhenAnEarlierLoadLeftAnotherInTheCache() throws IOException {
+        Path dir = synthAndImport(DType.F32, "stale");
+        Completion fromDisk = generate(dir.toString());
+        Path cached = cacheWithMetadataOf(dir, "stale");
+        ObjectNode config = (ObjectNode) JsonMapper.builder().build().readTree(cached.resolve("config.json").toFile());
+        assertThat(config.get("num_hidden_layers").asInt()).isEqualTo(2);
+        Files.writeString(cached.resolve("config.json"), config.put("num_hidden_layers", 1).toString());
+
+        try (JlamaModels.Loaded loaded = JlamaModels.load("weightstore://stale", LoadOptions.defaults())) {
+            assertThat(loaded.model().getConfig().numberOfLayers).isEqualTo(2);
+            assertThat(Completion.generate(loaded.model(), PromptContext.of(PROMPT), 24, 0.0f, token -> {}).text())
+                    .isEqualTo(fromDisk.text());
+        }
+        assertThat(cached.resolve("config.json")).hasSameBinaryContentAs(dir.resolve("config.json"));
+    }
+
+    @Test
+    void aCachedTokenizerJlamaCannotReadIsWrittenAgainAndTheModelLoads() throws IOException {
+        Path dir = synthAndImport(DType.F32, "garbled");
+        Completion fromDisk = generate(dir.toString());
+        Path cached = cacheWithMetadataOf(dir, "garbled");
+        Files.writeString(cached.resolve("tokenizer.json"), "{\"model\": ");
+
+        assertThat(generate("weightstore://garbled").text()).isEqualTo(fromDisk.text());
+        assertThat(cached.resolve("tokenizer.json")).hasSameBinaryContentAs(dir.resolve("tokenizer.json"));
+    }
+
+    @Test
+    void aCheckpointNotInTheStoreIsReportedAsSuchWhenAnEarlierLoadLeftItsMetadataInTheCache() throws IOException {
+        Path dir = synthAndImport(DType.F32, "present");
+        cacheWithMetadataOf(dir, "gone");
+
+        assertThatThrownBy(() -> JlamaModels.load("weightstore://gone", LoadOptions.defaults()))
+                .isInstanceOfSatisfying(CheckpointException.class, e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.NOT_FOUND))
+                .hasMessageContaining("no checkpoint gone");
+        // Nothing of the failed load holds the embedded store: the next load opens it.
+        assertThat(generate("weightstore://present").generatedTokens()).isPositive();
+    }
+
+    /** The metadata files of {@code dir} where a load of checkpoint {@code id} leaves them, as an earlier load would have. */
+    private Path cacheWithMetadataOf(Path dir, String id) throws IOException {
+        Path cached = Files.createDirectories(tmp.resolve("home/cache").resolve(id));
+        try (var files = Files.list(dir)) {
+            for (Path file : files.filter(f -> !f.getFileName().toString().endsWith(".safetensors")).toList()) {
+                Files.copy(file, cached.resolve(file.getFileName()));
+            }
+        }
+        return cached;
     }
 
     @ParameterizedTest

@@ -226,9 +226,15 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Writes config, tokenizer and other metadata files to the cache directory; never a weight file. */
     public Materialized materializeMetadata() throws IOException {
-        Path dir = options.cacheDir() != null ? options.cacheDir()
-                : WeightstoreHome.created().resolve("cache").resolve(manifest.checkpointId().value());
-        return materializeMetadata(dir);
+        return materializeMetadata(metadataDir(manifest.checkpointId(), options));
+    }
+
+    /**
+     * Where {@link #materializeMetadata()} writes checkpoint {@code id}'s metadata files: known before
+     * the store is opened, so that an engine may start on what an earlier load left there.
+     */
+    public static Path metadataDir(CheckpointId id, LoadOptions options) throws IOException {
+        return options.cacheDir() != null ? options.cacheDir() : WeightstoreHome.created().resolve("cache").resolve(id.value());
     }
 
     /** As {@link #materializeMetadata()}, into {@code dir}; files whose size and hash already match are left alone. */

@@ -1,0 +1,119 @@
+package io.weightstore.jlama;
+
+import io.weightstore.weights.loader.CheckpointSource;
+import io.weightstore.weights.loader.LoadOptions;
+import java.io.IOException;
+import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * A checkpoint opened on a thread of its own: the store, the manifest and the weight files, then the
+ * metadata files written to the cache directory, then the {@link StoreWeightLoader}. In a fresh JVM
+ * this takes about half a second of one core, and so does Jlama's reading of config and tokenizer;
+ * neither needs the other until Jlama asks for its weight loader, so they run side by side.
+ *
+ * <p>Whoever starts an opening owns what it opens: {@link #source()} once a model is built on it,
+ * {@link #abandon} otherwise.
+ */
+final class CheckpointOpening {
+    private final CompletableFuture<CheckpointSource> source = new CompletableFuture<>();
+    private final CompletableFuture<CheckpointSource.Materialized> metadata = new CompletableFuture<>();
+    private final CompletableFuture<StoreWeightLoader> weights = new CompletableFuture<>();
+    private final Thread thread;
+
+    private CheckpointOpening(URI uri, LoadOptions options, boolean wholeModel, Consumer<CheckpointSource> opened) {
+        thread = Thread.ofPlatform().daemon().name("weightstore-open " + uri.getAuthority())
+                .start(() -> run(uri, options, wholeModel, opened));
+    }
+
+    /**
+     * @param opened told of the source on the opening's thread, before any weight is read
+     */
+    static CheckpointOpening start(URI uri, LoadOptions options, boolean wholeModel, Consumer<CheckpointSource> opened) {
+        return new CheckpointOpening(uri, options, wholeModel, opened);
+    }
+
+    private void run(URI uri, LoadOptions options, boolean wholeModel, Consumer<CheckpointSource> opened) {
+        try {
+            CheckpointSource open = CheckpointSource.open(uri, options);
+            source.complete(open);
+            opened.accept(open);
+            metadata.complete(open.materializeMetadata());
+            weights.complete(new StoreWeightLoader(open, wholeModel));
+        } catch (Throwable e) {
+            source.completeExceptionally(e);
+            metadata.completeExceptionally(e);
+            weights.completeExceptionally(e);
+        }
+    }
+
+    CheckpointSource source() throws IOException {
+        return await(source);
+    }
+
+    /** What writing the metadata files did; waits for it. */
+    CheckpointSource.Materialized metadata() throws IOException {
+        return await(metadata);
+    }
+
+    /** The weight loader, once the metadata files are written; each call returns the same one. */
+    StoreWeightLoader weights() throws IOException {
+        return await(weights);
+    }
+
+    /**
+     * For a load that failed: waits for the opening to end and closes what it opened, adding any
+     * failure of that to {@code failure}.
+     */
+    void abandon(Exception failure) {
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        // The thread has ended, so every future is done. Closing a loader Jlama closed with its model again is harmless.
+        if (!weights.isCompletedExceptionally()) {
+            closeInto(failure, weights.join());
+        }
+        if (!source.isCompletedExceptionally()) {
+            closeInto(failure, source.join());
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void closeInto(Exception failure, AutoCloseable opened) {
+        try {
+            opened.close();
+        } catch (Exception e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> future) throws IOException {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the checkpoint opened", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(cause);
+        }
+    }
+}
