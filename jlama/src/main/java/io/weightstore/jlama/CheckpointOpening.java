@@ -9,8 +9,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
- * A checkpoint opened on a thread of its own: the store, the manifest and the weight files, then the
- * metadata files written to the cache directory, then the {@link StoreWeightLoader}. In a fresh JVM
+ * A checkpoint opened on a thread of its own: the store, the manifest, the metadata files written to
+ * the cache directory, then the weight files and the {@link StoreWeightLoader}. In a fresh JVM
  * this takes about half a second of one core, and so does Jlama's reading of config and tokenizer;
  * neither needs the other until Jlama asks for its weight loader, so they run side by side.
  *
@@ -37,10 +37,9 @@ final class CheckpointOpening {
 
     private void run(URI uri, LoadOptions options, boolean wholeModel, Consumer<CheckpointSource> opened) {
         try {
-            CheckpointSource open = CheckpointSource.open(uri, options);
+            CheckpointSource open = CheckpointSource.openMetadataFirst(uri, options, metadata::complete);
             source.complete(open);
             opened.accept(open);
-            metadata.complete(open.materializeMetadata());
             weights.complete(new StoreWeightLoader(open, wholeModel));
         } catch (Throwable e) {
             source.completeExceptionally(e);

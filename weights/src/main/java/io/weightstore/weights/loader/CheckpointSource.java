@@ -38,6 +38,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,7 +99,8 @@ public final class CheckpointSource implements AutoCloseable {
     private final LongAdder bytesSeenInPlace = new LongAdder();
     private Map<String, Location> tensors;
 
-    private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options) throws IOException {
+    private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options,
+            Optional<Consumer<Materialized>> metadataFirst) throws IOException {
         this.store = store;
         this.ownsStore = ownsStore;
         this.catalog = new Catalog(store);
@@ -113,6 +115,9 @@ public final class CheckpointSource implements AutoCloseable {
         }
         try {
             requireImporter(manifest, options.importer());
+            if (metadataFirst.isPresent()) {
+                metadataFirst.get().accept(materializeMetadata());
+            }
             openWeightFiles();
         } catch (IOException | RuntimeException e) {
             close();
@@ -179,10 +184,25 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Opens {@code weightstore://ID} on the store chosen by {@code options} (or the usual selection). */
     public static CheckpointSource open(URI uri, LoadOptions options) throws IOException {
+        return open(uri, options, Optional.empty());
+    }
+
+    /**
+     * As {@link #open(URI, LoadOptions)}, writing the metadata files ({@link #materializeMetadata()})
+     * before the weight files open and telling {@code metadataWritten} what that did: an engine reads
+     * config and tokenizer while the rest opens. Nothing is written for a checkpoint the load refuses.
+     */
+    public static CheckpointSource openMetadataFirst(URI uri, LoadOptions options, Consumer<Materialized> metadataWritten)
+            throws IOException {
+        return open(uri, options, Optional.of(metadataWritten));
+    }
+
+    private static CheckpointSource open(URI uri, LoadOptions options, Optional<Consumer<Materialized>> metadataFirst)
+            throws IOException {
         CheckpointId id = checkpointId(uri);
         StoreClient store = StoreLocator.open(options.store(), options.credentials(), options.connections());
         try {
-            return new CheckpointSource(store, true, id, options);
+            return new CheckpointSource(store, true, id, options, metadataFirst);
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -191,7 +211,7 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Opens a checkpoint on a store the caller keeps open. */
     public static CheckpointSource open(StoreClient store, CheckpointId id, LoadOptions options) throws IOException {
-        return new CheckpointSource(store, false, id, options);
+        return new CheckpointSource(store, false, id, options, Optional.empty());
     }
 
     /** The checkpoint id of a {@code weightstore://ID} URI. */

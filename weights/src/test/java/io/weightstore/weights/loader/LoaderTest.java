@@ -442,6 +442,28 @@ class LoaderTest {
     }
 
     @Test
+    void metadataWrittenFirstIsToldOnceAndNotWrittenForACheckpointTheLoadRefuses() throws IOException {
+        Path cache = tmp.resolve("cache");
+        LoadOptions options = LoadOptions.defaults().withStore(cluster.masterAddress()).withCacheDir(cache);
+        List<CheckpointSource.Materialized> told = new ArrayList<>();
+        try (CheckpointSource checkpoint = CheckpointSource.openMetadataFirst(URI.create("weightstore://ckpt"), options, told::add)) {
+            assertThat(told).singleElement().satisfies(materialized -> {
+                assertThat(materialized.dir()).isEqualTo(cache.toAbsolutePath());
+                assertThat(materialized.written()).isEqualTo(5);
+            });
+            assertThat(cache.resolve("config.json")).hasSameBinaryContentAs(source.resolve("config.json"));
+            assertThat(checkpoint.materializeMetadata().unchanged()).isEqualTo(5);
+        }
+
+        Path refused = tmp.resolve("refused");
+        assertThatThrownBy(() -> CheckpointSource.openMetadataFirst(URI.create("weightstore://ckpt"),
+                options.withCacheDir(refused).withImporter("writer someone-else"), told::add))
+                .isInstanceOfSatisfying(CheckpointException.class, e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.UNTRUSTED));
+        assertThat(refused).doesNotExist();
+        assertThat(told).hasSize(1);
+    }
+
+    @Test
     void onlyReadyCheckpointsOpenAndOnlyWeightstoreUris() throws IOException {
         Catalog catalog = new Catalog(store);
         var manifest = catalog.readyManifest(new CheckpointId("ckpt"));
