@@ -1,11 +1,11 @@
 package io.weightstore.jlama;
 
+import io.weightstore.weights.Futures;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -22,6 +22,9 @@ final class CheckpointOpening {
     private final CompletableFuture<CheckpointSource.Materialized> metadata = new CompletableFuture<>();
     private final CompletableFuture<StoreWeightLoader> weights = new CompletableFuture<>();
     private final Thread thread;
+    /** What the thread opened, for {@link #abandon} to close once the thread has ended, whoever stopped waiting. */
+    private CheckpointSource openedSource;
+    private StoreWeightLoader openedWeights;
 
     private CheckpointOpening(URI uri, LoadOptions options, boolean wholeModel, Consumer<CheckpointSource> opened) {
         thread = Thread.ofPlatform().daemon().name("weightstore-open " + uri.getAuthority())
@@ -37,10 +40,11 @@ final class CheckpointOpening {
 
     private void run(URI uri, LoadOptions options, boolean wholeModel, Consumer<CheckpointSource> opened) {
         try {
-            CheckpointSource open = CheckpointSource.openMetadataFirst(uri, options, metadata::complete);
-            source.complete(open);
-            opened.accept(open);
-            weights.complete(new StoreWeightLoader(open, wholeModel));
+            openedSource = CheckpointSource.openMetadataFirst(uri, options, metadata::complete);
+            source.complete(openedSource);
+            opened.accept(openedSource);
+            openedWeights = new StoreWeightLoader(openedSource, wholeModel);
+            weights.complete(openedWeights);
         } catch (Throwable e) {
             source.completeExceptionally(e);
             metadata.completeExceptionally(e);
@@ -49,17 +53,17 @@ final class CheckpointOpening {
     }
 
     CheckpointSource source() throws IOException {
-        return await(source);
+        return Futures.await(source);
     }
 
     /** What writing the metadata files did; waits for it. */
     CheckpointSource.Materialized metadata() throws IOException {
-        return await(metadata);
+        return Futures.await(metadata);
     }
 
-    /** The weight loader, once the metadata files are written; each call returns the same one. */
+    /** The weight loader, once the weight files are open; each call returns the same one. */
     StoreWeightLoader weights() throws IOException {
-        return await(weights);
+        return Futures.await(weights);
     }
 
     /**
@@ -75,12 +79,12 @@ final class CheckpointOpening {
                 interrupted = true;
             }
         }
-        // The thread has ended, so every future is done. Closing a loader Jlama closed with its model again is harmless.
-        if (!weights.isCompletedExceptionally()) {
-            closeInto(failure, weights.join());
+        // Closing a loader Jlama closed with its model again is harmless.
+        if (openedWeights != null) {
+            closeInto(failure, openedWeights);
         }
-        if (!source.isCompletedExceptionally()) {
-            closeInto(failure, source.join());
+        if (openedSource != null) {
+            closeInto(failure, openedSource);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -92,27 +96,6 @@ final class CheckpointOpening {
             opened.close();
         } catch (Exception e) {
             failure.addSuppressed(e);
-        }
-    }
-
-    private static <T> T await(CompletableFuture<T> future) throws IOException {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while the checkpoint opened", e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new IOException(cause);
         }
     }
 }
