@@ -29,6 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
 /** Nodes and masters that die, restart or rot, on a real loopback cluster of one master and three nodes. */
 class ClusterFailureTest {
     private static final long SIZE = 16 * TestCluster.SLICE + 12345;
+    /**
+     * Short, so that a test outlives several, yet renewed (at half of it) often enough that a loaded
+     * machine's stall of a few hundred milliseconds does not let one lapse.
+     */
+    private static final Duration LEASE = Duration.ofSeconds(1);
 
     @TempDir
     Path tmp;
@@ -178,12 +183,12 @@ class ClusterFailureTest {
 
     @Test
     void openReaderKeepsItsLeasePastTheLeaseDuration() throws Exception {
-        StoreClient reader = cluster.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(Duration.ofMillis(400)));
+        StoreClient reader = cluster.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(LEASE));
         StoreClient admin = cluster.client();
         reader.put("long-read", data.asSlice(0, 100), replicas(1));
         try (ObjectReader object = reader.open("long-read")) {
             // Several lease lengths pass while the reader stays open: the client renews in the background.
-            Thread.sleep(1500);
+            Thread.sleep(LEASE.multipliedBy(3).plusMillis(500).toMillis());
             assertCode(() -> admin.remove("long-read", false), StoreException.Code.FAILED_PRECONDITION);
             object.read(new Range(0, 100), arena.allocate(100));
         }
@@ -192,12 +197,12 @@ class ClusterFailureTest {
 
     @Test
     void readerSurvivesAMasterRestartByTakingANewLease() throws Exception {
-        StoreClient reader = cluster.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(Duration.ofMillis(400)));
+        StoreClient reader = cluster.client(ClientOptions.defaults().withSameHostPath(false).withLeaseDuration(LEASE));
         reader.put("across-restart", data, replicas(2));
         try (ObjectReader object = reader.open("across-restart")) {
             cluster.stopMaster();
             cluster.startMaster();
-            Thread.sleep(1000);
+            Thread.sleep(LEASE.multipliedBy(2).plusMillis(500).toMillis());
             assertCode(() -> cluster.client().remove("across-restart", false), StoreException.Code.FAILED_PRECONDITION);
             MemorySegment back = arena.allocate(SIZE);
             object.read(new Range(0, SIZE), back);
