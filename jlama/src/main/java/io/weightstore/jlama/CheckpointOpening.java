@@ -61,6 +61,14 @@ final class CheckpointOpening {
         return Futures.await(metadata);
     }
 
+    /**
+     * Whether writing the metadata files replaced any file in the cache directory, which then was not
+     * the checkpoint's; waits for it.
+     */
+    boolean metadataRewritten() throws IOException {
+        return metadata().written() > 0;
+    }
+
     /** The weight loader, once the weight files are open; each call returns the same one. */
     StoreWeightLoader weights() throws IOException {
         return Futures.await(weights);

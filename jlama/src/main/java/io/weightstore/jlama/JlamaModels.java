@@ -171,7 +171,7 @@ public final class JlamaModels {
             // Jlama could not read what was there: if the opening wrote it again, read the new files.
             boolean rewritten;
             try {
-                rewritten = opening.metadata().written() > 0;
+                rewritten = opening.metadataRewritten();
             } catch (IOException openingFailed) {
                 openingFailed.addSuppressed(e);
                 throw openingFailed;
@@ -192,7 +192,7 @@ public final class JlamaModels {
 
     private static boolean stale(CheckpointOpening opening) {
         try {
-            return opening.metadata().written() > 0;
+            return opening.metadataRewritten();
         } catch (IOException e) {
             throw new OpeningFailed(e);
         }
