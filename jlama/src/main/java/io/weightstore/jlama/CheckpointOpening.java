@@ -1,6 +1,6 @@
 package io.weightstore.jlama;
 
-import io.weightstore.weights.Futures;
+import io.weightstore.store.client.Futures;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import java.io.IOException;

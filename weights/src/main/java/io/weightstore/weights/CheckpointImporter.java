@@ -9,6 +9,7 @@ import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.checks.BlockChecksumDigest;
 import io.weightstore.weights.checks.TensorCrcTable;

@@ -6,10 +6,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 /** Waiting on background I/O: its own IOException or RuntimeException comes back as it was thrown. */
-final class Futures {
+public final class Futures {
     private Futures() {}
 
-    static <T> T await(Future<T> future) throws IOException {
+    public static <T> T await(Future<T> future) throws IOException {
         try {
             return future.get();
         } catch (InterruptedException e) {

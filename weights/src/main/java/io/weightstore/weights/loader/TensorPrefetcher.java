@@ -1,10 +1,10 @@
 package io.weightstore.weights.loader;
 
 import io.weightstore.store.api.Range;
+import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
-import io.weightstore.weights.Futures;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
