@@ -130,7 +130,7 @@ public final class MacTransport implements Transport {
                 return 0;
             }
             if (verified.hasRemaining()) {
-                return drain(verified, dst);
+                return ByteBuffers.drain(verified, dst);
             }
             if (endOfStream) {
                 return -1;
@@ -158,7 +158,7 @@ public final class MacTransport implements Transport {
                 dst.position(dst.position() + word);
                 return word;
             }
-            return drain(verified, dst);
+            return ByteBuffers.drain(verified, dst);
         } finally {
             reading.unlock();
         }
@@ -181,7 +181,7 @@ public final class MacTransport implements Transport {
     private void readSocketFully(ByteBuffer into) throws IOException {
         while (into.hasRemaining()) {
             if (carried.hasRemaining()) {
-                drain(carried, into);
+                ByteBuffers.drain(carried, into);
                 continue;
             }
             int n;
@@ -197,14 +197,6 @@ public final class MacTransport implements Transport {
                         + " been cut short");
             }
         }
-    }
-
-    private static int drain(ByteBuffer from, ByteBuffer dst) {
-        int n = Math.min(from.remaining(), dst.remaining());
-        dst.put(dst.position(), from, from.position(), n);
-        dst.position(dst.position() + n);
-        from.position(from.position() + n);
-        return n;
     }
 
     @Override

@@ -198,7 +198,7 @@ public final class TlsTransport implements Transport {
             return 0;
         }
         if (overflow.hasRemaining()) {
-            return drain(overflow, dst);
+            return ByteBuffers.drain(overflow, dst);
         }
         if (endOfStream) {
             return -1;
@@ -224,7 +224,7 @@ public final class TlsTransport implements Transport {
                     if (!spill) {
                         produced += result.bytesProduced();
                     } else if (overflow.hasRemaining()) {
-                        return drain(overflow, dst);
+                        return ByteBuffers.drain(overflow, dst);
                     }
                     // Else that record was a handshake message (a session ticket, a key update); read on.
                     spill = false;
@@ -300,14 +300,6 @@ public final class TlsTransport implements Transport {
                     ? "without a TLS close_notify: what arrived may have been cut short"
                     : "during the TLS handshake"));
         }
-    }
-
-    private static int drain(ByteBuffer from, ByteBuffer dst) {
-        int n = Math.min(from.remaining(), dst.remaining());
-        dst.put(dst.position(), from, from.position(), n);
-        dst.position(dst.position() + n);
-        from.position(from.position() + n);
-        return n;
     }
 
     @Override
