@@ -3,6 +3,9 @@ package io.weightstore.gateway.transfer;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelProgressiveFuture;
+import io.netty.channel.ChannelProgressiveFutureListener;
+import io.netty.channel.ChannelProgressivePromise;
 import io.weightstore.store.client.InPlaceFiles;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -17,16 +20,33 @@ import java.util.concurrent.TimeUnit;
  * socket took its last byte; until then its source must stay as it is, which {@link Sent#await}
  * waits for.
  *
- * <p>Every wait has a deadline: a client that takes no bytes for that long is cut off, so it cannot
- * hold a transfer slot and a read lease for ever.
+ * <p>Every wait has a deadline on stalls, not on the whole: a client that takes no byte for that long
+ * is cut off, so it cannot hold a transfer slot and a read lease for ever, while one that reads a
+ * large range slowly but steadily gets all of it.
  */
 public final class BodyWriter {
     private final Channel channel;
     private final Duration deadline;
+    /** When the socket last took bytes of this body, or a write began; written on the event loop, read by waiters. */
+    private volatile long progressNanos = System.nanoTime();
+    private final ChannelProgressiveFutureListener progress = new ChannelProgressiveFutureListener() {
+        @Override
+        public void operationProgressed(ChannelProgressiveFuture future, long progress, long total) {
+            progressNanos = System.nanoTime();
+        }
+
+        @Override
+        public void operationComplete(ChannelProgressiveFuture future) {
+            progressNanos = System.nanoTime();
+        }
+    };
     private long written;
     private Sent last;
 
-    /** Writes to {@code channel}, whose response status and headers are written; waits at most {@code deadline} per write. */
+    /**
+     * Writes to {@code channel}, whose response status and headers are written; cuts the client off
+     * once it took no byte for {@code deadline}.
+     */
     public BodyWriter(Channel channel, Duration deadline) {
         this.channel = channel;
         this.deadline = deadline;
@@ -40,8 +60,7 @@ public final class BodyWriter {
     /** Starts sending {@code ranges} of pool files, in order, which must stay open until the result's {@link Sent#await} returns. */
     public Sent write(List<InPlaceFiles.FileRange> ranges) {
         for (InPlaceFiles.FileRange range : ranges) {
-            last = new Sent(channel.writeAndFlush(new FileRangeRegion(range)), range.length());
-            written += range.length();
+            last = send(new FileRangeRegion(range), range.length());
         }
         return last;
     }
@@ -51,9 +70,17 @@ public final class BodyWriter {
      * 256 MiB), which must stay untouched until the result's {@link Sent#await} returns.
      */
     public Sent write(MemorySegment bytes) {
-        last = new Sent(channel.writeAndFlush(Unpooled.wrappedBuffer(bytes.asByteBuffer())), bytes.byteSize());
-        written += bytes.byteSize();
+        last = send(Unpooled.wrappedBuffer(bytes.asByteBuffer()), bytes.byteSize());
         return last;
+    }
+
+    private Sent send(Object message, long bytes) {
+        // Each write starts the stall clock again: the time spent reading the next chunk is not the client's.
+        progressNanos = System.nanoTime();
+        ChannelProgressivePromise promise = channel.newProgressivePromise();
+        promise.addListener(progress);
+        written += bytes;
+        return new Sent(channel.writeAndFlush(message, promise), bytes);
     }
 
     /** Waits until everything written so far is sent, or has failed. */
@@ -87,23 +114,25 @@ public final class BodyWriter {
         /**
          * Waits until the socket took the write.
          *
-         * @throws IOException when the connection broke, or the client did not take it within the deadline (the connection is then closed)
+         * @throws IOException when the connection broke, or the client took no byte of the body for the deadline (the connection is then closed)
          */
         public void await() throws IOException {
-            boolean done;
             try {
-                done = future.await(deadline.toMillis(), TimeUnit.MILLISECONDS);
+                while (!future.isDone()) {
+                    long left = deadline.toNanos() - (System.nanoTime() - progressNanos);
+                    if (left <= 0) {
+                        // Closing fails the writes still queued, so the memory they point at is let go of before this returns.
+                        channel.close().awaitUninterruptibly();
+                        future.awaitUninterruptibly();
+                        throw new IOException("the client took no byte of a " + bytes + "-byte write for " + deadline.toMillis()
+                                + " ms; connection closed");
+                    }
+                    future.await(left, TimeUnit.NANOSECONDS);
+                }
             } catch (InterruptedException e) {
                 channel.close().awaitUninterruptibly();
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while sending a response body; connection closed", e);
-            }
-            if (!done) {
-                // Closing fails the writes still queued, so the memory they point at is let go of before this returns.
-                channel.close().awaitUninterruptibly();
-                future.awaitUninterruptibly();
-                throw new IOException("the client did not take a " + bytes + "-byte write within " + deadline.toMillis()
-                        + " ms; connection closed");
             }
             if (!future.isSuccess()) {
                 throw new IOException("sending the response body failed: " + future.cause(), future.cause());

@@ -7,6 +7,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -53,6 +54,8 @@ class BodyWriterTest {
                         accepted.complete(ctx.channel());
                     }
                 })
+                // A small send buffer, so the socket takes bytes as the client reads them rather than megabytes at a time.
+                .childOption(ChannelOption.SO_SNDBUF, 64 << 10)
                 .bind("127.0.0.1", 0).sync().channel();
     }
 
@@ -104,9 +107,46 @@ class BodyWriterTest {
             BodyWriter body = new BodyWriter(channel, Duration.ofMillis(300));
             // Far more than the two sockets' buffers hold, and nobody reads it.
             BodyWriter.Sent sent = body.write(arena.allocate(64 << 20, 4096));
-            assertThatThrownBy(sent::await).isInstanceOf(IOException.class).hasMessageContaining("did not take")
-                    .hasMessageContaining("within 300 ms");
+            assertThatThrownBy(sent::await).isInstanceOf(IOException.class).hasMessageContaining("took no byte")
+                    .hasMessageContaining("for 300 ms");
             assertThat(channel.isOpen()).isFalse();
+        }
+    }
+
+    @Test
+    void aClientReadingSlowlyButSteadilyGetsAWholeBodyThatTakesManyDeadlines() throws Exception {
+        byte[] memory = new byte[8 << 20];
+        new Random(5).nextBytes(memory);
+        try (Socket socket = connect(); Arena arena = Arena.ofShared()) {
+            BodyWriter body = new BodyWriter(accepted.get(10, TimeUnit.SECONDS), Duration.ofMillis(300));
+            MemorySegment offHeap = arena.allocate(memory.length, 4096);
+            MemorySegment.copy(memory, 0, offHeap, ValueLayout.JAVA_BYTE, 0, memory.length);
+            long started = System.nanoTime();
+            // 256 KiB every 100 ms: about 3 s for the body, ten times the deadline, never 300 ms without a byte taken.
+            CompletableFuture<byte[]> received = CompletableFuture.supplyAsync(() -> readSlowly(socket, memory.length, 256 << 10, 100));
+            body.write(offHeap.asSlice(0, memory.length / 2));
+            BodyWriter.Sent second = body.write(offHeap.asSlice(memory.length / 2));
+            second.await();
+            assertThat(received.get(30, TimeUnit.SECONDS)).isEqualTo(memory);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the body outlasted the deadline several times")
+                    .isGreaterThan(Duration.ofMillis(900));
+        }
+    }
+
+    private static byte[] readSlowly(Socket socket, int length, int step, long pauseMillis) {
+        try {
+            InputStream in = socket.getInputStream();
+            byte[] bytes = new byte[length];
+            for (int at = 0; at < length; at += step) {
+                Thread.sleep(pauseMillis);
+                in.readNBytes(bytes, at, Math.min(step, length - at));
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
