@@ -88,9 +88,11 @@ final class ObjectHandler {
         Optional<Range> asked = Preconditions.rangeApplies(request, info.etag(), info.lastModified())
                 ? ByteRange.parse(request.header("range"), info.size()) : Optional.empty();
         Range range = asked.orElse(new Range(0, info.size()));
-        headers(request, object, asked, range, signed).forEach(exchange::header);
+        // Set only on the response that sends the object: an error on the way (no slot, the file gone) must not carry them.
+        Map<String, String> headers = headers(request, object, asked, range, signed);
         int status = asked.isPresent() ? 206 : 200;
         if (head || range.length() == 0) {
+            headers.forEach(exchange::header);
             exchange.send(status);
             return;
         }
@@ -98,11 +100,13 @@ final class ObjectHandler {
             // Opened and checked before the status is sent, so a copy here that fails its check is never what is served.
             Optional<InPlaceFiles> inPlace = file.inPlace();
             if (inPlace.isPresent()) {
+                headers.forEach(exchange::header);
                 BodyWriter body = exchange.startBody(status);
                 send(exchange, body, () -> body.write(inPlace.get().ranges(range.offset(), range.length())).await());
                 return;
             }
             try (ChunkedCopy copy = ChunkedCopy.start(file.reader(), range, slot, readers)) {
+                headers.forEach(exchange::header);
                 BodyWriter body = exchange.startBody(status);
                 send(exchange, body, () -> copy.writeTo(body));
             }
@@ -132,6 +136,10 @@ final class ObjectHandler {
             exchange.note("client went away: " + e.getMessage());
             exchange.closeAfter();
             return;
+        } catch (RuntimeException | Error e) {
+            // The writes still queued point at the slot's buffers, which the next transfer takes once this returns.
+            body.abort();
+            throw e;
         }
         exchange.endBody();
         metrics.sent(body.written());

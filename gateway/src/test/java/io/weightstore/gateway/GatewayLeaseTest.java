@@ -28,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -117,11 +118,14 @@ class GatewayLeaseTest {
         }
         try (HttpClient client = HttpClient.newHttpClient()) {
             HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port()
-                    + "/weights/rotten/" + FILE)).build(), HttpResponse.BodyHandlers.ofByteArray());
-            // The only copy is bad: no 200 with its bytes, an S3 error before any byte of the object.
+                    + "/weights/rotten/" + FILE)).header("Range", "bytes=0-99").build(), HttpResponse.BodyHandlers.ofByteArray());
+            // The only copy is bad: no 206 with its bytes, an S3 error before any byte of the object.
             assertThat(response.statusCode()).isEqualTo(500);
             assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>InternalError</Code>");
-            assertThat(response.body()).isNotEqualTo(data);
+            assertThat(response.body()).isNotEqualTo(Arrays.copyOf(data, 100));
+            // Nor any header that describes the object: the error is not a part of it, and no cache may keep it as one.
+            assertThat(response.headers().map()).doesNotContainKeys("etag", "last-modified", "content-range", "accept-ranges");
+            assertThat(response.headers().firstValue("content-type")).hasValue("application/xml");
         }
     }
 }
