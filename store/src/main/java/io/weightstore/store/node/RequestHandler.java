@@ -283,8 +283,13 @@ final class RequestHandler implements Runnable {
      * was found (see {@link VerifiedBlocks}): the ranks of a tensor-parallel load each read part of
      * the same blocks, and hashing each whole block for each of them cost more than sending the bytes.
      */
-    private void verify(List<BlockCheck> checks, boolean trustRecent) throws FrameException {
+    private void verify(List<BlockCheck> checks, boolean trustRecent) throws IOException, FrameException {
         for (BlockCheck check : checks) {
+            // A frame may ask for far more hashing than its deadline allows (the same large block thousands of
+            // times): once the deadline closed the connection, the rest would keep this thread for nobody.
+            if (current.expired()) {
+                throw new SocketTimeoutException("the deadline ended a frame of checks from " + peer() + " before its end");
+            }
             requireInPool(check.offset(), check.length(), false);
             if (trustRecent && verified.trusts(check)) {
                 continue;

@@ -2,11 +2,15 @@ package io.weightstore.store.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.store.Awaits;
+import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.security.MasterSecurity;
+import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +19,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -103,11 +109,35 @@ class NodeDeadlinesTest {
     }
 
     @Test
+    void aFrameAskingForMoreHashingThanItsDeadlineAllowsGivesItsThreadBackAtTheDeadline() throws Exception {
+        int block = 64 << 20;
+        CRC32C zeros = new CRC32C();
+        byte[] mebibyte = new byte[1 << 20];
+        for (int i = 0; i < block / mebibyte.length; i++) {
+            zeros.update(mebibyte);
+        }
+        try (StorageNode large = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("large"), block)
+                .withDeadlines(SHORT))) {
+            Socket socket = new Socket("127.0.0.1", large.port());
+            sockets.add(socket);
+            assertThat(hello(socket)).isEqualTo(Status.OK);
+            // A check frame of one 64 MiB block of the (zeroed) pool, named as many times as a frame allows: 1 TiB to hash,
+            // minutes of a core, for a frame whose deadline is the base one.
+            List<BlockCheck> checks = Collections.nCopies(FrameCodec.MAX_CHECKS, new BlockCheck(0, block, (int) zeros.getValue()));
+            ByteBuffer frame = FrameCodec.encode(new Request.Read(new Range(0, 0), checks), null);
+            long start = System.nanoTime();
+            socket.getOutputStream().write(frame.array(), 0, frame.remaining());
+            assertThat(socket.getInputStream().read()).as("the node cut the frame at its deadline").isEqualTo(-1);
+            Awaits.until(Duration.ofSeconds(10), "the node's connection thread to stop hashing", () -> large.openConnections() == 0);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
     void aWriteWhosePayloadStallsIsCutAtItsDeadline() throws Exception {
         Socket writer = connect();
         assertThat(hello(writer)).isEqualTo(Status.OK);
-        ByteBuffer frame = FrameCodec.encode(new io.weightstore.store.wire.Request.Write(new io.weightstore.store.api.Range(0, 1 << 20), Ticket.none()),
-                null);
+        ByteBuffer frame = FrameCodec.encode(new Request.Write(new Range(0, 1 << 20), Ticket.none()), null);
         writer.getOutputStream().write(frame.array(), 0, frame.remaining());
         writer.getOutputStream().write(new byte[1000]);
         InputStream in = writer.getInputStream();
