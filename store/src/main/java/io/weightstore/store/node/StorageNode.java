@@ -295,7 +295,7 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /** Connections being served now, for tests and status. */
-    int openConnections() {
+    public int openConnections() {
         return connections.size();
     }
 

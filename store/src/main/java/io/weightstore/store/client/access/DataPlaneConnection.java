@@ -53,6 +53,8 @@ final class DataPlaneConnection implements AutoCloseable {
 
     private final Duration stall;
     private DeadlineTimer.Deadline current;
+    /** Whether a byte of the node's answer to the current exchange has arrived. */
+    private boolean answered;
 
     private DataPlaneConnection(SocketChannel socket, String peer, DeadlineTimer timer, Duration stall) {
         this.stall = stall;
@@ -165,6 +167,7 @@ final class DataPlaneConnection implements AutoCloseable {
     }
 
     private void exchange(Request request, MemorySegment payload, MemorySegment dst, Arrivals arrivals) throws IOException {
+        answered = false;
         this.request = FrameCodec.encode(request, this.request);
         writeFully(this.request);
         for (long done = 0; done < payload.byteSize(); done += WRITE_PIECE) {
@@ -221,8 +224,14 @@ final class DataPlaneConnection implements AutoCloseable {
             if (transport.read(dst) < 0) {
                 throw new EOFException("node " + peer + " closed the connection with " + dst.remaining() + " bytes outstanding");
             }
+            answered = true;
             current.progressed();
         }
+    }
+
+    /** Whether a byte of the node's answer to the last exchange arrived before it ended. */
+    boolean answered() {
+        return answered;
     }
 
     private void writeFully(ByteBuffer src) throws IOException {
