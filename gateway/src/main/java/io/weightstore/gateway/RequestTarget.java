@@ -11,7 +11,10 @@ import java.util.regex.Pattern;
  * What a request addresses: the service (ListBuckets), a bucket, or a key in a bucket. Clients name
  * the bucket in the path ({@code /weights/ckpt/config.json}), or, virtual-hosted style, in the host
  * ({@code weights.gateway.example:9000/ckpt/config.json}); both are understood for this gateway's
- * bucket.
+ * bucket. A host named after the bucket may be reached path-style too, as the README advises
+ * ({@code weights.internal:9000/weights/ckpt/config.json}): a path that starts with the bucket is
+ * read path-style whatever the host, so only a checkpoint named as the bucket is out of reach of a
+ * virtual-hosted client (keys are CHECKPOINT/FILE, so a key of the bucket's name alone never exists).
  */
 sealed interface RequestTarget {
     Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?");
@@ -33,7 +36,8 @@ sealed interface RequestTarget {
             throw new S3Error(ErrorCode.INVALID_URI, "the path does not decode: " + e.getMessage(), e);
         }
         String rest = path.startsWith("/") ? path.substring(1) : path;
-        if (isVirtualHosted(request.header("host"), bucket)) {
+        boolean bucketFirst = rest.equals(bucket) || rest.startsWith(bucket + "/");
+        if (!bucketFirst && isVirtualHosted(request.header("host"), bucket)) {
             return rest.isEmpty() ? new Bucket(bucket) : new Key(bucket, rest);
         }
         if (rest.isEmpty()) {

@@ -32,6 +32,16 @@ class RequestTargetTest {
     }
 
     @Test
+    void aHostNamedAfterTheBucketIsReachedPathStyleToo() {
+        assertThat(target("weights.internal.example:9000", "/weights/ckpt/config.json", "weights"))
+                .isEqualTo(new RequestTarget.Key("weights", "ckpt/config.json"));
+        assertThat(target("weights.internal.example:9000", "/weights", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("weights.internal.example:9000", "/weights/", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("weights.internal.example:9000", "/weightsx/config.json", "weights"))
+                .isEqualTo(new RequestTarget.Key("weights", "weightsx/config.json"));
+    }
+
+    @Test
     void aPathThatDoesNotDecodeIsAnInvalidUri() {
         assertThatThrownBy(() -> target("gw", "/weights/%zz", "weights")).hasMessageContaining("does not decode");
     }
