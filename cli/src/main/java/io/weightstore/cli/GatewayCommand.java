@@ -84,6 +84,12 @@ final class GatewayCommand implements Callable<Integer> {
                     + " new one. Default: ${DEFAULT-VALUE}.")
     private Duration idleTimeout;
 
+    @Option(names = "--send-timeout", defaultValue = "60s", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "A response the client takes no byte of for this long ends the connection, so a stalled client holds a"
+                    + " transfer slot and a read lease no longer; one that reads slowly but steadily gets all of it."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private Duration sendTimeout;
+
     @Mixin
     private MetricsOptions metrics;
 
@@ -106,7 +112,7 @@ final class GatewayCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--chunk-size " + chunkSize + " is too large; at most 256M");
         }
         GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk, idleTimeout,
-                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT);
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, sendTimeout);
         PrintWriter out = spec.commandLine().getOut();
         if (anonymous && !InetAddress.getByName(bind).isLoopbackAddress()) {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);

@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,17 +29,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final S3Routes routes;
     private final AccessLog accessLog;
     private final Executor requests;
-    private final Duration writeDeadline;
+    private final Duration sendTimeout;
     private final RequestHeadDeadline headDeadline;
     private final ArrayDeque<HttpRequest> pipelined = new ArrayDeque<>();
     private boolean busy;
 
     /** {@code headDeadline}: the same connection's, before its HTTP decoder, told when requests start and finish. */
-    ConnectionHandler(S3Routes routes, AccessLog accessLog, Executor requests, Duration writeDeadline, RequestHeadDeadline headDeadline) {
+    ConnectionHandler(S3Routes routes, AccessLog accessLog, Executor requests, Duration sendTimeout, RequestHeadDeadline headDeadline) {
         this.routes = routes;
         this.accessLog = accessLog;
         this.requests = requests;
-        this.writeDeadline = writeDeadline;
+        this.sendTimeout = sendTimeout;
         this.headDeadline = headDeadline;
     }
 
@@ -89,7 +91,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         busy = true;
         boolean hasBody = HttpUtil.getContentLength(request, 0L) > 0 || HttpUtil.isTransferEncodingChunked(request);
         boolean closeAfter = !HttpUtil.isKeepAlive(request) || hasBody || request.decoderResult().isFailure();
-        Exchange exchange = new Exchange(ctx.channel(), request, writeDeadline, closeAfter);
+        Exchange exchange = new Exchange(ctx.channel(), request, sendTimeout, closeAfter);
         try {
             requests.execute(() -> run(ctx, exchange));
         } catch (RejectedExecutionException stopping) {
@@ -109,9 +111,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ChannelFuture last = exchange.lastWrite().orElse(null);
         if (last == null) {
             ctx.executor().execute(() -> finished(ctx, exchange, false));
-        } else {
-            last.addListener(written -> finished(ctx, exchange, written.isSuccess()));
+            return;
         }
+        // A streamed body waited out its stalls already; a whole response (an error, a listing) is cut here, or a
+        // client that pipelines requests and never reads their answers would hold the connection for ever.
+        ScheduledFuture<?> cutOff = ctx.executor().schedule(() -> {
+            if (!last.isDone()) {
+                exchange.note("the client took no byte of the response for " + sendTimeout.toMillis() + " ms; connection closed");
+                ctx.close();
+            }
+        }, sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        last.addListener(written -> {
+            cutOff.cancel(false);
+            finished(ctx, exchange, written.isSuccess());
+        });
     }
 
     private void finished(ChannelHandlerContext ctx, Exchange exchange, boolean written) {

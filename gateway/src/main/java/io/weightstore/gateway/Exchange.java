@@ -30,7 +30,7 @@ final class Exchange {
     private final HttpRequest request;
     private final String rawPath;
     private final String rawQuery;
-    private final Duration writeDeadline;
+    private final Duration sendTimeout;
     private final RequestId id = RequestId.next();
     private final long arrivedNanos = System.nanoTime();
     private final HttpHeaders headers = new DefaultHttpHeaders();
@@ -40,14 +40,14 @@ final class Exchange {
     private String note;
 
     /** {@code closeAfter}: the connection ends with this response, as the client asked or because its request body is not read. */
-    Exchange(Channel channel, HttpRequest request, Duration writeDeadline, boolean closeAfter) {
+    Exchange(Channel channel, HttpRequest request, Duration sendTimeout, boolean closeAfter) {
         this.channel = channel;
         this.request = request;
         String target = request.uri();
         int query = target.indexOf('?');
         this.rawPath = pathOf(query < 0 ? target : target.substring(0, query));
         this.rawQuery = query < 0 ? "" : target.substring(query + 1);
-        this.writeDeadline = writeDeadline;
+        this.sendTimeout = sendTimeout;
         this.closeAfter = closeAfter;
     }
 
@@ -125,7 +125,7 @@ final class Exchange {
             throw new IllegalStateException("a streamed body needs its Content-Length set first");
         }
         last = channel.write(new DefaultHttpResponse(HttpVersion.HTTP_1_1, start(status), headers));
-        return new BodyWriter(channel, writeDeadline);
+        return new BodyWriter(channel, sendTimeout);
     }
 
     /** Ends a body that {@link #startBody} began, once all of it was written. */

@@ -15,9 +15,10 @@ import java.util.regex.Pattern;
  * @param chunkBytes bytes read from the store and written to the socket at a time, per buffer
  * @param idleTimeout how long a connection with no request in progress and no bytes moving is kept
  * @param requestHeadTimeout how long a request line and headers may take to arrive, from their first byte
+ * @param sendTimeout how long a response may go without the client taking a byte of it before the connection is closed
  */
 public record GatewayConfig(String host, int port, String bucket, Access access, int maxConcurrent, int maxWaiting, int chunkBytes,
-        Duration idleTimeout, Duration requestHeadTimeout) {
+        Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final String DEFAULT_BUCKET = "weights";
     public static final int DEFAULT_MAX_CONCURRENT = 16;
@@ -30,6 +31,8 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
     /** Half nginx's default (client_header_timeout): a whole head is at most 32 KiB here, which a client sends in far less. */
     public static final Duration DEFAULT_REQUEST_HEAD_TIMEOUT = Duration.ofSeconds(30);
+    /** nginx's default (send_timeout): a stalled client holds a transfer slot and a read lease no longer than this. */
+    public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(60);
     public static final String ACCESS_KEY_ENV = "WEIGHTSTORE_GATEWAY_ACCESS_KEY";
     public static final String SECRET_KEY_ENV = "WEIGHTSTORE_GATEWAY_SECRET_KEY";
 
@@ -51,15 +54,15 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
         if (chunkBytes < 64 << 10 || chunkBytes > 256 << 20) {
             throw new IllegalArgumentException("chunk size must be from 64 KiB to 256 MiB, found " + chunkBytes + " bytes");
         }
-        if (idleTimeout.toMillis() < 1 || requestHeadTimeout.toMillis() < 1) {
-            throw new IllegalArgumentException("idle and request head timeouts must be at least 1 ms, found " + idleTimeout + " and "
-                    + requestHeadTimeout);
+        if (idleTimeout.toMillis() < 1 || requestHeadTimeout.toMillis() < 1 || sendTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException("idle, request head and send timeouts must be at least 1 ms, found " + idleTimeout + ", "
+                    + requestHeadTimeout + " and " + sendTimeout);
         }
     }
 
     /** The defaults, on {@code port}, for {@code access}. */
     public static GatewayConfig defaults(int port, Access access) {
         return new GatewayConfig(DEFAULT_HOST, port, DEFAULT_BUCKET, access, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_WAITING,
-                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_HEAD_TIMEOUT);
+                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_SEND_TIMEOUT);
     }
 }

@@ -48,7 +48,6 @@ public final class S3Gateway implements AutoCloseable {
     private static final int MAX_REQUEST_LINE = 16 << 10;
     private static final int MAX_HEADERS = 16 << 10;
     /** How long a response write may wait for a client that takes no bytes before the connection is cut. */
-    private static final Duration WRITE_DEADLINE = Duration.ofSeconds(60);
 
     private final Channel server;
     private final ChannelGroup connections;
@@ -98,7 +97,7 @@ public final class S3Gateway implements AutoCloseable {
                         RequestHeadDeadline headDeadline = new RequestHeadDeadline(config.requestHeadTimeout());
                         channel.pipeline().addLast(new IdleStateHandler(true, 0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
                                 headDeadline, new HttpServerCodec(decoding),
-                                new ConnectionHandler(routes, accessLog, requests, WRITE_DEADLINE, headDeadline));
+                                new ConnectionHandler(routes, accessLog, requests, config.sendTimeout(), headDeadline));
                     }
                 });
         ChannelFuture bound = bootstrap.bind(config.host(), config.port()).awaitUninterruptibly();

@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,6 +126,49 @@ class GatewayConnectionTest {
             }
             // Then quiet: the gateway ends the connection well before the socket's 10 s read timeout would.
             assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aClientThatPipelinesRequestsAndNeverReadsTheAnswersIsCutAfterTheSendTimeout() throws Exception {
+        // Each answer a NoSuchKey document that names the 15,000-character key three times, some 45 KB.
+        String missing = "GET /weights/" + GatewayFixture.CHECKPOINT + "/" + "x".repeat(15_000) + " HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        try (S3Gateway gateway = S3Gateway.start(GatewayFixture.config(Access.anonymousOnly(), Duration.ofSeconds(30),
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, Duration.ofSeconds(1)), fixture.store);
+                Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
+            socket.setSoTimeout(10_000);
+            // 120 requests (Netty's HTTP codec refuses more than 128 pipelined) and none of their 5.4 MB of answers read: more
+            // than the sockets' buffers hold on loopback (the sender's grows to 4 MB), so the gateway's write of an answer cannot
+            // finish. Nothing else would end the connection: the idle timeout does not run while a response is being written.
+            byte[] requests = missing.repeat(120).getBytes(StandardCharsets.US_ASCII);
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    socket.getOutputStream().write(requests);
+                } catch (IOException closed) {
+                    // The gateway cut the connection while requests were still going out.
+                }
+            });
+            Thread.sleep(3_000);
+            assertThat(endsWithinReadTimeout(socket.getInputStream())).as("the gateway ended the connection").isTrue();
+            writer.join(10_000);
+        }
+    }
+
+    /** Reads what is left; true when the stream ended or was reset, false when nothing came for the socket's read timeout. */
+    private static boolean endsWithinReadTimeout(InputStream in) throws IOException {
+        byte[] buffer = new byte[64 << 10];
+        try {
+            while (in.read(buffer) >= 0) {
+                // What the gateway wrote before the end.
+            }
+            return true;
+        } catch (SocketTimeoutException stillOpen) {
+            return false;
+        } catch (SocketException reset) {
+            // Closed with requests unread, the gateway's socket resets: as much an end as a FIN.
+            return true;
         }
     }
 

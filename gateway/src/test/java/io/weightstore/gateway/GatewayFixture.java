@@ -72,8 +72,12 @@ final class GatewayFixture implements AutoCloseable {
     }
 
     static GatewayConfig config(Access access, Duration idleTimeout, Duration requestHeadTimeout) {
+        return config(access, idleTimeout, requestHeadTimeout, GatewayConfig.DEFAULT_SEND_TIMEOUT);
+    }
+
+    static GatewayConfig config(Access access, Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout) {
         return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, access, 4, 8, CHUNK, idleTimeout,
-                requestHeadTimeout);
+                requestHeadTimeout, sendTimeout);
     }
 
     String endpoint() {
