@@ -47,7 +47,6 @@ public final class S3Gateway implements AutoCloseable {
     /** Long enough for a presigned URL of a long key, whose request line carries the key and a signature. */
     private static final int MAX_REQUEST_LINE = 16 << 10;
     private static final int MAX_HEADERS = 16 << 10;
-    /** How long a response write may wait for a client that takes no bytes before the connection is cut. */
 
     private final Channel server;
     private final ChannelGroup connections;
