@@ -334,6 +334,14 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         ObjectMeta sealed = object.withSlices(slices).withCreatedAt(Instant.ofEpochMilli(clock.getAsLong()));
         Optional<ObjectMeta> previous = metadata.object(sealed.key());
+        // putStart refused a replace while the object was read; a reader may have opened it since, and sealing now would
+        // free the copies it reads for the next put to overwrite.
+        int readers = previous.isPresent() ? leases.holders(sealed.key(), clock.getAsLong()) : 0;
+        if (readers > 0) {
+            throw new StoreException(FAILED_PRECONDITION, "object " + sealed.key() + " is being read by " + readers + " reader(s)"
+                    + " who opened it while put " + putId + " replaced it; sealing would pull it from under them, so seal again"
+                    + " when they finish, or abort");
+        }
         metadata.apply(new MetadataBatch().deletePending(putId).putObject(sealed));
         pending.remove(putId);
         if (previous.isPresent()) {

@@ -23,6 +23,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Room;
+import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -174,6 +175,25 @@ class MasterCoreTest {
         assertThat(master.stat("read-now").size()).isEqualTo(8 * SLICE);
         master.releaseLease("read-now", lease.id());
         master.remove("read-now", false);
+    }
+
+    @Test
+    void aReplaceIsNotSealedWhileAReaderWhoOpenedTheObjectDuringItReadsOn() throws StoreException {
+        ObjectMeta old = put("swap", 2 * SLICE);
+        PutGrant replace = master.putStart("swap", SLICE, PutOptions.defaults().withReplace(true));
+        Lease lease = master.locate("swap", MINUTE).lease();
+        assertCode(() -> seal(replace), FAILED_PRECONDITION);
+        assertThat(master.stat("swap")).isEqualTo(old);
+        // The old copies are still taken: a put now is placed beside them, not over them.
+        ObjectMeta other = put("other", 2 * SLICE);
+        for (SliceMeta slice : other.slices()) {
+            for (SliceMeta kept : old.slices()) {
+                assertThat(slice.replicas()).doesNotContainAnyElementsOf(kept.replicas());
+            }
+        }
+        master.releaseLease("swap", lease.id());
+        seal(replace);
+        assertThat(master.stat("swap").size()).isEqualTo(SLICE);
     }
 
     @Test
