@@ -63,6 +63,11 @@ public final class MasterCore implements MasterApi, ClusterView {
     private static final Logger log = LoggerFactory.getLogger(MasterCore.class);
     private static final int MAX_LIST_LIMIT = 10_000;
     private static final int DEFAULT_LIST_LIMIT = 1_000;
+    /**
+     * The longest read lease granted: a reader that dies holds its object from removal, replacement and
+     * eviction no longer than this (readers ask for 30 s and renew at half).
+     */
+    static final Duration MAX_LEASE = Duration.ofMinutes(10);
     /** Lease records deleted per batch: well under what any metadata store takes in one write. */
     private static final int LEASE_DELETES_PER_BATCH = 64;
 
@@ -250,8 +255,14 @@ public final class MasterCore implements MasterApi, ClusterView {
             throw new StoreException(UNAVAILABLE, "put of " + key + " needs " + replicas + " nodes up, " + up.size() + " are"
                     + (up.size() < nodes.up().size() ? " (not counting nodes being drained)" : ""));
         }
+        // Before any eviction: a put the whole cluster could not hold would otherwise evict everything it may, then fail.
+        long capacity = nodes.capacity();
+        if (size > capacity / replicas) {
+            throw new StoreException(NO_SPACE, "no room for " + key + " (" + size + " bytes x " + replicas + " replicas): the"
+                    + " nodes hold " + capacity + " bytes in all");
+        }
         evictIfNeeded(size * replicas, key);
-        int sliceCount = (int) Math.ceilDiv(size, sliceSize);
+        int sliceCount = Math.toIntExact(Math.ceilDiv(size, sliceSize));
         List<SliceMeta> slices = new ArrayList<>(sliceCount);
         for (int i = 0; i < sliceCount; i++) {
             long length = Math.min(sliceSize, size - i * sliceSize);
@@ -525,7 +536,11 @@ public final class MasterCore implements MasterApi, ClusterView {
         return renewed;
     }
 
-    private long leaseMillis(Duration requested) {
+    private long leaseMillis(Duration requested) throws StoreException {
+        if (requested.compareTo(MAX_LEASE) > 0) {
+            throw new StoreException(INVALID_ARGUMENT, "a read lease of " + requested.toSeconds() + " s is longer than the "
+                    + MAX_LEASE.toSeconds() + " s a master grants; ask for less and renew it");
+        }
         return requested.isZero() || requested.isNegative() ? config.leaseDuration().toMillis() : requested.toMillis();
     }
 

@@ -243,6 +243,27 @@ class MasterCoreTest {
     }
 
     @Test
+    void aPutLargerThanTheWholeClusterEvictsNothingAndSaysSo() throws StoreException {
+        ObjectMeta victim = put("victim", 2 * SLICE);
+        for (long size : new long[] {1L << 52, Long.MAX_VALUE}) {
+            assertThatThrownBy(() -> start("huge", size, 1)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(NO_SPACE)).hasMessageContaining("huge");
+        }
+        assertThat(master.stat("victim")).isEqualTo(victim);
+        assertThat(master.status().pendingPuts()).isZero();
+    }
+
+    @Test
+    void aLeaseLongerThanTheMasterGrantsIsRefusedAndNotRenewedPastIt() throws StoreException {
+        put("long", SLICE);
+        assertCode(() -> master.locate("long", MasterCore.MAX_LEASE.plusSeconds(1)), INVALID_ARGUMENT);
+        Lease lease = master.locate("long", MasterCore.MAX_LEASE).lease();
+        assertCode(() -> master.renewLease("long", lease.id(), Duration.ofDays(20_000)), INVALID_ARGUMENT);
+        master.releaseLease("long", lease.id());
+        master.remove("long", false);
+    }
+
+    @Test
     void listPagesThroughKeysInOrder() throws StoreException {
         for (int i = 0; i < 25; i++) {
             put(String.format("page/%02d", i), 10);
