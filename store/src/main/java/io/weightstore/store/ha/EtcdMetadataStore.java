@@ -47,6 +47,8 @@ final class EtcdMetadataStore implements MetadataStore {
     private static final Logger log = LoggerFactory.getLogger(EtcdMetadataStore.class);
     /** etcd's default --max-txn-ops; a batch of more would be refused by etcd anyway. */
     static final int MAX_BATCH = 128;
+    /** Bytes of records in one part of {@link #applyInParts}: well under etcd's default request limit of 1.5 MiB. */
+    static final int MAX_PART_BYTES = 1 << 20;
     private static final int PAGE = 1000;
     /** Answers by which etcd says it applied nothing: the batch itself was wrong (too large, a key twice). */
     private static final Set<Status.Code> REFUSED_BEFORE_APPLYING = Set.of(Status.Code.INVALID_ARGUMENT, Status.Code.FAILED_PRECONDITION,
@@ -230,6 +232,40 @@ final class EtcdMetadataStore implements MetadataStore {
         }
     }
 
+    @Override
+    public synchronized void applyInParts(MetadataBatch batch) throws StoreException {
+        List<MetadataBatch.Change> part = new ArrayList<>();
+        long partBytes = 0;
+        int applied = 0;
+        for (MetadataBatch.Change change : batch.changes()) {
+            byte[] value = value(change);
+            long bytes = recordKey(change).size() + (value == null ? 0 : value.length);
+            if (!part.isEmpty() && (part.size() == MAX_BATCH || partBytes + bytes > MAX_PART_BYTES)) {
+                applied += applyPart(part, applied);
+                part.clear();
+                partBytes = 0;
+            }
+            part.add(change);
+            partBytes += bytes;
+        }
+        if (!part.isEmpty()) {
+            applyPart(part, applied);
+        }
+    }
+
+    /** One part whole; once an earlier part is in etcd, a refusal leaves the master's copy behind, so it steps down. */
+    private int applyPart(List<MetadataBatch.Change> part, int applied) throws StoreException {
+        try {
+            apply(MetadataBatch.of(part));
+        } catch (StoreException e) {
+            if (applied > 0 && lost == null) {
+                throw loseAuthority("a write in parts stopped after " + applied + " records (" + e.getMessage() + ")", e);
+            }
+            throw e;
+        }
+        return part.size();
+    }
+
     private ByteSequence recordKey(MetadataBatch.Change change) {
         return switch (change) {
             case MetadataBatch.Change.PutObject c -> keys.record(ClusterKeys.OBJECT, c.object().key());
@@ -246,7 +282,13 @@ final class EtcdMetadataStore implements MetadataStore {
     }
 
     private static Op op(ByteSequence key, MetadataBatch.Change change) {
-        byte[] value = switch (change) {
+        byte[] value = value(change);
+        return value == null ? Op.delete(key, DeleteOption.DEFAULT) : Op.put(key, ByteSequence.from(value), PutOption.DEFAULT);
+    }
+
+    /** A record's bytes; null for a delete. */
+    private static byte[] value(MetadataBatch.Change change) {
+        return switch (change) {
             case MetadataBatch.Change.PutObject c -> Protos.encode(c.object());
             case MetadataBatch.Change.PutNode c -> Protos.encode(c.node());
             case MetadataBatch.Change.PutPending c -> Protos.encode(c.put());
@@ -258,7 +300,6 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.DeleteLock c -> null;
             case MetadataBatch.Change.DeleteLease c -> null;
         };
-        return value == null ? Op.delete(key, DeleteOption.DEFAULT) : Op.put(key, ByteSequence.from(value), PutOption.DEFAULT);
     }
 
     private void mirror(MetadataBatch.Change change) {

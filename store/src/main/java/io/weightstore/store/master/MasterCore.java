@@ -596,7 +596,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         MetadataBatch batch = new MetadataBatch();
         found.forEach(object -> batch.deleteObject(object.key()));
-        metadata.apply(batch);
+        metadata.applyInParts(batch);
         found.forEach(this::forget);
         return found.size();
     }
@@ -747,7 +747,7 @@ public final class MasterCore implements MasterApi, ClusterView {
                 changed.add(updated);
             }
         }
-        metadata.apply(batch);
+        metadata.applyInParts(batch);
         for (ObjectMeta object : changed) {
             replication.track(object);
             replication.changed(object.key());
@@ -770,7 +770,7 @@ public final class MasterCore implements MasterApi, ClusterView {
                 changed.add(key);
             }
         }
-        metadata.apply(batch);
+        metadata.applyInParts(batch);
         changed.forEach(replication::changed);
         return changed.size();
     }
@@ -816,7 +816,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         List<ObjectMeta> objects = metadata.objects("", "", Integer.MAX_VALUE);
         requireOtherCopies(nodeId, objects);
-        MetadataBatch batch = new MetadataBatch().deleteNode(nodeId);
+        MetadataBatch batch = new MetadataBatch();
         int changed = 0;
         int dropped = 0;
         for (ObjectMeta object : objects) {
@@ -836,7 +836,9 @@ public final class MasterCore implements MasterApi, ClusterView {
         List<PutGrant> doomed = pending.values().stream().filter(p -> p.object().slices().stream()
                 .anyMatch(s -> s.nodeIds().contains(nodeId))).toList();
         doomed.forEach(p -> batch.deletePending(p.putId()));
-        metadata.apply(batch);
+        // The node's record goes last: a forget cut short between parts still names the node, and running it again finishes.
+        batch.deleteNode(nodeId);
+        metadata.applyInParts(batch);
         for (PutGrant put : doomed) {
             pending.remove(put.putId());
             nodes.release(put.object());

@@ -87,4 +87,11 @@ public final class MetadataBatch {
     public List<Change> changes() {
         return List.copyOf(changes);
     }
+
+    /** A batch of {@code changes}, in their order. */
+    public static MetadataBatch of(List<Change> changes) {
+        MetadataBatch batch = new MetadataBatch();
+        batch.changes.addAll(changes);
+        return batch;
+    }
 }

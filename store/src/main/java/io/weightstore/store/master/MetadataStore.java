@@ -30,6 +30,16 @@ public interface MetadataStore extends AutoCloseable {
 
     void apply(MetadataBatch batch) throws StoreException;
 
+    /**
+     * Applies changes that each stand alone (one record per object, say), in order: whole, or, where
+     * the store takes less in one write (etcd's transactions), in parts each applied whole. A failure
+     * after the first part leaves the parts before it applied and this master serving no more, so the
+     * next one loads what was written; the operations that write so are finished by running them again.
+     */
+    default void applyInParts(MetadataBatch batch) throws StoreException {
+        apply(batch);
+    }
+
     @Override
     void close();
 }

@@ -13,6 +13,7 @@ import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -60,6 +61,36 @@ public abstract class MetadataStoreContract {
         assertThat(store.pendingPuts()).isEmpty();
         assertThat(store.lock("l")).isEmpty();
         assertThat(store.leases()).isEmpty();
+    }
+
+    @Test
+    void changesAppliedInPartsAllLandHoweverManyAndLargeTheyAre() throws Exception {
+        // 300 small records, more than an etcd transaction takes, then 60 of some 50 KB each (a file of a few hundred slices
+        // with their checksums): 3 MB, more than an etcd request takes.
+        MetadataBatch many = new MetadataBatch();
+        for (int i = 0; i < 300; i++) {
+            many.putObject(object(String.format("many/%03d", i), 1000));
+        }
+        store.applyInParts(many);
+        MetadataBatch large = new MetadataBatch();
+        for (int i = 0; i < 60; i++) {
+            large.putObject(largeObject(String.format("large/%02d", i)));
+        }
+        store.applyInParts(large.deleteObject("many/000"));
+        store.close();
+        store = reopen();
+        assertThat(store.objects("many/", "", 1000)).hasSize(299);
+        assertThat(store.objects("large/", "", 1000)).hasSize(60).first().isEqualTo(largeObject("large/00"));
+    }
+
+    /** An object of 1000 slices of 64 KiB, each with its checksum block and two replicas. */
+    private static ObjectMeta largeObject(String key) {
+        List<SliceMeta> slices = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            slices.add(new SliceMeta(i * (64L << 10), 64 << 10, List.of(new ReplicaRef("n1", i * (64L << 10)),
+                    new ReplicaRef("n2", i * (64L << 10))), BlockCrcs.of(new int[] {i})));
+        }
+        return new ObjectMeta(key, 1000L * (64 << 10), 64 << 10, 64 << 10, slices, true, Instant.ofEpochMilli(1234), 2);
     }
 
     @Test
