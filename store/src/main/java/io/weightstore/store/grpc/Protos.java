@@ -344,13 +344,13 @@ public final class Protos {
 
     public static byte[] encode(ReadLease lease) {
         return LeaseRecord.newBuilder().setKey(lease.key()).setLeaseId(lease.leaseId()).setExpiresMs(lease.expiresAt().toEpochMilli())
-                .build().toByteArray();
+                .setHolder(lease.holder()).build().toByteArray();
     }
 
     public static ReadLease decodeLease(byte[] bytes) throws StoreException {
         try {
             LeaseRecord lease = LeaseRecord.parseFrom(bytes);
-            return new ReadLease(lease.getKey(), lease.getLeaseId(), Instant.ofEpochMilli(lease.getExpiresMs()));
+            return new ReadLease(lease.getKey(), lease.getLeaseId(), Instant.ofEpochMilli(lease.getExpiresMs()), lease.getHolder());
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("lease", e);
         }

@@ -17,7 +17,10 @@ import java.util.OptionalLong;
  * records in the same pass. Not thread-safe; the master serialises access.
  */
 final class LeaseTable {
-    private final Map<String, Map<Long, Long>> byKey = new HashMap<>();
+    /** One lease: when it ends, and who took it. */
+    private record Held(long expires, String holder) {}
+
+    private final Map<String, Map<Long, Held>> byKey = new HashMap<>();
     /** Seeded from the clock, so ids a client holds from before a master restart do not name new leases. */
     private long nextId;
 
@@ -27,37 +30,54 @@ final class LeaseTable {
 
     /** Takes back a lease recorded by an earlier master; ids handed out later stay above it. */
     void recover(ReadLease lease) {
-        byKey.computeIfAbsent(lease.key(), k -> new HashMap<>()).put(lease.leaseId(), lease.expiresAt().toEpochMilli());
+        byKey.computeIfAbsent(lease.key(), k -> new HashMap<>()).put(lease.leaseId(), new Held(lease.expiresAt().toEpochMilli(),
+                lease.holder()));
         nextId = Math.max(nextId, lease.leaseId());
     }
 
-    Lease grant(String key, long now, long durationMs) {
+    Lease grant(String key, long now, long durationMs, String holder) {
         long id = ++nextId;
         long expires = now + durationMs;
-        byKey.computeIfAbsent(key, k -> new HashMap<>()).put(id, expires);
+        byKey.computeIfAbsent(key, k -> new HashMap<>()).put(id, new Held(expires, holder));
         return new Lease(id, Instant.ofEpochMilli(expires));
     }
 
-    Lease renew(String key, long id, long now, long durationMs) throws StoreException {
-        Map<Long, Long> held = byKey.get(key);
-        Long expires = held == null ? null : held.get(id);
-        if (expires == null || expires < now) {
+    Lease renew(String key, long id, long now, long durationMs, String caller) throws StoreException {
+        Map<Long, Held> held = byKey.get(key);
+        Held lease = held == null ? null : held.get(id);
+        if (lease == null || lease.expires() < now) {
             throw new StoreException(StoreException.Code.NOT_FOUND, "lease " + id + " on " + key + " has expired or was released");
         }
-        held.put(id, now + durationMs);
+        requireHolder(key, id, lease, caller);
+        held.put(id, new Held(now + durationMs, lease.holder()));
         return new Lease(id, Instant.ofEpochMilli(now + durationMs));
     }
 
     /** True when the lease was there to release. */
-    boolean release(String key, long id) {
-        Map<Long, Long> held = byKey.get(key);
-        if (held == null || held.remove(id) == null) {
+    boolean release(String key, long id, String caller) throws StoreException {
+        Map<Long, Held> held = byKey.get(key);
+        Held lease = held == null ? null : held.get(id);
+        if (lease == null) {
             return false;
         }
+        requireHolder(key, id, lease, caller);
+        held.remove(id);
         if (held.isEmpty()) {
             byKey.remove(key);
         }
         return true;
+    }
+
+    /**
+     * Only who took a lease may end or extend it: ids are sequential, and another caller releasing one would
+     * pull the object from under its reader without the force that only an admin has. A lease taken on an
+     * insecure cluster names no one, as does one recorded before leases named their holder.
+     */
+    private static void requireHolder(String key, long id, Held lease, String caller) throws StoreException {
+        if (!lease.holder().isEmpty() && !lease.holder().equals(caller)) {
+            throw new StoreException(StoreException.Code.PERMISSION_DENIED, "lease " + id + " on " + key + " was taken by "
+                    + lease.holder() + "; " + (caller.isEmpty() ? "an anonymous caller" : caller) + " may not renew or release it");
+        }
     }
 
     boolean isLeased(String key, long now) {
@@ -66,16 +86,16 @@ final class LeaseTable {
 
     /** Live leases on {@code key}. */
     int holders(String key, long now) {
-        Map<Long, Long> held = byKey.get(key);
-        return held == null ? 0 : (int) held.values().stream().filter(expires -> expires >= now).count();
+        Map<Long, Held> held = byKey.get(key);
+        return held == null ? 0 : (int) held.values().stream().filter(lease -> lease.expires() >= now).count();
     }
 
     /** Live leases on every key. */
     int active(long now) {
         int live = 0;
-        for (Map<Long, Long> held : byKey.values()) {
-            for (long expires : held.values()) {
-                if (expires >= now) {
+        for (Map<Long, Held> held : byKey.values()) {
+            for (Held lease : held.values()) {
+                if (lease.expires() >= now) {
                     live++;
                 }
             }
@@ -90,29 +110,29 @@ final class LeaseTable {
 
     /** Whether some live lease on {@code key} was taken at or before lease id {@code mark}. */
     boolean heldSince(String key, long mark, long now) {
-        Map<Long, Long> held = byKey.get(key);
-        return held != null && held.entrySet().stream().anyMatch(lease -> lease.getKey() <= mark && lease.getValue() >= now);
+        Map<Long, Held> held = byKey.get(key);
+        return held != null && held.entrySet().stream().anyMatch(lease -> lease.getKey() <= mark && lease.getValue().expires() >= now);
     }
 
     /** When the last live lease on {@code key} ends. */
     OptionalLong latestExpiry(String key) {
-        Map<Long, Long> held = byKey.get(key);
-        return held == null ? OptionalLong.empty() : held.values().stream().mapToLong(Long::longValue).max();
+        Map<Long, Held> held = byKey.get(key);
+        return held == null ? OptionalLong.empty() : held.values().stream().mapToLong(Held::expires).max();
     }
 
     /** Drops every lease on {@code key}; returns their ids. */
     List<Long> forget(String key) {
-        Map<Long, Long> held = byKey.remove(key);
+        Map<Long, Held> held = byKey.remove(key);
         return held == null ? List.of() : List.copyOf(held.keySet());
     }
 
     /** Drops the leases that ended before {@code now}; returns their ids. */
     List<Long> dropExpired(long now) {
         List<Long> dropped = new ArrayList<>();
-        for (Iterator<Map<Long, Long>> keys = byKey.values().iterator(); keys.hasNext(); ) {
-            Map<Long, Long> held = keys.next();
+        for (Iterator<Map<Long, Held>> keys = byKey.values().iterator(); keys.hasNext(); ) {
+            Map<Long, Held> held = keys.next();
             held.entrySet().removeIf(lease -> {
-                boolean expired = lease.getValue() < now;
+                boolean expired = lease.getValue().expires() < now;
                 if (expired) {
                     dropped.add(lease.getKey());
                 }

@@ -517,11 +517,12 @@ public final class MasterCore implements MasterApi, ClusterView {
     public synchronized Located locate(String key, Duration lease) throws StoreException {
         ObjectMeta object = sealed(key);
         long now = clock.getAsLong();
-        Lease granted = leases.grant(object.key(), now, leaseMillis(lease));
+        String holder = Caller.current();
+        Lease granted = leases.grant(object.key(), now, leaseMillis(lease), holder);
         try {
-            metadata.apply(new MetadataBatch().putLease(new ReadLease(object.key(), granted.id(), granted.expiresAt())));
+            metadata.apply(new MetadataBatch().putLease(new ReadLease(object.key(), granted.id(), granted.expiresAt(), holder)));
         } catch (StoreException e) {
-            leases.release(object.key(), granted.id());
+            leases.release(object.key(), granted.id(), holder);
             throw e;
         }
         lastRead.put(object.key(), now);
@@ -531,8 +532,8 @@ public final class MasterCore implements MasterApi, ClusterView {
     @Override
     public synchronized Lease renewLease(String key, long leaseId, Duration lease) throws StoreException {
         sealed(key);
-        Lease renewed = leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease));
-        metadata.apply(new MetadataBatch().putLease(new ReadLease(key, leaseId, renewed.expiresAt())));
+        Lease renewed = leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease), Caller.current());
+        metadata.apply(new MetadataBatch().putLease(new ReadLease(key, leaseId, renewed.expiresAt(), Caller.current())));
         return renewed;
     }
 
@@ -545,8 +546,8 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     @Override
-    public synchronized void releaseLease(String key, long leaseId) {
-        if (leases.release(key, leaseId)) {
+    public synchronized void releaseLease(String key, long leaseId) throws StoreException {
+        if (leases.release(key, leaseId, Caller.current())) {
             staleLeases.add(leaseId);
         }
     }

@@ -5,6 +5,7 @@ import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
 import static io.weightstore.store.api.StoreException.Code.INVALID_ARGUMENT;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
 import static io.weightstore.store.api.StoreException.Code.NO_SPACE;
+import static io.weightstore.store.api.StoreException.Code.PERMISSION_DENIED;
 import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 import static io.weightstore.store.master.ClockedMasters.NODE;
 import static io.weightstore.store.master.ClockedMasters.SLICE;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.NodeReport;
@@ -251,6 +253,28 @@ class MasterCoreTest {
         }
         assertThat(master.stat("victim")).isEqualTo(victim);
         assertThat(master.status().pendingPuts()).isZero();
+    }
+
+    @Test
+    void onlyWhoTookALeaseMayRenewOrReleaseItBeforeAndAfterARestart() throws Exception {
+        put("shared", SLICE);
+        Lease lease = Caller.as("reader alice", () -> master.locate("shared", MINUTE).lease());
+        for (int restart = 0; restart < 2; restart++) {
+            assertCode(() -> Caller.as("writer mallory", () -> {
+                master.releaseLease("shared", lease.id());
+                return null;
+            }), PERMISSION_DENIED);
+            assertCode(() -> Caller.as("writer mallory", () -> master.renewLease("shared", lease.id(), MINUTE)), PERMISSION_DENIED);
+            assertCode(() -> master.remove("shared", false), FAILED_PRECONDITION);
+            master.close();
+            master = open();
+        }
+        Caller.as("reader alice", () -> master.renewLease("shared", lease.id(), MINUTE));
+        Caller.as("reader alice", () -> {
+            master.releaseLease("shared", lease.id());
+            return null;
+        });
+        master.remove("shared", false);
     }
 
     @Test

@@ -98,7 +98,7 @@ public abstract class MetadataStoreContract {
         ObjectMeta object = object("w/x", 1000);
         PutGrant put = new PutGrant("put-1", object("w/y", 10), Map.of("n1", node("n1")), Instant.ofEpochMilli(99), "writer-1");
         LockState lock = new LockState(true, "owner-1", Instant.ofEpochMilli(5000));
-        ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000));
+        ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000), "reader-1");
         store.apply(new MetadataBatch().putObject(object).putNode(node("n1")).putNode(node("n0")).putPending(put)
                 .putLock("l", lock).putLease(lease));
         store.close();
@@ -113,7 +113,7 @@ public abstract class MetadataStoreContract {
     @Test
     void deletesTakeRecordsAwayAndABatchAppliesInOrder() throws StoreException {
         store.apply(new MetadataBatch().putObject(object("a", 1)).putPending(new PutGrant("p", object("b", 1), Map.of(),
-                Instant.EPOCH, "")).putLock("l", new LockState(true, "o", Instant.EPOCH)).putLease(new ReadLease("a", 1, Instant.EPOCH)));
+                Instant.EPOCH, "")).putLock("l", new LockState(true, "o", Instant.EPOCH)).putLease(new ReadLease("a", 1, Instant.EPOCH, "")));
         store.apply(new MetadataBatch().deleteObject("a").deletePending("p").deleteLock("l").deleteLease(1).putObject(object("c", 2))
                 .deleteObject("c").putObject(object("c", 3)));
         assertThat(store.object("a")).isEmpty();
