@@ -33,6 +33,7 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.grpc.GrpcMasterApi;
+import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.proto.FinishCopyRequest;
 import io.weightstore.store.proto.HeartbeatRequest;
@@ -58,12 +59,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
@@ -371,6 +375,28 @@ class SecureClusterAttackTest {
             }
             writer.putAbort(grant.putId());
             other.putAbort(othersGrant.putId());
+        }
+    }
+
+    @Test
+    void aWriteGrantEndsWithItsPut() throws Exception {
+        MasterConfig quickPuts = new MasterConfig(TestCluster.SLICE, TestCluster.CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2),
+                Duration.ofSeconds(30), Duration.ofSeconds(2), 0.95);
+        try (TestCluster quick = TestCluster.secure(tmp.resolve("quick-puts"), 1, DataPlaneProtection.TLS, quickPuts,
+                UnaryOperator.identity());
+                GrpcMasterApi writer = GrpcMasterApi.connect(quick.masterAddress(), quick.authentication(Role.WRITER, "writer-1"))) {
+            PutGrant grant = writer.putStart("slow", 8192, PutOptions.defaults());
+            ReplicaRef place = grant.object().slice(0).replicas().getFirst();
+            Authentication writer1 = quick.authentication(Role.WRITER, "writer-1");
+            TlsEndpoint tls = TlsEndpoint.client(writer1, ExpectedPeer.exactly(new Identity(place.nodeId(), Role.NODE)));
+            MemorySegment data = arena.allocate(8192);
+            try (SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", quick.node(0).port(), Optional.of(tls),
+                    () -> grant.tickets().get(place.nodeId()), TransferDeadlines.defaults(), timer)) {
+                node.write(place.offset(), data, grant.writeGrants().get(place));
+                // Past the put's deadline the master frees its room for the next put; the grant must not write there any more.
+                Thread.sleep(Math.max(0, Duration.between(Instant.now(), grant.deadline()).toMillis()) + 500);
+                assertRefused(() -> node.write(place.offset(), data, grant.writeGrants().get(place)), StoreException.Code.UNAUTHENTICATED);
+            }
         }
     }
 

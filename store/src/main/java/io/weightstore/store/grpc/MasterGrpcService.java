@@ -227,9 +227,9 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
                 }
                 for (SliceMeta slice : grant.object().slices()) {
                     for (ReplicaRef replica : slice.replicas()) {
-                        tickets.get().write(replica.nodeId(), caller, replica.offset(), slice.length()).ifPresent(t -> response
-                                .addGrants(ReplicaGrant.newBuilder().setNodeId(replica.nodeId()).setOffset(replica.offset())
-                                        .setGrant(ByteString.copyFrom(t.bytes()))));
+                        tickets.get().write(replica.nodeId(), caller, replica.offset(), slice.length(), grant.deadline())
+                                .ifPresent(t -> response.addGrants(ReplicaGrant.newBuilder().setNodeId(replica.nodeId())
+                                        .setOffset(replica.offset()).setGrant(ByteString.copyFrom(t.bytes()))));
                     }
                 }
             }
@@ -382,7 +382,7 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
                 String nodeId = grant.target().nodeId();
                 long length = master.stat(grant.key()).slice(grant.slice()).length();
                 tickets.get().session(nodeId, caller).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
-                tickets.get().write(nodeId, caller, grant.target().offset(), length)
+                tickets.get().write(nodeId, caller, grant.target().offset(), length, grant.deadline())
                         .ifPresent(t -> response.setGrant(ByteString.copyFrom(t.bytes())));
             }
             return response.build();

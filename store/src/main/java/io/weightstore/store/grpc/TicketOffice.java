@@ -43,8 +43,14 @@ final class TicketOffice {
                 .map(key -> NodeTicket.read(nodeId, caller, Instant.now().plus(WRITE_LIFETIME), offset, length).seal(key));
     }
 
-    Optional<Ticket> write(String nodeId, Identity caller, long offset, long length) {
-        return Optional.ofNullable(keys.get(nodeId))
-                .map(key -> NodeTicket.write(nodeId, caller, Instant.now().plus(WRITE_LIFETIME), offset, length).seal(key));
+    /**
+     * A grant to write one range of a node's pool, for a put or a repair that ends at {@code until}: the
+     * master frees the range when the put times out, and a grant that outlived it would let its holder
+     * write into whatever is placed there next.
+     */
+    Optional<Ticket> write(String nodeId, Identity caller, long offset, long length, Instant until) {
+        Instant latest = Instant.now().plus(WRITE_LIFETIME);
+        Instant expires = until.isBefore(latest) ? until : latest;
+        return Optional.ofNullable(keys.get(nodeId)).map(key -> NodeTicket.write(nodeId, caller, expires, offset, length).seal(key));
     }
 }
