@@ -35,7 +35,10 @@ public interface MasterApi extends AutoCloseable {
     /** Gives up a put and frees its space; abandoned puts are also reclaimed after their deadline. */
     void putAbort(String putId) throws StoreException;
 
-    /** Gives up every pending put of {@code writer} (a writer known to be dead) and frees their space; returns how many. */
+    /**
+     * Gives up every pending put of {@code writer} (a writer known to be dead) that the calling identity
+     * started, and frees their space; returns how many.
+     */
     int abortPutsOf(String writer) throws StoreException;
 
     ObjectMeta stat(String key) throws StoreException;

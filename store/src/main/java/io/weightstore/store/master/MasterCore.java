@@ -386,7 +386,8 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         int aborted = 0;
         for (PutGrant put : List.copyOf(pending.values())) {
-            if (put.writer().equals(writer)) {
+            // The writer name is the client's to choose; only the identity that started a put may end it this way.
+            if (put.writer().equals(writer) && put.object().owner().equals(Caller.current())) {
                 log.warn("reclaiming put {} of {}: its writer {} is gone", put.putId(), put.object().key(), writer);
                 putAbort(put.putId());
                 aborted++;

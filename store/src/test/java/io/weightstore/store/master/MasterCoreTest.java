@@ -124,6 +124,16 @@ class MasterCoreTest {
     }
 
     @Test
+    void onlyTheIdentityThatStartedAWritersPutsMayReclaimThem() throws Exception {
+        PutOptions importing = PutOptions.defaults().withWriter("host/1/import/x");
+        Caller.as("writer alice", () -> master.putStart("alices", SLICE, importing));
+        assertThat(Caller.as("writer mallory", () -> master.abortPutsOf("host/1/import/x"))).isZero();
+        assertThat(master.status().pendingPuts()).isEqualTo(1);
+        assertThat(Caller.as("writer alice", () -> master.abortPutsOf("host/1/import/x"))).isEqualTo(1);
+        assertThat(master.status().pendingPuts()).isZero();
+    }
+
+    @Test
     void sliceChecksumsMustMatchTheSlices() throws StoreException {
         PutGrant put = start("sums", 2 * SLICE, 1);
         assertCode(() -> master.putEnd(put.putId(), List.of()), INVALID_ARGUMENT);
