@@ -158,10 +158,10 @@ public final class JlamaModels {
             Optional<Function<Config, DistributedContext>> distributed) throws IOException {
         try {
             return Optional.of(loadModel(metadata, kvCache, distributed, dir -> {
-                if (stale(opening)) {
+                if (fromOpening(opening::metadataRewritten)) {
                     throw new StaleMetadata();
                 }
-                return weightsOf(opening);
+                return fromOpening(opening::weights);
             }));
         } catch (StaleMetadata e) {
             return Optional.empty();
@@ -187,23 +187,21 @@ public final class JlamaModels {
     private static AbstractModel loadOnMetadataWritten(Path metadata, CheckpointOpening opening, KvCacheDirectory kvCache,
             Optional<Function<Config, DistributedContext>> distributed) throws IOException {
         opening.metadata();
-        return loadModel(metadata, kvCache, distributed, dir -> weightsOf(opening));
+        return loadModel(metadata, kvCache, distributed, dir -> fromOpening(opening::weights));
     }
 
-    private static boolean stale(CheckpointOpening opening) {
+    /** One of the opening's answers, asked for inside Jlama's weight-loader function, which cannot throw an IOException. */
+    private static <T> T fromOpening(OpeningAnswer<T> answer) {
         try {
-            return opening.metadataRewritten();
+            return answer.get();
         } catch (IOException e) {
             throw new OpeningFailed(e);
         }
     }
 
-    private static StoreWeightLoader weightsOf(CheckpointOpening opening) {
-        try {
-            return opening.weights();
-        } catch (IOException e) {
-            throw new OpeningFailed(e);
-        }
+    @FunctionalInterface
+    private interface OpeningAnswer<T> {
+        T get() throws IOException;
     }
 
     /** The metadata files Jlama started on were not the checkpoint's; unwinds Jlama's reading of them. */
