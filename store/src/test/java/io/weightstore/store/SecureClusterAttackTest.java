@@ -61,6 +61,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -375,6 +376,27 @@ class SecureClusterAttackTest {
             }
             writer.putAbort(grant.putId());
             other.putAbort(othersGrant.putId());
+        }
+    }
+
+    @Test
+    void aWriterThatAbortsItsPutCannotWriteIntoTheNextObjectPlaced() throws Exception {
+        Authentication writer1 = cluster.authentication(Role.WRITER, "writer-1");
+        try (GrpcMasterApi writer = GrpcMasterApi.connect(cluster.masterAddress(), writer1); StoreClient admin = cluster.client()) {
+            PutGrant aborted = writer.putStart("aborted", 8192, PutOptions.defaults().withReplicas(2));
+            writer.putAbort(aborted.putId());
+            byte[] bytes = new byte[8192];
+            Arrays.fill(bytes, (byte) 7);
+            admin.put("next", bytes, PutOptions.defaults().withReplicas(2));
+
+            // The grants outlive the abort (a node cannot be told to forget them), so they write wherever they pointed.
+            MemorySegment garbage = arena.allocate(8192).fill((byte) 0x5a);
+            for (ReplicaRef place : aborted.object().slice(0).replicas()) {
+                try (SocketNodeAccess node = access(place.nodeId(), writer1, aborted.tickets().get(place.nodeId()))) {
+                    node.write(place.offset(), garbage, aborted.writeGrants().get(place));
+                }
+            }
+            assertThat(admin.readAll("next")).isEqualTo(bytes);
         }
     }
 

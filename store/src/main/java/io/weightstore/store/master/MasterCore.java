@@ -142,6 +142,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         for (PutGrant put : metadata.pendingPuts()) {
             pending.put(put.putId(), put);
             nodes.reserve(put.object());
+            grantedUntilDeadline(put);
         }
         long now = clock.getAsLong();
         int leased = 0;
@@ -261,7 +262,27 @@ public final class MasterCore implements MasterApi, ClusterView {
             throw new StoreException(NO_SPACE, "no room for " + key + " (" + size + " bytes x " + replicas + " replicas): the"
                     + " nodes hold " + capacity + " bytes in all");
         }
-        evictIfNeeded(size * replicas, key);
+        // Room held from the caller's own earlier puts is theirs to use again; what this put does not take stays held.
+        List<GrantedRanges.Held> lent = nodes.lendHeld(Caller.current());
+        ObjectMeta object;
+        try {
+            evictIfNeeded(size * replicas, key);
+            object = place(key, size, sliceSize, options, up);
+        } finally {
+            nodes.holdUnused(lent);
+        }
+        Map<String, NodeInfo> involved = new LinkedHashMap<>();
+        nodes.holders(object).forEach((id, status) -> involved.put(id, status.info()));
+        PutGrant put = new PutGrant(UUID.randomUUID().toString(), object, involved,
+                Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()), options.writer());
+        metadata.apply(new MetadataBatch().putPending(put));
+        pending.put(put.putId(), put);
+        grantedUntilDeadline(put);
+        return put;
+    }
+
+    private ObjectMeta place(String key, long size, long sliceSize, PutOptions options, List<NodeInfo> up) throws StoreException {
+        int replicas = options.replicas();
         int sliceCount = Math.toIntExact(Math.ceilDiv(size, sliceSize));
         List<SliceMeta> slices = new ArrayList<>(sliceCount);
         for (int i = 0; i < sliceCount; i++) {
@@ -274,14 +295,17 @@ public final class MasterCore implements MasterApi, ClusterView {
                         + " replicas): slice " + i + " fits on fewer than " + replicas + " nodes");
             }
         }
-        ObjectMeta object = unsealed(key, size, sliceSize, options, slices);
-        Map<String, NodeInfo> involved = new LinkedHashMap<>();
-        nodes.holders(object).forEach((id, status) -> involved.put(id, status.info()));
-        PutGrant put = new PutGrant(UUID.randomUUID().toString(), object, involved,
-                Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()), options.writer());
-        metadata.apply(new MetadataBatch().putPending(put));
-        pending.put(put.putId(), put);
-        return put;
+        return unsealed(key, size, sliceSize, options, slices);
+    }
+
+    /**
+     * A put owned by an identity is one a secure master seals write grants for, each valid until the put's
+     * deadline; its room must not go to another put before then, whenever the put ends.
+     */
+    private void grantedUntilDeadline(PutGrant put) {
+        if (!put.object().owner().isEmpty()) {
+            nodes.granted(put.object(), put.deadline(), put.object().owner());
+        }
     }
 
     /**
@@ -489,6 +513,7 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private synchronized void reapExpiredPuts() {
+        nodes.releaseLapsedGrants();
         long now = clock.getAsLong();
         for (PutGrant put : List.copyOf(pending.values())) {
             if (put.deadline().toEpochMilli() < now) {
@@ -711,6 +736,9 @@ public final class MasterCore implements MasterApi, ClusterView {
         NodeInfo node = nodes.get(copy.target().nodeId()).orElseThrow();
         RepairGrant grant = new RepairGrant(copy.id(), key, slice, copy.target(), node, replacing,
                 Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()));
+        if (!Caller.current().isEmpty()) {
+            nodes.granted(copy.target(), copy.length(), grant.deadline(), Caller.current());
+        }
         log.info("repair {}: slice {} of {} {} on node {} at offset {}", grant.repairId(), slice, key,
                 grant.inPlace() ? "rewritten in place" : replacing.isEmpty() ? "gets a copy" : "moves from node " + replacing,
                 copy.target().nodeId(), copy.target().offset());

@@ -4,6 +4,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeLoad;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.Range;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import java.time.Duration;
@@ -32,6 +33,7 @@ final class NodeRegistry {
     private final Map<String, NodeLoad> loads = new HashMap<>();
     private final Set<String> draining = new HashSet<>();
     private final Set<String> lostPools = new HashSet<>();
+    private final GrantedRanges granted = new GrantedRanges();
     private final LongSupplier clock;
     private final Duration deadline;
     /** When this master started: a node it has not heard from yet counts as down since then, not since ever. */
@@ -178,6 +180,7 @@ final class NodeRegistry {
         loads.remove(nodeId);
         draining.remove(nodeId);
         lostPools.remove(nodeId);
+        granted.forgetNode(nodeId);
     }
 
     SegmentAllocator space(String nodeId) {
@@ -197,15 +200,61 @@ final class NodeRegistry {
         forEachReplica(object, (allocator, replica, length) -> allocator.reserve(replica.offset(), length));
     }
 
-    void release(ObjectMeta object) {
-        forEachReplica(object, (allocator, replica, length) -> allocator.release(replica.offset(), length));
+    /** Records that {@code holder}'s write grants for every replica of {@code object} live until {@code grantsExpireAt}. */
+    void granted(ObjectMeta object, Instant grantsExpireAt, String holder) {
+        forEachReplica(object, (allocator, replica, length) -> granted.granted(replica, length, grantsExpireAt.toEpochMilli(), holder));
     }
 
-    /** Frees one replica's range, unless its node was forgotten together with its segment. */
+    /** Records that {@code holder}'s write grant for one range lives until {@code grantExpiresAt}. */
+    void granted(ReplicaRef replica, long length, Instant grantExpiresAt, String holder) {
+        granted.granted(replica, length, grantExpiresAt.toEpochMilli(), holder);
+    }
+
+    /** Frees the ranges of an object's replicas, each once no write grant reaches it any more. */
+    void release(ObjectMeta object) {
+        forEachReplica(object, (allocator, replica, length) -> release(replica, length));
+    }
+
+    /** Frees one replica's range once no write grant reaches it, unless its node was forgotten together with its segment. */
     void release(ReplicaRef replica, long length) {
         SegmentAllocator allocator = space.get(replica.nodeId());
-        if (allocator != null) {
+        if (allocator != null && granted.releasable(replica, length, clock.getAsLong())) {
             allocator.release(replica.offset(), length);
+        }
+    }
+
+    /** Frees the ranges held for write grants that have now expired. */
+    void releaseLapsedGrants() {
+        granted.expire(clock.getAsLong()).forEach(this::releaseHeld);
+    }
+
+    /**
+     * Puts back in the allocators the held ranges that only {@code holder}'s grants reach, for a put of
+     * its own to be placed in; {@link #holdUnused} takes back what the put did not use.
+     */
+    List<GrantedRanges.Held> lendHeld(String holder) {
+        List<GrantedRanges.Held> lent = granted.heldOnlyFor(holder);
+        lent.forEach(this::releaseHeld);
+        return lent;
+    }
+
+    /** Holds again, as before, the parts of {@code lent} that are still free. */
+    void holdUnused(List<GrantedRanges.Held> lent) {
+        for (GrantedRanges.Held range : lent) {
+            SegmentAllocator allocator = space.get(range.replica().nodeId());
+            if (allocator != null) {
+                for (Range part : allocator.takeFree(range.replica().offset(), range.length())) {
+                    granted.hold(new GrantedRanges.Held(new ReplicaRef(range.replica().nodeId(), part.offset()), part.length(),
+                            range.until(), range.holder()));
+                }
+            }
+        }
+    }
+
+    private void releaseHeld(GrantedRanges.Held range) {
+        SegmentAllocator allocator = space.get(range.replica().nodeId());
+        if (allocator != null) {
+            allocator.release(range.replica().offset(), range.length());
         }
     }
 

@@ -1,5 +1,8 @@
 package io.weightstore.store.master;
 
+import io.weightstore.store.api.Range;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -73,6 +76,25 @@ final class SegmentAllocator {
             free.put(offset + size, rangeEnd - offset - size);
         }
         used += size;
+    }
+
+    /** Takes the free parts of {@code length} bytes at {@code offset} out of the free space, and returns them. */
+    List<Range> takeFree(long offset, long length) {
+        long end = offset + aligned(Math.max(1, length));
+        Long first = free.floorKey(offset);
+        List<Range> parts = new ArrayList<>();
+        for (Map.Entry<Long, Long> range : free.tailMap(first == null ? offset : first, true).entrySet()) {
+            if (range.getKey() >= end) {
+                break;
+            }
+            long from = Math.max(offset, range.getKey());
+            long to = Math.min(end, range.getKey() + range.getValue());
+            if (to > from) {
+                parts.add(new Range(from, to - from));
+            }
+        }
+        parts.forEach(part -> reserve(part.offset(), part.length()));
+        return parts;
     }
 
     void release(long offset, long length) {

@@ -24,6 +24,7 @@ import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
@@ -121,6 +122,50 @@ class MasterCoreTest {
         assertCode(() -> seal(first), NOT_FOUND);
         seal(start("dead/a", 10, 1));
         assertCode(() -> master.abortPutsOf(""), INVALID_ARGUMENT);
+    }
+
+    @Test
+    void theRoomOfAnIdentitysAbortedPutGoesToNoOtherPutWhileItsWriteGrantsLive() throws Exception {
+        List<ReplicaRef> granted = Caller.as("writer mallory", () -> {
+            PutGrant aborted = master.putStart("aborted", SLICE, PutOptions.defaults());
+            master.putAbort(aborted.putId());
+            return aborted.object().slice(0).replicas();
+        });
+        List<ReplicaRef> next = Caller.as("writer alice", () -> master.putStart("next", SLICE, PutOptions.defaults()))
+                .object().slice(0).replicas();
+        assertThat(next).as("the aborted put's grants could still write there").doesNotContainAnyElementsOf(granted);
+
+        now.addAndGet(config().putTimeout().toMillis() + GrantedRanges.CLOCK_SKEW_MILLIS + 1);
+        master.reapNow();
+        master.heartbeat(NodeReport.alive("n1"));
+        master.heartbeat(NodeReport.alive("n2"));
+        assertThat(master.status().nodes()).allSatisfy(n -> assertThat(n.used()).isZero());
+        assertThat(Caller.as("writer alice", () -> master.putStart("later", SLICE, PutOptions.defaults())).object().slice(0).replicas())
+                .containsExactlyInAnyOrderElementsOf(granted);
+    }
+
+    @Test
+    void anIdentityMayPutAgainIntoRoomOnlyItsOwnGrantsReachAndNoOneElseMay() throws Exception {
+        List<ReplicaRef> granted = new ArrayList<>();
+        List<ReplicaRef> again = Caller.as("writer alice", () -> {
+            PutGrant aborted = master.putStart("aborted", 2 * SLICE, PutOptions.defaults());
+            master.putAbort(aborted.putId());
+            aborted.object().slices().forEach(slice -> granted.addAll(slice.replicas()));
+            return master.putStart("again", SLICE, PutOptions.defaults()).object().slice(0).replicas();
+        });
+        assertThat(granted).as("the room alice's grants reach, on each node").hasSize(2).containsAll(again);
+        List<ReplicaRef> others = Caller.as("writer bob", () -> master.putStart("others", SLICE, PutOptions.defaults()))
+                .object().slice(0).replicas();
+        assertThat(others).as("what alice's put did not take is still held").doesNotContainAnyElementsOf(granted);
+    }
+
+    @Test
+    void anAnonymousAbortedPutFreesItsRoomAtOnce() throws StoreException {
+        PutGrant aborted = master.putStart("aborted", SLICE, PutOptions.defaults());
+        master.putAbort(aborted.putId());
+        assertThat(master.status().nodes()).allSatisfy(n -> assertThat(n.used()).isZero());
+        assertThat(master.putStart("next", SLICE, PutOptions.defaults()).object().slice(0).replicas())
+                .containsExactlyInAnyOrderElementsOf(aborted.object().slice(0).replicas());
     }
 
     @Test
