@@ -12,6 +12,8 @@ import io.weightstore.store.api.Stride;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -68,6 +70,21 @@ class ClusterFailureTest {
         client.put("two-copies", data, replicas(2));
         cluster.stopNode(0);
         assertReadsBack(client, "two-copies");
+    }
+
+    @Test
+    void readMovesOnWhenANodeAnswersThatAValidRangeIsOutsideItsPool() throws Exception {
+        StoreClient client = cluster.client();
+        client.put("three-copies", data, replicas(3));
+        // A node that lies, or a man in the middle of a plain data plane: the first answer on each connection to
+        // node 0 says OUT_OF_RANGE (its status byte, after the 8-byte hello reply, turned from OK to 2).
+        try (TamperingProxy liar = new TamperingProxy(cluster.node(0).port(), FrameCodec.HELLO_BYTES, Status.OUT_OF_RANGE.code())) {
+            cluster.advertise(0, liar.port());
+            StoreClient reader = cluster.client();
+            assertReadsBack(reader, "three-copies");
+            assertThat(Metrics.value(reader.metrics().registry(), "weightstore_client_replica_failovers"))
+                    .as("the slices node 0 was asked for came from the other copies").isPositive();
+        }
     }
 
     @Test

@@ -11,19 +11,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A man in the middle on loopback: forwards every connection it accepts to one server port, and
- * inverts one byte of what the server sends, {@code flipAt} bytes into each connection's stream
- * (or none, with -1, to show that the path itself works).
+ * changes one byte of what the server sends, {@code flipAt} bytes into each connection's stream
+ * (or none, with -1, to show that the path itself works), by flipping the bits of {@code mask}.
  */
 final class TamperingProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final int target;
     private final long flipAt;
+    private final byte mask;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     TamperingProxy(int target, long flipAt) throws IOException {
+        this(target, flipAt, (byte) 0xFF);
+    }
+
+    TamperingProxy(int target, long flipAt, byte mask) throws IOException {
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.target = target;
         this.flipAt = flipAt;
+        this.mask = mask;
         Thread.ofPlatform().daemon().name("tampering-proxy").start(this::accept);
     }
 
@@ -37,21 +43,21 @@ final class TamperingProxy implements AutoCloseable {
                 Socket client = listener.accept();
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), target);
                 sockets.addAll(List.of(client, server));
-                Thread.ofPlatform().daemon().start(() -> pump(client, server, -1));
-                Thread.ofPlatform().daemon().start(() -> pump(server, client, flipAt));
+                Thread.ofPlatform().daemon().start(() -> pump(client, server, -1, mask));
+                Thread.ofPlatform().daemon().start(() -> pump(server, client, flipAt, mask));
             } catch (IOException e) {
                 return;
             }
         }
     }
 
-    private static void pump(Socket from, Socket to, long flipAt) {
+    private static void pump(Socket from, Socket to, long flipAt, byte mask) {
         byte[] buffer = new byte[16 << 10];
         long passed = 0;
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buffer)) > 0; passed += n) {
                 if (flipAt >= passed && flipAt < passed + n) {
-                    buffer[(int) (flipAt - passed)] ^= (byte) 0xFF;
+                    buffer[(int) (flipAt - passed)] ^= mask;
                 }
                 out.write(buffer, 0, n);
             }

@@ -218,9 +218,8 @@ final class ReplicaReader {
                 }
                 return;
             } catch (StoreException e) {
-                if (e.code() == StoreException.Code.INVALID_ARGUMENT) {
-                    throw e;
-                }
+                // Every range was checked against the object before any byte moved, so a node that calls one outside
+                // its pool (INVALID_ARGUMENT) is faulty, or lied to on the way, like one that answers with bad bytes.
                 allCorrupt &= e.code() == StoreException.Code.CORRUPT;
                 if (e.code() == StoreException.Code.CORRUPT) {
                     metrics.replicaCorrupt();
