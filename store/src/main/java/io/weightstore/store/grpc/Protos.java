@@ -330,13 +330,14 @@ public final class Protos {
     }
 
     public static byte[] encode(LockState lock) {
-        return LockRecord.newBuilder().setOwner(lock.owner()).setExpiresMs(lock.expiresAt().toEpochMilli()).build().toByteArray();
+        return LockRecord.newBuilder().setOwner(lock.owner()).setExpiresMs(lock.expiresAt().toEpochMilli()).setHolder(lock.holder()).build()
+                .toByteArray();
     }
 
     public static LockState decodeLock(byte[] bytes) throws StoreException {
         try {
             LockRecord lock = LockRecord.parseFrom(bytes);
-            return new LockState(true, lock.getOwner(), Instant.ofEpochMilli(lock.getExpiresMs()));
+            return new LockState(true, lock.getOwner(), Instant.ofEpochMilli(lock.getExpiresMs()), lock.getHolder());
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("lock", e);
         }

@@ -646,7 +646,9 @@ public final class MasterCore implements MasterApi, ClusterView {
         requireLockArguments(name, owner, ttl);
         Optional<LockState> current = metadata.lock(name);
         long now = clock.getAsLong();
-        if (current.isPresent() && current.get().expiresAt().toEpochMilli() >= now && !current.get().owner().equals(owner)) {
+        // The owner is the caller's to name, and a refusal shows it: only the identity that took the lock may take it again.
+        if (current.isPresent() && current.get().expiresAt().toEpochMilli() >= now
+                && !(current.get().owner().equals(owner) && heldByCaller(current.get()))) {
             return new LockState(false, current.get().owner(), current.get().expiresAt());
         }
         return grant(name, owner, ttl, now);
@@ -660,6 +662,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             throw new StoreException(FAILED_PRECONDITION, "lock " + name + " is not held by " + owner
                     + current.map(c -> "; it is held by " + c.owner()).orElse(""));
         }
+        requireHeldByCaller(name, current.get());
         return grant(name, owner, ttl, clock.getAsLong());
     }
 
@@ -667,12 +670,24 @@ public final class MasterCore implements MasterApi, ClusterView {
     public synchronized void releaseLock(String name, String owner) throws StoreException {
         Optional<LockState> current = metadata.lock(name);
         if (current.isPresent() && current.get().owner().equals(owner)) {
+            requireHeldByCaller(name, current.get());
             metadata.apply(new MetadataBatch().deleteLock(name));
         }
     }
 
+    private static boolean heldByCaller(LockState lock) {
+        return lock.holder().isEmpty() || lock.holder().equals(Caller.current());
+    }
+
+    private static void requireHeldByCaller(String name, LockState lock) throws StoreException {
+        if (!heldByCaller(lock)) {
+            throw new StoreException(PERMISSION_DENIED, "lock " + name + " was taken by " + lock.holder() + "; only it may renew or"
+                    + " release it, not " + named(Caller.current()));
+        }
+    }
+
     private LockState grant(String name, String owner, Duration ttl, long now) throws StoreException {
-        LockState held = new LockState(true, owner, Instant.ofEpochMilli(now + ttl.toMillis()));
+        LockState held = new LockState(true, owner, Instant.ofEpochMilli(now + ttl.toMillis()), Caller.current());
         metadata.apply(new MetadataBatch().putLock(name, held));
         return held;
     }

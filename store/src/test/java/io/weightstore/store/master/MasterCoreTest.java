@@ -400,6 +400,29 @@ class MasterCoreTest {
     }
 
     @Test
+    void onlyTheIdentityThatTookALockMayTakeItAgainRenewOrReleaseIt() throws Exception {
+        String owner = "host-1/4242/import/ckpt";
+        assertThat(Caller.as("writer alice", () -> master.tryLock("l", owner, MINUTE)).held()).isTrue();
+        // The owner is a string a refusal shows to anyone; naming it is not being it.
+        assertThat(Caller.as("writer mallory", () -> master.tryLock("l", owner, MINUTE)).held()).isFalse();
+        assertCode(() -> Caller.as("writer mallory", () -> master.renewLock("l", owner, MINUTE)), PERMISSION_DENIED);
+        assertCode(() -> Caller.as("writer mallory", () -> {
+            master.releaseLock("l", owner);
+            return null;
+        }), PERMISSION_DENIED);
+        assertThat(Caller.as("writer mallory", () -> master.tryLock("l", "mallory", MINUTE)).held()).isFalse();
+
+        master.close();
+        master = open();
+        assertThat(Caller.as("writer alice", () -> master.renewLock("l", owner, MINUTE)).held()).isTrue();
+        Caller.as("writer alice", () -> {
+            master.releaseLock("l", owner);
+            return null;
+        });
+        assertThat(Caller.as("writer mallory", () -> master.tryLock("l", "mallory", MINUTE)).held()).isTrue();
+    }
+
+    @Test
     void expiredLockGoesToTheNextOwner() throws StoreException {
         master.tryLock("l", "a", Duration.ofSeconds(1));
         assertThat(master.tryLock("l", "b", Duration.ofSeconds(1)).held()).isFalse();
