@@ -70,8 +70,8 @@ final class GatewayCommand implements Callable<Integer> {
     private int maxConcurrent;
 
     @Option(names = "--max-queue", defaultValue = "" + GatewayConfig.DEFAULT_MAX_WAITING, paramLabel = "N",
-            description = "Transfers that may wait, in arrival order, for one of those; more get 503 SlowDown, which S3 clients"
-                    + " retry. Default: ${DEFAULT-VALUE}.")
+            description = "Transfers that may wait, in arrival order, for one of those, each for at most --send-timeout; more, or"
+                    + " one that waited that long, get 503 SlowDown, which S3 clients retry. Default: ${DEFAULT-VALUE}.")
     private int maxQueue;
 
     @Option(names = "--chunk-size", defaultValue = "" + (GatewayConfig.DEFAULT_CHUNK_BYTES >> 20) + "M", paramLabel = "SIZE",
@@ -86,8 +86,8 @@ final class GatewayCommand implements Callable<Integer> {
 
     @Option(names = "--send-timeout", defaultValue = "60s", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "A response the client takes no byte of for this long ends the connection, so a stalled client holds a"
-                    + " transfer slot and a read lease no longer; one that reads slowly but steadily gets all of it."
-                    + " Default: ${DEFAULT-VALUE}.")
+                    + " transfer slot and a read lease no longer; one that reads slowly but steadily gets all of it. Also the"
+                    + " longest a transfer waits for a slot. Default: ${DEFAULT-VALUE}.")
     private Duration sendTimeout;
 
     @Mixin

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  * @param chunkBytes bytes read from the store and written to the socket at a time, per buffer
  * @param idleTimeout how long a connection with no request in progress and no bytes moving is kept
  * @param requestHeadTimeout how long a request line and headers may take to arrive, from their first byte
- * @param sendTimeout how long a response may go without the client taking a byte of it before the connection is closed
+ * @param sendTimeout how long a response may go without the client taking a byte of it before the connection is closed,
+ *     and how long a transfer waits for a slot before it is answered 503 SlowDown
  */
 public record GatewayConfig(String host, int port, String bucket, Access access, int maxConcurrent, int maxWaiting, int chunkBytes,
         Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout) {

@@ -77,7 +77,7 @@ public final class S3Gateway implements AutoCloseable {
         CheckpointBucket bucket = new CheckpointBucket(config.bucket(), new Catalog(store));
         ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
         ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor();
-        TransferSlots slots = new TransferSlots(config.maxConcurrent(), config.maxWaiting(), config.chunkBytes());
+        TransferSlots slots = new TransferSlots(config.maxConcurrent(), config.maxWaiting(), config.chunkBytes(), config.sendTimeout());
         GatewayMetrics metrics = new GatewayMetrics(slots, bucket);
         S3Routes routes = new S3Routes(config.bucket(), new SigV4Verifier(config.access().keys(), clock), config.access().anonymous(),
                 new BucketHandler(bucket, Instant.now(clock)), new ObjectHandler(bucket, slots, readers, metrics));

@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 final class S3Routes {
     private static final Logger log = LoggerFactory.getLogger(S3Routes.class);
+    private static final String INTERNAL = "the gateway failed; its log says why, under this request's id";
     /** Sub-resources of a bucket that S3 has and this gateway does not. */
     private static final Set<String> UNSUPPORTED = Set.of("accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering",
             "inventory", "lifecycle", "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy", "policyStatus",
@@ -53,19 +54,19 @@ final class S3Routes {
             route(request, target, signed, exchange);
         } catch (S3Error e) {
             if (e.code() == ErrorCode.INTERNAL_ERROR || e.code() == ErrorCode.SERVICE_UNAVAILABLE) {
-                log.warn("{} {}: {} {}", method, exchange.rawPath(), e.code().code(), e.getMessage());
+                log.warn("{} {} (request {}): {} {}", method, exchange.rawPath(), exchange.id().value(), e.code().code(), e.getMessage());
             }
             answer(exchange, e);
         } catch (StoreException | CheckpointException e) {
             S3Error error = storeError(e);
-            log.warn("{} {}: {} {}", method, exchange.rawPath(), error.code().code(), e.getMessage());
+            log.warn("{} {} (request {}): {} {}", method, exchange.rawPath(), exchange.id().value(), error.code().code(), e.getMessage());
             answer(exchange, error);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             answer(exchange, new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the gateway is stopping"));
         } catch (IOException | RuntimeException e) {
-            log.error("{} {} failed", method, exchange.rawPath(), e);
-            answer(exchange, new S3Error(ErrorCode.INTERNAL_ERROR, "the gateway failed: " + e));
+            log.error("{} {} (request {}) failed", method, exchange.rawPath(), exchange.id().value(), e);
+            answer(exchange, new S3Error(ErrorCode.INTERNAL_ERROR, INTERNAL, e));
         }
     }
 
@@ -158,10 +159,22 @@ final class S3Routes {
                 .with("Method", method).with("ResourceType", resourceType).header("Allow", allowed);
     }
 
-    /** A failure of the store or catalog as S3 says it: the store out of reach is worth a retry, anything else is ours. */
+    /**
+     * A failure of the store or catalog as S3 says it: an object deleted while it was read is gone, the
+     * store out of reach is worth a retry, anything else is ours. The store's own words name hosts,
+     * ports and pool offsets, so they go to the log, under the request's id, and not to the client;
+     * the catalog's (a file that is not what its import stored) name only the checkpoint.
+     */
     private static S3Error storeError(IOException e) {
-        boolean unavailable = e instanceof StoreException s && s.code() == StoreException.Code.UNAVAILABLE;
-        return new S3Error(unavailable ? ErrorCode.SERVICE_UNAVAILABLE : ErrorCode.INTERNAL_ERROR, "the store failed: " + e.getMessage(), e);
+        if (e instanceof StoreException s) {
+            return switch (s.code()) {
+                case NOT_FOUND -> new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not exist: it was deleted while it was read", e);
+                case UNAVAILABLE -> new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the store cannot serve this now; retry after a back-off"
+                        + " (the gateway's log says why, under this request's id)", e);
+                default -> new S3Error(ErrorCode.INTERNAL_ERROR, INTERNAL, e);
+            };
+        }
+        return new S3Error(ErrorCode.INTERNAL_ERROR, "the store failed: " + e.getMessage(), e);
     }
 
     /** The resource as S3's error documents name it: the path, decoded when it can be. */

@@ -121,7 +121,10 @@ class GatewayLeaseTest {
                     + "/weights/rotten/" + FILE)).header("Range", "bytes=0-99").build(), HttpResponse.BodyHandlers.ofByteArray());
             // The only copy is bad: no 206 with its bytes, an S3 error before any byte of the object.
             assertThat(response.statusCode()).isEqualTo(500);
-            assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>InternalError</Code>");
+            // The store's account of it names pool offsets and hosts: that is for the gateway's log, not for the client.
+            assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>InternalError</Code>")
+                    .contains("<RequestId>" + response.headers().firstValue("x-amz-request-id").orElseThrow())
+                    .doesNotContain("offset").doesNotContain("127.0.0.1");
             assertThat(response.body()).isNotEqualTo(Arrays.copyOf(data, 100));
             // Nor any header that describes the object: the error is not a part of it, and no cache may keep it as one.
             assertThat(response.headers().map()).doesNotContainKeys("etag", "last-modified", "content-range", "accept-ranges");

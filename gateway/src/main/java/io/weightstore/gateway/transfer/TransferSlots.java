@@ -4,6 +4,7 @@ import io.weightstore.gateway.s3.ErrorCode;
 import io.weightstore.gateway.s3.S3Error;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Bounds the object transfers in progress and lends each a pair of chunk buffers, reused from one
  * transfer to the next: memory for transfers never exceeds {@code maxConcurrent × 2 × chunkBytes},
  * and buffers are touched once, not per request. Transfers beyond the bound wait their turn, first
- * come first served; beyond {@code maxWaiting} waiting, a request is answered 503 {@code SlowDown},
- * which S3 clients retry after a back-off.
+ * come first served, for at most {@code maxWait}; beyond {@code maxWaiting} waiting, or after that
+ * wait, a request is answered 503 {@code SlowDown}, which S3 clients retry after a back-off. The
+ * wait is bounded so that a request whose client has given up does not take a slot long after.
  *
  * <p>The buffers are off-heap and page-aligned, in an arena the slots own: the nodes' bytes are read
  * into them and sent from them, never copied on the way. Closing the slots frees them, once every
@@ -29,14 +31,16 @@ public final class TransferSlots implements AutoCloseable {
     private final int maxConcurrent;
     private final int maxWaiting;
     private final int chunkBytes;
+    private final Duration maxWait;
     private final AtomicInteger waiting = new AtomicInteger();
     private final ConcurrentLinkedDeque<MemorySegment[]> idle = new ConcurrentLinkedDeque<>();
 
-    public TransferSlots(int maxConcurrent, int maxWaiting, int chunkBytes) {
+    public TransferSlots(int maxConcurrent, int maxWaiting, int chunkBytes, Duration maxWait) {
         this.permits = new Semaphore(maxConcurrent, true);
         this.maxConcurrent = maxConcurrent;
         this.maxWaiting = maxWaiting;
         this.chunkBytes = chunkBytes;
+        this.maxWait = maxWait;
     }
 
     /** One transfer's right to run, and its buffers; closing it gives both back. */
@@ -82,7 +86,7 @@ public final class TransferSlots implements AutoCloseable {
     /**
      * Waits for a slot.
      *
-     * @throws S3Error SlowDown when {@code maxWaiting} requests are waiting already
+     * @throws S3Error SlowDown when {@code maxWaiting} requests are waiting already, or none came free within {@code maxWait}
      */
     public Slot acquire() throws InterruptedException {
         // tryAcquire with a timeout, unlike without, keeps the semaphore's first-come-first-served order.
@@ -93,7 +97,10 @@ public final class TransferSlots implements AutoCloseable {
                         + " requests are waiting for one; retry after a back-off");
             }
             try {
-                permits.acquire();
+                if (!permits.tryAcquire(maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                    throw new S3Error(ErrorCode.SLOW_DOWN, "no transfer slot came free within " + maxWait.toMillis()
+                            + " ms; retry after a back-off");
+                }
             } finally {
                 waiting.decrementAndGet();
             }

@@ -7,6 +7,7 @@ import io.weightstore.gateway.s3.ErrorCode;
 import io.weightstore.gateway.s3.S3Error;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class TransferSlotsTest {
     @Test
     void boundsTransfersLetsSomeWaitAndTurnsAwayTheRest() throws Exception {
-        TransferSlots slots = new TransferSlots(1, 1, 64 << 10);
+        TransferSlots slots = new TransferSlots(1, 1, 64 << 10, Duration.ofMinutes(1));
         TransferSlots.Slot first = slots.acquire();
         MemorySegment buffer = first.buffer(0);
         CountDownLatch waiting = new CountDownLatch(1);
@@ -30,7 +31,7 @@ class TransferSlotsTest {
             }
         });
         waiting.await();
-        while (second.getState() != Thread.State.WAITING) {
+        while (second.getState() != Thread.State.TIMED_WAITING) {
             Thread.sleep(5);
         }
         assertThatThrownBy(slots::acquire).isInstanceOfSatisfying(S3Error.class,
@@ -46,8 +47,23 @@ class TransferSlotsTest {
     }
 
     @Test
+    void aTransferWaitsForASlotNoLongerThanItsBoundThenIsToldToSlowDown() throws Exception {
+        TransferSlots slots = new TransferSlots(1, 4, 64 << 10, Duration.ofMillis(200));
+        try (TransferSlots.Slot held = slots.acquire()) {
+            long started = System.nanoTime();
+            assertThatThrownBy(slots::acquire).isInstanceOfSatisfying(S3Error.class,
+                    e -> assertThat(e.code()).isEqualTo(ErrorCode.SLOW_DOWN));
+            assertThat(System.nanoTime() - started).as("it waited its bound first").isGreaterThanOrEqualTo(200_000_000L);
+            assertThat(slots.waiting()).isZero();
+            assertThat(slots.running()).isEqualTo(1);
+        }
+        assertThat(slots.running()).isZero();
+        slots.close();
+    }
+
+    @Test
     void buffersAreOffHeapPageAlignedAndFreedWithTheSlots() throws Exception {
-        TransferSlots slots = new TransferSlots(2, 0, 64 << 10);
+        TransferSlots slots = new TransferSlots(2, 0, 64 << 10, Duration.ofMinutes(1));
         MemorySegment buffer;
         try (TransferSlots.Slot slot = slots.acquire()) {
             buffer = slot.buffer(1);
