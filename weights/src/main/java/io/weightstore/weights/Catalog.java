@@ -190,10 +190,14 @@ public final class Catalog {
         return new ListedCheckpoint(manifest, manifest.checkable(), problems);
     }
 
-    /** Writes the manifest as {@code writer}, the holder of the checkpoint's lock; returns the object as the master sealed it. */
+    /**
+     * Writes the manifest as {@code writer}, which must hold the checkpoint's lock while the master starts
+     * and seals the put; returns the object as the master sealed it.
+     */
     ObjectMeta writeManifest(Manifest manifest, LockOwner writer) throws IOException {
         return store.put(manifestKey(manifest.checkpointId()), manifest.toJson(), PutOptions.defaults()
-                .withReplicas(smallObjectReplicas()).withReplace(true).withPin(true).withWriter(writer.toString()));
+                .withReplicas(smallObjectReplicas()).withReplace(true).withPin(true)
+                .withWriterUnderLock(writer.toString(), lockName(manifest.checkpointId())));
     }
 
     /**

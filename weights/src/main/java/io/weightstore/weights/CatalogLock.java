@@ -67,6 +67,20 @@ final class CatalogLock implements AutoCloseable {
         return owner;
     }
 
+    /**
+     * Whether this process still holds the lock, renewed now to know. A writer that lost it (paused past
+     * its expiry while another took it) must not clean up after itself: the keys are the next holder's.
+     */
+    boolean stillHeld() {
+        try {
+            store.renewLock(name, owner.toString(), TTL);
+            return true;
+        } catch (StoreException e) {
+            log.error("lost the lock on {}: {}", name, e.getMessage());
+            return false;
+        }
+    }
+
     private void renew() {
         try {
             store.renewLock(name, owner.toString(), TTL);

@@ -82,8 +82,10 @@ public final class CheckpointImporter {
             try {
                 return upload(request, directory, manifest, lock.owner(), sent, progress, start);
             } catch (IOException | RuntimeException e) {
-                freeWhatWasSent(sent, e);
-                markFailed(id, lock.owner(), e);
+                if (lock.stillHeld()) {
+                    freeWhatWasSent(sent, e);
+                    markFailed(id, lock.owner(), e);
+                }
                 throw e;
             }
         }
@@ -234,7 +236,7 @@ public final class CheckpointImporter {
                 ObjectMeta object;
                 try {
                     object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
-                            .withReplace(true).withPin(true).withWriter(writer.toString()), progress);
+                            .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress);
                 } catch (IOException | RuntimeException e) {
                     // The digests read the mapping: they finish before it is unmapped.
                     digests.exceptionally(failed -> null).join();
@@ -286,9 +288,13 @@ public final class CheckpointImporter {
             }
             byte[] json = table.get().toJson();
             requireOwnWrite(store.put(stored.checksKey(), json, PutOptions.defaults().withReplicas(catalog.smallObjectReplicas())
-                    .withReplace(true).withPin(true).withWriter(writer.toString())));
+                    .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName())));
             sentKeys.add(stored.checksKey());
             return Sha256.of(MemorySegment.ofArray(json));
+        }
+
+        private String lockName() {
+            return Catalog.lockName(request.checkpointId());
         }
 
         /** Every object of an import is written by who wrote its manifest; anything else would fail every load. */

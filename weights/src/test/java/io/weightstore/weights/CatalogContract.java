@@ -10,6 +10,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Room;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -128,7 +129,7 @@ abstract class CatalogContract {
         importSource("tiny");
         // Pretend the import stopped half-way: the manifest is back to IMPORTING, files stay stored.
         Manifest ready = catalog().readyManifest(id("tiny"));
-        catalog().writeManifest(ready.withStatus(CheckpointStatus.IMPORTING, Catalog.now(), null), LockOwner.current("test"));
+        ManifestRewrites.write(store(), ready.withStatus(CheckpointStatus.IMPORTING, Catalog.now(), null));
         assertCheckpointError(() -> catalog().readyManifest(id("tiny")), CheckpointException.Code.NOT_READY, "IMPORTING");
         ImportResult resumed = importSource("tiny");
         assertThat(resumed.skippedFiles()).isEqualTo(ready.files().size());
@@ -141,7 +142,7 @@ abstract class CatalogContract {
     void changedFileIsSentAgainOnResume() throws Exception {
         importSource("tiny");
         Manifest ready = catalog().readyManifest(id("tiny"));
-        catalog().writeManifest(ready.withStatus(CheckpointStatus.FAILED, Catalog.now(), "test"), LockOwner.current("test"));
+        ManifestRewrites.write(store(), ready.withStatus(CheckpointStatus.FAILED, Catalog.now(), "test"));
         Files.writeString(source.resolve("config.json"), Files.readString(source.resolve("config.json")).replace("llama", "LLAMA"));
         ImportResult resumed = importSource("tiny");
         assertThat(resumed.uploadedFiles()).isEqualTo(1);
@@ -227,6 +228,35 @@ abstract class CatalogContract {
         ObjectMeta manifest = store().stat("weights/half/manifest");
         long manifestSpace = manifest.replicas() * Math.ceilDiv(manifest.size(), 4096) * 4096;
         assertThat(store().room().used()).as("only the FAILED manifest is left").isEqualTo(before + manifestSpace);
+    }
+
+    @Test
+    void anImportThatLostItsLockWritesNothingMoreAndLeavesTheNextHolderAlone() throws Exception {
+        String lockName = Catalog.lockName(id("taken"));
+        String next = "another-host/1/import/n";
+        Progress lockTakenOnce = new Progress() {
+            private boolean done;
+
+            @Override
+            public synchronized void advanced(long bytes) {
+                if (!done) {
+                    done = true;
+                    // As if the importer had been paused past its lock's expiry, and another writer had taken the lock.
+                    try {
+                        store().releaseLock(lockName, store().tryLock(lockName, next, CatalogLock.TTL).owner());
+                        assertThat(store().tryLock(lockName, next, CatalogLock.TTL).held()).isTrue();
+                    } catch (StoreException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+        };
+        assertThatThrownBy(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("taken"), "org/tiny", "main", source,
+                replicas(), false, 1), lockTakenOnce)).hasMessageContaining("no longer holds it");
+        assertThat(catalog().manifest(id("taken")).orElseThrow().status()).as("never READY, nor marked by the importer")
+                .isEqualTo(CheckpointStatus.IMPORTING);
+        assertThat(store().tryLock(lockName, next, CatalogLock.TTL).held()).as("still the next holder's").isTrue();
+        store().releaseLock(lockName, next);
     }
 
     @Test

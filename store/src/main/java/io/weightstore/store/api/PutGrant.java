@@ -9,7 +9,7 @@ import java.util.Map;
  * place, without which the nodes refuse the bytes. The object stays invisible to readers until
  * {@link MasterApi#putEnd} seals it.
  */
-public record PutGrant(String putId, ObjectMeta object, Map<String, NodeInfo> nodes, Instant deadline, String writer,
+public record PutGrant(String putId, ObjectMeta object, Map<String, NodeInfo> nodes, Instant deadline, String writer, String lock,
         Map<String, Ticket> tickets, Map<ReplicaRef, Ticket> writeGrants) {
     public PutGrant {
         nodes = Map.copyOf(nodes);
@@ -17,11 +17,16 @@ public record PutGrant(String putId, ObjectMeta object, Map<String, NodeInfo> no
         writeGrants = Map.copyOf(writeGrants);
     }
 
+    /** Under {@code lock} (see {@link PutOptions#lock()}), empty for none. */
+    public PutGrant(String putId, ObjectMeta object, Map<String, NodeInfo> nodes, Instant deadline, String writer, String lock) {
+        this(putId, object, nodes, deadline, writer, lock, Map.of(), Map.of());
+    }
+
     public PutGrant(String putId, ObjectMeta object, Map<String, NodeInfo> nodes, Instant deadline, String writer) {
-        this(putId, object, nodes, deadline, writer, Map.of(), Map.of());
+        this(putId, object, nodes, deadline, writer, "");
     }
 
     public PutGrant withTickets(Map<String, Ticket> sessions, Map<ReplicaRef, Ticket> grants) {
-        return new PutGrant(putId, object, nodes, deadline, writer, sessions, grants);
+        return new PutGrant(putId, object, nodes, deadline, writer, lock, sessions, grants);
     }
 }

@@ -7,8 +7,11 @@ package io.weightstore.store.api;
  * @param replace overwrite an existing object of the same key
  * @param pin exempt the object from eviction
  * @param writer who writes, or empty: a writer known to be dead has its unfinished puts reclaimed at once
+ * @param lock the name of a lock {@code writer} holds, or empty: the master starts and seals the put only
+ *     while the writer still holds it, so a writer that lost its lock (paused past its expiry, and
+ *     another took it) cannot write over the next holder's work
  */
-public record PutOptions(int replicas, long sliceSize, boolean replace, boolean pin, String writer) {
+public record PutOptions(int replicas, long sliceSize, boolean replace, boolean pin, String writer, String lock) {
     public PutOptions {
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be >= 1: replicas=" + replicas);
@@ -17,6 +20,11 @@ public record PutOptions(int replicas, long sliceSize, boolean replace, boolean 
             throw new IllegalArgumentException("slice size must be >= 0: sliceSize=" + sliceSize);
         }
         writer = writer == null ? "" : writer;
+        lock = lock == null ? "" : lock;
+    }
+
+    public PutOptions(int replicas, long sliceSize, boolean replace, boolean pin, String writer) {
+        this(replicas, sliceSize, replace, pin, writer, "");
     }
 
     public static PutOptions defaults() {
@@ -24,22 +32,27 @@ public record PutOptions(int replicas, long sliceSize, boolean replace, boolean 
     }
 
     public PutOptions withReplicas(int n) {
-        return new PutOptions(n, sliceSize, replace, pin, writer);
+        return new PutOptions(n, sliceSize, replace, pin, writer, lock);
     }
 
     public PutOptions withSliceSize(long size) {
-        return new PutOptions(replicas, size, replace, pin, writer);
+        return new PutOptions(replicas, size, replace, pin, writer, lock);
     }
 
     public PutOptions withReplace(boolean value) {
-        return new PutOptions(replicas, sliceSize, value, pin, writer);
+        return new PutOptions(replicas, sliceSize, value, pin, writer, lock);
     }
 
     public PutOptions withPin(boolean value) {
-        return new PutOptions(replicas, sliceSize, replace, value, writer);
+        return new PutOptions(replicas, sliceSize, replace, value, writer, lock);
     }
 
     public PutOptions withWriter(String value) {
-        return new PutOptions(replicas, sliceSize, replace, pin, value);
+        return new PutOptions(replicas, sliceSize, replace, pin, value, lock);
+    }
+
+    /** Writes as {@code writer}, only while it holds the lock {@code name}. */
+    public PutOptions withWriterUnderLock(String writer, String name) {
+        return new PutOptions(replicas, sliceSize, replace, pin, writer, name);
     }
 }

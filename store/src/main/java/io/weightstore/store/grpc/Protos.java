@@ -314,7 +314,7 @@ public final class Protos {
 
     public static byte[] encode(PutGrant put) {
         PendingPut.Builder builder = PendingPut.newBuilder().setPutId(put.putId()).setObject(toProto(put.object()))
-                .setDeadlineMs(put.deadline().toEpochMilli()).setWriter(put.writer());
+                .setDeadlineMs(put.deadline().toEpochMilli()).setWriter(put.writer()).setLock(put.lock());
         put.nodes().values().forEach(n -> builder.addNodes(toProto(n)));
         return builder.build().toByteArray();
     }
@@ -323,7 +323,7 @@ public final class Protos {
         try {
             PendingPut put = PendingPut.parseFrom(bytes);
             return new PutGrant(put.getPutId(), fromProto(put.getObject()), nodeInfos(put.getNodesList()),
-                    Instant.ofEpochMilli(put.getDeadlineMs()), put.getWriter());
+                    Instant.ofEpochMilli(put.getDeadlineMs()), put.getWriter(), put.getLock());
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("pending put", e);
         }

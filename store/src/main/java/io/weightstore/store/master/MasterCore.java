@@ -251,6 +251,7 @@ public final class MasterCore implements MasterApi, ClusterView {
                 throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
             }
         }
+        requireLockHeld(key, options.lock(), options.writer());
         List<NodeInfo> up = nodes.placeable();
         if (up.size() < replicas) {
             throw new StoreException(UNAVAILABLE, "put of " + key + " needs " + replicas + " nodes up, " + up.size() + " are"
@@ -274,7 +275,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         Map<String, NodeInfo> involved = new LinkedHashMap<>();
         nodes.holders(object).forEach((id, status) -> involved.put(id, status.info()));
         PutGrant put = new PutGrant(UUID.randomUUID().toString(), object, involved,
-                Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()), options.writer());
+                Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()), options.writer(), options.lock());
         metadata.apply(new MetadataBatch().putPending(put));
         pending.put(put.putId(), put);
         grantedUntilDeadline(put);
@@ -353,6 +354,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             throw new StoreException(PERMISSION_DENIED, "put of " + object.key() + " was started by " + named(object.owner())
                     + "; only its writer may seal it, not " + named(Caller.current()));
         }
+        requireLockHeld(object.key(), put.lock(), put.writer());
         if (checksums.size() != object.slices().size()) {
             throw new StoreException(INVALID_ARGUMENT, "put of " + object.key() + " has " + object.slices().size()
                     + " slices, got checksums for " + checksums.size());
@@ -672,6 +674,22 @@ public final class MasterCore implements MasterApi, ClusterView {
         if (current.isPresent() && current.get().owner().equals(owner)) {
             requireHeldByCaller(name, current.get());
             metadata.apply(new MetadataBatch().deleteLock(name));
+        }
+    }
+
+    /**
+     * Refuses a put made under a lock its writer no longer holds: paused past the lock's expiry (a
+     * stopped process, a frozen VM) while another took it, the writer would otherwise write over the
+     * next holder's work when it wakes. Checked at the start and at the seal, under the monitor.
+     */
+    private void requireLockHeld(String key, String lock, String writer) throws StoreException {
+        if (lock.isEmpty()) {
+            return;
+        }
+        Optional<LockState> held = metadata.lock(lock).filter(l -> l.expiresAt().toEpochMilli() >= clock.getAsLong());
+        if (held.isEmpty() || !held.get().owner().equals(writer) || !heldByCaller(held.get())) {
+            throw new StoreException(FAILED_PRECONDITION, "put of " + key + " is made under lock " + lock + " by " + writer
+                    + ", who no longer holds it (" + held.map(l -> "held by " + l.owner() + " now").orElse("expired") + ")");
         }
     }
 

@@ -423,6 +423,23 @@ class MasterCoreTest {
     }
 
     @Test
+    void aPutUnderALockStartsAndIsSealedOnlyWhileItsWriterHoldsTheLock() throws Exception {
+        String writer = "host-1/4242/import/ckpt";
+        PutOptions underLock = PutOptions.defaults().withWriterUnderLock(writer, "weights/ckpt");
+        assertCode(() -> master.putStart("never", SLICE, underLock), FAILED_PRECONDITION);
+        master.tryLock("weights/ckpt", writer, MINUTE);
+        PutGrant put = master.putStart("k", SLICE, underLock);
+
+        // The writer is paused past its lock's expiry, and another takes the lock; the put, recorded with its lock, survives a restart.
+        now.addAndGet(MINUTE.toMillis() + 1);
+        assertThat(master.tryLock("weights/ckpt", "host-2/7/import/ckpt", MINUTE).held()).isTrue();
+        master.close();
+        master = open();
+        assertCode(() -> seal(put), FAILED_PRECONDITION);
+        assertCode(() -> master.putStart("k2", SLICE, underLock), FAILED_PRECONDITION);
+    }
+
+    @Test
     void expiredLockGoesToTheNextOwner() throws StoreException {
         master.tryLock("l", "a", Duration.ofSeconds(1));
         assertThat(master.tryLock("l", "b", Duration.ofSeconds(1)).held()).isFalse();

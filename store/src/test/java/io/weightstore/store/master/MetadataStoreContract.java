@@ -96,7 +96,8 @@ public abstract class MetadataStoreContract {
     @Test
     void everyKindOfRecordReadsBackEqualAfterReopening() throws Exception {
         ObjectMeta object = object("w/x", 1000);
-        PutGrant put = new PutGrant("put-1", object("w/y", 10), Map.of("n1", node("n1")), Instant.ofEpochMilli(99), "writer-1");
+        PutGrant put = new PutGrant("put-1", object("w/y", 10), Map.of("n1", node("n1")), Instant.ofEpochMilli(99), "writer-1",
+                "weights/y");
         LockState lock = new LockState(true, "owner-1", Instant.ofEpochMilli(5000), "writer importer");
         ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000), "reader-1");
         store.apply(new MetadataBatch().putObject(object).putNode(node("n1")).putNode(node("n0")).putPending(put)
