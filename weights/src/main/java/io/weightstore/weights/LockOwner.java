@@ -1,7 +1,10 @@
 package io.weightstore.weights;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -11,6 +14,7 @@ import java.util.UUID;
  */
 public record LockOwner(String host, long pid, String operation, String nonce) {
     private static final String SEPARATOR = "/";
+    private static final String LOCAL_HOST = hostName() + scope().map(s -> "~" + s).orElse("");
 
     public LockOwner {
         for (String part : new String[] {host, operation, nonce}) {
@@ -44,11 +48,32 @@ public record LockOwner(String host, long pid, String operation, String nonce) {
         return host.equals(localHost()) && ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true);
     }
 
+    /**
+     * This host as a lock names it: its name, then which boot of which machine and which PID namespace
+     * ({@code ~} 8 hex digits of the boot id {@code .} the namespace's inode), so that a process of a
+     * container that shares the host's name ({@code docker run --network host}), or of another machine
+     * of the same name, is never taken for a local process that has died. Only the name where
+     * {@code /proc} does not say.
+     */
     static String localHost() {
+        return LOCAL_HOST;
+    }
+
+    private static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName().replace(SEPARATOR, "_");
         } catch (UnknownHostException e) {
             return "localhost";
+        }
+    }
+
+    private static Optional<String> scope() {
+        try {
+            String boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip();
+            String namespace = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString().replaceAll("\\D", "");
+            return Optional.of(boot.substring(0, Math.min(8, boot.length())) + "." + namespace);
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
         }
     }
 
