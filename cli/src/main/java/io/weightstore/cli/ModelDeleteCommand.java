@@ -15,8 +15,9 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore model delete}: a checkpoint and all its files. */
 @Command(name = "delete", mixinStandardHelpOptions = true,
         description = {
-            "Delete a checkpoint: mark it DELETING (loaders refuse it from then on), remove its files, then its manifest.",
-            "Refused while readers hold leases unless --force; a delete that stopped half-way finishes when run again."
+            "Delete a checkpoint: its files, their tensor CRC tables and its manifest, in one removal on the master (on a",
+            "master group, in parts of 128 objects, the manifest last). Refused while readers hold leases unless --force; a",
+            "delete that stopped half-way finishes when run again."
         })
 final class ModelDeleteCommand implements Callable<Integer> {
     @Spec
