@@ -28,6 +28,8 @@ public final class Catalog {
     private static final String CHECKS = "/checks/";
     /** Manifests and CRC tables are small and every load reads them: a copy on every node, up to this many. */
     private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
+    /** Far above any real manifest (a few hundred bytes a file); a larger object is not one, and is not read onto the heap. */
+    static final long MAX_MANIFEST_BYTES = 64L << 20;
 
     private final StoreClient store;
     private Integer smallObjectReplicas;
@@ -113,6 +115,10 @@ public final class Catalog {
     private Optional<WrittenManifest> read(CheckpointId id) throws IOException {
         String key = manifestKey(id);
         try (ObjectReader object = store.open(key)) {
+            if (object.size() > MAX_MANIFEST_BYTES) {
+                throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is " + object.size()
+                        + " bytes, more than any manifest (" + MAX_MANIFEST_BYTES + "): not reading it");
+            }
             byte[] json = new byte[Math.toIntExact(object.size())];
             object.read(new Range(0, json.length), MemorySegment.ofArray(json));
             return Optional.of(new WrittenManifest(Manifest.fromJson(json, key), object.object().owner()));
@@ -162,9 +168,11 @@ public final class Catalog {
         }
         List<ListedCheckpoint> listed = new ArrayList<>();
         for (CheckpointId id : ids) {
-            Optional<WrittenManifest> written = read(id);
-            if (written.isPresent()) {
-                listed.add(listing(written.get(), objects));
+            try {
+                read(id).ifPresent(written -> listed.add(listing(written, objects)));
+            } catch (CheckpointException e) {
+                // One manifest no one can read (junk a writer put there, a newer schema) must not hide every other checkpoint.
+                listed.add(ListedCheckpoint.unreadable(id, objects.get(manifestKey(id)), e.getMessage()));
             }
         }
         return listed;

@@ -17,20 +17,27 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Puts a local checkpoint directory into the store. The whole directory is validated before
@@ -41,6 +48,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * interrupted import run again skips files this identity already stored with the same bytes.
  */
 public final class CheckpointImporter {
+    private static final Logger log = LoggerFactory.getLogger(CheckpointImporter.class);
     /** Nodes allocate in 4 KiB units, so a file takes its size rounded up. */
     private static final long SPACE_ALIGNMENT = 4096;
 
@@ -184,6 +192,7 @@ public final class CheckpointImporter {
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
         catalog.writeManifest(ready, writer);
+        removeFilesOfEarlierVersions(ready);
         int total = initial.files().size();
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
     }
@@ -216,7 +225,33 @@ public final class CheckpointImporter {
             return sent;
         }
 
+        /**
+         * Stores the file, and refuses it if it changed while it was read: its hash, its CRC table and the
+         * bytes sent are each read at their own moment, and must all be of the same bytes.
+         */
         ManifestFile store(Path path, List<String> sentKeys, Progress progress) throws IOException {
+            FileTime opened = Files.getLastModifiedTime(path);
+            ManifestFile result;
+            try {
+                result = storeMapped(path, sentKeys, progress);
+            } catch (InternalError | CompletionException e) {
+                // A mapped file that shrank under the import faults on the next read past its end, which the JDK
+                // reports as an InternalError, here or in the thread that hashed or sent it.
+                if (e instanceof CompletionException c && !(c.getCause() instanceof InternalError)) {
+                    throw e;
+                }
+                throw new CheckpointException(CheckpointException.Code.INVALID, stored.file().path() + " changed during the import:"
+                        + " it could not be read to the end of its " + stored.file().size() + " bytes (" + e.getMessage() + ")", e);
+            }
+            FileTime now = Files.getLastModifiedTime(path);
+            if (!now.equals(opened)) {
+                throw new CheckpointException(CheckpointException.Code.INVALID, stored.file().path() + " changed during the import:"
+                        + " modified at " + now + ", after the import opened it (modified at " + opened + ")");
+            }
+            return result;
+        }
+
+        private ManifestFile storeMapped(Path path, List<String> sentKeys, Progress progress) throws IOException {
             ManifestFile file = stored.file();
             try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
                 if (channel.size() != file.size()) {
@@ -304,6 +339,30 @@ public final class CheckpointImporter {
                         + " as written by " + Owners.describe(object.owner()) + ", but the manifest of this import by "
                         + Owners.describe(importer) + "; did the credentials change during the import?");
             }
+        }
+    }
+
+    /**
+     * After a replace, the files (and CRC tables) of the version before that the new manifest does not
+     * name: they would stay pinned, and listed under the checkpoint, until it is deleted. The import is
+     * done by then, so what cannot be removed now (a reader of that version still reads it, the master
+     * is out of reach) stays, with a warning, until the checkpoint is imported or deleted again.
+     */
+    private void removeFilesOfEarlierVersions(Manifest ready) {
+        Set<String> named = new HashSet<>(List.of(Catalog.manifestKey(ready.checkpointId())));
+        for (StoredFile file : catalog.files(ready)) {
+            named.add(file.key());
+            named.add(file.checksKey());
+        }
+        try {
+            List<String> stale = store.list(Catalog.prefix(ready.checkpointId())).stream().map(ObjectMeta::key)
+                    .filter(key -> !named.contains(key)).toList();
+            if (!stale.isEmpty()) {
+                store.removeAll(stale, false);
+            }
+        } catch (IOException e) {
+            log.warn("checkpoint {} is READY; objects of its earlier version that it no longer names stay until it is imported or"
+                    + " deleted again: {}", ready.checkpointId(), e.getMessage());
         }
     }
 

@@ -1,6 +1,7 @@
 package io.weightstore.weights;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import io.weightstore.store.api.ObjectMeta;
 import java.util.List;
 
 /**
@@ -15,5 +16,15 @@ import java.util.List;
 public record ListedCheckpoint(@JsonUnwrapped Manifest manifest, boolean checked, List<String> problems) {
     public ListedCheckpoint {
         problems = List.copyOf(problems);
+    }
+
+    /**
+     * A checkpoint whose manifest cannot be read, shown as FAILED with why (no loader opens it either),
+     * as of when its manifest object was written and by whom the master says.
+     */
+    static ListedCheckpoint unreadable(CheckpointId id, ObjectMeta manifestObject, String why) {
+        Manifest shown = new Manifest(Manifest.SCHEMA_VERSION, id, "", "", "", CheckpointStatus.FAILED, manifestObject.createdAt(),
+                manifestObject.createdAt(), 0, why, manifestObject.owner(), List.of());
+        return new ListedCheckpoint(shown, false, List.of("the manifest cannot be read: " + why));
     }
 }

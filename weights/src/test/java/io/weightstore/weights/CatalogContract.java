@@ -2,6 +2,7 @@ package io.weightstore.weights;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
@@ -18,10 +19,13 @@ import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -122,6 +126,20 @@ abstract class CatalogContract {
         ImportResult again = new CheckpointImporter(catalog())
                 .run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, replicas(), true, 1), Progress.NONE);
         assertThat(again.manifest().revision()).isEqualTo("r2");
+    }
+
+    @Test
+    void aReplaceRemovesTheFilesOfTheVersionBeforeThatItNoLongerNames() throws Exception {
+        Files.writeString(source.resolve("notes.txt"), "only in the first version");
+        importSource("tiny");
+        assertThat(store().find("weights/tiny/files/notes.txt")).isPresent();
+        Files.delete(source.resolve("notes.txt"));
+        ImportResult replaced = new CheckpointImporter(catalog())
+                .run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, replicas(), true, 1), Progress.NONE);
+        assertThat(replaced.manifest().file("notes.txt")).isEmpty();
+        assertThat(store().find("weights/tiny/files/notes.txt")).as("not named by the READY manifest, so not kept").isEmpty();
+        assertThat(store().list("weights/tiny/")).extracting(ObjectMeta::key).allMatch(key -> key.equals("weights/tiny/manifest")
+                || replaced.manifest().files().stream().anyMatch(f -> key.endsWith("/" + f.path())));
     }
 
     @Test
@@ -257,6 +275,54 @@ abstract class CatalogContract {
                 .isEqualTo(CheckpointStatus.IMPORTING);
         assertThat(store().tryLock(lockName, next, CatalogLock.TTL).held()).as("still the next holder's").isTrue();
         store().releaseLock(lockName, next);
+    }
+
+    @Test
+    void aManifestNoOneCanReadIsListedAsFailedAndHidesNoOtherCheckpoint() throws Exception {
+        importSource("tiny");
+        store().put("weights/junk/manifest", "not a manifest".getBytes(StandardCharsets.UTF_8), PutOptions.defaults());
+        store().put("weights/newer/manifest", "{\"schemaVersion\": 3, \"files\": []}".getBytes(StandardCharsets.UTF_8),
+                PutOptions.defaults());
+
+        List<ListedCheckpoint> listed = catalog().list();
+        assertThat(listed).extracting(l -> l.manifest().checkpointId().value(), l -> l.manifest().status())
+                .containsExactly(tuple("junk", CheckpointStatus.FAILED), tuple("newer", CheckpointStatus.FAILED),
+                        tuple("tiny", CheckpointStatus.READY));
+        assertThat(listed.get(0).problems()).singleElement().asString().contains("weights/junk/manifest is not valid JSON");
+        assertThat(listed.get(1).problems()).singleElement().asString().contains("schema version 3");
+        assertThat(listed.get(2).problems()).isEmpty();
+    }
+
+    @Test
+    void aFileRewrittenInPlaceDuringTheImportFailsIt() throws Exception {
+        Progress rewriteOnce = new Progress() {
+            private boolean done;
+
+            @Override
+            public synchronized void advanced(long bytes) {
+                if (!done) {
+                    done = true;
+                    // Same sizes, other bytes, as an editor or a download over the source would leave them; the file being
+                    // stored now was opened before, and its hash, its CRC table and the bytes sent may be of either version.
+                    try (var files = Files.list(source)) {
+                        for (Path file : files.filter(f -> f.toFile().length() > 0).toList()) {
+                            // In place, never shorter for a moment: a mapped file that shrinks faults its readers instead.
+                            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                                ByteBuffer last = ByteBuffer.allocate(1);
+                                channel.read(last, channel.size() - 1);
+                                channel.write(last.put(0, (byte) (last.get(0) ^ 1)).rewind(), channel.size() - 1);
+                            }
+                            Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(60)));
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+        };
+        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("rewritten"), "org/tiny", "main", source,
+                replicas(), false, 1), rewriteOnce), CheckpointException.Code.INVALID, "changed during the import");
+        assertThat(catalog().manifest(id("rewritten")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
     }
 
     @Test
