@@ -7,6 +7,7 @@ module io.weightstore.jlama {
     requires transitive jlama.core;
     requires com.fasterxml.jackson.databind;
     requires com.google.common;
+    requires io.helidon.common.buffers;
     requires io.helidon.http;
     requires io.helidon.logging.common;
     requires io.helidon.webserver;

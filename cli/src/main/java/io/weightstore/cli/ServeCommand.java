@@ -6,6 +6,7 @@ import io.weightstore.jlama.serve.OpenAiServer;
 import io.weightstore.jlama.serve.ServeConfig;
 import io.weightstore.jlama.serve.ServedModel;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -42,6 +43,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Address to listen on; 0.0.0.0 for every interface (then set an API key). Default: ${DEFAULT-VALUE}.")
     private String bind;
 
+    @Option(names = "--insecure",
+            description = "Serve without an API key on an address other than loopback, so that anyone who reaches the port may"
+                    + " use the model. Without it, such a serve refuses to start.")
+    private boolean insecure;
+
     @Option(names = "--served-model-name", paramLabel = "NAME",
             description = "Model name in the API. Default: the checkpoint id (or directory name), with unsafe characters replaced.")
     private String servedName;
@@ -71,6 +77,13 @@ final class ServeCommand implements Callable<Integer> {
                 key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)));
         String name = servedName != null ? servedName : ServedModel.nameFor(model);
         PrintWriter out = spec.commandLine().getOut();
+        if (config.apiKey().isEmpty() && !InetAddress.getByName(bind).isLoopbackAddress()) {
+            if (!insecure) {
+                throw new IllegalArgumentException("serving on " + bind + " without an API key lets anyone who reaches it use the model:"
+                        + " set --api-key (or $" + API_KEY_ENV + "), or say --insecure");
+            }
+            out.printf("warning: --insecure on %s: anyone who can reach it may use the model%n", bind);
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         try (OpenAiServer server = OpenAiServer.start(config)) {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.port();

@@ -31,7 +31,7 @@ class ServeCommandTest {
         CliProcess help = CliProcess.start(tmp.resolve("help.log"), Map.of(ServeCommand.API_KEY_ENV, SECRET), "serve", "--help");
         assertThat(help.await()).isZero();
         assertThat(help.output()).contains("--model", "--port", "--bind", "--served-model-name", "--max-concurrent", "--max-queue",
-                "--api-key=KEY", ServeCommand.API_KEY_ENV, "Default: 127.0.0.1").doesNotContain(SECRET);
+                "--api-key=KEY", "--insecure", ServeCommand.API_KEY_ENV, "Default: 127.0.0.1").doesNotContain(SECRET);
     }
 
     @Test
@@ -59,6 +59,24 @@ class ServeCommandTest {
         }
         assertThat(serve.output()).contains("GET /v1/models 401", "GET /v1/models 200", "GET /health 200", "API key required")
                 .doesNotContain(SECRET).doesNotContain("Exception");
+    }
+
+    @Test
+    void everyInterfaceWithoutAKeyIsRefusedUnlessToldInsecure() throws Exception {
+        Path model = tmp.resolve("tiny");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        CliRun refused = CliRun.of("serve", "--model", model.toString(), "--port", "0", "--bind", "0.0.0.0");
+        assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).contains("without an API key", "--api-key", ServeCommand.API_KEY_ENV, "--insecure");
+
+        CliProcess serve = CliProcess.start(tmp.resolve("insecure.log"), Map.of(), "serve", "--model", model.toString(), "--port", "0",
+                "--bind", "0.0.0.0", "--insecure");
+        try {
+            awaitServing(serve);
+        } finally {
+            serve.stop();
+        }
+        assertThat(serve.output()).contains("warning: --insecure on 0.0.0.0");
     }
 
     @Test

@@ -30,7 +30,7 @@ final class AccessLog implements Filter {
             double seconds = (System.nanoTime() - start) / 1e9;
             int status = response.status().code();
             String path = request.path().rawPath();
-            String gone = request.context().get(ClientGone.class).isPresent() ? " (client went away; its generation stopped)" : "";
+            String gone = request.context().get(ClientGone.class).map(g -> " (" + g.note() + ")").orElse("");
             log.info(String.format(Locale.ROOT, "%s %s %d %.1f ms%s", request.prologue().method().text(), path, status, seconds * 1e3,
                     gone));
             metrics.request(route(path), status, seconds);

@@ -14,10 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code POST /v1/chat/completions} and {@code POST /v1/completions}. Everything that can be
- * refused is refused before the request queues or the model computes anything: unknown fields,
- * bad values, a prompt and completion that do not fit the context. Then the request waits for a
- * generation slot, and its choices are generated one after another, answered whole or streamed.
+ * {@code POST /v1/chat/completions} and {@code POST /v1/completions}. What can be refused from the
+ * request alone is refused before it queues: unknown fields, bad values, a prompt of more characters
+ * than any tokenization of it could fit in the context. Then the request waits for a generation
+ * slot; in it the prompt is tokenized (Jlama's BPE merges take time quadratic in a piece's length,
+ * and a request thread that computes holds its carrier, so tokenizing is bounded like generating),
+ * a prompt and completion that do not fit the context are refused, and the choices are generated
+ * one after another, answered whole or streamed.
  */
 final class CompletionsHandler {
     private static final Logger log = LoggerFactory.getLogger(CompletionsHandler.class);
@@ -37,13 +40,19 @@ final class CompletionsHandler {
     void handle(ServerRequest httpRequest, ServerResponse response) {
         ServedModel served = model.get();
         CompletionRequest request = CompletionRequest.parse(endpoint, Exchange.body(httpRequest), served);
-        int[] prompt = served.encode(request.prompt());
-        int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
+        int characters = request.prompt().getPrompt().length();
+        if (characters > served.longestPrompt()) {
+            throw ApiError.contextLengthExceeded(endpoint.promptParam, "the prompt has " + characters + " characters; the model's"
+                    + " context of " + served.contextLength() + " tokens, none longer than " + served.longestToken()
+                    + " characters, holds at most " + served.longestPrompt() + "; shorten it");
+        }
         Responses shapes = new Responses(endpoint, endpoint.idPrefix + UUID.randomUUID(), Instant.now().getEpochSecond(),
                 served.name());
         long seed = request.seed().orElseGet(() -> ThreadLocalRandom.current().nextLong());
         try (AdmissionQueue.Ticket ticket = queue.enter()) {
             ticket.awaitTurn();
+            int[] prompt = served.encode(request.prompt());
+            int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
             if (request.stream()) {
                 stream(served, prompt, request, maxTokens, seed, shapes, response);
             } else {
@@ -97,7 +106,7 @@ final class CompletionsHandler {
                     new Completion.Sampling(maxTokens, request.temperature(), seed, request.stop()), served.turns(), onText);
         } catch (ClientGone e) {
             metrics.cancelled();
-            throw e;
+            throw e.stoppedGeneration();
         }
         metrics.generated(done);
         log.debug("{} choice: {} prompt tokens, {} generated at {} tokens/s ({})", endpoint.path, done.promptTokens(),

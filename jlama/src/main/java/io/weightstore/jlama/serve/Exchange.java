@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.helidon.common.buffers.DataReader;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
 import io.helidon.webserver.ServerConnectionException;
@@ -32,8 +33,9 @@ final class Exchange {
         byte[] bytes;
         try (InputStream in = request.content().inputStream()) {
             bytes = in.readNBytes(MAX_BODY + 1);
-        } catch (IOException | UncheckedIOException | ServerConnectionException e) {
-            throw new ClientGone(e);
+        } catch (IOException | UncheckedIOException | ServerConnectionException | DataReader.InsufficientDataAvailableException e) {
+            // The last is a body cut short of its Content-Length or its last chunk: the client went, the server did not fail.
+            throw ClientGone.sendingBody(e);
         }
         if (bytes.length > MAX_BODY) {
             throw ApiError.bodyTooLarge("the request body is larger than " + MAX_BODY + " bytes");

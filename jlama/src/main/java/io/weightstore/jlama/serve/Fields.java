@@ -33,7 +33,7 @@ final class Fields {
         }
         BigDecimal exact = value.decimalValue();
         if (exact.stripTrailingZeros().scale() > 0) {
-            throw ApiError.invalid(name, "'" + name + "' must be an integer, found " + exact.toPlainString());
+            throw ApiError.invalid(name, "'" + name + "' must be an integer, found " + plain(exact));
         }
         if (exact.compareTo(BigDecimal.valueOf(min)) < 0) {
             throw ApiError.invalid(name, "'" + name + "' must be at least " + min + ", found " + plain(exact));
@@ -90,9 +90,14 @@ final class Fields {
         };
     }
 
-    /** A number as written out in full: 1e12 is shown as 1000000000000, exactly. */
+    /**
+     * A number as written out in full: 1e12 is shown as 1000000000000, exactly; one of more than 40
+     * digits either side of the point in scientific notation, judged before writing it out, since
+     * {@code 1e999999999} written out in full is a gigabyte.
+     */
     private static String plain(BigDecimal value) {
-        String plain = value.stripTrailingZeros().toPlainString();
-        return plain.length() <= 40 ? plain : value.stripTrailingZeros().toString();
+        BigDecimal stripped = value.stripTrailingZeros();
+        boolean fits = (long) stripped.precision() - stripped.scale() <= 40 && stripped.scale() <= 40;
+        return fits ? stripped.toPlainString() : stripped.toString();
     }
 }

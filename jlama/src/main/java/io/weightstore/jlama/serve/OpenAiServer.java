@@ -172,6 +172,10 @@ public final class OpenAiServer implements AutoCloseable {
                 sendUnlessSent(response, e);
             } catch (ClientGone e) {
                 request.context().register(e);
+                if (e.beforeAnswer()) {
+                    // Every request must be answered; a client that only stopped sending its body may still read this.
+                    sendUnlessSent(response, ApiError.badBody("the request ended before its body did"));
+                }
             } catch (ServerConnectionException e) {
                 // Helidon's word for a connection that broke while the answer was written.
                 request.context().register(new ClientGone(e));

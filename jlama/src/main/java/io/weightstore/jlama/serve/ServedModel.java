@@ -15,8 +15,10 @@ import java.util.regex.Pattern;
  * @param turns taken around every pass through the model, fairly, so that generations in progress
  *     at once advance in turn rather than race on the model's scratch tensors
  * @param created when it was loaded, in seconds since the epoch, as {@code /v1/models} reports it
+ * @param longestToken the characters of the vocabulary's longest token: no prompt longer than the context
+ *     times this can fit it, however it is tokenized
  */
-public record ServedModel(AbstractModel model, String name, Lock turns, long created) {
+public record ServedModel(AbstractModel model, String name, Lock turns, long created, int longestToken) {
     private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9._-]");
     private static final Pattern VALID_NAME = Pattern.compile("[\\x21-\\x7e]{1,256}");
 
@@ -28,7 +30,8 @@ public record ServedModel(AbstractModel model, String name, Lock turns, long cre
     }
 
     public static ServedModel of(AbstractModel model, String name) {
-        return new ServedModel(model, name, new ReentrantLock(true), Instant.now().getEpochSecond());
+        int longest = model.getTokenizer().getModel().vocabLookup.keySet().stream().mapToInt(String::length).max().orElse(1);
+        return new ServedModel(model, name, new ReentrantLock(true), Instant.now().getEpochSecond(), Math.max(1, longest));
     }
 
     /** A model name safe in URLs and JSON, from a checkpoint id or a directory name. */
@@ -42,6 +45,11 @@ public record ServedModel(AbstractModel model, String name, Lock turns, long cre
     /** Tokens the model holds at once, prompt and completion together (see {@link ContextWindow}). */
     int contextLength() {
         return ContextWindow.tokens(model);
+    }
+
+    /** Characters beyond which a prompt cannot fit the context, whatever its tokens. */
+    long longestPrompt() {
+        return (long) contextLength() * longestToken;
     }
 
     int[] encode(PromptContext prompt) {

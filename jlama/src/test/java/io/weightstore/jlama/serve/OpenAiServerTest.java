@@ -210,6 +210,10 @@ class OpenAiServerTest {
                 new Case("max_tokens", "\"5\"", "must be an integer, found a string \"5\""),
                 new Case("max_tokens", "1e12", "must be at most " + model.contextLength() + " (the model's context length), found 1000000000000"),
                 new Case("max_tokens", "99999999999999999999999", "found 99999999999999999999999"),
+                // Said in scientific notation: written out in full, it would be a gigabyte of digits.
+                new Case("max_tokens", "1e999999999", "found 1E+999999999"),
+                new Case("temperature", "-1e2147483647", "found -1E+2147483647"),
+                new Case("seed", "1e-999999999", "must be an integer, found 1E-999999999"),
                 new Case("max_tokens", "2.5", "must be an integer, found 2.5"),
                 new Case("max_tokens", "0", "must be at least 1, found 0"),
                 new Case("temperature", "\"0\"", "must be a number"),
@@ -240,6 +244,7 @@ class OpenAiServerTest {
         int promptTokens = model.encode(PromptContext.of(longPrompt)).length;
         assertThat(promptTokens).isBetween(150, context - 20);
         String tooLong = "x y ".repeat(130);
+        String beyondAnyTokenization = "z".repeat(Math.toIntExact(model.longestPrompt() + 1));
         // Holding the model's turns would stall any generation: the refusals must come without one.
         model.turns().lock();
         try {
@@ -254,6 +259,11 @@ class OpenAiServerTest {
             assertThat(alone.status()).isEqualTo(400);
             assertThat(alone.error().get("code").asText()).isEqualTo("context_length_exceeded");
             assertThat(alone.error().get("param").asText()).isEqualTo("messages");
+            Http.Reply untokenized = CompletableFuture.supplyAsync(() -> call(() -> http.post("/v1/completions",
+                    "{\"prompt\":\"" + beyondAnyTokenization + "\"}"))).get(30, TimeUnit.SECONDS);
+            assertThat(untokenized.status()).isEqualTo(400);
+            assertThat(untokenized.error().get("code").asText()).isEqualTo("context_length_exceeded");
+            assertThat(untokenized.error().get("message").asText()).contains(beyondAnyTokenization.length() + " characters");
         } finally {
             model.turns().unlock();
         }

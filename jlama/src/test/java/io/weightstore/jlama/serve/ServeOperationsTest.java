@@ -174,6 +174,27 @@ class ServeOperationsTest {
     }
 
     @Test
+    void aBodyCutShortOfItsLengthIsAClientThatLeftNotAServerFailure() throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()));
+                var captured = new CapturedErr(log)) {
+            try (Socket socket = new Socket("127.0.0.1", server.port())) {
+                socket.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 1000\r\n\r\n{\"prompt\":").getBytes(StandardCharsets.UTF_8));
+                socket.getOutputStream().flush();
+                socket.shutdownOutput();
+                socket.getInputStream().readAllBytes();
+            }
+            await(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions"));
+            Http http = new Http(server.port());
+            assertThat(http.post("/v1/completions", completion("after", 2)).status()).isEqualTo(200);
+        }
+        String lines = log.toString(StandardCharsets.UTF_8);
+        assertThat(lines).contains("POST /v1/completions 400").contains("(client went away)").doesNotContain("its generation stopped");
+        assertThat(lines).doesNotContain("Exception").doesNotContain("\tat ").doesNotContain("ERROR");
+    }
+
+    @Test
     void aClientThatLeavesMidStreamStopsItsGenerationQuietly() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()));
