@@ -168,7 +168,8 @@ final class S3Routes {
     private static S3Error storeError(IOException e) {
         if (e instanceof StoreException s) {
             return switch (s.code()) {
-                case NOT_FOUND -> new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not exist: it was deleted while it was read", e);
+                case NOT_FOUND -> new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not exist: it was deleted while it was"
+                        + " read", e);
                 case UNAVAILABLE -> new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the store cannot serve this now; retry after a back-off"
                         + " (the gateway's log says why, under this request's id)", e);
                 default -> new S3Error(ErrorCode.INTERNAL_ERROR, INTERNAL, e);

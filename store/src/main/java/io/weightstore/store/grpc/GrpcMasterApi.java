@@ -178,8 +178,8 @@ public final class GrpcMasterApi implements MasterApi {
                     .setReplicas(options.replicas()).setSliceSize(options.sliceSize()).setReplace(options.replace())
                     .setPin(options.pin()).setWriter(options.writer()).setLock(options.lock()).build());
             return new PutGrant(response.getPutId(), Protos.fromProto(response.getObject()), Protos.nodeInfos(response.getNodesList()),
-                    Instant.ofEpochMilli(response.getDeadlineMs()), options.writer(), options.lock(), Protos.tickets(response.getTicketsList()),
-                    Protos.grants(response.getGrantsList()));
+                    Instant.ofEpochMilli(response.getDeadlineMs()), options.writer(), options.lock(),
+                    Protos.tickets(response.getTicketsList()), Protos.grants(response.getGrantsList()));
         });
     }
 
