@@ -11,7 +11,6 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Room;
-import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -63,6 +62,31 @@ abstract class CatalogContract {
     ImportResult importSource(String id) throws IOException {
         return new CheckpointImporter(catalog()).run(new ImportRequest(CheckpointId.of(id), "org/tiny", "r1", source, replicas(),
                 false, 2), Progress.NONE);
+    }
+
+    /** Something a test does to the world while an import runs. */
+    @FunctionalInterface
+    interface Meanwhile {
+        void run() throws IOException;
+    }
+
+    /** A progress that does {@code meanwhile} once, when the import reports its first bytes, on the thread that sent them. */
+    static Progress onFirstBytes(Meanwhile meanwhile) {
+        return new Progress() {
+            private boolean done;
+
+            @Override
+            public synchronized void advanced(long bytes) {
+                if (!done) {
+                    done = true;
+                    try {
+                        meanwhile.run();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+        };
     }
 
     static String sha256(Path file) throws Exception {
@@ -224,21 +248,11 @@ abstract class CatalogContract {
     void failedImportFreesWhatItWrote() throws Exception {
         long before = store().room().used();
         Path victim = source.resolve("tokenizer.json");
-        Progress truncateOnce = new Progress() {
-            private boolean done;
-
-            @Override
-            public synchronized void advanced(long bytes) {
-                if (!done) {
-                    done = true;
-                    try (FileChannel channel = FileChannel.open(victim, StandardOpenOption.WRITE)) {
-                        channel.truncate(10);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
+        Progress truncateOnce = onFirstBytes(() -> {
+            try (FileChannel channel = FileChannel.open(victim, StandardOpenOption.WRITE)) {
+                channel.truncate(10);
             }
-        };
+        });
         assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("half"), "org/tiny", "main", source,
                 replicas(), false, 1), truncateOnce), CheckpointException.Code.INVALID, "changed during the import");
         assertThat(catalog().manifest(id("half")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
@@ -252,23 +266,11 @@ abstract class CatalogContract {
     void anImportThatLostItsLockWritesNothingMoreAndLeavesTheNextHolderAlone() throws Exception {
         String lockName = Catalog.lockName(id("taken"));
         String next = "another-host/1/import/n";
-        Progress lockTakenOnce = new Progress() {
-            private boolean done;
-
-            @Override
-            public synchronized void advanced(long bytes) {
-                if (!done) {
-                    done = true;
-                    // As if the importer had been paused past its lock's expiry, and another writer had taken the lock.
-                    try {
-                        store().releaseLock(lockName, store().tryLock(lockName, next, CatalogLock.TTL).owner());
-                        assertThat(store().tryLock(lockName, next, CatalogLock.TTL).held()).isTrue();
-                    } catch (StoreException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
-            }
-        };
+        // As if the importer had been paused past its lock's expiry, and another writer had taken the lock.
+        Progress lockTakenOnce = onFirstBytes(() -> {
+            store().releaseLock(lockName, store().tryLock(lockName, next, CatalogLock.TTL).owner());
+            assertThat(store().tryLock(lockName, next, CatalogLock.TTL).held()).isTrue();
+        });
         assertThatThrownBy(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("taken"), "org/tiny", "main", source,
                 replicas(), false, 1), lockTakenOnce)).hasMessageContaining("no longer holds it");
         assertThat(catalog().manifest(id("taken")).orElseThrow().status()).as("never READY, nor marked by the importer")
@@ -295,31 +297,21 @@ abstract class CatalogContract {
 
     @Test
     void aFileRewrittenInPlaceDuringTheImportFailsIt() throws Exception {
-        Progress rewriteOnce = new Progress() {
-            private boolean done;
-
-            @Override
-            public synchronized void advanced(long bytes) {
-                if (!done) {
-                    done = true;
-                    // Same sizes, other bytes, as an editor or a download over the source would leave them; the file being
-                    // stored now was opened before, and its hash, its CRC table and the bytes sent may be of either version.
-                    try (var files = Files.list(source)) {
-                        for (Path file : files.filter(f -> f.toFile().length() > 0).toList()) {
-                            // In place, never shorter for a moment: a mapped file that shrinks faults its readers instead.
-                            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                                ByteBuffer last = ByteBuffer.allocate(1);
-                                channel.read(last, channel.size() - 1);
-                                channel.write(last.put(0, (byte) (last.get(0) ^ 1)).rewind(), channel.size() - 1);
-                            }
-                            Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(60)));
-                        }
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
+        // Same sizes, other bytes, as an editor or a download over the source would leave them; the file being stored now
+        // was opened before, and its hash, its CRC table and the bytes sent may be of either version.
+        Progress rewriteOnce = onFirstBytes(() -> {
+            try (var files = Files.list(source)) {
+                for (Path file : files.filter(f -> f.toFile().length() > 0).toList()) {
+                    // In place, never shorter for a moment: a mapped file that shrinks faults its readers instead.
+                    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                        ByteBuffer last = ByteBuffer.allocate(1);
+                        channel.read(last, channel.size() - 1);
+                        channel.write(last.put(0, (byte) (last.get(0) ^ 1)).rewind(), channel.size() - 1);
                     }
+                    Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(60)));
                 }
             }
-        };
+        });
         assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("rewritten"), "org/tiny", "main", source,
                 replicas(), false, 1), rewriteOnce), CheckpointException.Code.INVALID, "changed during the import");
         assertThat(catalog().manifest(id("rewritten")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
