@@ -25,6 +25,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -72,7 +73,7 @@ public final class CheckpointImporter {
             throw new CheckpointException(CheckpointException.Code.INVALID, "replicas=" + request.replicas() + " needs "
                     + request.replicas() + " storage nodes up; the store has " + room.nodesUp());
         }
-        requireRoom(id, directory, request.replicas(), room);
+        requireRoom(id, directory, request, room);
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
             Manifest previous = catalog.storedManifest(id).orElse(null);
             if (previous != null && previous.status() == CheckpointStatus.READY && !request.replace()) {
@@ -101,19 +102,32 @@ public final class CheckpointImporter {
 
     /**
      * Refuses, before anything is written or evicted, a checkpoint the store cannot hold: every file
-     * not stored yet, at every replica, against free space plus what eviction could free.
+     * not stored yet, at every replica, against free space plus what eviction could free. A replace
+     * may send again any file stored at the same size (its bytes may differ), and a file's old copy
+     * is freed only once its new one is sealed: the largest of those, as many as go at once, need room
+     * beside the old.
      */
-    private void requireRoom(CheckpointId id, CheckpointDirectory directory, int replicas, Room room) throws IOException {
+    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room) throws IOException {
+        int replicas = request.replicas();
         long needed = 0;
+        List<Long> sameSize = new ArrayList<>();
         for (CheckpointFile file : directory.files()) {
             String key = Catalog.filesPrefix(id) + file.path();
+            long space = Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
             if (store.find(key).filter(o -> o.size() == file.size()).isEmpty()) {
-                needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
+                needed += space;
+            } else {
+                sameSize.add(space);
             }
+        }
+        if (request.replace()) {
+            needed += sameSize.stream().sorted(Comparator.reverseOrder()).limit(request.parallelFiles()).mapToLong(Long::longValue).sum();
         }
         if (needed > room.available()) {
             throw new CheckpointException(CheckpointException.Code.NO_SPACE, "checkpoint " + id + " needs " + ByteSizes.format(needed)
-                    + " (" + replicas + " replica" + (replicas == 1 ? "" : "s") + " of what is not stored yet); the store has "
+                    + " (" + replicas + " replica" + (replicas == 1 ? "" : "s") + " of what is not stored yet"
+                    + (request.replace() ? ", and of the largest files a replace has in flight at once beside their old copies" : "")
+                    + "); the store has "
                     + ByteSizes.format(Math.max(0, room.capacity() - room.used())) + " free and " + ByteSizes.format(room.evictable())
                     + " that eviction could free, of " + ByteSizes.format(room.capacity()) + " on " + room.nodesUp()
                     + " nodes up; nothing was written");
