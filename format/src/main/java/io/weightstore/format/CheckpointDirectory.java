@@ -4,6 +4,8 @@ import static io.weightstore.format.SafetensorsFormatException.Rule;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,9 +35,15 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         List<CheckpointFile> files = new ArrayList<>();
         for (Path path : listFiles(root)) {
             String relative = relativeName(root, path);
+            requireNameRoundTrips(root, path, relative);
             Path target = path;
             if (Files.isSymbolicLink(path)) {
-                target = path.toRealPath();
+                try {
+                    target = path.toRealPath();
+                } catch (NoSuchFileException e) {
+                    throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to " + Files.readSymbolicLink(path)
+                            + ", which does not exist");
+                }
                 if (!target.startsWith(realRoot) || !Files.isRegularFile(target)) {
                     throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to " + target
                             + ", which is not a regular file inside " + realRoot);
@@ -56,6 +64,23 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             index = Optional.of(weightIndex);
         }
         return new CheckpointDirectory(root, files, index);
+    }
+
+    /**
+     * A file is stored, and later opened again, by its name as text: a name that is not valid UTF-8,
+     * or that this system's locale cannot spell, would pass here and then not be found mid-import.
+     */
+    private static void requireNameRoundTrips(Path root, Path path, String relative) throws SafetensorsFormatException {
+        boolean same;
+        try {
+            same = root.resolve(relative).equals(path);
+        } catch (InvalidPathException e) {
+            same = false;
+        }
+        if (!same) {
+            throw new SafetensorsFormatException(Rule.DIRECTORY, "file name " + relative + " cannot be read back as the same name (it is"
+                    + " not valid UTF-8, or this system's locale, LANG, cannot spell it): rename it, or run with a UTF-8 locale");
+        }
     }
 
     public long totalBytes() {

@@ -104,6 +104,20 @@ class CheckpointDirectoryTest {
     }
 
     @Test
+    void aSymlinkToNothingIsRefusedWithItsName() throws IOException {
+        Files.createSymbolicLink(checkpoint.resolve("notes.txt"), checkpoint.resolve("gone.txt"));
+        assertRefused(Rule.DIRECTORY, "symlink notes.txt points to " + checkpoint.resolve("gone.txt") + ", which does not exist");
+    }
+
+    @Test
+    void aFileNameThatIsNotValidUtf8IsRefusedBeforeItCouldBeLostMidImport() throws Exception {
+        // Java cannot name such a file; the shell writes the raw byte 0xE9, Latin-1's e acute.
+        Process touch = new ProcessBuilder("bash", "-c", "touch \"$1\"/$'caf\\xe9.txt'", "bash", checkpoint.toString()).start();
+        assertThat(touch.waitFor()).isZero();
+        assertRefused(Rule.DIRECTORY, "cannot be read back as the same name");
+    }
+
+    @Test
     void aFileIsNotADirectory() {
         assertThatThrownBy(() -> CheckpointDirectory.read(checkpoint.resolve("config.json")))
                 .isInstanceOf(SafetensorsFormatException.class).hasMessageContaining("not a directory");
