@@ -29,7 +29,7 @@ public final class Catalog {
     /** Manifests and CRC tables are small and every load reads them: a copy on every node, up to this many. */
     private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
     /** Far above any real manifest (a few hundred bytes a file); a larger object is not one, and is not read onto the heap. */
-    static final long MAX_MANIFEST_BYTES = 64L << 20;
+    private static final long MAX_MANIFEST_BYTES = 64L << 20;
 
     private final StoreClient store;
     private Integer smallObjectReplicas;
