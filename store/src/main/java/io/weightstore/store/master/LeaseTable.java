@@ -74,9 +74,9 @@ final class LeaseTable {
      * insecure cluster names no one, as does one recorded before leases named their holder.
      */
     private static void requireHolder(String key, long id, Held lease, String caller) throws StoreException {
-        if (!lease.holder().isEmpty() && !lease.holder().equals(caller)) {
+        if (!Holders.allows(lease.holder(), caller)) {
             throw new StoreException(StoreException.Code.PERMISSION_DENIED, "lease " + id + " on " + key + " was taken by "
-                    + lease.holder() + "; " + (caller.isEmpty() ? "an anonymous caller" : caller) + " may not renew or release it");
+                    + lease.holder() + "; " + Holders.named(caller) + " may not renew or release it");
         }
     }
 

@@ -351,8 +351,8 @@ public final class MasterCore implements MasterApi, ClusterView {
         ObjectMeta object = put.object();
         // The owner recorded is the one who wrote the bytes, so no one else may vouch for them with checksums.
         if (!object.owner().equals(Caller.current())) {
-            throw new StoreException(PERMISSION_DENIED, "put of " + object.key() + " was started by " + named(object.owner())
-                    + "; only its writer may seal it, not " + named(Caller.current()));
+            throw new StoreException(PERMISSION_DENIED, "put of " + object.key() + " was started by " + Holders.named(object.owner())
+                    + "; only its writer may seal it, not " + Holders.named(Caller.current()));
         }
         requireLockHeld(object.key(), put.lock(), put.writer());
         if (checksums.size() != object.slices().size()) {
@@ -390,10 +390,6 @@ public final class MasterCore implements MasterApi, ClusterView {
         replication.track(sealed);
         lastRead.put(sealed.key(), sealed.createdAt().toEpochMilli());
         return sealed;
-    }
-
-    private static String named(String caller) {
-        return caller.isEmpty() ? "an anonymous caller" : caller;
     }
 
     @Override
@@ -694,13 +690,13 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private static boolean heldByCaller(LockState lock) {
-        return lock.holder().isEmpty() || lock.holder().equals(Caller.current());
+        return Holders.allows(lock.holder(), Caller.current());
     }
 
     private static void requireHeldByCaller(String name, LockState lock) throws StoreException {
         if (!heldByCaller(lock)) {
             throw new StoreException(PERMISSION_DENIED, "lock " + name + " was taken by " + lock.holder() + "; only it may renew or"
-                    + " release it, not " + named(Caller.current()));
+                    + " release it, not " + Holders.named(Caller.current()));
         }
     }
 
