@@ -31,7 +31,7 @@ final class CatalogLock implements AutoCloseable {
         this.owner = owner;
         this.renewer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("catalog-lock").factory());
         long period = TTL.toMillis() / 3;
-        renewer.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS);
+        renewer.scheduleAtFixedRate(this::stillHeld, period, period, TimeUnit.MILLISECONDS);
     }
 
     /** Takes the lock, from a dead local owner too, whose unfinished puts are then reclaimed. */
@@ -68,8 +68,9 @@ final class CatalogLock implements AutoCloseable {
     }
 
     /**
-     * Whether this process still holds the lock, renewed now to know. A writer that lost it (paused past
-     * its expiry while another took it) must not clean up after itself: the keys are the next holder's.
+     * Renews the lock, and says whether this process still holds it: in the background while the lock is
+     * held, and before a failed import cleans up, since a writer that lost it (paused past its expiry while
+     * another took it) must not: the keys are the next holder's.
      */
     boolean stillHeld() {
         try {
@@ -78,14 +79,6 @@ final class CatalogLock implements AutoCloseable {
         } catch (StoreException e) {
             log.error("lost the lock on {}: {}", name, e.getMessage());
             return false;
-        }
-    }
-
-    private void renew() {
-        try {
-            store.renewLock(name, owner.toString(), TTL);
-        } catch (StoreException e) {
-            log.error("lost the lock on {}: {}", name, e.getMessage());
         }
     }
 
