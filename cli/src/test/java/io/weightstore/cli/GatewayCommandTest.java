@@ -81,6 +81,9 @@ class GatewayCommandTest {
                     "AWS4-HMAC-SHA256 Credential=reader/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00",
                     "x-amz-date", "20260101T000000Z"));
             assertThat(forged.statusCode()).isEqualTo(403);
+            // An access log line follows its response's last write, so the client can see a status before it is logged.
+            awaitOutput(gateway, Pattern.compile(Pattern.quote("GET /weights/tiny/config.json 200")));
+            awaitOutput(gateway, Pattern.compile(Pattern.quote("GET /weights/tiny/config.json 403")));
         } finally {
             gateway.stop();
         }
@@ -89,15 +92,19 @@ class GatewayCommandTest {
     }
 
     private static String awaitListening(CliProcess process) throws Exception {
+        return awaitOutput(process, LISTENING).group(1);
+    }
+
+    private static Matcher awaitOutput(CliProcess process, Pattern text) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
-            Matcher listening = LISTENING.matcher(process.output());
-            if (listening.find()) {
-                return listening.group(1);
+            Matcher found = text.matcher(process.output());
+            if (found.find()) {
+                return found;
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("the gateway did not report listening in 60 s:\n" + process.output());
+        throw new AssertionError("the gateway did not print " + text + " in 60 s:\n" + process.output());
     }
 
     private static HttpResponse<byte[]> get(HttpClient http, String url, Map<String, String> headers) throws Exception {
