@@ -16,7 +16,9 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
+@Isolated("swaps System.out and System.err, where every other test's servers log")
 class CertCommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** Errors name the path, key or flag they are about, with the exit code of their kind; no exception class names. */
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class CommandErrorMessagesTest {
     @TempDir
     Path tmp;

@@ -21,8 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** {@code weightstore gateway}: its flags, its refusal to start open by accident, and a run over the embedded store. */
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class GatewayCommandTest {
     private static final String SECRET = "gw-cli-secret-77/x+y";
     private static final Pattern LISTENING = Pattern.compile("listening on (http://[^:]+:\\d+)");

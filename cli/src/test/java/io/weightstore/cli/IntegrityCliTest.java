@@ -20,6 +20,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 13's attacks through the command line, on real servers: a weight file overwritten with
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a replacement whose CRC32Cs were made to match. Each load that would have handed over tampered
  * tensors exits 1 naming what is wrong; verify and list show it.
  */
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class IntegrityCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String O_PROJ = "model.layers.0.self_attn.o_proj.weight";

@@ -11,8 +11,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** {@code weightstore load} on the embedded store, after the quickstart has imported its tiny model. */
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class LoadCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String URI = "weightstore://" + QuickstartCommand.CHECKPOINT_ID;

@@ -8,8 +8,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** A wrong or unreachable --store fails at once with one line naming what is wrong: no gRPC stack trace, no wait for a deadline. */
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class StoreAddressErrorsTest {
     @TempDir
     Path tmp;

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class StoreCommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class WeightstoreCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
