@@ -22,11 +22,13 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The host bed on this machine: three hosts at 200 Mbit/s. Skipped, with the reason, where network
  * namespaces cannot be made (not root, no iproute2, no permission).
  */
+@Isolated("times transfers against the shaped rate, which another bed's load would slow")
 class HostBedTest {
     private static final long RATE = 200_000_000L;
     private static final int SINK_PORT = 5001;
