@@ -7,6 +7,7 @@ import io.weightstore.jlama.serve.ServeConfig;
 import io.weightstore.jlama.serve.ServedModel;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -60,6 +61,16 @@ final class ServeCommand implements Callable<Integer> {
             description = "Requests that may wait, in arrival order, for a generation; more get HTTP 429. Default: ${DEFAULT-VALUE}.")
     private int maxQueue;
 
+    @Option(names = "--client-timeout", defaultValue = "" + ServeConfig.CLIENT_TIMEOUT_SECONDS + "s", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "The longest a client may take to send its whole request body, or to take any part of the answer (an"
+                    + " event of a stream, a whole answer): past it its connection is closed and a generation streaming to it"
+                    + " stops, so a stalled client holds no generation for good. Default: ${DEFAULT-VALUE}.")
+    private Duration clientTimeout;
+
+    @Option(names = "--max-connections", defaultValue = "" + ServeConfig.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
+            description = "Client connections open at once; more wait to be accepted until one closes. Default: ${DEFAULT-VALUE}.")
+    private int maxConnections;
+
     // No default here: picocli would print a default value in --help, and this one is a secret.
     @Option(names = "--api-key", paramLabel = "KEY",
             description = "Require 'Authorization: Bearer KEY' on every /v1/ request (401 without it). Also from $" + API_KEY_ENV
@@ -74,7 +85,7 @@ final class ServeCommand implements Callable<Integer> {
         logging.enable();
         String key = apiKey != null ? apiKey : System.getenv(API_KEY_ENV);
         ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue,
-                key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)));
+                key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)), clientTimeout, maxConnections);
         String name = servedName != null ? servedName : ServedModel.nameFor(model);
         PrintWriter out = spec.commandLine().getOut();
         if (config.apiKey().isEmpty() && !InetAddress.getByName(bind).isLoopbackAddress()) {

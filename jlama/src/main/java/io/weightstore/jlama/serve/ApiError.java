@@ -46,6 +46,10 @@ final class ApiError extends RuntimeException {
         return new ApiError(413, "invalid_request_error", null, null, message);
     }
 
+    static ApiError requestTimeout(String message) {
+        return new ApiError(408, "invalid_request_error", null, "request_timeout", message);
+    }
+
     static ApiError modelNotFound(String param, String message) {
         return new ApiError(404, "invalid_request_error", param, "model_not_found", message);
     }

@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * slot; in it the prompt is tokenized (Jlama's BPE merges take time quadratic in a piece's length,
  * and a request thread that computes holds its carrier, so tokenizing is bounded like generating),
  * a prompt and completion that do not fit the context are refused, and the choices are generated
- * one after another, answered whole or streamed.
+ * one after another, answered whole or streamed. The body and each part of the answer are bounded
+ * by the {@link ClientDeadline}; a whole answer is sent after the slot is given back, so a client slow
+ * to take it holds only its own connection.
  */
 final class CompletionsHandler {
     private static final Logger log = LoggerFactory.getLogger(CompletionsHandler.class);
@@ -29,17 +31,21 @@ final class CompletionsHandler {
     private final Supplier<ServedModel> model;
     private final AdmissionQueue queue;
     private final ServeMetrics metrics;
+    private final ClientDeadline deadline;
 
-    CompletionsHandler(Endpoint endpoint, Supplier<ServedModel> model, AdmissionQueue queue, ServeMetrics metrics) {
+    CompletionsHandler(Endpoint endpoint, Supplier<ServedModel> model, AdmissionQueue queue, ServeMetrics metrics,
+            ClientDeadline deadline) {
         this.endpoint = endpoint;
         this.model = model;
         this.queue = queue;
         this.metrics = metrics;
+        this.deadline = deadline;
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response) {
         ServedModel served = model.get();
-        CompletionRequest request = CompletionRequest.parse(endpoint, Exchange.body(httpRequest), served);
+        CompletionRequest request = CompletionRequest.parse(endpoint,
+                deadline.within(() -> Exchange.body(httpRequest), ClientGone::sentTooSlowly), served);
         int characters = request.prompt().getPrompt().length();
         if (characters > served.longestPrompt()) {
             throw ApiError.contextLengthExceeded(endpoint.promptParam, "the prompt has " + characters + " characters; the model's"
@@ -49,30 +55,30 @@ final class CompletionsHandler {
         Responses shapes = new Responses(endpoint, endpoint.idPrefix + UUID.randomUUID(), Instant.now().getEpochSecond(),
                 served.name());
         long seed = request.seed().orElseGet(() -> ThreadLocalRandom.current().nextLong());
+        List<Completion> choices = new ArrayList<>();
         try (AdmissionQueue.Ticket ticket = queue.enter()) {
             ticket.awaitTurn();
             int[] prompt = served.encode(request.prompt());
             int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
             if (request.stream()) {
                 stream(served, prompt, request, maxTokens, seed, shapes, response);
-            } else {
-                List<Completion> choices = new ArrayList<>();
-                for (int i = 0; i < request.n(); i++) {
-                    choices.add(generate(served, prompt, request, maxTokens, seed + i, text -> {}));
-                }
-                Exchange.send(response, 200, shapes.completion(choices));
+                return;
+            }
+            for (int i = 0; i < request.n(); i++) {
+                choices.add(generate(served, prompt, request, maxTokens, seed + i, text -> {}));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiError.unavailable("the server is shutting down");
         }
+        deadline.within(() -> Exchange.send(response, 200, shapes.completion(choices)), ClientGone::readTooSlowly);
     }
 
     private void stream(ServedModel served, int[] prompt, CompletionRequest request, int maxTokens, long seed, Responses shapes,
             ServerResponse response) {
         boolean usage = request.includeUsage();
         List<Completion> choices = new ArrayList<>();
-        try (EventStream events = new EventStream(response)) {
+        try (EventStream events = new EventStream(response, deadline)) {
             try {
                 for (int i = 0; i < request.n(); i++) {
                     int index = i;

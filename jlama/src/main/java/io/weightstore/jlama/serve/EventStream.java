@@ -13,15 +13,18 @@ import java.nio.charset.StandardCharsets;
 /**
  * A response of server-sent events, as OpenAI streams: one {@code data: JSON} event per chunk,
  * flushed at once, and {@code data: [DONE]} at the end. A write that fails (Helidon reports a broken
- * connection as a {@link ServerConnectionException}) means the client is gone, which
- * {@link ClientGone} tells the generation feeding the stream.
+ * connection as a {@link ServerConnectionException}) means the client is gone, and one the client
+ * takes nothing of within the {@link ClientDeadline} that it is too slow; either way {@link ClientGone}
+ * tells the generation feeding the stream.
  */
 final class EventStream implements AutoCloseable {
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final OutputStream out;
+    private final ClientDeadline deadline;
 
-    EventStream(ServerResponse response) {
+    EventStream(ServerResponse response, ClientDeadline deadline) {
+        this.deadline = deadline;
         response.header(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
         response.header(HeaderNames.CACHE_CONTROL, "no-cache");
         this.out = response.outputStream();
@@ -40,20 +43,29 @@ final class EventStream implements AutoCloseable {
     }
 
     private void write(byte[] bytes) {
-        try {
+        sent(() -> {
             out.write(bytes);
             out.flush();
-        } catch (IOException | UncheckedIOException | ServerConnectionException e) {
-            throw new ClientGone(e);
-        }
+        });
     }
 
+    /** Ends the stream: its last chunk goes out, under the same deadline. */
     @Override
     public void close() {
-        try {
-            out.close();
-        } catch (IOException | UncheckedIOException | ServerConnectionException e) {
-            throw new ClientGone(e);
-        }
+        sent(out::close);
+    }
+
+    private void sent(SocketWrite write) {
+        deadline.within(() -> {
+            try {
+                write.run();
+            } catch (IOException | UncheckedIOException | ServerConnectionException e) {
+                throw new ClientGone(e);
+            }
+        }, ClientGone::readTooSlowly);
+    }
+
+    private interface SocketWrite {
+        void run() throws IOException;
     }
 }

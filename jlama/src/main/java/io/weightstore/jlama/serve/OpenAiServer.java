@@ -39,16 +39,27 @@ public final class OpenAiServer implements AutoCloseable {
     private static final Map<String, String> METHODS = Map.of("/health", "GET", "/ready", "GET", "/metrics", "GET",
             "/v1/models", "GET", Endpoint.COMPLETIONS.path, "POST", Endpoint.CHAT.path, "POST");
 
+    /**
+     * Each connection's kernel send buffer, fixed rather than grown by the kernel to megabytes: answers
+     * are small (a streamed token is an event of a few hundred bytes), so this bounds the kernel memory
+     * of many connections, and a client that stops reading fills it, and meets the client deadline,
+     * after a few hundred tokens rather than tens of thousands.
+     */
+    private static final int SEND_BUFFER_BYTES = 64 << 10;
+
     private final WebServer server;
     private final AtomicReference<ServedModel> model;
     private final AdmissionQueue queue;
     private final ServeMetrics metrics;
+    private final ClientDeadline deadline;
 
-    private OpenAiServer(WebServer server, AtomicReference<ServedModel> model, AdmissionQueue queue, ServeMetrics metrics) {
+    private OpenAiServer(WebServer server, AtomicReference<ServedModel> model, AdmissionQueue queue, ServeMetrics metrics,
+            ClientDeadline deadline) {
         this.server = server;
         this.model = model;
         this.queue = queue;
         this.metrics = metrics;
+        this.deadline = deadline;
     }
 
     /** Starts listening, not yet ready: every {@code /v1/} request gets a 503 until {@link #serve}. */
@@ -65,8 +76,9 @@ public final class OpenAiServer implements AutoCloseable {
             }
             return served;
         };
-        CompletionsHandler chat = new CompletionsHandler(Endpoint.CHAT, loaded, queue, metrics);
-        CompletionsHandler completions = new CompletionsHandler(Endpoint.COMPLETIONS, loaded, queue, metrics);
+        ClientDeadline deadline = new ClientDeadline(config.clientTimeout());
+        CompletionsHandler chat = new CompletionsHandler(Endpoint.CHAT, loaded, queue, metrics, deadline);
+        CompletionsHandler completions = new CompletionsHandler(Endpoint.COMPLETIONS, loaded, queue, metrics, deadline);
         routing.get("/health", guarded((req, res) -> Exchange.send(res, 200, JSON.objectNode().put("status", "ok"))))
                 .get("/ready", guarded((req, res) -> {
                     ServedModel served = model.get();
@@ -82,13 +94,20 @@ public final class OpenAiServer implements AutoCloseable {
                 .post(Endpoint.CHAT.path, guarded(chat::handle))
                 .post(Endpoint.COMPLETIONS.path, guarded(completions::handle))
                 .any(guarded(OpenAiServer::noRoute));
-        requireFreePort(config);
-        WebServer server = WebServer.builder().host(config.host()).port(config.port()).routing(routing).build().start();
-        if (!server.isRunning()) {
-            throw new UncheckedIOException(new IOException("cannot listen on " + config.host() + ":" + config.port()
-                    + ": the web server did not start (its log says why)"));
+        try {
+            requireFreePort(config);
+            WebServer server = WebServer.builder().host(config.host()).port(config.port()).routing(routing)
+                    .maxTcpConnections(config.maxConnections())
+                    .connectionOptions(socket -> socket.socketSendBufferSize(SEND_BUFFER_BYTES)).build().start();
+            if (!server.isRunning()) {
+                throw new UncheckedIOException(new IOException("cannot listen on " + config.host() + ":" + config.port()
+                        + ": the web server did not start (its log says why)"));
+            }
+            return new OpenAiServer(server, model, queue, metrics, deadline);
+        } catch (RuntimeException e) {
+            deadline.close();
+            throw e;
         }
-        return new OpenAiServer(server, model, queue, metrics);
     }
 
     /**
@@ -172,10 +191,8 @@ public final class OpenAiServer implements AutoCloseable {
                 sendUnlessSent(response, e);
             } catch (ClientGone e) {
                 request.context().register(e);
-                if (e.beforeAnswer()) {
-                    // Every request must be answered; a client that only stopped sending its body may still read this.
-                    sendUnlessSent(response, ApiError.badBody("the request ended before its body did"));
-                }
+                // Every request must be answered; a client that only stopped sending its body may still read this.
+                e.answer().ifPresent(answer -> sendUnlessSent(response, answer));
             } catch (ServerConnectionException e) {
                 // Helidon's word for a connection that broke while the answer was written.
                 request.context().register(new ClientGone(e));
@@ -199,5 +216,6 @@ public final class OpenAiServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop();
+        deadline.close();
     }
 }

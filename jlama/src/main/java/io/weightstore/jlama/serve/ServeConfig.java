@@ -1,5 +1,6 @@
 package io.weightstore.jlama.serve;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -9,11 +10,18 @@ import java.util.Optional;
  * @param maxQueue requests that may wait, first come first served, for a generation slot; one more
  *     gets a 429
  * @param apiKey when present, every {@code /v1/} request must carry it as a bearer token
+ * @param clientTimeout the longest a client may take to send its whole request body, or to take a
+ *     part of the answer (an event of a stream, a whole short answer); past it its connection is
+ *     closed, and a generation streaming to it stops
+ * @param maxConnections connections open at once; more wait to be accepted
  */
-public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey) {
+public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey, Duration clientTimeout,
+        int maxConnections) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_MAX_CONCURRENT = 1;
     public static final int DEFAULT_MAX_QUEUE = 16;
+    public static final int CLIENT_TIMEOUT_SECONDS = 60;
+    public static final int DEFAULT_MAX_CONNECTIONS = 512;
 
     public ServeConfig {
         if (host == null || host.isBlank()) {
@@ -28,5 +36,16 @@ public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue
         if (maxQueue < 0) {
             throw new IllegalArgumentException("--max-queue must be >= 0, found " + maxQueue);
         }
+        if (clientTimeout.isNegative() || clientTimeout.isZero()) {
+            throw new IllegalArgumentException("--client-timeout must be positive, found " + clientTimeout);
+        }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("--max-connections must be >= 1, found " + maxConnections);
+        }
+    }
+
+    /** With the default client timeout and connection limit. */
+    public ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey) {
+        this(host, port, maxConcurrent, maxQueue, apiKey, Duration.ofSeconds(CLIENT_TIMEOUT_SECONDS), DEFAULT_MAX_CONNECTIONS);
     }
 }

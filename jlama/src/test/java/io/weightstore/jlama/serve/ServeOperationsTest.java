@@ -9,7 +9,6 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -263,42 +262,6 @@ class ServeOperationsTest {
             return call.run();
         } catch (Exception e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** Standard error copied into a buffer while open: slf4j-simple writes there, and so does Helidon, through it. */
-    private static final class CapturedErr implements AutoCloseable {
-        private final PrintStream original = System.err;
-
-        CapturedErr(ByteArrayOutputStream copy) {
-            System.setErr(new PrintStream(new TeeStream(original, copy), true, StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public void close() {
-            System.setErr(original);
-        }
-    }
-
-    private static final class TeeStream extends OutputStream {
-        private final OutputStream first;
-        private final OutputStream second;
-
-        TeeStream(OutputStream first, OutputStream second) {
-            this.first = first;
-            this.second = second;
-        }
-
-        @Override
-        public synchronized void write(int b) throws java.io.IOException {
-            first.write(b);
-            second.write(b);
-        }
-
-        @Override
-        public synchronized void write(byte[] b, int off, int len) throws java.io.IOException {
-            first.write(b, off, len);
-            second.write(b, off, len);
         }
     }
 }
