@@ -42,6 +42,7 @@ import io.weightstore.store.proto.RegisterNodeRequest;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.ExpectedPeer;
 import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.security.Role;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
@@ -173,6 +174,7 @@ class SecureClusterAttackTest {
                 for (MethodDescriptor<?, ?> method : MasterGrpc.getServiceDescriptor().getMethods()) {
                     Message request = switch (method.getBareMethodName()) {
                         case "RegisterNode" -> RegisterNodeRequest.newBuilder().setTicketKey(ByteString.copyFrom(new byte[32]))
+                                .setGrantKey(ByteString.copyFrom(new byte[32]))
                                 .setNode(io.weightstore.store.proto.NodeInfo.newBuilder().setNodeId(name)).build();
                         case "Heartbeat" -> HeartbeatRequest.newBuilder().setNodeId(name).build();
                         case "FinishCopy" -> FinishCopyRequest.newBuilder().setNodeId(name).build();
@@ -199,7 +201,7 @@ class SecureClusterAttackTest {
             genuine = admin.status().nodes().stream().filter(n -> n.info().nodeId().equals("node-0")).findFirst().orElseThrow().info();
         }
         try (GrpcMasterApi rogue = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.NODE, "node-1"),
-                java.util.Optional.of(io.weightstore.store.security.TicketKey.generate()))) {
+                java.util.Optional.of(new NodeKeys()))) {
             NodeInfo impostor = new NodeInfo("node-0", new io.weightstore.store.api.Endpoint("127.0.0.1", 1), "/tmp/rogue",
                     genuine.poolUuid(), genuine.capacity());
             assertThatThrownBy(() -> rogue.registerNode(impostor)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
@@ -394,6 +396,34 @@ class SecureClusterAttackTest {
             for (ReplicaRef place : aborted.object().slice(0).replicas()) {
                 try (SocketNodeAccess node = access(place.nodeId(), writer1, aborted.tickets().get(place.nodeId()))) {
                     node.write(place.offset(), garbage, aborted.writeGrants().get(place));
+                }
+            }
+            assertThat(admin.readAll("next")).isEqualTo(bytes);
+        }
+    }
+
+    @Test
+    void aGrantFromBeforeAMasterRestartWritesNothing() throws Exception {
+        Authentication writer1 = cluster.authentication(Role.WRITER, "writer-1");
+        PutGrant aborted;
+        try (GrpcMasterApi writer = GrpcMasterApi.connect(cluster.masterAddress(), writer1)) {
+            aborted = writer.putStart("aborted", 8192, PutOptions.defaults().withReplicas(2));
+            writer.putAbort(aborted.putId());
+        }
+        // The restarted master no longer knows which room those grants reach, so it may place the next object there.
+        cluster.stopMaster();
+        cluster.startMaster();
+        byte[] bytes = new byte[8192];
+        Arrays.fill(bytes, (byte) 7);
+        try (StoreClient admin = cluster.client()) {
+            awaitNodesUp(admin, 2);
+            admin.put("next", bytes, PutOptions.defaults().withReplicas(2));
+            MemorySegment garbage = arena.allocate(8192).fill((byte) 0x5a);
+            for (ReplicaRef place : aborted.object().slice(0).replicas()) {
+                // The session ticket is still good (readers keep theirs across a restart); the write grant is not.
+                try (SocketNodeAccess node = access(place.nodeId(), writer1, aborted.tickets().get(place.nodeId()))) {
+                    assertRefused(() -> node.write(place.offset(), garbage, aborted.writeGrants().get(place)),
+                            StoreException.Code.UNAUTHENTICATED);
                 }
             }
             assertThat(admin.readAll("next")).isEqualTo(bytes);

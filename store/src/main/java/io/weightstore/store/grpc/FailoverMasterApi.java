@@ -22,7 +22,7 @@ import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.security.Authentication;
-import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.security.NodeKeys;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,24 +64,24 @@ final class FailoverMasterApi implements MasterApi {
 
     private final List<MasterAddress> masters;
     private final Authentication authentication;
-    private final Optional<TicketKey> nodeKey;
+    private final Optional<NodeKeys> nodeKeys;
     private final Duration attemptDeadline;
     private final Duration budget;
     private final Map<String, GrpcMasterApi> connections = new ConcurrentHashMap<>();
     private volatile String current;
 
-    private FailoverMasterApi(List<MasterAddress> masters, Authentication authentication, Optional<TicketKey> nodeKey,
+    private FailoverMasterApi(List<MasterAddress> masters, Authentication authentication, Optional<NodeKeys> nodeKeys,
             Duration attemptDeadline, Duration budget) {
         this.masters = masters;
         this.authentication = authentication;
-        this.nodeKey = nodeKey;
+        this.nodeKeys = nodeKeys;
         this.attemptDeadline = attemptDeadline;
         this.budget = budget;
         this.current = masters.getFirst().toString();
     }
 
-    static FailoverMasterApi connect(List<MasterAddress> masters, Authentication authentication, Optional<TicketKey> nodeKey) {
-        return new FailoverMasterApi(List.copyOf(masters), authentication, nodeKey, ATTEMPT_DEADLINE, CALL_BUDGET);
+    static FailoverMasterApi connect(List<MasterAddress> masters, Authentication authentication, Optional<NodeKeys> nodeKeys) {
+        return new FailoverMasterApi(List.copyOf(masters), authentication, nodeKeys, ATTEMPT_DEADLINE, CALL_BUDGET);
     }
 
     private MasterApi master(String address) throws StoreException {
@@ -89,7 +89,7 @@ final class FailoverMasterApi implements MasterApi {
         if (open != null) {
             return open;
         }
-        GrpcMasterApi fresh = GrpcMasterApi.connect(address, authentication, nodeKey, attemptDeadline);
+        GrpcMasterApi fresh = GrpcMasterApi.connect(address, authentication, nodeKeys, attemptDeadline);
         GrpcMasterApi raced = connections.putIfAbsent(address, fresh);
         if (raced != null) {
             fresh.close();

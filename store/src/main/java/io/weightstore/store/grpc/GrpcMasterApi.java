@@ -63,7 +63,7 @@ import io.weightstore.store.proto.StatRequest;
 import io.weightstore.store.proto.StatusRequest;
 import io.weightstore.store.proto.StatusResponse;
 import io.weightstore.store.security.Authentication;
-import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.security.Token;
 import java.time.Duration;
 import java.time.Instant;
@@ -86,16 +86,16 @@ public final class GrpcMasterApi implements MasterApi {
     private final MasterGrpc.MasterBlockingStub stub;
     private final MasterAddress target;
     private final Duration deadline;
-    private final Optional<TicketKey> nodeKey;
+    private final Optional<NodeKeys> nodeKeys;
     private final boolean plaintext;
 
-    private GrpcMasterApi(ManagedChannel channel, MasterAddress target, Duration deadline, Optional<TicketKey> nodeKey,
+    private GrpcMasterApi(ManagedChannel channel, MasterAddress target, Duration deadline, Optional<NodeKeys> nodeKeys,
             boolean plaintext) {
         this.channel = channel;
         this.stub = MasterGrpc.newBlockingStub(channel);
         this.target = target;
         this.deadline = deadline;
-        this.nodeKey = nodeKey;
+        this.nodeKeys = nodeKeys;
         this.plaintext = plaintext;
     }
 
@@ -105,16 +105,16 @@ public final class GrpcMasterApi implements MasterApi {
     }
 
     /**
-     * As {@link #connect(String, Authentication)}, for a node: its registrations carry {@code nodeKey}, so a
+     * As {@link #connect(String, Authentication)}, for a node: its registrations carry {@code nodeKeys}, so a
      * secure master can seal tickets the node checks.
      */
-    public static GrpcMasterApi connect(String address, Authentication authentication, Optional<TicketKey> nodeKey)
+    public static GrpcMasterApi connect(String address, Authentication authentication, Optional<NodeKeys> nodeKeys)
             throws StoreException {
-        return connect(address, authentication, nodeKey, DEFAULT_DEADLINE);
+        return connect(address, authentication, nodeKeys, DEFAULT_DEADLINE);
     }
 
     /** As {@link #connect(String, Authentication, Optional)}, with {@code deadline} on every call. */
-    public static GrpcMasterApi connect(String address, Authentication authentication, Optional<TicketKey> nodeKey, Duration deadline)
+    public static GrpcMasterApi connect(String address, Authentication authentication, Optional<NodeKeys> nodeKeys, Duration deadline)
             throws StoreException {
         MasterAddress target = MasterAddress.parse(address);
         NettyChannelBuilder builder = NettyChannelBuilder.forAddress(target.host(), target.port()).maxInboundMessageSize(256 << 20);
@@ -123,7 +123,7 @@ public final class GrpcMasterApi implements MasterApi {
             case Authentication.Certificate c -> builder.sslContext(authentication.grpcClientContext());
             case Authentication.BearerToken t -> builder.sslContext(authentication.grpcClientContext()).intercept(bearer(t.token()));
         }
-        return new GrpcMasterApi(builder.build(), target, deadline, nodeKey,
+        return new GrpcMasterApi(builder.build(), target, deadline, nodeKeys,
                 authentication instanceof Authentication.Insecure);
     }
 
@@ -153,7 +153,8 @@ public final class GrpcMasterApi implements MasterApi {
     @Override
     public Duration registerNode(NodeInfo node) throws StoreException {
         RegisterNodeRequest.Builder request = RegisterNodeRequest.newBuilder().setNode(Protos.toProto(node));
-        nodeKey.ifPresent(key -> request.setTicketKey(ByteString.copyFrom(key.bytes())));
+        nodeKeys.ifPresent(keys -> request.setTicketKey(ByteString.copyFrom(keys.session().bytes()))
+                .setGrantKey(ByteString.copyFrom(keys.grant().bytes())));
         return call("register node " + node.nodeId(), s -> Duration.ofMillis(s.registerNode(request.build()).getHeartbeatIntervalMs()));
     }
 

@@ -3,7 +3,7 @@ package io.weightstore.store.grpc;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.security.Authentication;
-import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.security.NodeKeys;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,11 +19,11 @@ public final class MasterClients {
         return connect(addresses, authentication, Optional.empty());
     }
 
-    /** As {@link #connect(String, Authentication)}, for a node, whose registrations carry {@code nodeKey}. */
-    public static MasterApi connect(String addresses, Authentication authentication, Optional<TicketKey> nodeKey)
+    /** As {@link #connect(String, Authentication)}, for a node, whose registrations carry {@code nodeKeys}. */
+    public static MasterApi connect(String addresses, Authentication authentication, Optional<NodeKeys> nodeKeys)
             throws StoreException {
         List<MasterAddress> parsed = MasterAddress.parseList(addresses);
-        return parsed.size() == 1 ? GrpcMasterApi.connect(parsed.getFirst().toString(), authentication, nodeKey)
-                : FailoverMasterApi.connect(parsed, authentication, nodeKey);
+        return parsed.size() == 1 ? GrpcMasterApi.connect(parsed.getFirst().toString(), authentication, nodeKeys)
+                : FailoverMasterApi.connect(parsed, authentication, nodeKeys);
     }
 }

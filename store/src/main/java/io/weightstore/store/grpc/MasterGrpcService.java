@@ -147,11 +147,13 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             String nodeId = request.getNode().getNodeId();
             requireOwnNode(nodeId);
             if (tickets.isPresent()) {
-                if (request.getTicketKey().size() != 32) {
-                    throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "node " + nodeId
-                            + " must send its 32-byte ticket key to register with a secure master");
+                if (request.getTicketKey().size() != TicketKey.BYTES || request.getGrantKey().size() != TicketKey.BYTES) {
+                    throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "node " + nodeId + " must send its "
+                            + TicketKey.BYTES + "-byte ticket and grant keys to register with a secure master: ticket key "
+                            + request.getTicketKey().size() + " bytes, grant key " + request.getGrantKey().size() + " bytes");
                 }
-                tickets.get().register(nodeId, TicketKey.of(request.getTicketKey().toByteArray()));
+                tickets.get().register(nodeId, TicketKey.of(request.getTicketKey().toByteArray()),
+                        TicketKey.of(request.getGrantKey().toByteArray()));
             }
             return RegisterNodeResponse.newBuilder().setHeartbeatIntervalMs(master.registerNode(Protos.fromProto(request.getNode()))
                     .toMillis()).build();

@@ -11,10 +11,11 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where a secure master seals tickets: it keeps each node's key (from its registration; in memory
- * only, so after a restart a node is asked to register again) and seals, for a caller it has
- * authenticated, session tickets to the nodes of an object, write grants for a put's places, and
- * read grants for the ranges a node copies from another.
+ * Where a secure master seals tickets: it keeps each node's keys (from its latest registration; in
+ * memory only, so after a restart a node is asked to register again) and seals, for a caller it has
+ * authenticated, session tickets to the nodes of an object and read grants for the ranges a node
+ * copies from another, with the node's session key, and write grants for a put's places with its
+ * grant key, which the node renews at each registration ({@link io.weightstore.store.security.NodeKeys}).
  */
 final class TicketOffice {
     /** Long enough for a day of loads through one connection pool; every locate hands out fresh ones. */
@@ -22,10 +23,12 @@ final class TicketOffice {
     /** A put's (or a copy's) bytes must arrive within its own deadline; this bounds a stolen grant's use. */
     static final Duration WRITE_LIFETIME = Duration.ofMinutes(15);
 
-    private final Map<String, TicketKey> keys = new ConcurrentHashMap<>();
+    private record Keys(TicketKey session, TicketKey grant) {}
 
-    void register(String nodeId, TicketKey key) {
-        keys.put(nodeId, key);
+    private final Map<String, Keys> keys = new ConcurrentHashMap<>();
+
+    void register(String nodeId, TicketKey session, TicketKey grant) {
+        keys.put(nodeId, new Keys(session, grant));
     }
 
     boolean knows(String nodeId) {
@@ -34,13 +37,13 @@ final class TicketOffice {
 
     Optional<Ticket> session(String nodeId, Identity caller) {
         return Optional.ofNullable(keys.get(nodeId))
-                .map(key -> NodeTicket.session(nodeId, caller, Instant.now().plus(SESSION_LIFETIME)).seal(key));
+                .map(key -> NodeTicket.session(nodeId, caller, Instant.now().plus(SESSION_LIFETIME)).seal(key.session()));
     }
 
     /** A node's grant to read one range of another node's pool, for a copy it was asked to make. */
     Optional<Ticket> read(String nodeId, Identity caller, long offset, long length) {
         return Optional.ofNullable(keys.get(nodeId))
-                .map(key -> NodeTicket.read(nodeId, caller, Instant.now().plus(WRITE_LIFETIME), offset, length).seal(key));
+                .map(key -> NodeTicket.read(nodeId, caller, Instant.now().plus(WRITE_LIFETIME), offset, length).seal(key.session()));
     }
 
     /**
@@ -51,6 +54,7 @@ final class TicketOffice {
     Optional<Ticket> write(String nodeId, Identity caller, long offset, long length, Instant until) {
         Instant latest = Instant.now().plus(WRITE_LIFETIME);
         Instant expires = until.isBefore(latest) ? until : latest;
-        return Optional.ofNullable(keys.get(nodeId)).map(key -> NodeTicket.write(nodeId, caller, expires, offset, length).seal(key));
+        return Optional.ofNullable(keys.get(nodeId))
+                .map(key -> NodeTicket.write(nodeId, caller, expires, offset, length).seal(key.grant()));
     }
 }

@@ -67,9 +67,13 @@ final class NodeRegistry {
         lostPools.remove(node.nodeId());
     }
 
-    /** False when the node is unknown and must register again. */
+    /**
+     * False when the node must register again: it is unknown, or known only from the metadata, not yet
+     * registered with this master. A secure node renews its grant key at each registration, so the
+     * write grants of a master before this one (whose reach this one does not know) write nothing.
+     */
     boolean heartbeat(String nodeId, NodeLoad load) {
-        if (!nodes.containsKey(nodeId)) {
+        if (!nodes.containsKey(nodeId) || !lastHeartbeat.containsKey(nodeId)) {
             return false;
         }
         lastHeartbeat.put(nodeId, clock.getAsLong());

@@ -2,6 +2,7 @@ package io.weightstore.store.node;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.security.NodeTicket;
 import io.weightstore.store.security.Permission;
 import io.weightstore.store.security.TicketKey;
@@ -17,9 +18,9 @@ import java.util.Optional;
  * Who may use a node's data plane, and for what. A secure node admits a connection only with a
  * session ticket the master sealed for it, and then serves each request only if the ticket's role
  * allows it; a write also needs the master's grant for exactly that place, sealed for the same
- * caller. A connection opened with a read grant instead (another node copying a slice) may read
- * that one range and nothing else. An open node (started with {@code --insecure}) admits anyone to
- * anything.
+ * caller with the node's current grant key. A connection opened with a read grant instead (another
+ * node copying a slice) may read that one range and nothing else. An open node (started with
+ * {@code --insecure}) admits anyone to anything.
  */
 sealed interface Admission {
     /** What one admitted connection may do. */
@@ -42,10 +43,10 @@ sealed interface Admission {
         }
     }
 
-    record Ticketed(String nodeId, TicketKey key) implements Admission {
+    record Ticketed(String nodeId, NodeKeys keys) implements Admission {
         @Override
         public Session admit(byte[] sealed, Optional<Identity> certified) throws FrameException {
-            NodeTicket session = open(sealed, "session ticket");
+            NodeTicket session = open(sealed, "session ticket", keys.session());
             if (session.kind() == NodeTicket.Kind.READ) {
                 // Only nodes get read grants, and a node always dials with its certificate: a grant
                 // shown without it was taken from its node.
@@ -70,7 +71,7 @@ sealed interface Admission {
                         if (!caller.role().allows(Permission.PUT)) {
                             throw refused(true, caller + " may not write");
                         }
-                        NodeTicket grant = open(w.grant().bytes(), "write grant");
+                        NodeTicket grant = open(w.grant().bytes(), "write grant", keys.grant());
                         if (!grant.grants(w.range().offset(), w.range().length()) || !grant.caller().equals(caller)) {
                             throw refused(true, "no grant for " + caller + " to write offset=" + w.range().offset() + " length="
                                     + w.range().length());
@@ -111,13 +112,15 @@ sealed interface Admission {
             }
         }
 
-        /** The ticket, when this node's key sealed it for this node and it has not expired. */
-        private NodeTicket open(byte[] sealed, String what) throws FrameException {
+        /** The ticket, when {@code key} sealed it for this node and it has not expired. */
+        private NodeTicket open(byte[] sealed, String what, TicketKey key) throws FrameException {
             if (sealed.length == 0) {
                 throw refused(true, "no " + what + ": this node admits only callers the master vouches for");
             }
+            // The grant key changes at each registration: a grant sealed before the node last registered fails here too.
+            String since = key == keys.grant() ? " since the node last registered" : "";
             NodeTicket ticket = NodeTicket.open(sealed, key)
-                    .orElseThrow(() -> refused(true, what + " was not sealed for node " + nodeId + " by its master"));
+                    .orElseThrow(() -> refused(true, what + " was not sealed for node " + nodeId + " by its master" + since));
             if (!ticket.node().equals(nodeId)) {
                 throw refused(true, what + " is for node " + ticket.node() + ", this is " + nodeId);
             }
@@ -132,7 +135,7 @@ sealed interface Admission {
         }
     }
 
-    static Admission of(Optional<TicketKey> key, String nodeId) {
-        return key.<Admission>map(k -> new Ticketed(nodeId, k)).orElseGet(Open::new);
+    static Admission of(Optional<NodeKeys> keys, String nodeId) {
+        return keys.<Admission>map(k -> new Ticketed(nodeId, k)).orElseGet(Open::new);
     }
 }

@@ -4,7 +4,7 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.Credentials;
 import io.weightstore.store.security.Identity;
-import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.wire.PlainTransport;
 import io.weightstore.store.wire.TlsEndpoint;
 import io.weightstore.store.wire.TlsTransport;
@@ -23,8 +23,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * name the same caller as the ticket.
  */
 record DataPlaneSecurity(Admission admission, Optional<TlsEndpoint> tls, boolean mac) {
-    static DataPlaneSecurity of(NodeOptions options, String nodeId, Optional<TicketKey> ticketKey) throws StoreException {
-        Admission admission = Admission.of(ticketKey, nodeId);
+    static DataPlaneSecurity of(NodeOptions options, String nodeId, Optional<NodeKeys> keys) throws StoreException {
+        Admission admission = Admission.of(keys, nodeId);
         if (!(options.authentication() instanceof Authentication.Certificate c)) {
             return new DataPlaneSecurity(admission, Optional.empty(), false);
         }

@@ -11,7 +11,7 @@ import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.metrics.NodeMetrics;
 import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.security.TicketKey;
+import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Status;
@@ -51,6 +51,7 @@ public final class StorageNode implements AutoCloseable {
     private final ServerSocketChannel server;
     private final MasterApi master;
     private final NodeOptions options;
+    private final Optional<NodeKeys> keys;
     private final DataPlaneSecurity security;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
@@ -66,12 +67,14 @@ public final class StorageNode implements AutoCloseable {
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
     private volatile boolean registered;
 
-    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, DataPlaneSecurity security) {
+    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, Optional<NodeKeys> keys,
+            DataPlaneSecurity security) {
         this.pool = pool;
         this.writesThroughMapping = writesThroughMapping(pool);
         this.server = server;
         this.master = master;
         this.options = options;
+        this.keys = keys;
         this.security = security;
         this.verified = new VerifiedBlocks(pool.capacity(), options.checkTrust(), System::nanoTime);
         this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters, verified);
@@ -97,10 +100,10 @@ public final class StorageNode implements AutoCloseable {
      * {@code masterAddress} (HOST:PORT, or several separated by commas for a group of masters) and starts serving.
      */
     public static StorageNode start(String masterAddress, NodeOptions options) throws StoreException {
-        Optional<TicketKey> ticketKey = options.secure() ? Optional.of(TicketKey.generate()) : Optional.empty();
-        MasterApi master = MasterClients.connect(masterAddress, options.authentication(), ticketKey);
+        Optional<NodeKeys> keys = options.secure() ? Optional.of(new NodeKeys()) : Optional.empty();
+        MasterApi master = MasterClients.connect(masterAddress, options.authentication(), keys);
         try {
-            return start(master, options, ticketKey);
+            return start(master, options, keys);
         } catch (StoreException | RuntimeException e) {
             master.close();
             throw e;
@@ -109,11 +112,12 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * As {@link #start(String, NodeOptions)}, registering through {@code master}, which the node closes
-     * with itself; a secure node checks the tickets its master seals with {@code ticketKey}.
+     * with itself; a secure node checks the tickets its master seals with {@code keys}, the ones
+     * {@code master} sends at each registration.
      */
-    static StorageNode start(MasterApi master, NodeOptions options, Optional<TicketKey> ticketKey) throws StoreException {
+    static StorageNode start(MasterApi master, NodeOptions options, Optional<NodeKeys> keys) throws StoreException {
         // A secure node's id is its credential's, known before the pool is opened; an open node admits anyone.
-        DataPlaneSecurity security = DataPlaneSecurity.of(options, options.credentialNodeId().orElse(""), ticketKey);
+        DataPlaneSecurity security = DataPlaneSecurity.of(options, options.credentialNodeId().orElse(""), keys);
         PoolRoom.require(options.pool(), options.capacity());
         // The port first: one that is taken must not leave a new pool file behind.
         ServerSocketChannel server = listen(options);
@@ -128,7 +132,7 @@ public final class StorageNode implements AutoCloseable {
             }
             throw e;
         }
-        StorageNode node = new StorageNode(pool, server, master, options, security);
+        StorageNode node = new StorageNode(pool, server, master, options, keys, security);
         try {
             node.register();
         } catch (StoreException e) {
@@ -190,8 +194,10 @@ public final class StorageNode implements AutoCloseable {
                 pool.uuid(), pool.capacity());
     }
 
+    /** Registers, with a new grant key: the master it reaches may not be the one that sealed the grants given so far. */
     private void register() throws StoreException {
         registered = false;
+        keys.ifPresent(NodeKeys::renewGrantKey);
         heartbeatInterval = master.registerNode(info());
         registered = true;
     }

@@ -11,7 +11,7 @@ import javax.crypto.spec.SecretKeySpec;
  * master only inside the mutually authenticated registration, never written to disk. HMAC-SHA256.
  */
 public final class TicketKey {
-    static final int BYTES = 32;
+    public static final int BYTES = 32;
     static final int MAC_BYTES = 32;
     private static final String ALGORITHM = "HmacSHA256";
     private static final SecureRandom RANDOM = new SecureRandom();

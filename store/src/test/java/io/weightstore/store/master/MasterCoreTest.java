@@ -379,6 +379,17 @@ class MasterCoreTest {
     }
 
     @Test
+    void aNodeKnownOnlyFromTheMetadataMustRegisterBeforeItsHeartbeatsCount() throws StoreException {
+        master.close();
+        master = open();
+        // A secure node renews its grant key when it registers: the grants of the master before are then void.
+        assertThat(master.heartbeat(NodeReport.alive("n1")).known()).isFalse();
+        master.registerNode(node("n1", NODE));
+        assertThat(master.heartbeat(NodeReport.alive("n1")).known()).isTrue();
+        assertThat(master.heartbeat(NodeReport.alive("n2")).known()).as("n2 has not registered again").isFalse();
+    }
+
+    @Test
     void readLeasesSurviveReopeningTheMetadataAndEndedOnesAreDropped() throws StoreException {
         put("held", SLICE);
         put("released", SLICE);

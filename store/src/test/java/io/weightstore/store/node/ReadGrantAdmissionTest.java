@@ -7,9 +7,9 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.security.Identity;
+import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.security.NodeTicket;
 import io.weightstore.store.security.Role;
-import io.weightstore.store.security.TicketKey;
 import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.Request;
 import java.time.Instant;
@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
  */
 class ReadGrantAdmissionTest {
     private static final Identity COPIER = new Identity("node-1", Role.NODE);
-    private final TicketKey key = TicketKey.generate();
-    private final Admission source = new Admission.Ticketed("node-0", key);
-    private final byte[] grant = NodeTicket.read("node-0", COPIER, Instant.now().plusSeconds(60), 8192, 4096).seal(key).bytes();
+    private final NodeKeys keys = new NodeKeys();
+    private final Admission source = new Admission.Ticketed("node-0", keys);
+    private final byte[] grant = NodeTicket.read("node-0", COPIER, Instant.now().plusSeconds(60), 8192, 4096).seal(keys.session()).bytes();
 
     @Test
     void theNamedNodeReadsItsRangeAndNothingElse() throws FrameException {
@@ -52,7 +52,7 @@ class ReadGrantAdmissionTest {
 
     @Test
     void aGrantSealedForAnotherNodeIsRefused() {
-        Admission other = new Admission.Ticketed("node-2", key);
+        Admission other = new Admission.Ticketed("node-2", keys);
         assertThatThrownBy(() -> other.admit(grant, Optional.of(COPIER))).isInstanceOf(FrameException.class);
     }
 }
