@@ -107,7 +107,7 @@ public final class GatewayBench {
             GatewayConfig defaults = GatewayConfig.defaults(0, Access.anonymousOnly());
             GatewayConfig config = new GatewayConfig(defaults.host(), 0, defaults.bucket(), defaults.access(), defaults.maxConcurrent(),
                     defaults.maxWaiting(), chunkBytes, defaults.idleTimeout(), defaults.requestHeadTimeout(),
-                    defaults.sendTimeout());
+                    defaults.sendTimeout(), defaults.maxConnections());
             try (SocketRangedGets sockets = new SocketRangedGets(connections, rangeBytes);
                     NginxPeer nginx = NginxPeer.start(source, work);
                     StoreClient sameHostStore = cluster.client(true, STORE_CONNECTIONS);

@@ -90,6 +90,10 @@ final class GatewayCommand implements Callable<Integer> {
                     + " longest a transfer waits for a slot. Default: ${DEFAULT-VALUE}.")
     private Duration sendTimeout;
 
+    @Option(names = "--max-connections", defaultValue = "" + GatewayConfig.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
+            description = "Client connections open at once; more wait to be accepted until one closes. Default: ${DEFAULT-VALUE}.")
+    private int maxConnections;
+
     @Mixin
     private MetricsOptions metrics;
 
@@ -112,7 +116,7 @@ final class GatewayCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--chunk-size " + chunkSize + " is too large; at most 256M");
         }
         GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk, idleTimeout,
-                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, sendTimeout);
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, sendTimeout, maxConnections);
         PrintWriter out = spec.commandLine().getOut();
         if (anonymous && !InetAddress.getByName(bind).isLoopbackAddress()) {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);

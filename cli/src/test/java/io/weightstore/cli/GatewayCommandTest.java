@@ -48,8 +48,8 @@ class GatewayCommandTest {
                 GatewayConfig.ACCESS_KEY_ENV, "reader"), "gateway", "--help");
         assertThat(help.await()).isZero();
         assertThat(help.output()).contains("--port", "--bind", "--bucket", "--access-key", "--secret-key", "--anonymous",
-                "--max-concurrent", "--max-queue", "--chunk-size", "--store", "--connections", GatewayConfig.SECRET_KEY_ENV,
-                "Default: 127.0.0.1", "Default: weights").doesNotContain(SECRET);
+                "--max-concurrent", "--max-queue", "--chunk-size", "--store", "--connections", "--max-connections",
+                GatewayConfig.SECRET_KEY_ENV, "Default: 127.0.0.1", "Default: weights").doesNotContain(SECRET);
     }
 
     @Test

@@ -17,9 +17,10 @@ import java.util.regex.Pattern;
  * @param requestHeadTimeout how long a request line and headers may take to arrive, from their first byte
  * @param sendTimeout how long a response may go without the client taking a byte of it before the connection is closed,
  *     and how long a transfer waits for a slot before it is answered 503 SlowDown
+ * @param maxConnections client connections open at once; more wait in the kernel's backlog until one closes
  */
 public record GatewayConfig(String host, int port, String bucket, Access access, int maxConcurrent, int maxWaiting, int chunkBytes,
-        Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout) {
+        Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout, int maxConnections) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final String DEFAULT_BUCKET = "weights";
     public static final int DEFAULT_MAX_CONCURRENT = 16;
@@ -34,6 +35,8 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
     public static final Duration DEFAULT_REQUEST_HEAD_TIMEOUT = Duration.ofSeconds(30);
     /** nginx's default (send_timeout): a stalled client holds a transfer slot and a read lease no longer than this. */
     public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(60);
+    /** Each connection costs a socket and a few KiB; with the idle and head timeouts, this bounds what a crowd of clients can hold. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
     public static final String ACCESS_KEY_ENV = "WEIGHTSTORE_GATEWAY_ACCESS_KEY";
     public static final String SECRET_KEY_ENV = "WEIGHTSTORE_GATEWAY_SECRET_KEY";
 
@@ -59,11 +62,19 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
             throw new IllegalArgumentException("idle, request head and send timeouts must be at least 1 ms, found " + idleTimeout + ", "
                     + requestHeadTimeout + " and " + sendTimeout);
         }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("max connections must be >= 1, found " + maxConnections);
+        }
+    }
+
+    public GatewayConfig withMaxConnections(int value) {
+        return new GatewayConfig(host, port, bucket, access, maxConcurrent, maxWaiting, chunkBytes, idleTimeout, requestHeadTimeout,
+                sendTimeout, value);
     }
 
     /** The defaults, on {@code port}, for {@code access}. */
     public static GatewayConfig defaults(int port, Access access) {
         return new GatewayConfig(DEFAULT_HOST, port, DEFAULT_BUCKET, access, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_WAITING,
-                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_SEND_TIMEOUT);
+                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_SEND_TIMEOUT, DEFAULT_MAX_CONNECTIONS);
     }
 }

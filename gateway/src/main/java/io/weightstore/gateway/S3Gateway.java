@@ -87,6 +87,7 @@ public final class S3Gateway implements AutoCloseable {
         EventLoopGroup loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory("gateway-io", true), NioIoHandler.newFactory());
         ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+                .handler(new ConnectionLimit(config.maxConnections()))
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {

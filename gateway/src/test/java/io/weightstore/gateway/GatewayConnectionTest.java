@@ -1,6 +1,7 @@
 package io.weightstore.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -126,6 +127,30 @@ class GatewayConnectionTest {
             }
             // Then quiet: the gateway ends the connection well before the socket's 10 s read timeout would.
             assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void connectionsBeyondTheLimitWaitInTheBacklogUntilOneCloses() throws Exception {
+        byte[] get = ("GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        try (S3Gateway gateway = S3Gateway.start(GatewayFixture.config(Access.anonymousOnly(), GatewayConfig.DEFAULT_IDLE_TIMEOUT,
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT).withMaxConnections(2), fixture.store);
+                Socket first = connect(gateway.port()); Socket second = connect(gateway.port())) {
+            // Answered, and kept alive: the gateway holds its two connections.
+            for (Socket socket : new Socket[] {first, second}) {
+                socket.getOutputStream().write(get);
+                assertThat(read(new BufferedInputStream(socket.getInputStream()), false).status()).isEqualTo(200);
+            }
+            try (Socket third = connect(gateway.port())) {
+                third.getOutputStream().write(get);
+                InputStream in = new BufferedInputStream(third.getInputStream());
+                third.setSoTimeout(1000);
+                assertThatThrownBy(in::read).as("an answer while two connections are open").isInstanceOf(SocketTimeoutException.class);
+                first.close();
+                third.setSoTimeout(10_000);
+                assertThat(read(in, false).status()).isEqualTo(200);
+            }
         }
     }
 

@@ -77,7 +77,7 @@ final class GatewayFixture implements AutoCloseable {
 
     static GatewayConfig config(Access access, Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout) {
         return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, access, 4, 8, CHUNK, idleTimeout,
-                requestHeadTimeout, sendTimeout);
+                requestHeadTimeout, sendTimeout, GatewayConfig.DEFAULT_MAX_CONNECTIONS);
     }
 
     String endpoint() {

@@ -1,0 +1,44 @@
+package io.weightstore.gateway;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+/**
+ * Caps the connections open at once, on the listening channel: at the cap it stops accepting, so
+ * more clients wait in the kernel's backlog (their connect completes, their request waits) rather than
+ * being refused, and each close lets one more in. Every count and every switch happens on the
+ * listening channel's event loop, so a close and an accept cannot leave it switched off below the
+ * cap. One read of the listening socket may accept a few connections past the cap before the switch
+ * takes effect; those are closed at once.
+ */
+@ChannelHandler.Sharable
+final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+    private final int max;
+    private int open;
+
+    ConnectionLimit(int max) {
+        this.max = max;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Channel server = ctx.channel();
+        Channel accepted = (Channel) msg;
+        if (open >= max) {
+            // Not yet registered with an event loop, where close() would run: as Netty's acceptor closes one it cannot register.
+            accepted.unsafe().closeForcibly();
+            return;
+        }
+        open++;
+        accepted.closeFuture().addListener(closed -> server.eventLoop().execute(() -> {
+            open--;
+            server.config().setAutoRead(true);
+        }));
+        if (open >= max) {
+            server.config().setAutoRead(false);
+        }
+        ctx.fireChannelRead(msg);
+    }
+}
