@@ -17,7 +17,9 @@ import java.util.TreeMap;
  * writer may have it back sooner, for a put of its own: it can spoil nothing there that it could not
  * spoil by writing its own put badly. Nodes judge expiry by their own clocks, so a hold lasts
  * {@link #CLOCK_SKEW_MILLIS} longer. In memory only: a master that restarts frees at once what was
- * held. Not thread-safe; the master serialises access.
+ * held, which is safe because the grants are void by then (each node registers again with the new
+ * master, and a secure node renews its grant key when it does). Not thread-safe; the master
+ * serialises access.
  */
 final class GrantedRanges {
     /** How far behind the master's a node's clock may be while it still refuses an expired grant in time. */
