@@ -12,13 +12,11 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -132,7 +130,7 @@ class ServeOperationsTest {
                 for (String name : List.of("first", "second", "third")) {
                     admitted.add(CompletableFuture.supplyAsync(() -> call(() -> http.post("/v1/completions", completion(name, 3)))));
                     int waiting = admitted.size() - 1;
-                    await(() -> server.queue().running() == 1 && server.queue().waiting() == waiting);
+                    Eventually.holds(() -> server.queue().running() == 1 && server.queue().waiting() == waiting);
                 }
                 Http.Reply refused = http.post("/v1/completions", completion("fourth", 3));
                 assertThat(refused.status()).isEqualTo(429);
@@ -162,7 +160,7 @@ class ServeOperationsTest {
                 for (String prompt : prompts) {
                     replies.add(CompletableFuture.supplyAsync(() -> call(() -> http.post("/v1/completions", completion(prompt, 40)))));
                 }
-                await(() -> server.queue().running() == 3);
+                Eventually.holds(() -> server.queue().running() == 3);
             } finally {
                 model.turns().unlock();
             }
@@ -184,7 +182,7 @@ class ServeOperationsTest {
                 socket.shutdownOutput();
                 socket.getInputStream().readAllBytes();
             }
-            await(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions"));
+            Eventually.holds(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions"));
             Http http = new Http(server.port());
             assertThat(http.post("/v1/completions", completion("after", 2)).status()).isEqualTo(200);
         }
@@ -219,8 +217,8 @@ class ServeOperationsTest {
             } finally {
                 model.turns().unlock();
             }
-            await(() -> server.queue().running() == 0);
-            await(() -> log.toString(StandardCharsets.UTF_8).contains("client went away"));
+            Eventually.holds(() -> server.queue().running() == 0);
+            Eventually.holds(() -> log.toString(StandardCharsets.UTF_8).contains("client went away"));
             assertThat(http.get("/metrics").body()).contains("weightstore_serve_generations_cancelled_total 1.0")
                     .contains("weightstore_serve_generated_tokens_total 0.0");
             assertThat(http.get("/health").status()).isEqualTo(200);
@@ -228,7 +226,7 @@ class ServeOperationsTest {
             assertThat(next.status()).isEqualTo(200);
             assertThat(next.json().at("/usage/completion_tokens").asInt()).isEqualTo(4);
             // The access log line comes once the answer is out.
-            await(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions 200"));
+            Eventually.holds(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions 200"));
         }
         String lines = log.toString(StandardCharsets.UTF_8);
         assertThat(lines).contains("POST /v1/chat/completions 200").contains("(client went away; its generation stopped)")
@@ -243,15 +241,6 @@ class ServeOperationsTest {
         return Double.parseDouble(m.group(1));
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met in 20 s");
-            }
-            Thread.sleep(10);
-        }
-    }
 
     private interface Call<T> {
         T run() throws Exception;

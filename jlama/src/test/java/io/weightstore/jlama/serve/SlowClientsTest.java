@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,14 +61,14 @@ class SlowClientsTest {
                 stalled.connect(new InetSocketAddress("127.0.0.1", server.port()));
                 stalled.getOutputStream().write(post("/v1/completions", body));
                 stalled.getOutputStream().flush();
-                await(() -> server.queue().running() == 1);
-                await(() -> server.queue().running() == 0);
+                Eventually.holds(() -> server.queue().running() == 1);
+                Eventually.holds(() -> server.queue().running() == 0);
             }
             Http http = new Http(server.port());
             assertThat(http.get("/metrics").body()).contains("weightstore_serve_generations_cancelled_total 1.0");
             Http.Reply next = http.post("/v1/completions", "{\"prompt\":\"after\",\"max_tokens\":3,\"temperature\":0}");
             assertThat(next.status()).isEqualTo(200);
-            await(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions 200"));
+            Eventually.holds(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions 200"));
         }
         assertThat(log.toString(StandardCharsets.UTF_8))
                 .contains("(client took nothing of the answer for 1000 ms; connection closed; its generation stopped)")
@@ -134,16 +133,6 @@ class SlowClientsTest {
             return false;
         } catch (IOException reset) {
             return true;
-        }
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met in 30 s");
-            }
-            Thread.sleep(10);
         }
     }
 }
