@@ -31,7 +31,7 @@ class ServeCommandTest {
         CliProcess help = CliProcess.start(tmp.resolve("help.log"), Map.of(ServeCommand.API_KEY_ENV, SECRET), "serve", "--help");
         assertThat(help.await()).isZero();
         assertThat(help.output()).contains("--model", "--port", "--bind", "--served-model-name", "--max-concurrent", "--max-queue",
-                "--client-timeout", "--max-connections", "--api-key=KEY", "--insecure", ServeCommand.API_KEY_ENV, "Default: 127.0.0.1").doesNotContain(SECRET);
+                "--client-timeout", "--api-key=KEY", "--insecure", ServeCommand.API_KEY_ENV, "Default: 127.0.0.1").doesNotContain(SECRET);
     }
 
     @Test

@@ -96,8 +96,12 @@ public final class OpenAiServer implements AutoCloseable {
                 .any(guarded(OpenAiServer::noRoute));
         try {
             requireFreePort(config);
+            // Helidon closes a kept-alive connection whose last request line came longer ago than the idle timeout, at once
+            // when it is waiting for the next one, else once its request is answered. It has no deadline for a connection
+            // that never sends a whole request line, so connections are not capped: a few hundred silent ones would
+            // otherwise hold every place for good.
             WebServer server = WebServer.builder().host(config.host()).port(config.port()).routing(routing)
-                    .maxTcpConnections(config.maxConnections())
+                    .idleConnectionTimeout(config.clientTimeout()).idleConnectionPeriod(config.clientTimeout().dividedBy(2))
                     .connectionOptions(socket -> socket.socketSendBufferSize(SEND_BUFFER_BYTES)).build().start();
             if (!server.isRunning()) {
                 throw new UncheckedIOException(new IOException("cannot listen on " + config.host() + ":" + config.port()

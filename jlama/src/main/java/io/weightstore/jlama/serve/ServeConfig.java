@@ -11,17 +11,17 @@ import java.util.Optional;
  *     gets a 429
  * @param apiKey when present, every {@code /v1/} request must carry it as a bearer token
  * @param clientTimeout the longest a client may take to send its whole request body, or to take a
- *     part of the answer (an event of a stream, a whole short answer); past it its connection is
- *     closed, and a generation streaming to it stops
- * @param maxConnections connections open at once; more wait to be accepted
+ *     part of the answer (an event of a stream, a whole short answer), and the longest a connection
+ *     may wait for its next request head; past it its connection is closed, and a generation
+ *     streaming to it stops
  */
-public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey, Duration clientTimeout,
-        int maxConnections) {
+public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey, Duration clientTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_MAX_CONCURRENT = 1;
     public static final int DEFAULT_MAX_QUEUE = 16;
     public static final int CLIENT_TIMEOUT_SECONDS = 60;
-    public static final int DEFAULT_MAX_CONNECTIONS = 512;
+    private static final Duration MIN_CLIENT_TIMEOUT = Duration.ofMillis(100);
+    private static final Duration MAX_CLIENT_TIMEOUT = Duration.ofDays(1);
 
     public ServeConfig {
         if (host == null || host.isBlank()) {
@@ -36,16 +36,14 @@ public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue
         if (maxQueue < 0) {
             throw new IllegalArgumentException("--max-queue must be >= 0, found " + maxQueue);
         }
-        if (clientTimeout.isNegative() || clientTimeout.isZero()) {
-            throw new IllegalArgumentException("--client-timeout must be positive, found " + clientTimeout);
-        }
-        if (maxConnections < 1) {
-            throw new IllegalArgumentException("--max-connections must be >= 1, found " + maxConnections);
+        if (clientTimeout.compareTo(MIN_CLIENT_TIMEOUT) < 0 || clientTimeout.compareTo(MAX_CLIENT_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("--client-timeout must be from " + MIN_CLIENT_TIMEOUT.toMillis() + " ms to "
+                    + MAX_CLIENT_TIMEOUT.toHours() + " h, found " + clientTimeout);
         }
     }
 
-    /** With the default client timeout and connection limit. */
+    /** With the default client timeout. */
     public ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey) {
-        this(host, port, maxConcurrent, maxQueue, apiKey, Duration.ofSeconds(CLIENT_TIMEOUT_SECONDS), DEFAULT_MAX_CONNECTIONS);
+        this(host, port, maxConcurrent, maxQueue, apiKey, Duration.ofSeconds(CLIENT_TIMEOUT_SECONDS));
     }
 }
