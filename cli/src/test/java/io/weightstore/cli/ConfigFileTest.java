@@ -9,9 +9,11 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import picocli.CommandLine;
 
 /** The configuration file: checked with line and column, its settings the flags' defaults, and flags over it. */
+@Isolated("sets the JVM-wide configuration file property, which the CLI in every other test reads")
 class ConfigFileTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
