@@ -403,6 +403,28 @@ class SecureClusterAttackTest {
     }
 
     @Test
+    void aRefusedRegistrationLeavesTheNodesKeysAlone() throws Exception {
+        NodeInfo genuine;
+        try (StoreClient admin = cluster.client()) {
+            genuine = admin.status().nodes().stream().filter(n -> n.info().nodeId().equals("node-0")).findFirst().orElseThrow().info();
+        }
+        // Its own certificate, another pool: a second process started by mistake on node-0's credentials.
+        try (GrpcMasterApi second = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.NODE, "node-0"),
+                java.util.Optional.of(new NodeKeys()))) {
+            NodeInfo otherPool = new NodeInfo("node-0", genuine.endpoint(), "/tmp/another-pool", java.util.UUID.randomUUID(),
+                    genuine.capacity());
+            assertThatThrownBy(() -> second.registerNode(otherPool)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.INVALID_ARGUMENT));
+        }
+        byte[] bytes = new byte[8192];
+        Arrays.fill(bytes, (byte) 3);
+        try (StoreClient admin = cluster.client()) {
+            admin.put("written", bytes, PutOptions.defaults().withReplicas(2));
+            assertThat(admin.readAll("written")).isEqualTo(bytes);
+        }
+    }
+
+    @Test
     void aGrantFromBeforeAMasterRestartWritesNothing() throws Exception {
         Authentication writer1 = cluster.authentication(Role.WRITER, "writer-1");
         PutGrant aborted;

@@ -152,11 +152,15 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
                             + TicketKey.BYTES + "-byte ticket and grant keys to register with a secure master: ticket key "
                             + request.getTicketKey().size() + " bytes, grant key " + request.getGrantKey().size() + " bytes");
                 }
+            }
+            Duration heartbeatInterval = master.registerNode(Protos.fromProto(request.getNode()));
+            // Only a registration the master took: one it refused (another pool under a node's id) must not replace the
+            // keys of the node that holds the id.
+            if (tickets.isPresent()) {
                 tickets.get().register(nodeId, TicketKey.of(request.getTicketKey().toByteArray()),
                         TicketKey.of(request.getGrantKey().toByteArray()));
             }
-            return RegisterNodeResponse.newBuilder().setHeartbeatIntervalMs(master.registerNode(Protos.fromProto(request.getNode()))
-                    .toMillis()).build();
+            return RegisterNodeResponse.newBuilder().setHeartbeatIntervalMs(heartbeatInterval.toMillis()).build();
         });
     }
 
