@@ -190,8 +190,12 @@ final class EtcdMetadataStore implements MetadataStore {
 
     @Override
     public synchronized void apply(MetadataBatch batch) throws StoreException {
+        apply(batch.changes().stream().map(this::encode).toList());
+    }
+
+    /** As {@link #apply(MetadataBatch)}, of changes encoded once: {@link #applyInParts} encodes them to size its parts. */
+    private void apply(List<Encoded> changes) throws StoreException {
         requireAuthority();
-        List<MetadataBatch.Change> changes = batch.changes();
         if (changes.isEmpty()) {
             return;
         }
@@ -201,10 +205,9 @@ final class EtcdMetadataStore implements MetadataStore {
         }
         // etcd refuses a key twice in one transaction; within a batch the last change of a record wins.
         Map<ByteSequence, Op> ops = new LinkedHashMap<>();
-        for (MetadataBatch.Change change : changes) {
-            ByteSequence key = recordKey(change);
-            ops.remove(key);
-            ops.put(key, op(key, change));
+        for (Encoded change : changes) {
+            ops.remove(change.key());
+            ops.put(change.key(), change.op());
         }
         TxnResponse response;
         try {
@@ -227,36 +230,35 @@ final class EtcdMetadataStore implements MetadataStore {
                     : "held by " + Etcd.text(holder.getFirst().getValue()) + " since revision " + holder.getFirst().getCreateRevision())
                     + "; its write of " + changes.size() + " records was refused", null);
         }
-        for (MetadataBatch.Change change : changes) {
-            mirror(change);
+        for (Encoded change : changes) {
+            mirror(change.change());
         }
     }
 
     @Override
     public synchronized void applyInParts(MetadataBatch batch) throws StoreException {
-        List<MetadataBatch.Change> part = new ArrayList<>();
+        List<Encoded> part = new ArrayList<>();
         long partBytes = 0;
         int applied = 0;
         for (MetadataBatch.Change change : batch.changes()) {
-            byte[] value = value(change);
-            long bytes = recordKey(change).size() + (value == null ? 0 : value.length);
-            if (!part.isEmpty() && (part.size() == MAX_BATCH || partBytes + bytes > MAX_PART_BYTES)) {
-                applied += applyPart(part, applied);
+            Encoded encoded = encode(change);
+            if (!part.isEmpty() && (part.size() == MAX_BATCH || partBytes + encoded.bytes() > MAX_PART_BYTES)) {
+                applied += applyPart(List.copyOf(part), applied);
                 part.clear();
                 partBytes = 0;
             }
-            part.add(change);
-            partBytes += bytes;
+            part.add(encoded);
+            partBytes += encoded.bytes();
         }
         if (!part.isEmpty()) {
-            applyPart(part, applied);
+            applyPart(List.copyOf(part), applied);
         }
     }
 
     /** One part whole; once an earlier part is in etcd, a refusal leaves the master's copy behind, so it steps down. */
-    private int applyPart(List<MetadataBatch.Change> part, int applied) throws StoreException {
+    private int applyPart(List<Encoded> part, int applied) throws StoreException {
         try {
-            apply(MetadataBatch.of(part));
+            apply(part);
         } catch (StoreException e) {
             if (applied > 0 && lost == null) {
                 throw loseAuthority("a write in parts stopped after " + applied + " records (" + e.getMessage() + ")", e);
@@ -281,9 +283,19 @@ final class EtcdMetadataStore implements MetadataStore {
         };
     }
 
-    private static Op op(ByteSequence key, MetadataBatch.Change change) {
-        byte[] value = value(change);
-        return value == null ? Op.delete(key, DeleteOption.DEFAULT) : Op.put(key, ByteSequence.from(value), PutOption.DEFAULT);
+    private Encoded encode(MetadataBatch.Change change) {
+        return new Encoded(change, recordKey(change), value(change));
+    }
+
+    /** A change with its record's key and bytes (null for a delete). */
+    private record Encoded(MetadataBatch.Change change, ByteSequence key, byte[] value) {
+        long bytes() {
+            return key.size() + (value == null ? 0 : value.length);
+        }
+
+        Op op() {
+            return value == null ? Op.delete(key, DeleteOption.DEFAULT) : Op.put(key, ByteSequence.from(value), PutOption.DEFAULT);
+        }
     }
 
     /** A record's bytes; null for a delete. */
