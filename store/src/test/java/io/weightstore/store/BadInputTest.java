@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.grpc.MasterEndpoint;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Op;
 import io.weightstore.store.wire.Status;
@@ -174,6 +175,19 @@ class BadInputTest {
             socket.getInputStream().readAllBytes();
         }
         assertThat(client.status().objects()).isEqualTo(1);
+        assertStillServes();
+    }
+
+    @Test
+    void aConnectionThatNeverSendsItsPrefaceIsClosedByTheMaster() throws IOException {
+        try (Socket silent = new Socket("127.0.0.1", cluster.masterPort())) {
+            silent.setSoTimeout((int) MasterEndpoint.HANDSHAKE_TIMEOUT.multipliedBy(3).toMillis());
+            InputStream in = silent.getInputStream();
+            // The master's own HTTP/2 settings come first; then, without the client's preface, the end.
+            while (in.read() >= 0) {
+                // its settings frame
+            }
+        }
         assertStillServes();
     }
 }

@@ -12,6 +12,7 @@ import io.weightstore.store.security.MasterSecurity;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -25,6 +26,14 @@ import javax.net.ssl.SSLException;
  * Calls run on virtual threads: they are short and mostly wait on the master's monitor.
  */
 public final class MasterEndpoint implements AutoCloseable {
+    /**
+     * How long a new connection may take to finish its handshake: TLS on a secure master, the client's
+     * HTTP/2 preface on an insecure one, which gRPC would otherwise wait for without end. A client or a
+     * scanner that connects and stays silent holds a socket no longer.
+     */
+    public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    /** A connection with no call for this long is told to go (clients reconnect when they next call). */
+    static final Duration MAX_CONNECTION_IDLE = Duration.ofMinutes(10);
     private final Server server;
     private final ExecutorService executor;
 
@@ -50,7 +59,9 @@ public final class MasterEndpoint implements AutoCloseable {
     public static MasterEndpoint start(MasterApi master, String bindHost, int port, MasterSecurity security,
             List<ServerInterceptor> gates, MasterMetrics metrics) throws StoreException {
         TransportFailureLog.install();
-        NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port)).maxInboundMessageSize(64 << 20);
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port)).maxInboundMessageSize(64 << 20)
+                .handshakeTimeout(HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .maxConnectionIdle(MAX_CONNECTION_IDLE.toMillis(), TimeUnit.MILLISECONDS);
         List<ServerInterceptor> interceptors = new ArrayList<>(gates);
         Optional<TicketOffice> tickets = Optional.empty();
         if (security instanceof MasterSecurity.Secure s) {
