@@ -61,7 +61,8 @@ final class ServeCommand implements Callable<Integer> {
             description = "Requests that may wait, in arrival order, for a generation; more get HTTP 429. Default: ${DEFAULT-VALUE}.")
     private int maxQueue;
 
-    @Option(names = "--client-timeout", defaultValue = "" + ServeConfig.CLIENT_TIMEOUT_SECONDS + "s", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(names = "--client-timeout", defaultValue = "" + ServeConfig.CLIENT_TIMEOUT_SECONDS + "s", paramLabel = "DURATION",
+            converter = DurationConverter.class,
             description = "The longest a client may take to send its whole request body, or to take any part of the answer (an"
                     + " event of a stream, a whole answer): past it its connection is closed and a generation streaming to it"
                     + " stops, so a stalled client holds no generation for good. Also how long a kept-alive connection may wait"

@@ -57,7 +57,8 @@ class GatewayLeaseTest {
         catalog = new Catalog(store);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
                 4, 8, 64 << 10, GatewayConfig.DEFAULT_IDLE_TIMEOUT,
-                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS), store);
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS),
+                store);
     }
 
     @AfterEach

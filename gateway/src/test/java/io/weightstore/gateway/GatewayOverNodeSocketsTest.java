@@ -66,7 +66,8 @@ class GatewayOverNodeSocketsTest {
                 false, 1), Progress.NONE);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
                 SLOTS, 8, CHUNK, GatewayConfig.DEFAULT_IDLE_TIMEOUT,
-                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS), store);
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS),
+                store);
     }
 
     @AfterEach
