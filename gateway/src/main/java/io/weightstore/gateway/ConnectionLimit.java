@@ -1,7 +1,6 @@
 package io.weightstore.gateway;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -11,9 +10,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * being refused, and each close lets one more in. Every count and every switch happens on the
  * listening channel's event loop, so a close and an accept cannot leave it switched off below the
  * cap. One read of the listening socket may accept a few connections past the cap before the switch
- * takes effect; those are closed at once.
+ * takes effect; those are closed at once. One instance per listening channel: it counts that
+ * channel's connections.
  */
-@ChannelHandler.Sharable
 final class ConnectionLimit extends ChannelInboundHandlerAdapter {
     private final int max;
     private int open;
