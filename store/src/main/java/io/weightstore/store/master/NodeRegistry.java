@@ -73,7 +73,8 @@ final class NodeRegistry {
      * write grants of a master before this one (whose reach this one does not know) write nothing.
      */
     boolean heartbeat(String nodeId, NodeLoad load) {
-        if (!nodes.containsKey(nodeId) || !lastHeartbeat.containsKey(nodeId)) {
+        // Only a registration records a first heartbeat, and forgetting a node removes both.
+        if (!lastHeartbeat.containsKey(nodeId)) {
             return false;
         }
         lastHeartbeat.put(nodeId, clock.getAsLong());

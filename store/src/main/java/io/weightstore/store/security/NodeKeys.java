@@ -7,7 +7,7 @@ package io.weightstore.store.security;
  * at each registration: a node registers again when its master restarts or another master leads,
  * and that master has lost track of the grants its predecessor gave (which room they reach, until
  * when), so it could place another writer's bytes where an old grant still writes. With the new key
- * no grant from before can write anything.
+ * no grant from before can start a write (one already under way ends within the node's frame deadline).
  */
 public final class NodeKeys {
     private final TicketKey session = TicketKey.generate();
