@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,5 +73,11 @@ record Http(HttpClient client, int port, String apiKey) {
     private Reply send(HttpRequest.Builder request) throws IOException, InterruptedException {
         HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
         return new Reply(response.statusCode(), response.body(), response);
+    }
+
+    /** A whole JSON POST as its bytes on the wire, for a test that writes it to a raw socket and then misbehaves. */
+    static byte[] rawPost(String path, String json) {
+        return ("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "
+                + json.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + json).getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -202,9 +202,7 @@ class ServeOperationsTest {
             model.turns().lock();
             try (Socket socket = new Socket("127.0.0.1", server.port())) {
                 OutputStream out = socket.getOutputStream();
-                out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                        + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
-                        .getBytes(StandardCharsets.UTF_8));
+                out.write(Http.rawPost("/v1/chat/completions", body));
                 out.flush();
                 BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
                 String line;

@@ -57,7 +57,7 @@ class SlowClientsTest {
             try (Socket stalled = new Socket()) {
                 stalled.setReceiveBufferSize(4096);
                 stalled.connect(new InetSocketAddress("127.0.0.1", server.port()));
-                stalled.getOutputStream().write(post("/v1/completions", body));
+                stalled.getOutputStream().write(Http.rawPost("/v1/completions", body));
                 stalled.getOutputStream().flush();
                 Eventually.holds(() -> server.queue().running() == 1);
                 Eventually.holds(() -> server.queue().running() == 0);
@@ -103,11 +103,6 @@ class SlowClientsTest {
             assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
             assertThat(readUntilClosed(in)).as("the server closed the connection").isTrue();
         }
-    }
-
-    private static byte[] post(String path, String body) {
-        return ("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "
-                + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Whether the peer closed (or reset) the connection before the socket's read timeout. */
