@@ -5,8 +5,8 @@ import static io.weightstore.format.SafetensorsFormatException.Rule;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -41,8 +41,8 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
                 try {
                     target = path.toRealPath();
                 } catch (NoSuchFileException e) {
-                    throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to " + Files.readSymbolicLink(path)
-                            + ", which does not exist");
+                    throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to "
+                            + Files.readSymbolicLink(path) + ", which does not exist");
                 }
                 if (!target.startsWith(realRoot) || !Files.isRegularFile(target)) {
                     throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to " + target
