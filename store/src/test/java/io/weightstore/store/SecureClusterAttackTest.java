@@ -196,10 +196,7 @@ class SecureClusterAttackTest {
 
     @Test
     void aNodeCredentialCannotRegisterOrSpeakForAnotherNode() throws Exception {
-        NodeInfo genuine;
-        try (StoreClient admin = cluster.client()) {
-            genuine = admin.status().nodes().stream().filter(n -> n.info().nodeId().equals("node-0")).findFirst().orElseThrow().info();
-        }
+        NodeInfo genuine = registered("node-0");
         try (GrpcMasterApi rogue = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.NODE, "node-1"),
                 java.util.Optional.of(new NodeKeys()))) {
             NodeInfo impostor = new NodeInfo("node-0", new io.weightstore.store.api.Endpoint("127.0.0.1", 1), "/tmp/rogue",
@@ -210,10 +207,7 @@ class SecureClusterAttackTest {
             assertThatThrownBy(() -> rogue.heartbeat(io.weightstore.store.api.NodeReport.alive("node-0"))).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED));
         }
-        try (StoreClient admin = cluster.client()) {
-            assertThat(admin.status().nodes().stream().filter(n -> n.info().nodeId().equals("node-0")).findFirst().orElseThrow()
-                    .info()).isEqualTo(genuine);
-        }
+        assertThat(registered("node-0")).isEqualTo(genuine);
     }
 
     @Test
@@ -404,10 +398,7 @@ class SecureClusterAttackTest {
 
     @Test
     void aRefusedRegistrationLeavesTheNodesKeysAlone() throws Exception {
-        NodeInfo genuine;
-        try (StoreClient admin = cluster.client()) {
-            genuine = admin.status().nodes().stream().filter(n -> n.info().nodeId().equals("node-0")).findFirst().orElseThrow().info();
-        }
+        NodeInfo genuine = registered("node-0");
         // Its own certificate, another pool: a second process started by mistake on node-0's credentials.
         try (GrpcMasterApi second = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.NODE, "node-0"),
                 java.util.Optional.of(new NodeKeys()))) {
@@ -501,6 +492,13 @@ class SecureClusterAttackTest {
                     .hasMessageContaining("--credentials");
         } catch (StoreException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /** What the master has of a node's registration. */
+    private NodeInfo registered(String nodeId) throws IOException {
+        try (StoreClient admin = cluster.client()) {
+            return admin.status().nodes().stream().filter(n -> n.info().nodeId().equals(nodeId)).findFirst().orElseThrow().info();
         }
     }
 
