@@ -82,7 +82,9 @@ final class GrpcStatuses {
                         : "TLS: " + message;
             }
         }
-        if (plaintext && e.getStatus().getCode() == Status.Code.UNAVAILABLE && connected(e)) {
+        // Only a failure of this side's transport can be TLS on one end: a master that answers UNAVAILABLE itself
+        // (too few nodes up, not the leader) sends a status without a cause.
+        if (plaintext && e.getStatus().getCode() == Status.Code.UNAVAILABLE && e.getCause() != null && connected(e)) {
             return unreachable(e) + "; a master that runs with TLS closes plaintext connections: give --credentials DIR"
                     + " (or $WEIGHTSTORE_CREDENTIALS)";
         }
