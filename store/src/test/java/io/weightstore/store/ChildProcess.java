@@ -55,8 +55,10 @@ final class ChildProcess implements AutoCloseable {
 
     /** As {@link #start(String...)}, with the child's log (stderr) going to {@code log}. */
     static ChildProcess start(ProcessBuilder.Redirect log, String... args) throws IOException {
+        // INFO in the child's log: its elections and take-overs tell why a test found no leader.
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), ChildProcess.class.getName()));
+                "--enable-native-access=ALL-UNNAMED", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-cp",
+                System.getProperty("java.class.path"), ChildProcess.class.getName()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectError(log).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -88,6 +90,11 @@ final class ChildProcess implements AutoCloseable {
 
     boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** The exit code of a process that ended: 128 + the signal's number when a signal ended it (137: SIGKILL). */
+    int exitValue() {
+        return process.exitValue();
     }
 
     /** SIGKILL: no shutdown hooks, no flushing, as a crash or an OOM killer would end it. */

@@ -118,10 +118,16 @@ public final class MasterGroupCluster implements AutoCloseable {
 
     /** The status as {@code master} alone answers it: only the leader does. */
     public Optional<StoreStatus> statusOf(int master) {
-        try (MasterApi one = GrpcMasterApi.connect(address(master), Authentication.insecure(), Optional.empty(), Duration.ofSeconds(1))) {
-            return Optional.of(one.status());
+        try {
+            return Optional.of(askStatus(master));
         } catch (StoreException e) {
             return Optional.empty();
+        }
+    }
+
+    private StoreStatus askStatus(int master) throws StoreException {
+        try (MasterApi one = GrpcMasterApi.connect(address(master), Authentication.insecure(), Optional.empty(), Duration.ofSeconds(1))) {
+            return one.status();
         }
     }
 
@@ -131,16 +137,28 @@ public final class MasterGroupCluster implements AutoCloseable {
      */
     public int awaitLeader(int except, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
+        String[] lastAnswers = new String[masters.size()];
         while (System.nanoTime() < deadline) {
             for (int i = 0; i < masters.size(); i++) {
-                if (i != except && isRunning(i) && statusOf(i).isPresent()) {
+                if (i == except || !isRunning(i)) {
+                    lastAnswers[i] = i == except ? "excluded" : "nothing: its process exited with " + process(i).exitValue();
+                    continue;
+                }
+                try {
+                    askStatus(i);
                     return i;
+                } catch (StoreException e) {
+                    lastAnswers[i] = e.getMessage();
                 }
             }
             Thread.sleep(20);
         }
+        StringBuilder answers = new StringBuilder();
+        for (int i = 0; i < masters.size(); i++) {
+            answers.append("\n  master ").append(i).append(" (").append(address(i)).append(") last answered: ").append(lastAnswers[i]);
+        }
         throw new AssertionError("no master " + (except < 0 ? "" : "other than " + address(except) + " ") + "led within " + timeout
-                + logTails() + etcd.logTails());
+                + answers + logTails() + etcd.logTails());
     }
 
     /** The last lines each master in a JVM of its own logged, to tell why a test found no leader. */
@@ -152,7 +170,7 @@ public final class MasterGroupCluster implements AutoCloseable {
                 try {
                     List<String> lines = Files.readAllLines(log);
                     tails.append("\n--- ").append(log).append(":\n")
-                            .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size())));
+                            .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 25), lines.size())));
                 } catch (IOException e) {
                     tails.append("\n--- ").append(log).append(": unreadable: ").append(e.getMessage());
                 }
