@@ -122,11 +122,11 @@ public final class CheckpointBucket {
     /**
      * Opens the object's file under a read lease, held until the reader is closed. The first time a
      * file is opened under a manifest version, and whenever its stored object is not the one seen
-     * then, the manifest's version is checked with the master after the open: a checkpoint is
-     * replaced by rewriting its manifest before its files, so if the version still stands, the
-     * object opened is the one it describes.
+     * then, the manifest's version is checked with the master after the open: an import or a delete
+     * removes a file object only once no READY manifest names it, so if the version still stands,
+     * the object opened is the one it describes.
      *
-     * @throws S3Error NoSuchKey when the file is gone
+     * @throws S3Error NoSuchKey when the file is gone and its manifest still names it
      * @throws Changed when the checkpoint changed since {@code object} was found: find it again
      */
     private ObjectReader open(BucketObject object) throws IOException {
@@ -135,8 +135,10 @@ public final class CheckpointBucket {
             reader = object.file().open();
         } catch (StoreException e) {
             if (e.code() == StoreException.Code.NOT_FOUND) {
+                // Deleted, or replaced by a version that stored the file elsewhere: either way its manifest changed.
+                requireCurrent(object);
                 throw new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not exist: " + object.info().key()
-                        + " (its checkpoint was deleted a moment ago)").with("Key", object.info().key());
+                        + " (its manifest names it, but the store has no object for it)").with("Key", object.info().key());
             }
             throw e;
         } catch (CheckpointException e) {
