@@ -61,7 +61,7 @@ final class GatewayFixture implements AutoCloseable {
                 source, 1, false, 2), Progress.NONE).manifest();
         // A checkpoint caught mid-import: its manifest only, as an importer writes it first.
         Manifest importing = new Manifest(Manifest.SCHEMA_VERSION, new CheckpointId(HIDDEN), "org/hidden", "main", "test",
-                CheckpointStatus.IMPORTING, Instant.now(), Instant.now(), 0, null, "", List.of());
+                CheckpointStatus.IMPORTING, Instant.now(), Instant.now(), 0, null, "", 0, List.of());
         store.put("weights/" + HIDDEN + "/manifest", importing.toJson(), PutOptions.defaults());
         Access keys = Access.key(ACCESS_KEY, SECRET_KEY);
         S3Gateway signed = S3Gateway.start(config(keys, GatewayConfig.DEFAULT_IDLE_TIMEOUT, GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT),

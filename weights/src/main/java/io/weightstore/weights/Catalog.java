@@ -14,18 +14,24 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The checkpoints in a store, and where their pieces live: one manifest object, one object per
  * file, and for each safetensors file its tensor CRC table: {@code weights/<id>/manifest},
- * {@code weights/<id>/files/<path>} and {@code weights/<id>/checks/<path>}. Listing is a prefix
- * listing on the master; there is no index object to read-modify-write.
+ * {@code weights/<id>/files/<path>} and {@code weights/<id>/checks/<path>} for a checkpoint's first
+ * version, {@code weights/<id>/v<N>/files/<path>} and {@code .../v<N>/checks/<path>} for what
+ * replace number N wrote. A replace under way keeps its manifest at {@code weights/<id>/replacement}
+ * until it is READY; then that one write of the manifest switches every loader to it. Listing is a
+ * prefix listing on the master; there is no index object to read-modify-write.
  */
 public final class Catalog {
     private static final String ROOT = "weights/";
     private static final String MANIFEST = "/manifest";
-    private static final String FILES = "/files/";
-    private static final String CHECKS = "/checks/";
+    private static final String REPLACEMENT = "/replacement";
+    private static final String FILES = "files/";
+    private static final String CHECKS = "checks/";
+    private static final Pattern FILE_KEY = Pattern.compile("(v[1-9][0-9]*/)?" + FILES + ".+");
     /** Manifests and CRC tables are small and every load reads them: a copy on every node, up to this many. */
     private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
     /** Far above any real manifest (a few hundred bytes a file); a larger object is not one, and is not read onto the heap. */
@@ -52,12 +58,28 @@ public final class Catalog {
         return ROOT + id + MANIFEST;
     }
 
-    static String filesPrefix(CheckpointId id) {
-        return ROOT + id + FILES;
+    static String replacementKey(CheckpointId id) {
+        return ROOT + id + REPLACEMENT;
     }
 
-    static String checksPrefix(CheckpointId id) {
-        return ROOT + id + CHECKS;
+    static String fileKey(CheckpointId id, int version, String path) {
+        return versionPrefix(id, version) + FILES + path;
+    }
+
+    static String checksKey(CheckpointId id, int version, String path) {
+        return versionPrefix(id, version) + CHECKS + path;
+    }
+
+    private static String versionPrefix(CheckpointId id, int version) {
+        if (version < 0) {
+            throw new IllegalArgumentException("version=" + version + " of checkpoint " + id);
+        }
+        return version == 0 ? prefix(id) : prefix(id) + "v" + version + "/";
+    }
+
+    /** Whether {@code key}, under the checkpoint's prefix, holds one of its files (of any version). */
+    static boolean isFileKey(CheckpointId id, String key) {
+        return key.startsWith(prefix(id)) && FILE_KEY.matcher(key.substring(prefix(id).length())).matches();
     }
 
     static String lockName(CheckpointId id) {
@@ -100,6 +122,11 @@ public final class Catalog {
         return read(id).map(WrittenManifest::manifest);
     }
 
+    /** The manifest of a replace under way or failed, as stored; like {@link #storedManifest}, taken on no trust. */
+    Optional<Manifest> storedReplacement(CheckpointId id) throws IOException {
+        return read(replacementKey(id)).map(WrittenManifest::manifest);
+    }
+
     /** A manifest, and the identity the master recorded as the writer of its object. */
     private record WrittenManifest(Manifest manifest, String writer) {
         /** What is wrong when the manifest names an importer other than its writer. */
@@ -113,7 +140,10 @@ public final class Catalog {
     }
 
     private Optional<WrittenManifest> read(CheckpointId id) throws IOException {
-        String key = manifestKey(id);
+        return read(manifestKey(id));
+    }
+
+    private Optional<WrittenManifest> read(String key) throws IOException {
         try (ObjectReader object = store.open(key)) {
             if (object.size() > MAX_MANIFEST_BYTES) {
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is " + object.size()
@@ -195,7 +225,23 @@ public final class Catalog {
                 }
             }
         }
-        return new ListedCheckpoint(manifest, manifest.checkable(), problems);
+        return new ListedCheckpoint(manifest, manifest.checkable(), problems, replacement(manifest, objects).orElse(null));
+    }
+
+    /**
+     * The replace of a READY checkpoint that has not become READY itself, if there is one. One that
+     * cannot be read is left out: loaders never read it, and the next replace writes it again.
+     */
+    private Optional<ListedCheckpoint.Replacement> replacement(Manifest live, Map<String, ObjectMeta> objects) {
+        if (live.status() != CheckpointStatus.READY || !objects.containsKey(replacementKey(live.checkpointId()))) {
+            return Optional.empty();
+        }
+        try {
+            return read(replacementKey(live.checkpointId())).map(WrittenManifest::manifest).filter(r -> r.version() > live.version())
+                    .map(ListedCheckpoint.Replacement::of);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     /**
@@ -203,9 +249,17 @@ public final class Catalog {
      * and seals the put; returns the object as the master sealed it.
      */
     ObjectMeta writeManifest(Manifest manifest, LockOwner writer) throws IOException {
-        return store.put(manifestKey(manifest.checkpointId()), manifest.toJson(), PutOptions.defaults()
-                .withReplicas(smallObjectReplicas()).withReplace(true).withPin(true)
-                .withWriterUnderLock(writer.toString(), lockName(manifest.checkpointId())));
+        return write(manifestKey(manifest.checkpointId()), manifest, writer);
+    }
+
+    /** As {@link #writeManifest}, for the manifest of a replace, which no loader reads until it is READY. */
+    ObjectMeta writeReplacement(Manifest manifest, LockOwner writer) throws IOException {
+        return write(replacementKey(manifest.checkpointId()), manifest, writer);
+    }
+
+    private ObjectMeta write(String key, Manifest manifest, LockOwner writer) throws IOException {
+        return store.put(key, manifest.toJson(), PutOptions.defaults().withReplicas(smallObjectReplicas()).withReplace(true)
+                .withPin(true).withWriterUnderLock(writer.toString(), lockName(manifest.checkpointId())));
     }
 
     /**
@@ -224,7 +278,7 @@ public final class Catalog {
     /** One file of the checkpoint, as the manifest records it, with the object that holds it. */
     public StoredFile file(Manifest manifest, ManifestFile file) {
         CheckpointId id = manifest.checkpointId();
-        return new StoredFile(store, manifest, file, filesPrefix(id) + file.path(), checksPrefix(id) + file.path());
+        return new StoredFile(store, manifest, file, fileKey(id, file.version(), file.path()), checksKey(id, file.version(), file.path()));
     }
 
     public List<StoredFile> files(Manifest manifest) {

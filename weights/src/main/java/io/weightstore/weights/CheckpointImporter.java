@@ -25,7 +25,6 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -47,6 +46,11 @@ import org.slf4j.LoggerFactory;
  * its tensor CRC table recorded. The manifest names who imported it as the master recorded the
  * writer of its first write, and every file must have been written by the same identity. An
  * interrupted import run again skips files this identity already stored with the same bytes.
+ *
+ * <p>A replace of a READY checkpoint is a new version beside it: what changed is written under the
+ * new version, with its manifest at the replacement's key, while loaders go on reading the version
+ * before, whole; one write of the manifest makes the new version visible, and only then are the
+ * files it no longer names removed. A replace that fails leaves the version before as it was.
  */
 public final class CheckpointImporter {
     private static final Logger log = LoggerFactory.getLogger(CheckpointImporter.class);
@@ -73,60 +77,85 @@ public final class CheckpointImporter {
             throw new CheckpointException(CheckpointException.Code.INVALID, "replicas=" + request.replicas() + " needs "
                     + request.replicas() + " storage nodes up; the store has " + room.nodesUp());
         }
-        requireRoom(id, directory, request, room);
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
-            Manifest previous = catalog.storedManifest(id).orElse(null);
-            if (previous != null && previous.status() == CheckpointStatus.READY && !request.replace()) {
+            Manifest live = catalog.storedManifest(id).orElse(null);
+            if (live != null && live.status() == CheckpointStatus.READY && !request.replace()) {
                 throw new CheckpointException(CheckpointException.Code.ALREADY_EXISTS, "checkpoint " + id
                         + " is already READY; use --replace to import over it");
             }
-            if (previous != null && previous.status() == CheckpointStatus.DELETING) {
+            if (live != null && live.status() == CheckpointStatus.DELETING) {
                 throw new CheckpointException(CheckpointException.Code.NOT_READY, "checkpoint " + id
                         + " is being deleted; run delete again to finish it first");
             }
-            Manifest initial = initialManifest(request, directory, previous);
+            ManifestSlot slot = new ManifestSlot(live != null && live.status() == CheckpointStatus.READY);
+            Manifest previous = live;
+            int version = live == null ? 0 : live.version();
+            if (slot.replacement()) {
+                // A replace that stopped goes on where it was; one left behind by a replace that became READY is done.
+                Optional<Manifest> unfinished = catalog.storedReplacement(id).filter(r -> r.version() > live.version());
+                previous = unfinished.orElse(live);
+                version = unfinished.map(Manifest::version).orElse(live.version() + 1);
+            }
+            requireRoom(id, directory, request, room, previous, version);
+            Manifest initial = initialManifest(request, directory, previous, version);
             // Who imports is the master's word on who wrote the manifest, not anything this process claims.
-            Manifest manifest = initial.withImportedBy(catalog.writeManifest(initial, lock.owner()).owner());
+            Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
             List<String> sent = Collections.synchronizedList(new ArrayList<>());
             try {
-                return upload(request, directory, manifest, lock.owner(), sent, progress, start);
+                return upload(request, directory, manifest, slot, lock.owner(), sent, progress, start);
             } catch (IOException | RuntimeException e) {
                 if (lock.stillHeld()) {
                     freeWhatWasSent(sent, e);
-                    markFailed(id, lock.owner(), e);
+                    markFailed(id, slot, lock.owner(), e);
                 }
                 throw e;
             }
         }
     }
 
+    /** Where an import keeps its manifest while it runs: the checkpoint's own, or for a replace the replacement's. */
+    private final class ManifestSlot {
+        private final boolean replacement;
+
+        ManifestSlot(boolean replacement) {
+            this.replacement = replacement;
+        }
+
+        boolean replacement() {
+            return replacement;
+        }
+
+        Optional<Manifest> read(CheckpointId id) throws IOException {
+            return replacement ? catalog.storedReplacement(id) : catalog.storedManifest(id);
+        }
+
+        ObjectMeta write(Manifest manifest, LockOwner writer) throws IOException {
+            return replacement ? catalog.writeReplacement(manifest, writer) : catalog.writeManifest(manifest, writer);
+        }
+    }
+
     /**
      * Refuses, before anything is written or evicted, a checkpoint the store cannot hold: every file
-     * not stored yet, at every replica, against free space plus what eviction could free. A replace
-     * may send again any file stored at the same size (its bytes may differ), and a file's old copy
-     * is freed only once its new one is sealed: the largest of those, as many as go at once, need room
-     * beside the old.
+     * that version {@code version} has not stored yet, at every replica, against free space plus what
+     * eviction could free. A file of an earlier version at the same size may be kept if its bytes did
+     * not change, which is known only once it is read: until the replace is READY the version before
+     * stays whole, so each such file is counted as if it changed.
      */
-    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room) throws IOException {
+    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room, Manifest previous,
+            int version) throws IOException {
         int replicas = request.replicas();
         long needed = 0;
-        List<Long> sameSize = new ArrayList<>();
         for (CheckpointFile file : directory.files()) {
-            String key = Catalog.filesPrefix(id) + file.path();
-            long space = Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
-            if (store.find(key).filter(o -> o.size() == file.size()).isEmpty()) {
-                needed += space;
-            } else {
-                sameSize.add(space);
+            boolean stored = previous != null && previous.file(file.path())
+                    .filter(f -> f.size() == file.size() && f.sha256() != null && f.version() == version).isPresent();
+            if (!stored) {
+                needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
             }
-        }
-        if (request.replace()) {
-            needed += sameSize.stream().sorted(Comparator.reverseOrder()).limit(request.parallelFiles()).mapToLong(Long::longValue).sum();
         }
         if (needed > room.available()) {
             throw new CheckpointException(CheckpointException.Code.NO_SPACE, "checkpoint " + id + " needs " + ByteSizes.format(needed)
                     + " (" + replicas + " replica" + (replicas == 1 ? "" : "s") + " of what is not stored yet"
-                    + (request.replace() ? ", and of the largest files a replace has in flight at once beside their old copies" : "")
+                    + (version > 0 ? ", beside the version before, which stays whole until this one is READY" : "")
                     + "); the store has "
                     + ByteSizes.format(Math.max(0, room.capacity() - room.used())) + " free and " + ByteSizes.format(room.evictable())
                     + " that eviction could free, of " + ByteSizes.format(room.capacity()) + " on " + room.nodesUp()
@@ -149,26 +178,26 @@ public final class CheckpointImporter {
         return directory;
     }
 
-    private static Manifest initialManifest(ImportRequest request, CheckpointDirectory directory, Manifest previous) {
+    private static Manifest initialManifest(ImportRequest request, CheckpointDirectory directory, Manifest previous, int version) {
         List<ManifestFile> files = new ArrayList<>();
         for (CheckpointFile file : directory.files()) {
             ManifestFile fresh = new ManifestFile(file.path(), file.size(), null, file.kind(),
                     file.header().map(h -> h.headerLength()).orElse(null), file.header().map(h -> h.tensors().size()).orElse(null));
             // Keep what an earlier attempt recorded: it lets this one skip the file if it is unchanged.
             files.add(previous == null ? fresh : previous.file(file.path()).filter(f -> f.size() == file.size())
-                    .map(f -> fresh.stored(f.sha256(), f.checksumDigest(), f.tensorCrcsSha256())).orElse(fresh));
+                    .map(f -> fresh.stored(f.version(), f.sha256(), f.checksumDigest(), f.tensorCrcsSha256())).orElse(fresh));
         }
         Instant now = Catalog.now();
         Instant created = previous != null && previous.status() != CheckpointStatus.READY ? previous.createdAt() : now;
         return new Manifest(Manifest.SCHEMA_VERSION, request.checkpointId(), request.modelId(),
                 request.revision() == null ? "main" : request.revision(), request.source().toAbsolutePath().toString(),
-                CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, files);
+                CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, version, files);
     }
 
-    private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, LockOwner writer,
-            List<String> sent, Progress progress, long start) throws IOException {
+    private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, ManifestSlot slot,
+            LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
         progress.started(initial.totalBytes());
-        ManifestUpdates updates = new ManifestUpdates(initial, writer);
+        ManifestUpdates updates = new ManifestUpdates(initial, slot, writer);
         AtomicInteger skipped = new AtomicInteger();
         AtomicLong uploadedBytes = new AtomicLong();
         ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
@@ -182,7 +211,7 @@ public final class CheckpointImporter {
                 Optional<SafetensorsHeader> header = directory.files().stream().filter(f -> f.path().equals(file.path()))
                         .findFirst().flatMap(CheckpointFile::header);
                 running.add(files.submit(() -> {
-                    FileImport run = new FileImport(request, initial.importedBy(), file, header, writer, hashing);
+                    FileImport run = new FileImport(request, initial, file, header, writer, hashing);
                     ManifestFile stored = run.store(directory.root().resolve(file.path()), sent, progress);
                     if (run.sent()) {
                         uploadedBytes.addAndGet(file.file().size());
@@ -206,7 +235,7 @@ public final class CheckpointImporter {
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
         catalog.writeManifest(ready, writer);
-        removeFilesOfEarlierVersions(ready);
+        removeFilesOfEarlierVersions(ready, slot);
         int total = initial.files().size();
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
     }
@@ -218,17 +247,24 @@ public final class CheckpointImporter {
     private final class FileImport {
         private final ImportRequest request;
         private final String importer;
+        /** The file as an earlier version, or an earlier run of this one, stored it, if one did. */
         private final StoredFile stored;
+        private final int version;
+        private final String key;
+        private final String checksKey;
         private final Optional<SafetensorsHeader> header;
         private final LockOwner writer;
         private final ExecutorService hashing;
         private boolean sent;
 
-        FileImport(ImportRequest request, String importer, StoredFile stored, Optional<SafetensorsHeader> header, LockOwner writer,
+        FileImport(ImportRequest request, Manifest manifest, StoredFile stored, Optional<SafetensorsHeader> header, LockOwner writer,
                 ExecutorService hashing) {
             this.request = request;
-            this.importer = importer;
+            this.importer = manifest.importedBy();
             this.stored = stored;
+            this.version = manifest.version();
+            this.key = Catalog.fileKey(manifest.checkpointId(), version, stored.path());
+            this.checksKey = Catalog.checksKey(manifest.checkpointId(), version, stored.path());
             this.header = header;
             this.writer = writer;
             this.hashing = hashing;
@@ -274,61 +310,59 @@ public final class CheckpointImporter {
                 }
                 MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
                         : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
-                Optional<String> storedDigest = storedAlready(file, bytes);
-                if (storedDigest.isPresent()) {
+                Optional<ManifestFile> unchanged = storedAlready(file, bytes);
+                if (unchanged.isPresent()) {
                     progress.advanced(file.size());
-                    return file.stored(file.sha256(), storedDigest.get(), crcTable(file, bytes, sentKeys));
+                    return unchanged.get();
                 }
                 // Hash and compute the CRC table while the upload sends the same mapped pages. On the import's own
                 // threads: the common pool has one thread on two cores, and would hash the files one after another.
                 CompletableFuture<FileDigests> digests = CompletableFuture.supplyAsync(() -> FileDigests.of(bytes, header), hashing);
                 ObjectMeta object;
                 try {
-                    object = store.put(stored.key(), bytes, PutOptions.defaults().withReplicas(request.replicas())
+                    object = store.put(key, bytes, PutOptions.defaults().withReplicas(request.replicas())
                             .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress);
                 } catch (IOException | RuntimeException e) {
                     // The digests read the mapping: they finish before it is unmapped.
                     digests.exceptionally(failed -> null).join();
                     throw e;
                 }
-                sentKeys.add(stored.key());
+                sentKeys.add(key);
                 sent = true;
                 requireOwnWrite(object);
                 if (object.size() != file.size()) {
-                    throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + stored.key() + " has " + object.size()
+                    throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + key + " has " + object.size()
                             + " bytes, source has " + file.size());
                 }
                 FileDigests computed = digests.join();
-                return file.stored(computed.sha256(), BlockChecksumDigest.of(object), putTable(computed.tensorCrcs(), sentKeys));
+                return file.stored(version, computed.sha256(), BlockChecksumDigest.of(object), putTable(computed.tensorCrcs(), sentKeys));
             }
         }
 
         /**
-         * The digest of the stored object's block checksums when this importer already stored these exact
-         * bytes (an earlier run did): the SHA-256 an earlier run recorded is the local file's, and the
-         * object's block checksums are those of the local bytes.
+         * The file's entry, kept where it is stored, when this importer already stored these exact bytes
+         * and their CRC table (an earlier run, or the version before, did): the SHA-256 recorded then is
+         * the local file's, the object's block checksums are those of the local bytes, and the table is
+         * the one recorded.
          */
-        private Optional<String> storedAlready(ManifestFile file, MemorySegment bytes) throws IOException {
+        private Optional<ManifestFile> storedAlready(ManifestFile file, MemorySegment bytes) throws IOException {
             Optional<ObjectMeta> object = stored.object().filter(o -> o.size() == file.size() && o.owner().equals(importer));
             if (file.sha256() == null || object.isEmpty()) {
                 return Optional.empty();
             }
             String digest = BlockChecksumDigest.of(object.get());
             boolean same = digest.equals(BlockChecksumDigest.of(bytes, object.get().checksumBlockSize()))
-                    && Sha256.of(bytes).equals(file.sha256());
-            return same ? Optional.of(digest) : Optional.empty();
+                    && Sha256.of(bytes).equals(file.sha256()) && tableStored(file);
+            return same ? Optional.of(file.stored(file.version(), file.sha256(), digest, file.tensorCrcsSha256())) : Optional.empty();
         }
 
-        /** The SHA-256 of the file's CRC table, stored again unless this importer stored the same table before. */
-        private String crcTable(ManifestFile file, MemorySegment bytes, List<String> sentKeys) throws IOException {
+        /** Whether the CRC table the entry records is stored beside the file, by this importer; true for a file without one. */
+        private boolean tableStored(ManifestFile file) throws IOException {
             if (header.isEmpty()) {
-                return null;
+                return true;
             }
-            if (file.tensorCrcsSha256() != null && store.find(stored.checksKey()).filter(o -> o.owner().equals(importer)).isPresent()
-                    && Sha256.of(MemorySegment.ofArray(store.readAll(stored.checksKey()))).equals(file.tensorCrcsSha256())) {
-                return file.tensorCrcsSha256();
-            }
-            return putTable(Optional.of(TensorCrcTable.compute(header.get(), bytes)), sentKeys);
+            return file.tensorCrcsSha256() != null && store.find(stored.checksKey()).filter(o -> o.owner().equals(importer)).isPresent()
+                    && Sha256.of(MemorySegment.ofArray(store.readAll(stored.checksKey()))).equals(file.tensorCrcsSha256());
         }
 
         private String putTable(Optional<TensorCrcTable> table, List<String> sentKeys) throws IOException {
@@ -336,9 +370,9 @@ public final class CheckpointImporter {
                 return null;
             }
             byte[] json = table.get().toJson();
-            requireOwnWrite(store.put(stored.checksKey(), json, PutOptions.defaults().withReplicas(catalog.smallObjectReplicas())
+            requireOwnWrite(store.put(checksKey, json, PutOptions.defaults().withReplicas(catalog.smallObjectReplicas())
                     .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName())));
-            sentKeys.add(stored.checksKey());
+            sentKeys.add(checksKey);
             return Sha256.of(MemorySegment.ofArray(json));
         }
 
@@ -357,13 +391,22 @@ public final class CheckpointImporter {
     }
 
     /**
-     * After a replace, the files (and CRC tables) of the version before that the new manifest does not
-     * name: they would stay pinned, and listed under the checkpoint, until it is deleted. The import is
-     * done by then, so what cannot be removed now (a reader of that version still reads it, the master
-     * is out of reach) stays, with a warning, until the checkpoint is imported or deleted again.
+     * After a replace, the replacement's manifest, then the files (and CRC tables) of earlier versions
+     * that the new manifest does not name: they would stay pinned, and listed under the checkpoint,
+     * until it is deleted. The import is done by then, so what cannot be removed now (a reader of the
+     * version before still reads it, the master is out of reach) stays, with a warning, until the
+     * checkpoint is imported or deleted again.
      */
-    private void removeFilesOfEarlierVersions(Manifest ready) {
-        Set<String> named = new HashSet<>(List.of(Catalog.manifestKey(ready.checkpointId())));
+    private void removeFilesOfEarlierVersions(Manifest ready, ManifestSlot slot) {
+        if (slot.replacement()) {
+            try {
+                store.remove(Catalog.replacementKey(ready.checkpointId()), true);
+            } catch (StoreException e) {
+                log.warn("checkpoint {} is READY; the manifest of its replacement stays until it is imported or deleted again: {}",
+                        ready.checkpointId(), e.getMessage());
+            }
+        }
+        Set<String> named = new HashSet<>(List.of(Catalog.manifestKey(ready.checkpointId()), Catalog.replacementKey(ready.checkpointId())));
         for (StoredFile file : catalog.files(ready)) {
             named.add(file.key());
             named.add(file.checksKey());
@@ -380,7 +423,10 @@ public final class CheckpointImporter {
         }
     }
 
-    /** A failed import gives back the space of the files and CRC tables this run wrote; the manifest stays, as FAILED. */
+    /**
+     * A failed import gives back the space of the files and CRC tables this run wrote; its manifest stays, as FAILED (for a
+     * replace, the replacement's: the version before is untouched).
+     */
     private void freeWhatWasSent(List<String> sent, Exception cause) {
         try {
             store.removeAll(List.copyOf(sent), true);
@@ -389,7 +435,7 @@ public final class CheckpointImporter {
         }
     }
 
-    private void markFailed(CheckpointId id, LockOwner writer, Exception cause) {
+    private void markFailed(CheckpointId id, ManifestSlot slot, LockOwner writer, Exception cause) {
         // A put whose start was answered by a master that then died may be pending under this writer without
         // anyone knowing its id; it would hold its key until it expired, so a run again could not write it.
         try {
@@ -398,10 +444,9 @@ public final class CheckpointImporter {
             cause.addSuppressed(e);
         }
         try {
-            catalog.storedManifest(id).ifPresent(m -> {
+            slot.read(id).ifPresent(m -> {
                 try {
-                    catalog.writeManifest(m.withStatus(CheckpointStatus.FAILED, Catalog.now(), String.valueOf(cause.getMessage())),
-                            writer);
+                    slot.write(m.withStatus(CheckpointStatus.FAILED, Catalog.now(), String.valueOf(cause.getMessage())), writer);
                 } catch (IOException e) {
                     cause.addSuppressed(e);
                 }
@@ -416,17 +461,19 @@ public final class CheckpointImporter {
      * import leaves the hashes of what it finished.
      */
     private final class ManifestUpdates {
+        private final ManifestSlot slot;
         private final LockOwner writer;
         private Manifest current;
 
-        ManifestUpdates(Manifest initial, LockOwner writer) {
+        ManifestUpdates(Manifest initial, ManifestSlot slot, LockOwner writer) {
             this.current = initial;
+            this.slot = slot;
             this.writer = writer;
         }
 
         synchronized void recorded(ManifestFile file) throws IOException {
             current = current.withFile(file, Catalog.now());
-            catalog.writeManifest(current, writer);
+            slot.write(current, writer);
         }
 
         synchronized Manifest current() {

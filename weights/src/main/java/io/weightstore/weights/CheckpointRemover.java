@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Deletes a checkpoint: under its lock, everything under its prefix (files, their tensor CRC tables,
- * the manifest) goes in one all-or-nothing removal on the master, so a delete refused because the
+ * Deletes a checkpoint: under its lock, everything under its prefix (files of every version, their
+ * tensor CRC tables, the manifest, a replace's manifest) goes in one all-or-nothing removal on the master, so a delete refused because the
  * checkpoint is being read changes nothing, and a delete that happened leaves nothing half-visible.
  */
 public final class CheckpointRemover {
@@ -18,7 +18,7 @@ public final class CheckpointRemover {
         this.store = catalog.store();
     }
 
-    /** Returns the number of files removed (the manifest and the files' tensor CRC tables go too, uncounted). */
+    /** Returns the number of file objects removed (the manifests and the files' tensor CRC tables go too, uncounted). */
     public int run(CheckpointId id, boolean force) throws IOException {
         try (CatalogLock lock = CatalogLock.acquire(store, id, "delete")) {
             List<String> keys = store.list(Catalog.prefix(id)).stream().map(ObjectMeta::key).toList();
@@ -34,7 +34,7 @@ public final class CheckpointRemover {
                 }
                 throw e;
             }
-            return (int) keys.stream().filter(key -> key.startsWith(Catalog.filesPrefix(id))).count();
+            return (int) keys.stream().filter(key -> Catalog.isFileKey(id, key)).count();
         }
     }
 }

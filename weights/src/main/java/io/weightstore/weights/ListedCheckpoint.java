@@ -1,7 +1,9 @@
 package io.weightstore.weights;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.weightstore.store.api.ObjectMeta;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -12,10 +14,20 @@ import java.util.List;
  *     that a file replaced since the import can be told from metadata alone
  * @param problems for a READY checkpoint: each file that is missing or differs from the manifest (size, who wrote
  *     it, its block checksums), and a manifest written by someone other than the importer it names
+ * @param replacement a replace of the checkpoint that is under way or failed, null when there is none: loaders
+ *     read {@code manifest} meanwhile
  */
-public record ListedCheckpoint(@JsonUnwrapped Manifest manifest, boolean checked, List<String> problems) {
+public record ListedCheckpoint(@JsonUnwrapped Manifest manifest, boolean checked, List<String> problems,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Replacement replacement) {
     public ListedCheckpoint {
         problems = List.copyOf(problems);
+    }
+
+    /** A replace not READY yet, as its manifest says: the version it writes, from which revision, how far it got. */
+    public record Replacement(int version, String revision, CheckpointStatus status, Instant updatedAt, String error) {
+        static Replacement of(Manifest manifest) {
+            return new Replacement(manifest.version(), manifest.revision(), manifest.status(), manifest.updatedAt(), manifest.error());
+        }
     }
 
     /**
@@ -24,7 +36,7 @@ public record ListedCheckpoint(@JsonUnwrapped Manifest manifest, boolean checked
      */
     static ListedCheckpoint unreadable(CheckpointId id, ObjectMeta manifestObject, String why) {
         Manifest shown = new Manifest(Manifest.SCHEMA_VERSION, id, "", "", "", CheckpointStatus.FAILED, manifestObject.createdAt(),
-                manifestObject.createdAt(), 0, why, manifestObject.owner(), List.of());
-        return new ListedCheckpoint(shown, false, List.of("the manifest cannot be read: " + why));
+                manifestObject.createdAt(), 0, why, manifestObject.owner(), 0, List.of());
+        return new ListedCheckpoint(shown, false, List.of("the manifest cannot be read: " + why), null);
     }
 }

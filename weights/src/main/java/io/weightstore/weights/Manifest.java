@@ -19,16 +19,22 @@ import java.util.Optional;
  * table, so a loader can check each file's metadata, and each tensor it receives, against the
  * manifest. Schema 1 manifests still load, unchecked beyond size and SHA-256.
  *
+ * <p>Schema 3 adds versions: a checkpoint's first import is version 0, and each replace one more.
+ * A file lives under the version that stored it (see {@link Catalog}), so a replace writes what
+ * changed beside the version before and makes the new one visible with a single manifest write.
+ * A reader older than schema 3 would look for such files where they are not, so it is told to upgrade.
+ *
  * @param importedBy who wrote the import, in the master's words; null on schema 1 and until the
  *     import's first write is sealed
+ * @param version the version this manifest describes; files it writes are stored under it
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Manifest(int schemaVersion, CheckpointId checkpointId, String modelId, String revision, String source,
         CheckpointStatus status, Instant createdAt, Instant updatedAt, long totalBytes, String error, String importedBy,
-        List<ManifestFile> files) {
+        int version, List<ManifestFile> files) {
 
-    /** 2: importedBy, and each file's checksum digest and tensor CRC table digest. */
-    public static final int SCHEMA_VERSION = 2;
+    /** 2: importedBy, and each file's checksum digest and tensor CRC table digest. 3: versions. */
+    public static final int SCHEMA_VERSION = 3;
 
     public Manifest {
         files = List.copyOf(files);
@@ -53,6 +59,13 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
             throw new CheckpointException(CheckpointException.Code.INVALID, "manifest " + key + " has schema version "
                     + manifest.schemaVersion() + "; this weightstore reads up to " + SCHEMA_VERSION + ", upgrade it");
         }
+        // A file's version says where it lives; a version no import writes would send readers to keys it never wrote.
+        for (ManifestFile file : manifest.files()) {
+            if (file.version() < 0 || file.version() > manifest.version()) {
+                throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " names " + file.path()
+                        + " as stored by version " + file.version() + ", which is not one of versions 0.." + manifest.version());
+            }
+        }
         return manifest;
     }
 
@@ -63,20 +76,20 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
 
     public Manifest withStatus(CheckpointStatus next, Instant now, String errorMessage) {
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, next, createdAt, now, totalBytes, errorMessage,
-                importedBy, files);
+                importedBy, version, files);
     }
 
     public Manifest withFile(ManifestFile file, Instant now) {
         List<ManifestFile> updated = new ArrayList<>(files);
         updated.replaceAll(f -> f.path().equals(file.path()) ? file : f);
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, now, totalBytes, error,
-                importedBy, updated);
+                importedBy, version, updated);
     }
 
     /** The manifest of an import whose objects the master recorded as written by {@code writer}. */
     public Manifest withImportedBy(String writer) {
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, updatedAt, totalBytes, error,
-                writer, files);
+                writer, version, files);
     }
 
     /**

@@ -14,17 +14,27 @@ import io.weightstore.format.FileKind;
  *     ({@code BlockChecksumDigest}), null on schema 1 and while the file is not stored yet
  * @param tensorCrcsSha256 SHA-256 of the file's tensor CRC table ({@code TensorCrcTable}, stored beside it), for
  *     safetensors files of schema 2; null otherwise
+ * @param version the version of the checkpoint whose import stored the file, which says where it lives: a replace
+ *     writes what changed beside the version before, so that version stays whole until the new one is READY
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ManifestFile(String path, long size, String sha256, FileKind kind, Long headerLength, Integer tensorCount,
-        String checksumDigest, String tensorCrcsSha256) {
+        String checksumDigest, String tensorCrcsSha256, int version) {
     public ManifestFile(String path, long size, String sha256, FileKind kind, Long headerLength, Integer tensorCount) {
         this(path, size, sha256, kind, headerLength, tensorCount, null, null);
     }
 
-    /** The file as stored: its SHA-256, the digest of its block checksums, and of its tensor CRC table (null if none). */
-    public ManifestFile stored(String digest, String blockChecksums, String tensorCrcs) {
-        return new ManifestFile(path, size, digest, kind, headerLength, tensorCount, blockChecksums, tensorCrcs);
+    public ManifestFile(String path, long size, String sha256, FileKind kind, Long headerLength, Integer tensorCount,
+            String checksumDigest, String tensorCrcsSha256) {
+        this(path, size, sha256, kind, headerLength, tensorCount, checksumDigest, tensorCrcsSha256, 0);
+    }
+
+    /**
+     * The file as stored by version {@code storedBy}: its SHA-256, the digest of its block checksums, and of its
+     * tensor CRC table (null if none).
+     */
+    public ManifestFile stored(int storedBy, String digest, String blockChecksums, String tensorCrcs) {
+        return new ManifestFile(path, size, digest, kind, headerLength, tensorCount, blockChecksums, tensorCrcs, storedBy);
     }
 
     @JsonIgnore

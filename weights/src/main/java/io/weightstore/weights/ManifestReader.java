@@ -48,6 +48,7 @@ final class ManifestReader {
         long totalBytes = 0;
         String error = null;
         String importedBy = null;
+        int version = 0;
         List<ManifestFile> files = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
@@ -64,6 +65,7 @@ final class ManifestReader {
                 case "totalBytes" -> totalBytes = longValue(parser);
                 case "error" -> error = text(parser);
                 case "importedBy" -> importedBy = text(parser);
+                case "version" -> version = intValue(parser);
                 case "files" -> files = files(parser);
                 default -> parser.skipChildren();
             }
@@ -72,7 +74,7 @@ final class ManifestReader {
             throw new JsonParseException(parser, "a manifest needs its files");
         }
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, updatedAt, totalBytes, error,
-                importedBy, files);
+                importedBy, version, files);
     }
 
     private static List<ManifestFile> files(JsonParser parser) throws IOException {
@@ -99,6 +101,7 @@ final class ManifestReader {
         Integer tensorCount = null;
         String checksumDigest = null;
         String tensorCrcsSha256 = null;
+        int version = 0;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
@@ -111,10 +114,11 @@ final class ManifestReader {
                 case "tensorCount" -> tensorCount = parser.currentToken() == JsonToken.VALUE_NULL ? null : intValue(parser);
                 case "checksumDigest" -> checksumDigest = text(parser);
                 case "tensorCrcsSha256" -> tensorCrcsSha256 = text(parser);
+                case "version" -> version = intValue(parser);
                 default -> parser.skipChildren();
             }
         }
-        return new ManifestFile(path, size, sha256, kind, headerLength, tensorCount, checksumDigest, tensorCrcsSha256);
+        return new ManifestFile(path, size, sha256, kind, headerLength, tensorCount, checksumDigest, tensorCrcsSha256, version);
     }
 
     private static void expectObject(JsonParser parser, String what) throws IOException {

@@ -25,6 +25,8 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -155,12 +157,35 @@ abstract class CatalogContract {
         assertThat(catalog().list()).isEmpty();
     }
 
+    /** Replaces checkpoint "tiny" with the source as it is now, one file at a time. */
+    ImportResult replaceTiny(String revision, Progress progress) throws IOException {
+        return new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", revision, source, replicas(), true, 1),
+                progress);
+    }
+
+    /** Every key under a checkpoint's prefix is its manifest or a file (or CRC table) its manifest names. */
+    void assertOnlyWhatTheManifestNames(Manifest manifest) throws IOException {
+        List<String> named = new ArrayList<>(List.of(Catalog.manifestKey(manifest.checkpointId())));
+        for (StoredFile file : catalog().files(manifest)) {
+            named.add(file.key());
+            if (file.file().isSafetensors()) {
+                named.add(file.checksKey());
+            }
+        }
+        assertThat(store().list(Catalog.prefix(manifest.checkpointId()))).extracting(ObjectMeta::key)
+                .containsExactlyInAnyOrderElementsOf(named);
+    }
+
+    private void assertVerifiesWhole(CheckpointId id) throws IOException {
+        CheckpointVerifier.Report verified = new CheckpointVerifier(catalog()).run(id, CheckpointVerifier.Mode.FULL, b -> {});
+        assertThat(verified.ok()).as(verified.toString()).isTrue();
+    }
+
     @Test
     void readyCheckpointIsNotImportedOverUnlessReplaced() throws Exception {
         importSource("tiny");
         assertCheckpointError(() -> importSource("tiny"), CheckpointException.Code.ALREADY_EXISTS, "--replace");
-        ImportResult again = new CheckpointImporter(catalog())
-                .run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, replicas(), true, 1), Progress.NONE);
+        ImportResult again = replaceTiny("r2", Progress.NONE);
         assertThat(again.manifest().revision()).isEqualTo("r2");
     }
 
@@ -170,12 +195,88 @@ abstract class CatalogContract {
         importSource("tiny");
         assertThat(store().find("weights/tiny/files/notes.txt")).isPresent();
         Files.delete(source.resolve("notes.txt"));
-        ImportResult replaced = new CheckpointImporter(catalog())
-                .run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, replicas(), true, 1), Progress.NONE);
+        ImportResult replaced = replaceTiny("r2", Progress.NONE);
         assertThat(replaced.manifest().file("notes.txt")).isEmpty();
         assertThat(store().find("weights/tiny/files/notes.txt")).as("not named by the READY manifest, so not kept").isEmpty();
-        assertThat(store().list("weights/tiny/")).extracting(ObjectMeta::key).allMatch(key -> key.equals("weights/tiny/manifest")
-                || replaced.manifest().files().stream().anyMatch(f -> key.endsWith("/" + f.path())));
+        assertOnlyWhatTheManifestNames(replaced.manifest());
+    }
+
+    @Test
+    void aReplaceKeepsWhatDidNotChangeWhereItIsAndWritesWhatChangedBesideTheVersionBefore() throws Exception {
+        Manifest first = importSource("tiny").manifest();
+        String shard;
+        try (var files = Files.list(source)) {
+            shard = files.max(Comparator.comparingLong(f -> f.toFile().length())).orElseThrow().getFileName().toString();
+        }
+        flipLastByte(source.resolve(shard));
+
+        ImportResult replaced = replaceTiny("r2", Progress.NONE);
+        Manifest second = replaced.manifest();
+        assertThat(second.version()).isEqualTo(1);
+        assertThat(replaced.uploadedFiles()).isEqualTo(1);
+        assertThat(second.files()).allSatisfy(f -> {
+            if (f.path().equals(shard)) {
+                assertThat(f.version()).as("the changed file, written as the new version").isEqualTo(1);
+                assertThat(f.sha256()).isNotEqualTo(first.file(shard).orElseThrow().sha256());
+            } else {
+                assertThat(f).as("a file that did not change, kept as the first version stored it").isEqualTo(first.file(f.path())
+                        .orElseThrow());
+            }
+        });
+        assertThat(store().find("weights/tiny/v1/files/" + shard)).isPresent();
+        assertOnlyWhatTheManifestNames(second);
+        assertVerifiesWhole(id("tiny"));
+
+        flipLastByte(source.resolve(shard));
+        Manifest third = replaceTiny("r3", Progress.NONE).manifest();
+        assertThat(third.version()).as("each replace, a version more").isEqualTo(2);
+        assertThat(third.file(shard).orElseThrow().sha256()).isEqualTo(first.file(shard).orElseThrow().sha256());
+        assertOnlyWhatTheManifestNames(third);
+        assertVerifiesWhole(id("tiny"));
+    }
+
+    @Test
+    void aReplaceThatFailsLeavesTheVersionBeforeReadyAndWholeAndARunAgainFinishesIt() throws Exception {
+        Manifest first = importSource("tiny").manifest();
+        List<Path> files;
+        try (var listed = Files.list(source)) {
+            files = listed.filter(f -> f.toFile().length() > 0).toList();
+        }
+        for (Path file : files) {
+            flipLastByte(file);
+        }
+        Path victim = source.resolve("tokenizer.json");
+        byte[] victimBytes = Files.readAllBytes(victim);
+        Progress truncateOnce = onFirstBytes(() -> {
+            try (FileChannel channel = FileChannel.open(victim, StandardOpenOption.WRITE)) {
+                channel.truncate(10);
+            }
+        });
+        assertCheckpointError(() -> replaceTiny("r2", truncateOnce), CheckpointException.Code.INVALID, "changed during the import");
+
+        assertThat(catalog().readyManifest(id("tiny"))).as("the version before, as it was").isEqualTo(first);
+        assertVerifiesWhole(id("tiny"));
+        assertThat(catalog().storedReplacement(id("tiny")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
+        assertThat(store().list("weights/tiny/v1/")).as("what the failed replace wrote, freed").isEmpty();
+        assertThat(catalog().list()).singleElement().satisfies(listed -> {
+            assertThat(listed.manifest()).isEqualTo(first);
+            assertThat(listed.problems()).isEmpty();
+            assertThat(listed.replacement()).as("the failed replace, shown beside the version loaders read").satisfies(r -> {
+                assertThat(r.version()).isEqualTo(1);
+                assertThat(r.revision()).isEqualTo("r2");
+                assertThat(r.status()).isEqualTo(CheckpointStatus.FAILED);
+                assertThat(r.error()).contains("changed during the import");
+            });
+        });
+
+        Files.write(victim, victimBytes);
+        Manifest second = replaceTiny("r2", Progress.NONE).manifest();
+        assertThat(second.version()).as("the failed replace's version, gone on with").isEqualTo(1);
+        assertThat(second.files()).allSatisfy(f -> assertThat(f.version()).as(f.path()).isEqualTo(1));
+        assertThat(catalog().storedReplacement(id("tiny"))).as("the replacement's manifest, gone once READY").isEmpty();
+        assertThat(catalog().list()).singleElement().satisfies(listed -> assertThat(listed.replacement()).isNull());
+        assertOnlyWhatTheManifestNames(second);
+        assertVerifiesWhole(id("tiny"));
     }
 
     @Test
@@ -295,7 +396,7 @@ abstract class CatalogContract {
     void aManifestNoOneCanReadIsListedAsFailedAndHidesNoOtherCheckpoint() throws Exception {
         importSource("tiny");
         store().put("weights/junk/manifest", "not a manifest".getBytes(StandardCharsets.UTF_8), PutOptions.defaults());
-        store().put("weights/newer/manifest", "{\"schemaVersion\": 3, \"files\": []}".getBytes(StandardCharsets.UTF_8),
+        store().put("weights/newer/manifest", "{\"schemaVersion\": 4, \"files\": []}".getBytes(StandardCharsets.UTF_8),
                 PutOptions.defaults());
 
         List<ListedCheckpoint> listed = catalog().list();
@@ -303,7 +404,7 @@ abstract class CatalogContract {
                 .containsExactly(tuple("junk", CheckpointStatus.FAILED), tuple("newer", CheckpointStatus.FAILED),
                         tuple("tiny", CheckpointStatus.READY));
         assertThat(listed.get(0).problems()).singleElement().asString().contains("weights/junk/manifest is not valid JSON");
-        assertThat(listed.get(1).problems()).singleElement().asString().contains("schema version 3");
+        assertThat(listed.get(1).problems()).singleElement().asString().contains("schema version 4");
         assertThat(listed.get(2).problems()).isEmpty();
     }
 

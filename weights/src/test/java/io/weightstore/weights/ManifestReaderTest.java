@@ -30,11 +30,11 @@ class ManifestReaderTest {
     private static final ObjectMapper DATABIND = Json.mapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private static final ManifestFile WEIGHTS = new ManifestFile("model-00001-of-00002.safetensors", 4_294_967_296L + 17,
-            "ab".repeat(32), FileKind.WEIGHT, 1_024L, 291, "cd".repeat(32), "ef".repeat(32));
+            "ab".repeat(32), FileKind.WEIGHT, 1_024L, 291, "cd".repeat(32), "ef".repeat(32), 6);
     private static final Manifest FULL = new Manifest(Manifest.SCHEMA_VERSION, new CheckpointId("org.model-v1_2"), "org/model",
             "0123abc", "/models/org model \"v1\"", CheckpointStatus.READY, Instant.parse("2026-11-30T14:30:37.123456789Z"),
             Instant.parse("2026-11-30T14:31:00Z"), Long.MAX_VALUE, "an error\nwith a newline and \u00e9", "CN=importer, O=weights",
-            List.of(WEIGHTS, new ManifestFile("config.json", 0, "00".repeat(32), FileKind.METADATA, null, null)));
+            7, List.of(WEIGHTS, new ManifestFile("config.json", 0, "00".repeat(32), FileKind.METADATA, null, null)));
 
     private static Manifest databind(byte[] json) throws IOException {
         return DATABIND.readValue(json, Manifest.class);
@@ -67,6 +67,8 @@ class ManifestReaderTest {
             assertThat(m.importedBy()).isNull();
             assertThat(m.revision()).isNull();
             assertThat(m.files().getFirst().checksumDigest()).isNull();
+            assertThat(m.version()).as("a manifest from before versions is the first version").isZero();
+            assertThat(m.files().getFirst().version()).isZero();
         });
     }
 
@@ -86,6 +88,16 @@ class ManifestReaderTest {
     void readsAManifestWithNoFilesAsDatabindDoes() throws Exception {
         byte[] json = utf8("{\"schemaVersion\":2,\"checkpointId\":\"empty\",\"status\":\"READY\",\"files\":[]}");
         assertThat(ManifestReader.read(json)).isEqualTo(databind(json));
+    }
+
+    @Test
+    void aFileOfAVersionNoImportWroteIsRefusedAsCorrupt() {
+        for (int version : new int[] {-1, FULL.version() + 1}) {
+            Manifest odd = FULL.withFile(WEIGHTS.stored(version, WEIGHTS.sha256(), WEIGHTS.checksumDigest(), WEIGHTS.tensorCrcsSha256()),
+                    FULL.updatedAt());
+            CatalogContract.assertCheckpointError(() -> Manifest.fromJson(odd.toJson(), "weights/m/manifest"),
+                    CheckpointException.Code.CORRUPT, "names " + WEIGHTS.path() + " as stored by version " + version);
+        }
     }
 
     @ParameterizedTest
@@ -127,14 +139,17 @@ class ManifestReaderTest {
                 .flatMap(s -> Arbitraries.integers().between(0, 999_999_999).map(n -> Instant.ofEpochSecond(s, n))).injectNull(0.2);
         Arbitrary<ManifestFile> files = Combinators.combine(text, Arbitraries.longs().greaterOrEqual(0), text,
                 Arbitraries.of(FileKind.class).injectNull(0.1), Arbitraries.longs().greaterOrEqual(0).injectNull(0.3),
-                Arbitraries.integers().greaterOrEqual(0).injectNull(0.3), text, text).as(ManifestFile::new);
+                Arbitraries.integers().greaterOrEqual(0).injectNull(0.3), text, text).as(ManifestFile::new)
+                .flatMap(f -> Arbitraries.integers().between(0, Integer.MAX_VALUE).map(v -> f.stored(v, f.sha256(), f.checksumDigest(),
+                        f.tensorCrcsSha256())));
         Arbitrary<CheckpointId> ids = Arbitraries.strings().withChars("abz09._-").ofMinLength(0).ofMaxLength(20)
                 .map(s -> new CheckpointId("a" + s));
         return Combinators.combine(Arbitraries.integers().between(0, Manifest.SCHEMA_VERSION), ids, text, text, text,
                 Arbitraries.of(CheckpointStatus.class), times, times).flatAs((schema, id, model, revision, source, status, created,
-                        updated) -> Combinators.combine(Arbitraries.longs(), text, text, files.list().ofMaxSize(4)).as((total, error,
-                                importer, list) -> new Manifest(schema, id, model, revision, source, status, created, updated, total,
-                                        error, importer, list)));
+                        updated) -> Combinators.combine(Arbitraries.longs(), text, text, Arbitraries.integers().between(0,
+                                Integer.MAX_VALUE), files.list().ofMaxSize(4)).as((total, error, importer, version, list) -> new Manifest(
+                                        schema, id, model, revision, source, status, created, updated, total, error, importer, version,
+                                        list)));
     }
 
     @Property(tries = 300)

@@ -272,7 +272,7 @@ class TamperedCheckpointTest {
             List<ManifestFile> files = current.files().stream().map(f -> new ManifestFile(f.path(), f.size(), f.sha256(), f.kind(),
                     f.headerLength(), f.tensorCount())).toList();
             Manifest old = new Manifest(1, current.checkpointId(), current.modelId(), current.revision(), current.source(),
-                    current.status(), current.createdAt(), current.updatedAt(), current.totalBytes(), null, null, files);
+                    current.status(), current.createdAt(), current.updatedAt(), current.totalBytes(), null, null, 0, files);
             assertThat(new String(old.toJson())).doesNotContain("importedBy", "checksumDigest", "tensorCrcsSha256");
             ManifestRewrites.write(store, old);
 
