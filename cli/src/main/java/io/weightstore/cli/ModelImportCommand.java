@@ -48,7 +48,8 @@ final class ModelImportCommand implements Callable<Integer> {
     @Option(names = "--replicas", defaultValue = "1", paramLabel = "N", description = "Copies of each slice on distinct nodes. Default: ${DEFAULT-VALUE}.")
     private int replicas;
 
-    @Option(names = "--replace", description = "Import over a READY checkpoint of the same id.")
+    @Option(names = "--replace", description = "Import a new version of a READY checkpoint of the same id: readers keep the"
+            + " version before until the new one is READY, and keep it if the replace fails.")
     private boolean replace;
 
     @Option(names = "--parallel-files", defaultValue = "2", paramLabel = "N", description = "Files uploaded at once. Default: ${DEFAULT-VALUE}.")

@@ -33,7 +33,18 @@ final class Reports {
         table.print(out);
         for (ListedCheckpoint c : checkpoints) {
             c.problems().forEach(problem -> out.println(c.manifest().checkpointId() + ": " + problem));
+            if (c.replacement() != null) {
+                out.println(c.manifest().checkpointId() + ": " + replacement(c.replacement()));
+            }
         }
+    }
+
+    private static String replacement(ListedCheckpoint.Replacement r) {
+        String what = "a replace by revision " + r.revision() + " (version " + r.version() + ") ";
+        return r.status() == CheckpointStatus.FAILED
+                ? what + "FAILED at " + r.updatedAt() + " (" + r.error() + "); loaders read the version above; run the import"
+                        + " with --replace again to finish it"
+                : what + "is " + r.status() + ", last written at " + r.updatedAt() + "; loaders read the version above until it is READY";
     }
 
     private static String check(ListedCheckpoint checkpoint) {

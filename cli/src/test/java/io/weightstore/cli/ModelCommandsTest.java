@@ -156,6 +156,52 @@ class ModelCommandsTest {
         assertThat(run("model", "verify", "resume").exitCode()).isZero();
     }
 
+    @Test
+    void aReplaceKilledMidwayLeavesTheVersionBeforeReadyAndARunAgainFinishesIt() throws Exception {
+        Path first = tmp.resolve("first");
+        Path second = tmp.resolve("second");
+        // The same shapes, other weights: a fine-tune.
+        SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 512, 8, 8, 2, 1024, 4000, DType.F32, 1 << 20, 1), first, b -> {});
+        SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 512, 8, 8, 2, 1024, 4000, DType.F32, 1 << 20, 2), second, b -> {});
+        String[] replace = {"model", "import", "--checkpoint-id", "tuned", "--model-id", "org/tuned", "--revision", "r2", "--source",
+            second.toString(), "--replace", "--parallel-files", "1"};
+        CliRun imported = run("model", "import", "--checkpoint-id", "tuned", "--model-id", "org/tuned", "--revision", "r1", "--source",
+                first.toString());
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+
+        String[] withStore = Arrays.copyOf(replace, replace.length + 2);
+        withStore[replace.length] = "--store";
+        withStore[replace.length + 1] = store;
+        CliProcess doomed = CliProcess.start(tmp.resolve("doomed.log"), withStore);
+        try (StoreClient client = cluster.client()) {
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (client.list("weights/tuned/v1/files/").size() < 3 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            doomed.kill();
+        }
+        CliRun listed = run("model", "list");
+        assertThat(listed.out()).as(doomed.output()).contains("READY", "r1")
+                .contains("tuned: a replace by revision r2 (version 1) is IMPORTING");
+        JsonNode before = JSON.readTree(run("model", "list", "--json").out()).get(0);
+        assertThat(before.get("revision").asText()).isEqualTo("r1");
+        assertThat(before.get("replacement").get("status").asText()).isEqualTo("IMPORTING");
+        CliRun verify = run("model", "verify", "tuned");
+        assertThat(verify.exitCode()).as("the version before, whole: " + verify.out()).isZero();
+
+        CliRun again = run(replace);
+        assertThat(again.exitCode()).as(again.err()).isZero();
+        JsonNode result = JSON.readTree(run("model", "list", "--json").out()).get(0);
+        assertThat(result.get("revision").asText()).isEqualTo("r2");
+        assertThat(result.get("version").asInt()).isEqualTo(1);
+        assertThat(result.has("replacement")).isFalse();
+        for (JsonNode file : result.get("files")) {
+            assertThat(file.get("sha256").asText()).as(file.get("path").asText())
+                    .isEqualTo(sha256(second.resolve(file.get("path").asText())));
+        }
+        assertThat(run("model", "verify", "tuned").exitCode()).isZero();
+    }
+
     private static String sha256(Path file) throws Exception {
         return HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
     }
