@@ -228,7 +228,11 @@ class ClusterFailureTest {
     }
 
     @Test
-    void putNeedsAsManyNodesUpAsReplicas() {
-        assertCode(() -> cluster.client().put("four", data.asSlice(0, 10), replicas(4)), StoreException.Code.UNAVAILABLE);
+    void putNeedsAsManyNodesUpAsReplicasAndTheRefusalSaysSoWithoutBlamingTls() {
+        assertThatThrownBy(() -> cluster.client().put("four", data.asSlice(0, 10), replicas(4)))
+                .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE))
+                .hasMessageContaining("put of four needs 4 nodes up, 3 are")
+                .hasMessageNotContaining("--credentials");
     }
 }

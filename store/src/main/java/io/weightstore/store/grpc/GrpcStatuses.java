@@ -18,8 +18,24 @@ final class GrpcStatuses {
     /** On a refusal by a master of a group that does not lead: the leader's HOST:PORT, or {@link #NO_LEADER}. */
     static final Metadata.Key<String> LEADER = Metadata.Key.of("leader", Metadata.ASCII_STRING_MARSHALLER);
     static final String NO_LEADER = "none";
+    /**
+     * On every error a master sends itself: it answered, so a failure to reach it (TLS on one end only,
+     * say) is not the cause. gRPC gives a status the transport made up no such trailer.
+     */
+    private static final Metadata.Key<String> ANSWERED = Metadata.Key.of("weightstore-answered", Metadata.ASCII_STRING_MARSHALLER);
 
     private GrpcStatuses() {}
+
+    /** Trailers for an error this master sends. */
+    static Metadata answered() {
+        Metadata trailers = new Metadata();
+        trailers.put(ANSWERED, "master");
+        return trailers;
+    }
+
+    private static boolean answered(StatusRuntimeException e) {
+        return e.getTrailers() != null && e.getTrailers().containsKey(ANSWERED);
+    }
 
     static StatusRuntimeException toStatus(StoreException e) {
         Status.Code code = switch (e.code()) {
@@ -34,7 +50,7 @@ final class GrpcStatuses {
             case PERMISSION_DENIED -> Status.Code.PERMISSION_DENIED;
             case HELD, PROTOCOL, IO -> Status.Code.INTERNAL;
         };
-        return Status.fromCode(code).withDescription(e.getMessage()).asRuntimeException();
+        return Status.fromCode(code).withDescription(e.getMessage()).asRuntimeException(answered());
     }
 
     private static boolean closedUnderTheCall(StatusRuntimeException e) {
@@ -82,9 +98,7 @@ final class GrpcStatuses {
                         : "TLS: " + message;
             }
         }
-        // Only a failure of this side's transport can be TLS on one end: a master that answers UNAVAILABLE itself
-        // (too few nodes up, not the leader) sends a status without a cause.
-        if (plaintext && e.getStatus().getCode() == Status.Code.UNAVAILABLE && e.getCause() != null && connected(e)) {
+        if (plaintext && e.getStatus().getCode() == Status.Code.UNAVAILABLE && !answered(e) && connected(e)) {
             return unreachable(e) + "; a master that runs with TLS closes plaintext connections: give --credentials DIR"
                     + " (or $WEIGHTSTORE_CREDENTIALS)";
         }

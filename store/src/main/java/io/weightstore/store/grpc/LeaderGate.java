@@ -34,7 +34,7 @@ public final class LeaderGate implements ServerInterceptor {
         if (refusal.isEmpty()) {
             return next.startCall(call, headers);
         }
-        Metadata trailers = new Metadata();
+        Metadata trailers = GrpcStatuses.answered();
         trailers.put(GrpcStatuses.LEADER, refusal.get().leader().orElse(GrpcStatuses.NO_LEADER));
         call.close(Status.UNAVAILABLE.withDescription(refusal.get().reason()), trailers);
         return new ServerCall.Listener<>() {};
