@@ -96,7 +96,7 @@ public final class CheckpointImporter {
                 previous = unfinished.orElse(live);
                 version = unfinished.map(Manifest::version).orElse(live.version() + 1);
             }
-            requireRoom(id, directory, request, room, previous, version);
+            requireRoom(id, directory, request, room, version);
             Manifest initial = initialManifest(request, directory, previous, version);
             // Who imports is the master's word on who wrote the manifest, not anything this process claims.
             Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
@@ -136,19 +136,17 @@ public final class CheckpointImporter {
 
     /**
      * Refuses, before anything is written or evicted, a checkpoint the store cannot hold: every file
-     * that version {@code version} has not stored yet, at every replica, against free space plus what
-     * eviction could free. A file of an earlier version at the same size may be kept if its bytes did
-     * not change, which is known only once it is read: until the replace is READY the version before
-     * stays whole, so each such file is counted as if it changed.
+     * that version {@code version} has not stored yet at its size, at every replica, against free
+     * space plus what eviction could free. A file of an earlier version at the same size may be kept
+     * if its bytes did not change, which is known only once it is read: until the replace is READY
+     * the version before stays whole, so each such file is counted as if it changed.
      */
-    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room, Manifest previous,
-            int version) throws IOException {
+    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room, int version)
+            throws IOException {
         int replicas = request.replicas();
         long needed = 0;
         for (CheckpointFile file : directory.files()) {
-            boolean stored = previous != null && previous.file(file.path())
-                    .filter(f -> f.size() == file.size() && f.sha256() != null && f.version() == version).isPresent();
-            if (!stored) {
+            if (store.find(Catalog.fileKey(id, version, file.path())).filter(o -> o.size() == file.size()).isEmpty()) {
                 needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
             }
         }
