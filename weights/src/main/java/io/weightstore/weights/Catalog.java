@@ -10,10 +10,14 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -32,6 +36,8 @@ public final class Catalog {
     private static final String FILES = "files/";
     private static final String CHECKS = "checks/";
     private static final Pattern FILE_KEY = Pattern.compile("(v[1-9][0-9]*/)?" + FILES + ".+");
+    /** A file's or a CRC table's key after the checkpoint's prefix; group 1 is the version, absent for version 0. */
+    private static final Pattern VERSIONED_KEY = Pattern.compile("(?:v([1-9][0-9]{0,8})/)?(?:" + FILES + "|" + CHECKS + ").+");
     /** Manifests and CRC tables are small and every load reads them: a copy on every node, up to this many. */
     private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
     /** Far above any real manifest (a few hundred bytes a file); a larger object is not one, and is not read onto the heap. */
@@ -80,6 +86,31 @@ public final class Catalog {
     /** Whether {@code key}, under the checkpoint's prefix, holds one of its files (of any version). */
     static boolean isFileKey(CheckpointId id, String key) {
         return key.startsWith(prefix(id)) && FILE_KEY.matcher(key.substring(prefix(id).length())).matches();
+    }
+
+    /**
+     * The files and CRC tables of versions up to {@code ready}'s that it does not name, among
+     * {@code objects} under its prefix: what a replace left because a reader still read it. Keys of
+     * later versions belong to a replace under way, and anything else under the prefix to no version.
+     */
+    static List<ObjectMeta> leftovers(Manifest ready, Collection<ObjectMeta> objects) {
+        CheckpointId id = ready.checkpointId();
+        Set<String> named = new HashSet<>();
+        for (ManifestFile file : ready.files()) {
+            named.add(fileKey(id, file.version(), file.path()));
+            named.add(checksKey(id, file.version(), file.path()));
+        }
+        List<ObjectMeta> left = new ArrayList<>();
+        for (ObjectMeta object : objects) {
+            if (!object.key().startsWith(prefix(id)) || named.contains(object.key())) {
+                continue;
+            }
+            Matcher versioned = VERSIONED_KEY.matcher(object.key().substring(prefix(id).length()));
+            if (versioned.matches() && (versioned.group(1) == null ? 0 : Integer.parseInt(versioned.group(1))) <= ready.version()) {
+                left.add(object);
+            }
+        }
+        return left;
     }
 
     static String lockName(CheckpointId id) {
@@ -225,7 +256,9 @@ public final class Catalog {
                 }
             }
         }
-        return new ListedCheckpoint(manifest, manifest.checkable(), problems, replacement(manifest, objects).orElse(null));
+        List<ObjectMeta> left = manifest.status() == CheckpointStatus.READY ? leftovers(manifest, objects.values()) : List.of();
+        return new ListedCheckpoint(manifest, manifest.checkable(), problems, replacement(manifest, objects).orElse(null),
+                left.isEmpty() ? null : ListedCheckpoint.Leftovers.of(left));
     }
 
     /**
@@ -271,6 +304,19 @@ public final class Catalog {
             smallObjectReplicas = (int) Math.max(1, Math.min(MAX_SMALL_OBJECT_REPLICAS, store.status().nodesUp()));
         }
         return smallObjectReplicas;
+    }
+
+    /**
+     * Removes what {@link #leftovers} finds of {@code ready}'s earlier versions, in one removal that a
+     * reader's lease refuses unless {@code force}; the caller holds the checkpoint's lock. Returns what
+     * was removed.
+     */
+    List<ObjectMeta> removeLeftovers(Manifest ready, boolean force) throws StoreException {
+        List<ObjectMeta> left = leftovers(ready, store.list(prefix(ready.checkpointId())));
+        if (!left.isEmpty()) {
+            store.removeAll(left.stream().map(ObjectMeta::key).toList(), force);
+        }
+        return left;
     }
 
     // ---- files

@@ -25,10 +25,8 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -392,8 +390,8 @@ public final class CheckpointImporter {
      * After a replace, the replacement's manifest, then the files (and CRC tables) of earlier versions
      * that the new manifest does not name: they would stay pinned, and listed under the checkpoint,
      * until it is deleted. The import is done by then, so what cannot be removed now (a reader of the
-     * version before still reads it, the master is out of reach) stays, with a warning, until the
-     * checkpoint is imported or deleted again.
+     * version before still reads it, the master is out of reach) stays, with a warning, until it is
+     * pruned, or the checkpoint is imported or deleted again.
      */
     private void removeFilesOfEarlierVersions(Manifest ready, ManifestSlot slot) {
         if (slot.replacement()) {
@@ -404,20 +402,11 @@ public final class CheckpointImporter {
                         ready.checkpointId(), e.getMessage());
             }
         }
-        Set<String> named = new HashSet<>(List.of(Catalog.manifestKey(ready.checkpointId()), Catalog.replacementKey(ready.checkpointId())));
-        for (StoredFile file : catalog.files(ready)) {
-            named.add(file.key());
-            named.add(file.checksKey());
-        }
         try {
-            List<String> stale = store.list(Catalog.prefix(ready.checkpointId())).stream().map(ObjectMeta::key)
-                    .filter(key -> !named.contains(key)).toList();
-            if (!stale.isEmpty()) {
-                store.removeAll(stale, false);
-            }
+            catalog.removeLeftovers(ready, false);
         } catch (IOException e) {
-            log.warn("checkpoint {} is READY; objects of its earlier version that it no longer names stay until it is imported or"
-                    + " deleted again: {}", ready.checkpointId(), e.getMessage());
+            log.warn("checkpoint {} is READY; files of its earlier versions that it no longer names stay until 'model prune {}',"
+                    + " or until it is imported or deleted again: {}", ready.checkpointId(), ready.checkpointId(), e.getMessage());
         }
     }
 

@@ -16,9 +16,12 @@ import java.util.List;
  *     it, its block checksums), and a manifest written by someone other than the importer it names
  * @param replacement a replace of the checkpoint that is under way or failed, null when there is none: loaders
  *     read {@code manifest} meanwhile
+ * @param leftovers files of earlier versions that a replace could not remove (a reader held them), null when there
+ *     are none
  */
 public record ListedCheckpoint(@JsonUnwrapped Manifest manifest, boolean checked, List<String> problems,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Replacement replacement) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Replacement replacement,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Leftovers leftovers) {
     public ListedCheckpoint {
         problems = List.copyOf(problems);
     }
@@ -30,6 +33,13 @@ public record ListedCheckpoint(@JsonUnwrapped Manifest manifest, boolean checked
         }
     }
 
+    /** Objects of earlier versions no manifest names, and the bytes they hold (one copy of each). */
+    public record Leftovers(int objects, long bytes) {
+        static Leftovers of(List<ObjectMeta> left) {
+            return new Leftovers(left.size(), left.stream().mapToLong(ObjectMeta::size).sum());
+        }
+    }
+
     /**
      * A checkpoint whose manifest cannot be read, shown as FAILED with why (no loader opens it either),
      * as of when its manifest object was written and by whom the master says.
@@ -37,6 +47,6 @@ public record ListedCheckpoint(@JsonUnwrapped Manifest manifest, boolean checked
     static ListedCheckpoint unreadable(CheckpointId id, ObjectMeta manifestObject, String why) {
         Manifest shown = new Manifest(Manifest.SCHEMA_VERSION, id, "", "", "", CheckpointStatus.FAILED, manifestObject.createdAt(),
                 manifestObject.createdAt(), 0, why, manifestObject.owner(), 0, List.of());
-        return new ListedCheckpoint(shown, false, List.of("the manifest cannot be read: " + why), null);
+        return new ListedCheckpoint(shown, false, List.of("the manifest cannot be read: " + why), null, null);
     }
 }

@@ -11,6 +11,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Room;
+import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -233,6 +234,31 @@ abstract class CatalogContract {
         assertThat(third.file(shard).orElseThrow().sha256()).isEqualTo(first.file(shard).orElseThrow().sha256());
         assertOnlyWhatTheManifestNames(third);
         assertVerifiesWhole(id("tiny"));
+    }
+
+    @Test
+    void filesAReaderHeldAsAReplaceFinishedAreListedAsLeftAndPrunedOnceItIsDone() throws Exception {
+        Manifest first = importSource("tiny").manifest();
+        ManifestFile held = first.files().stream().filter(ManifestFile::isSafetensors).findFirst().orElseThrow();
+        flipLastByte(source.resolve(held.path()));
+        Manifest second;
+        try (ObjectReader reader = catalog().file(first, held).open()) {
+            second = replaceTiny("r2", Progress.NONE).manifest();
+            assertThat(store().find(catalog().file(first, held).key())).as("read as the replace finished, so left").isPresent();
+            assertThat(catalog().list()).singleElement().satisfies(listed -> {
+                assertThat(listed.manifest()).isEqualTo(second);
+                assertThat(listed.problems()).isEmpty();
+                assertThat(listed.leftovers()).as("the file and its CRC table")
+                        .isEqualTo(new ListedCheckpoint.Leftovers(2, held.size() + store().stat(catalog().file(first, held).checksKey())
+                                .size()));
+            });
+            assertCheckpointError(() -> new CheckpointPruner(catalog()).run(id("tiny"), false), CheckpointException.Code.LOCKED,
+                    "run prune again when the readers finish");
+        }
+        assertThat(new CheckpointPruner(catalog()).run(id("tiny"), false).objects()).isEqualTo(2);
+        assertThat(catalog().list()).singleElement().satisfies(listed -> assertThat(listed.leftovers()).isNull());
+        assertOnlyWhatTheManifestNames(second);
+        assertThat(new CheckpointPruner(catalog()).run(id("tiny"), false)).isEqualTo(new ListedCheckpoint.Leftovers(0, 0));
     }
 
     @Test
