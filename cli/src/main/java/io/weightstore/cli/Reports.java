@@ -36,6 +36,11 @@ final class Reports {
             if (c.replacement() != null) {
                 out.println(c.manifest().checkpointId() + ": " + replacement(c.replacement()));
             }
+            if (c.leftovers() != null) {
+                out.println(c.manifest().checkpointId() + ": " + c.leftovers().objects() + " objects (" + ByteSizes.format(
+                        c.leftovers().bytes()) + ") of earlier versions are left, which a reader held as a replace finished;"
+                        + " 'model prune " + c.manifest().checkpointId() + "' removes them");
+            }
         }
     }
 

@@ -202,6 +202,40 @@ class ModelCommandsTest {
         assertThat(run("model", "verify", "tuned").exitCode()).isZero();
     }
 
+    @Test
+    void filesAReaderHeldAsAReplaceFinishedAreListedAndPrunedOnceItIsDone() throws Exception {
+        assertThat(run("model", "import", "--checkpoint-id", "held", "--model-id", "org/held", "--source", source.toString())
+                .exitCode()).isZero();
+        Path weights;
+        try (var files = Files.list(source)) {
+            weights = files.filter(f -> f.toString().endsWith(".safetensors")).findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(weights);
+        bytes[bytes.length - 1] ^= 1;
+        Files.write(weights, bytes);
+        try (StoreClient client = cluster.client()) {
+            Catalog catalog = new Catalog(client);
+            Manifest first = catalog.readyManifest(new CheckpointId("held"));
+            try (var reader = catalog.file(first, first.file(weights.getFileName().toString()).orElseThrow()).open()) {
+                CliRun replaced = run("model", "import", "--checkpoint-id", "held", "--model-id", "org/held", "--revision", "r2",
+                        "--source", source.toString(), "--replace");
+                assertThat(replaced.exitCode()).as(replaced.err()).isZero();
+                assertThat(run("model", "list").out()).contains("held: 2 objects (", ") of earlier versions are left",
+                        "'model prune held' removes them");
+                assertThat(JSON.readTree(run("model", "list", "--json").out()).get(0).get("leftovers").get("objects").asInt())
+                        .isEqualTo(2);
+                CliRun refused = run("model", "prune", "held");
+                assertThat(refused.exitCode()).isEqualTo(1);
+                assertThat(refused.err()).contains("still being read", "--force");
+            }
+        }
+        CliRun pruned = run("model", "prune", "held");
+        assertThat(pruned.exitCode()).as(pruned.err()).isZero();
+        assertThat(pruned.out()).contains("pruned held: 2 objects of earlier versions");
+        assertThat(run("model", "list").out()).doesNotContain("earlier versions");
+        assertThat(JSON.readTree(run("model", "prune", "held", "--json").out()).get("objects").asInt()).isZero();
+    }
+
     private static String sha256(Path file) throws Exception {
         return HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
     }
