@@ -35,9 +35,11 @@ public final class Catalog {
     private static final String REPLACEMENT = "/replacement";
     private static final String FILES = "files/";
     private static final String CHECKS = "checks/";
-    private static final Pattern FILE_KEY = Pattern.compile("(v[1-9][0-9]*/)?" + FILES + ".+");
-    /** A file's or a CRC table's key after the checkpoint's prefix; group 1 is the version, absent for version 0. */
-    private static final Pattern VERSIONED_KEY = Pattern.compile("(?:v([1-9][0-9]{0,8})/)?(?:" + FILES + "|" + CHECKS + ").+");
+    /** After the checkpoint's prefix, what a replace writes under: group 1 is its version; absent for version 0. */
+    private static final String VERSION = "(?:v([1-9][0-9]{0,8})/)?";
+    private static final Pattern FILE_KEY = Pattern.compile(VERSION + FILES + ".+");
+    /** A file's or a CRC table's key after the checkpoint's prefix. */
+    private static final Pattern VERSIONED_KEY = Pattern.compile(VERSION + "(?:" + FILES + "|" + CHECKS + ").+");
     /** Manifests and CRC tables are small and every load reads them: a copy on every node, up to this many. */
     private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
     /** Far above any real manifest (a few hundred bytes a file); a larger object is not one, and is not read onto the heap. */

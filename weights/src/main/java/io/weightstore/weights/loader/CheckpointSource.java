@@ -60,6 +60,8 @@ public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
     private static final Logger log = LoggerFactory.getLogger(CheckpointSource.class);
     private static final int OPENING_AT_ONCE = 16;
+    /** Opens of one load that may each find the checkpoint replaced under it before it gives up. */
+    private static final int OPENS_ACROSS_REPLACES = 3;
 
     /**
      * Where a tensor is: its file, the open object holding it, that file's data offset, its header entry,
@@ -99,12 +101,12 @@ public final class CheckpointSource implements AutoCloseable {
     private final LongAdder bytesSeenInPlace = new LongAdder();
     private Map<String, Location> tensors;
 
-    private CheckpointSource(StoreClient store, boolean ownsStore, CheckpointId id, LoadOptions options,
+    private CheckpointSource(StoreClient store, boolean ownsStore, Catalog catalog, Manifest manifest, LoadOptions options,
             Optional<Consumer<Materialized>> metadataFirst) throws IOException {
         this.store = store;
         this.ownsStore = ownsStore;
-        this.catalog = new Catalog(store);
-        this.manifest = catalog.readyManifest(id);
+        this.catalog = catalog;
+        this.manifest = manifest;
         this.options = options;
         this.ownsBuffers = options.bufferPool() == null;
         this.buffers = ownsBuffers ? new StreamBufferPool() : options.bufferPool();
@@ -120,9 +122,57 @@ public final class CheckpointSource implements AutoCloseable {
             }
             openWeightFiles();
         } catch (IOException | RuntimeException e) {
-            close();
+            release();
             throw e;
         }
+    }
+
+    /**
+     * Opens the checkpoint as its manifest is now. A replace that becomes READY while a load opens the
+     * version before removes the files it no longer names, under the opening: then the load opens the
+     * new version instead, a few times at most, unless it already handed over metadata files (config,
+     * tokenizer) that the new version changed, which would not go with the new weights.
+     */
+    private static CheckpointSource openCurrent(StoreClient store, boolean ownsStore, Manifest first, LoadOptions options,
+            Optional<Consumer<Materialized>> metadataFirst) throws IOException {
+        Catalog catalog = new Catalog(store);
+        Manifest manifest = first;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return new CheckpointSource(store, ownsStore, catalog, manifest, options, metadataFirst);
+            } catch (IOException e) {
+                Optional<Manifest> replacement = replacedSince(catalog, manifest, e);
+                if (replacement.isEmpty() || attempt == OPENS_ACROSS_REPLACES) {
+                    throw e;
+                }
+                if (metadataFirst.isPresent() && !metadataOf(replacement.get()).equals(metadataOf(manifest))) {
+                    throw new CheckpointException(CheckpointException.Code.NOT_READY, "checkpoint " + manifest.checkpointId()
+                            + " was replaced by version " + replacement.get().version() + " while this load opened version "
+                            + manifest.version() + ", whose config and tokenizer it may have handed over already; load it again", e);
+                }
+                log.info("checkpoint {} was replaced while it was being opened ({}); opening version {} instead of {}",
+                        manifest.checkpointId(), e.getMessage(), replacement.get().version(), manifest.version());
+                manifest = replacement.get();
+            }
+        }
+    }
+
+    /** The READY manifest now, when it is not {@code opened}; a failure to read it joins {@code failure}. */
+    private static Optional<Manifest> replacedSince(Catalog catalog, Manifest opened, IOException failure) {
+        try {
+            Manifest now = catalog.readyManifest(opened.checkpointId());
+            return now.equals(opened) ? Optional.empty() : Optional.of(now);
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+            return Optional.empty();
+        }
+    }
+
+    /** What {@link #materializeMetadata} writes: every file but the weights, by path and hash. */
+    private static Map<String, String> metadataOf(Manifest manifest) {
+        Map<String, String> metadata = new HashMap<>();
+        manifest.files().stream().filter(f -> !f.isWeight()).forEach(f -> metadata.put(f.path(), String.valueOf(f.sha256())));
+        return metadata;
     }
 
     /** A weight file opened, with its tensor CRC table when the load checks tensors and the import recorded one. */
@@ -202,7 +252,7 @@ public final class CheckpointSource implements AutoCloseable {
         CheckpointId id = checkpointId(uri);
         StoreClient store = StoreLocator.open(options.store(), options.credentials(), options.connections());
         try {
-            return new CheckpointSource(store, true, id, options, metadataFirst);
+            return openCurrent(store, true, new Catalog(store).readyManifest(id), options, metadataFirst);
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -211,7 +261,12 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Opens a checkpoint on a store the caller keeps open. */
     public static CheckpointSource open(StoreClient store, CheckpointId id, LoadOptions options) throws IOException {
-        return new CheckpointSource(store, false, id, options, Optional.empty());
+        return openFrom(store, new Catalog(store).readyManifest(id), options);
+    }
+
+    /** As {@link #open(StoreClient, CheckpointId, LoadOptions)}, from {@code manifest} as read a moment before. */
+    static CheckpointSource openFrom(StoreClient store, Manifest manifest, LoadOptions options) throws IOException {
+        return openCurrent(store, false, manifest, options, Optional.empty());
     }
 
     /** The checkpoint id of a {@code weightstore://ID} URI. */
@@ -528,6 +583,14 @@ public final class CheckpointSource implements AutoCloseable {
      */
     @Override
     public void close() {
+        release();
+        if (ownsStore) {
+            store.close();
+        }
+    }
+
+    /** Everything this source opened but the store, which a failed open leaves to whoever opened it. */
+    private void release() {
         // A check still reading the views keeps them in use: let it finish before they are unmapped.
         checker.close();
         synchronized (this) {
@@ -538,9 +601,6 @@ public final class CheckpointSource implements AutoCloseable {
         weightFiles.values().forEach(ObjectReader::close);
         if (ownsBuffers) {
             buffers.close();
-        }
-        if (ownsStore) {
-            store.close();
         }
     }
 }
