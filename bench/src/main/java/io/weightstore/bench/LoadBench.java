@@ -8,6 +8,7 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.node.DataPlaneProtection;
+import io.weightstore.store.wire.MacTransport;
 import io.weightstore.store.node.PoolPages;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
@@ -124,7 +125,7 @@ public final class LoadBench {
                                 weightBytes, () -> loadAllRanks(tpClient, tpBuffers, 4, false, new ArrayList<>())))));
             }
             paths.add(secureLoopback(work, directory, DataPlaneProtection.TLS, "data plane in TLS 1.3", weightBytes, runs));
-            paths.add(secureLoopback(work, directory, DataPlaneProtection.MAC, "TLS handshake, then Poly1305-tagged chunks in clear",
+            paths.add(secureLoopback(work, directory, DataPlaneProtection.MAC, "TLS handshake, then " + MacTransport.tagsProposedHere() + "-tagged chunks in clear",
                     weightBytes, runs));
             if (peers) {
                 measurePeers(source, weights, work, whole, weightBytes, runs, peerConnections, paths, notes);

@@ -132,7 +132,7 @@ public final class TransportBench {
             variants.add(new Variant("TLS 1.3", suite[1], socket -> TlsTransport.handshake(socket, s),
                     socket -> TlsTransport.handshake(socket, c)));
         }
-        variants.add(new Variant("MAC", "mTLS handshake, Poly1305 per 256 KiB, sendfile", socket -> mac(socket, server),
+        variants.add(new Variant("MAC", "mTLS handshake, " + MacTransport.tagsProposedHere() + " per 256 KiB, sendfile", socket -> mac(socket, server),
                 socket -> mac(socket, client)));
         return variants;
     }

@@ -25,7 +25,8 @@ import javax.net.ssl.SSLSession;
  * still in cache, where TLS would encrypt, copy and decrypt every byte. Measured on loopback
  * ({@code bench transport}), that buys less than it might: about 0.8 ns of CPU per byte for both
  * ends against 0.9-1.0 for TLS with AES-GCM and 0.4 for plain, because the JDK's AES-GCM is as fast
- * as its Poly1305 here and the sender still reads every byte once to tag it.
+ * as its Poly1305 on a CPU with the Poly1305 intrinsic and the sender still reads every byte once
+ * to tag it.
  *
  * <p>What an attacker on the network path can do in each mode:
  * <ul>
@@ -43,10 +44,11 @@ import javax.net.ssl.SSLSession;
  *
  * <p>After the switch, each direction carries frames {@code u32 word | tag[16] | payload}: the word
  * is the payload's length (1 to 256 KiB), or {@code 0x8000_0000} with no payload for the
- * sender's clean end of stream; the tag is {@link ChunkTags}' over word and payload. Each
- * direction's 256-bit key is exported from the TLS session (RFC 8446 section 7.5) under a label
- * naming the direction, so no key crosses the wire. A read returns a chunk's bytes only after its
- * tag has passed.
+ * sender's clean end of stream; the tag is {@link ChunkTags}' over word and payload, with the MAC
+ * the node (the TLS server) finds fastest on its CPU and names in its switch message. Each
+ * direction's key is exported from the TLS session (RFC 8446 section 7.5) under a label naming the
+ * direction, so no key crosses the wire. A read returns a chunk's bytes only after its tag has
+ * passed.
  *
  * <p>A file range is tagged from a mapping and sent from the file: it must not change until it is
  * sent (a change in between makes the receiver refuse the chunk, never accept other bytes).
@@ -57,8 +59,11 @@ public final class MacTransport implements Transport {
     /** The header word of the sender's clean end of stream. */
     private static final int END = 0x8000_0000;
     private static final int HEADER_BYTES = Integer.BYTES + ChunkTags.TAG_BYTES;
-    /** What each end sends under TLS to say the next byte is framing of this kind; version 1. */
-    private static final ByteBuffer SWITCH = ByteBuffer.wrap("WS-MAC\0\1".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+    /**
+     * What each end sends under TLS to say the next byte is framing of this kind, version 2, followed by
+     * the {@link ChunkTags.Algorithm} it would tag with; the server's is the one both use.
+     */
+    private static final ByteBuffer SWITCH = ByteBuffer.wrap("WS-MAC\0\2".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
     private static final String CLIENT_WRITES = "EXPERIMENTAL weightstore chunk tags client to server";
     private static final String SERVER_WRITES = "EXPERIMENTAL weightstore chunk tags server to client";
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
@@ -98,13 +103,28 @@ public final class MacTransport implements Transport {
      * the socket; close it.
      */
     public static MacTransport switchFrom(TlsTransport tls) throws IOException {
-        tls.writeFully(SWITCH.duplicate());
-        ByteBuffer theirs = ByteBuffer.allocate(SWITCH.capacity());
+        return switchFrom(tls, ChunkTags.Algorithm.fastestHere());
+    }
+
+    /** The MAC this JVM proposes, and uses when it is the node: Poly1305 or AES-GMAC, whichever is faster on its CPU. */
+    public static String tagsProposedHere() {
+        return ChunkTags.Algorithm.fastestHere().label;
+    }
+
+    /** As {@link #switchFrom(TlsTransport)}, proposing {@code preferred}; a server proposes what both will use. */
+    static MacTransport switchFrom(TlsTransport tls, ChunkTags.Algorithm preferred) throws IOException {
+        ByteBuffer mine = ByteBuffer.allocate(SWITCH.capacity() + 1).put(SWITCH.duplicate()).put(preferred.id).flip();
+        tls.writeFully(mine);
+        ByteBuffer theirs = ByteBuffer.allocate(SWITCH.capacity() + 1);
         tls.readFully(theirs);
-        if (!theirs.flip().equals(SWITCH)) {
+        if (!theirs.flip().slice(0, SWITCH.capacity()).equals(SWITCH)) {
             throw new SSLProtocolException(tls.peer() + " sent " + HexFormat.of().formatHex(theirs.array())
-                    + " where its switch to authenticated framing was due; both ends must switch at the same point");
+                    + " where its switch to authenticated framing was due; both ends must switch at the same point, and run"
+                    + " the same version of weightstore");
         }
+        byte chosen = tls.isClient() ? theirs.get(SWITCH.capacity()) : preferred.id;
+        ChunkTags.Algorithm algorithm = ChunkTags.Algorithm.of(chosen).orElseThrow(() -> new SSLProtocolException(tls.peer()
+                + " chose chunk tags of kind " + chosen + ", which this weightstore does not know"));
         SSLSession session = tls.session().orElseThrow();
         if (!(session instanceof ExtendedSSLSession extended)) {
             throw new SSLException("the TLS session with " + tls.peer() + " cannot export keys (" + session.getClass().getName() + ")");
@@ -112,10 +132,10 @@ public final class MacTransport implements Transport {
         ChunkTags sending;
         ChunkTags receiving;
         try {
-            SecretKey clientWrites = extended.exportKeyingMaterialKey("ChaCha20", CLIENT_WRITES, null, 32);
-            SecretKey serverWrites = extended.exportKeyingMaterialKey("ChaCha20", SERVER_WRITES, null, 32);
-            sending = new ChunkTags(tls.isClient() ? clientWrites : serverWrites);
-            receiving = new ChunkTags(tls.isClient() ? serverWrites : clientWrites);
+            SecretKey clientWrites = extended.exportKeyingMaterialKey(algorithm.keyAlgorithm, CLIENT_WRITES, null, algorithm.keyBytes);
+            SecretKey serverWrites = extended.exportKeyingMaterialKey(algorithm.keyAlgorithm, SERVER_WRITES, null, algorithm.keyBytes);
+            sending = new ChunkTags(algorithm, tls.isClient() ? clientWrites : serverWrites);
+            receiving = new ChunkTags(algorithm, tls.isClient() ? serverWrites : clientWrites);
         } catch (GeneralSecurityException e) {
             throw new SSLException("cannot derive chunk keys with " + tls.peer() + ": " + e.getMessage(), e);
         }

@@ -66,7 +66,7 @@ class TamperingTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void aFlippedBitFailsTheRead(Kind kind) throws Exception {
         AtomicReference<TamperingProxy> proxy = new AtomicReference<>();
         try (Loopback.Ends ends = throughProxy(kind, proxy); TamperingProxy ignored = proxy.get()) {

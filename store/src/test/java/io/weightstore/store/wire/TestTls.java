@@ -13,11 +13,17 @@ import java.util.SplittableRandom;
 
 /** A cluster CA with a node and a reader, their data-plane endpoints, and connections of each kind between them. */
 final class TestTls {
-    /** The transports under test. */
+    /**
+     * The transports under test. In each MAC kind the two ends propose different chunk tags, so a
+     * connection works only if both use the node's.
+     */
     enum Kind {
         PLAIN,
         TLS,
-        MAC
+        /** AES-GMAC, the node's choice; the client proposes Poly1305. */
+        MAC,
+        /** Poly1305, the node's choice; the client proposes AES-GMAC. */
+        MAC_POLY1305
     }
 
     final TestPki pki;
@@ -48,13 +54,16 @@ final class TestTls {
         return switch (kind) {
             case PLAIN -> PlainTransport::new;
             case TLS -> socket -> TlsTransport.handshake(socket, end);
-            case MAC -> socket -> mac(TlsTransport.handshake(socket, end));
+            case MAC -> socket -> mac(TlsTransport.handshake(socket, end), ChunkTags.Algorithm.GMAC);
+            case MAC_POLY1305 -> socket -> mac(TlsTransport.handshake(socket, end), ChunkTags.Algorithm.POLY1305);
         };
     }
 
-    static MacTransport mac(TlsTransport tls) throws IOException {
+    /** Switches to MAC framing with the node preferring {@code nodeTags} and the client the other kind. */
+    static MacTransport mac(TlsTransport tls, ChunkTags.Algorithm nodeTags) throws IOException {
+        ChunkTags.Algorithm other = nodeTags == ChunkTags.Algorithm.GMAC ? ChunkTags.Algorithm.POLY1305 : ChunkTags.Algorithm.GMAC;
         try {
-            return MacTransport.switchFrom(tls);
+            return MacTransport.switchFrom(tls, tls.isClient() ? other : nodeTags);
         } catch (IOException | RuntimeException e) {
             tls.close();
             throw e;

@@ -56,7 +56,7 @@ class TlsHandshakeFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void aServerFromAnotherCaIsRefusedByTheClient(Kind kind) throws Exception {
         TestPki other = TestPki.create(tmp, "other-ca");
         Credentials stranger = other.issue(Role.READER, "reader-1");
@@ -74,7 +74,7 @@ class TlsHandshakeFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void anExpiredClientCertificateIsRefusedAndTheClientLearnsWhy(Kind kind) throws Exception {
         Credentials expired = pki.issueExpired(Role.READER, "old-reader");
         String expiry = expired.certificate().getNotAfter().toInstant().toString();
@@ -91,7 +91,7 @@ class TlsHandshakeFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void anExpiredServerCertificateIsRefusedByTheClient(Kind kind) throws Exception {
         Credentials expired = pki.issueExpired(Role.NODE, "old-node");
         Credentials reader = pki.issue(Role.READER, "reader-1");
@@ -106,7 +106,7 @@ class TlsHandshakeFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void aClientThatReachedAnotherNodeRefusesIt(Kind kind) throws Exception {
         Credentials reader = pki.issue(Role.READER, "reader-1");
 
@@ -119,7 +119,7 @@ class TlsHandshakeFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void aClientWhoseRoleTheClientDidNotExpectIsRefused(Kind kind) throws Exception {
         Credentials writer = pki.issue(Role.WRITER, "writer-1");
         Credentials reader = pki.issue(Role.READER, "reader-1");

@@ -82,7 +82,7 @@ class TransportLifecycleTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void aHandshakeWithAPeerThatNeverAnswersIsCutByTheDeadline(Kind kind) throws Exception {
         try (ServerSocketChannel silent = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
                 SocketChannel socket = SocketChannel.open(silent.getLocalAddress())) {
@@ -114,7 +114,7 @@ class TransportLifecycleTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void aSocketThatEndsWithoutTheCloseIsReportedAsCutShort(Kind kind) throws Exception {
         try (Loopback.Ends ends = tls.connect(kind)) {
             ends.serverEnd().write(ByteBuffer.wrap(new byte[10]));

@@ -134,7 +134,7 @@ class TransportRoundTripTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"TLS", "MAC"})
+    @EnumSource(value = Kind.class, names = {"TLS", "MAC", "MAC_POLY1305"})
     void bothEndsSeeWhoTheOtherProvedToBe(Kind kind) throws Exception {
         try (Loopback.Ends ends = tls.connect(kind)) {
             assertThat(Credentials.peerIdentity(ends.clientEnd().session().orElseThrow())).isEqualTo(tls.node.identity());
