@@ -90,17 +90,19 @@ public final class CheckpointImporter {
             int version = live == null ? 0 : live.version();
             if (slot.replacement()) {
                 // A replace that stopped goes on where it was; one left behind by a replace that became READY is done.
-                Optional<Manifest> unfinished = catalog.storedReplacement(id).filter(r -> r.version() > live.version());
+                Optional<Manifest> unfinished = unfinishedReplacement(live);
                 previous = unfinished.orElse(live);
                 version = unfinished.map(Manifest::version).orElse(live.version() + 1);
             }
-            requireRoom(id, directory, request, room, version);
+            requireRoom(id, directory, request, room, previous, version);
             Manifest initial = initialManifest(request, directory, previous, version);
             // Who imports is the master's word on who wrote the manifest, not anything this process claims.
             Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
             List<String> sent = Collections.synchronizedList(new ArrayList<>());
             try {
                 return upload(request, directory, manifest, slot, lock.owner(), sent, progress, start);
+            } catch (SwitchUnsettled e) {
+                throw new CheckpointException(CheckpointException.Code.NOT_READY, e.getMessage(), e.getCause());
             } catch (IOException | RuntimeException e) {
                 if (lock.stillHeld()) {
                     freeWhatWasSent(sent, e);
@@ -108,6 +110,28 @@ public final class CheckpointImporter {
                 }
                 throw e;
             }
+        }
+    }
+
+    /**
+     * The replace of {@code live} that stopped before it was READY, if any. One whose manifest cannot be
+     * read (junk, a newer schema) is written over: its keys are of a version the live manifest never
+     * names, and keeping it would refuse every replace until the checkpoint is deleted.
+     */
+    private Optional<Manifest> unfinishedReplacement(Manifest live) throws IOException {
+        try {
+            return catalog.storedReplacement(live.checkpointId()).filter(r -> r.version() > live.version());
+        } catch (CheckpointException e) {
+            log.warn("checkpoint {}: the manifest of an earlier replace cannot be read ({}); this replace starts over", live.checkpointId(),
+                    e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** A switch to READY whose outcome is unknown: what this run sent may be what loaders read, so nothing is freed. */
+    private static final class SwitchUnsettled extends IOException {
+        SwitchUnsettled(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
@@ -133,18 +157,23 @@ public final class CheckpointImporter {
     }
 
     /**
-     * Refuses, before anything is written or evicted, a checkpoint the store cannot hold: every file
-     * that version {@code version} has not stored yet at its size, at every replica, against free
-     * space plus what eviction could free. A file of an earlier version at the same size may be kept
-     * if its bytes did not change, which is known only once it is read: until the replace is READY
-     * the version before stays whole, so each such file is counted as if it changed.
+     * Refuses, before anything is written or evicted, a checkpoint the store surely cannot hold: every
+     * file that version {@code version} has not stored yet at its size, at every replica, against free
+     * space plus what eviction could free. A file that {@code previous} records at the same size from
+     * an earlier version is not counted: it is kept if its bytes did not change, which is known only
+     * once it is read. If they did, the replace may run out of room on the way, and then fails as any
+     * replace does, the version before untouched; counting them all would refuse a new config.json for
+     * a checkpoint larger than the free space.
      */
-    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room, int version)
-            throws IOException {
+    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room, Manifest previous,
+            int version) throws IOException {
         int replicas = request.replicas();
         long needed = 0;
         for (CheckpointFile file : directory.files()) {
-            if (store.find(Catalog.fileKey(id, version, file.path())).filter(o -> o.size() == file.size()).isEmpty()) {
+            boolean keptIfUnchanged = previous != null && previous.file(file.path())
+                    .filter(f -> f.version() < version && f.size() == file.size() && f.sha256() != null).isPresent();
+            if (!keptIfUnchanged
+                    && store.find(Catalog.fileKey(id, version, file.path())).filter(o -> o.size() == file.size()).isEmpty()) {
                 needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
             }
         }
@@ -230,10 +259,37 @@ public final class CheckpointImporter {
             hashing.shutdownNow();
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
-        catalog.writeManifest(ready, writer);
+        switchTo(ready, writer);
         removeFilesOfEarlierVersions(ready, slot);
         int total = initial.files().size();
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * The switch: one write of the checkpoint's manifest as READY. A write whose answer was lost (the
+     * master went away during it) may have taken effect, and then the files this run sent are the ones
+     * loaders read, which the clean-up after a failure would free: the manifest the store has now says
+     * which it was, and when it cannot be read either, the import fails without freeing anything.
+     */
+    private void switchTo(Manifest ready, LockOwner writer) throws IOException {
+        try {
+            catalog.writeManifest(ready, writer);
+        } catch (IOException | RuntimeException e) {
+            Optional<Manifest> now;
+            try {
+                now = catalog.storedManifest(ready.checkpointId());
+            } catch (IOException unreadable) {
+                e.addSuppressed(unreadable);
+                throw new SwitchUnsettled("whether checkpoint " + ready.checkpointId() + " is READY as version " + ready.version()
+                        + " is unknown: its manifest was being written when " + e.getMessage() + ", and cannot be read now ("
+                        + unreadable.getMessage() + "); run the import again, which finishes it or finds it done", e);
+            }
+            if (now.filter(ready::equals).isEmpty()) {
+                throw e;
+            }
+            log.warn("checkpoint {}: the answer to its READY manifest was lost ({}), but the store has it", ready.checkpointId(),
+                    e.getMessage());
+        }
     }
 
     /**
