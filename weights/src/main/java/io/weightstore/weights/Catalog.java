@@ -224,15 +224,20 @@ public final class Catalog {
      */
     public List<ListedCheckpoint> list() throws IOException {
         Map<String, ObjectMeta> objects = new HashMap<>();
+        Map<String, List<ObjectMeta>> byPrefix = new HashMap<>();
         List<CheckpointId> ids = new ArrayList<>();
         for (ObjectMeta object : store.list(ROOT)) {
             objects.put(object.key(), object);
+            int slash = object.key().indexOf('/', ROOT.length());
+            if (slash > 0) {
+                byPrefix.computeIfAbsent(object.key().substring(0, slash + 1), prefix -> new ArrayList<>()).add(object);
+            }
             idOfManifest(object.key()).ifPresent(ids::add);
         }
         List<ListedCheckpoint> listed = new ArrayList<>();
         for (CheckpointId id : ids) {
             try {
-                read(id).ifPresent(written -> listed.add(listing(written, objects)));
+                read(id).ifPresent(written -> listed.add(listing(written, objects, byPrefix.getOrDefault(prefix(id), List.of()))));
             } catch (CheckpointException e) {
                 // One manifest no one can read (junk a writer put there, a newer schema) must not hide every other checkpoint.
                 listed.add(ListedCheckpoint.unreadable(id, objects.get(manifestKey(id)), e.getMessage()));
@@ -241,7 +246,7 @@ public final class Catalog {
         return listed;
     }
 
-    private ListedCheckpoint listing(WrittenManifest written, Map<String, ObjectMeta> objects) {
+    private ListedCheckpoint listing(WrittenManifest written, Map<String, ObjectMeta> objects, List<ObjectMeta> underItsPrefix) {
         Manifest manifest = written.manifest();
         List<String> problems = new ArrayList<>();
         if (manifest.status() == CheckpointStatus.READY) {
@@ -258,7 +263,7 @@ public final class Catalog {
                 }
             }
         }
-        List<ObjectMeta> left = manifest.status() == CheckpointStatus.READY ? leftovers(manifest, objects.values()) : List.of();
+        List<ObjectMeta> left = manifest.status() == CheckpointStatus.READY ? leftovers(manifest, underItsPrefix) : List.of();
         return new ListedCheckpoint(manifest, manifest.checkable(), problems, replacement(manifest, objects).orElse(null),
                 left.isEmpty() ? null : ListedCheckpoint.Leftovers.of(left));
     }
