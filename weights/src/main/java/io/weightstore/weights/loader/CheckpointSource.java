@@ -37,6 +37,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -131,24 +132,31 @@ public final class CheckpointSource implements AutoCloseable {
      * Opens the checkpoint as its manifest is now. A replace that becomes READY while a load opens the
      * version before removes the files it no longer names, under the opening: then the load opens the
      * new version instead, a few times at most, unless it already handed over metadata files (config,
-     * tokenizer) that the new version changed, which would not go with the new weights.
+     * tokenizer) that the new version changed, which would not go with the new weights. Metadata is
+     * handed over once, whatever the attempts.
      */
     private static CheckpointSource openCurrent(StoreClient store, boolean ownsStore, Manifest first, LoadOptions options,
             Optional<Consumer<Materialized>> metadataFirst) throws IOException {
         Catalog catalog = new Catalog(store);
+        AtomicBoolean handedOver = new AtomicBoolean();
+        Optional<Consumer<Materialized>> once = metadataFirst.map(tell -> materialized -> {
+            if (handedOver.compareAndSet(false, true)) {
+                tell.accept(materialized);
+            }
+        });
         Manifest manifest = first;
         for (int attempt = 1; ; attempt++) {
             try {
-                return new CheckpointSource(store, ownsStore, catalog, manifest, options, metadataFirst);
+                return new CheckpointSource(store, ownsStore, catalog, manifest, options, once);
             } catch (IOException e) {
                 Optional<Manifest> replacement = replacedSince(catalog, manifest, e);
                 if (replacement.isEmpty() || attempt == OPENS_ACROSS_REPLACES) {
                     throw e;
                 }
-                if (metadataFirst.isPresent() && !metadataOf(replacement.get()).equals(metadataOf(manifest))) {
+                if (handedOver.get() && !metadataOf(replacement.get()).equals(metadataOf(manifest))) {
                     throw new CheckpointException(CheckpointException.Code.NOT_READY, "checkpoint " + manifest.checkpointId()
                             + " was replaced by version " + replacement.get().version() + " while this load opened version "
-                            + manifest.version() + ", whose config and tokenizer it may have handed over already; load it again", e);
+                            + manifest.version() + ", whose config and tokenizer it had handed over already; load it again", e);
                 }
                 log.info("checkpoint {} was replaced while it was being opened ({}); opening version {} instead of {}",
                         manifest.checkpointId(), e.getMessage(), replacement.get().version(), manifest.version());
@@ -267,6 +275,12 @@ public final class CheckpointSource implements AutoCloseable {
     /** As {@link #open(StoreClient, CheckpointId, LoadOptions)}, from {@code manifest} as read a moment before. */
     static CheckpointSource openFrom(StoreClient store, Manifest manifest, LoadOptions options) throws IOException {
         return openCurrent(store, false, manifest, options, Optional.empty());
+    }
+
+    /** As {@link #openFrom(StoreClient, Manifest, LoadOptions)}, handing the metadata over first, as {@link #openMetadataFirst}. */
+    static CheckpointSource openFrom(StoreClient store, Manifest manifest, LoadOptions options, Consumer<Materialized> metadataWritten)
+            throws IOException {
+        return openCurrent(store, false, manifest, options, Optional.of(metadataWritten));
     }
 
     /** The checkpoint id of a {@code weightstore://ID} URI. */

@@ -16,7 +16,12 @@ import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ManifestFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,12 +53,25 @@ class LoadAcrossAReplaceTest {
         store.close();
     }
 
-    /** Imports a synthetic checkpoint whose weights come from {@code seed}. */
-    private Manifest importVersion(String revision, long seed, boolean replace) throws Exception {
+    /**
+     * Imports a synthetic checkpoint whose weights come from {@code seed}; its config (which names the
+     * seed) is the first version's unless {@code configChanges}, when it also names {@code revision}.
+     */
+    private Manifest importVersion(String revision, long seed, boolean replace, boolean configChanges) throws Exception {
         Path source = tmp.resolve(revision);
         SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, seed), source, b -> {});
+        Path config = source.resolve("config.json");
+        if (configChanges) {
+            Files.writeString(config, Files.readString(config).replaceFirst("\\{", "{\"revision\": \"" + revision + "\", "));
+        } else if (replace) {
+            Files.copy(tmp.resolve("r1").resolve("config.json"), config, StandardCopyOption.REPLACE_EXISTING);
+        }
         return new CheckpointImporter(catalog).run(new ImportRequest(ID, "org/tiny", revision, source, 1, replace, 1), Progress.NONE)
                 .manifest();
+    }
+
+    private Manifest importVersion(String revision, long seed, boolean replace) throws Exception {
+        return importVersion(revision, seed, replace, false);
     }
 
     @Test
@@ -69,6 +87,57 @@ class LoadAcrossAReplaceTest {
             assertThat(report.clientChecked() + report.nodeChecked()).as("every tensor checked against the new version's CRCs")
                     .isEqualTo(report.tensors());
         }
+    }
+
+    /** Hands the metadata over, then replaces the checkpoint before the load opens its weight files. */
+    private Consumer<CheckpointSource.Materialized> handOverThenReplace(List<CheckpointSource.Materialized> handedOver,
+            boolean configChanges) {
+        return materialized -> {
+            handedOver.add(materialized);
+            if (handedOver.size() == 1) {
+                try {
+                    importVersion("r2", 2, true, configChanges);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        };
+    }
+
+    @Test
+    void metadataIsHandedOverOnceWhenOnlyTheWeightsChanged() throws Exception {
+        List<CheckpointSource.Materialized> handedOver = new ArrayList<>();
+        LoadOptions options = LoadOptions.defaults().withCacheDir(tmp.resolve("cache"));
+
+        try (CheckpointSource source = CheckpointSource.openFrom(store, first, options, handOverThenReplace(handedOver, false))) {
+            assertThat(source.manifest().version()).isEqualTo(1);
+            assertThat(handedOver).as("the same config and tokenizer in both versions, handed over by the first attempt").hasSize(1);
+        }
+    }
+
+    @Test
+    void aReplaceThatChangedTheConfigIsOpenedWhenNoMetadataWasHandedOverYet() throws Exception {
+        Manifest second = importVersion("r2", 2, true, true);
+        List<CheckpointSource.Materialized> handedOver = new ArrayList<>();
+        LoadOptions options = LoadOptions.defaults().withCacheDir(tmp.resolve("cache"));
+
+        // The first version's config.json is gone, so its metadata cannot be written: nothing was handed over.
+        try (CheckpointSource source = CheckpointSource.openFrom(store, first, options, handedOver::add)) {
+            assertThat(source.manifest()).isEqualTo(second);
+            assertThat(handedOver).hasSize(1);
+            assertThat(Files.readString(tmp.resolve("cache").resolve("config.json"))).contains("\"revision\": \"r2\"");
+        }
+    }
+
+    @Test
+    void aReplaceThatChangedTheConfigAfterItWasHandedOverFailsTheLoadSayingToLoadAgain() {
+        List<CheckpointSource.Materialized> handedOver = new ArrayList<>();
+        LoadOptions options = LoadOptions.defaults().withCacheDir(tmp.resolve("cache"));
+
+        assertThatThrownBy(() -> CheckpointSource.openFrom(store, first, options, handOverThenReplace(handedOver, true)))
+                .hasMessageContaining("was replaced by version 1 while this load opened version 0")
+                .hasMessageContaining("load it again");
+        assertThat(handedOver).hasSize(1);
     }
 
     @Test
