@@ -316,6 +316,25 @@ class GatewayHttpTest {
         }
     }
 
+    /** A file removed behind its manifest's back is lost, not absent: a 404 would tell a client there is no such file. */
+    @Test
+    void aFileRemovedBehindItsManifestIsAnInternalError() throws Exception {
+        Path source = tmp.resolve("lost");
+        Files.createDirectories(source);
+        Files.writeString(source.resolve("config.json"), "{\"version\": 1}");
+        Catalog catalog = new Catalog(fixture.store);
+        CheckpointId id = new CheckpointId("lost");
+        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/lost", "v1", source, 1, false, 1), Progress.NONE);
+        try {
+            fixture.store.remove("weights/lost/files/config.json", true);
+            HttpResponse<byte[]> response = signed("GET", "/weights/lost/config.json", Map.of());
+            assertError(response, 500, "InternalError");
+            assertThat(text(response)).contains("checkpoint lost names config.json, but the store has no object for it");
+        } finally {
+            new CheckpointRemover(catalog).run(id, true);
+        }
+    }
+
     @Test
     void responseOverridesSetTheirHeaders() throws Exception {
         HttpResponse<byte[]> response = signed("GET", key(shard) + "?response-content-disposition=attachment%3B%20filename%3Dx.bin",

@@ -126,7 +126,7 @@ public final class CheckpointBucket {
      * removes a file object only once no READY manifest names it, so if the version still stands,
      * the object opened is the one it describes.
      *
-     * @throws S3Error NoSuchKey when the file is gone and its manifest still names it
+     * @throws S3Error InternalError when the file is gone and its manifest still names it
      * @throws Changed when the checkpoint changed since {@code object} was found: find it again
      */
     private ObjectReader open(BucketObject object) throws IOException {
@@ -137,8 +137,9 @@ public final class CheckpointBucket {
             if (e.code() == StoreException.Code.NOT_FOUND) {
                 // Deleted, or replaced by a version that stored the file elsewhere: either way its manifest changed.
                 requireCurrent(object);
-                throw new S3Error(ErrorCode.NO_SUCH_KEY, "the specified key does not exist: " + object.info().key()
-                        + " (its manifest names it, but the store has no object for it)").with("Key", object.info().key());
+                // Its manifest still names it: lost, not absent, which a 404 would tell a client it is.
+                throw new S3Error(ErrorCode.INTERNAL_ERROR, "checkpoint " + object.checkpoint() + " names " + object.file().path()
+                        + ", but the store has no object for it").with("Key", object.info().key());
             }
             throw e;
         } catch (CheckpointException e) {
