@@ -111,6 +111,11 @@ public final class MacTransport implements Transport {
         return ChunkTags.Algorithm.fastestHere().label;
     }
 
+    /** The MAC this connection tags with, the node's choice. */
+    String tagsInUse() {
+        return sending.algorithm().label;
+    }
+
     /** As {@link #switchFrom(TlsTransport)}, proposing {@code preferred}; a server proposes what both will use. */
     static MacTransport switchFrom(TlsTransport tls, ChunkTags.Algorithm preferred) throws IOException {
         ByteBuffer mine = ByteBuffer.allocate(SWITCH.capacity() + 1).put(SWITCH.duplicate()).put(preferred.id).flip();

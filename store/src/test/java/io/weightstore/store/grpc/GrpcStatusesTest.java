@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
 import io.weightstore.store.api.StoreException;
+import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import org.junit.jupiter.api.Test;
 
@@ -33,5 +34,14 @@ class GrpcStatusesTest {
 
         assertThat(refused.code()).isEqualTo(StoreException.Code.UNAVAILABLE);
         assertThat(refused.getMessage()).isEqualTo("put x: master unavailable: UNAVAILABLE: put of x needs 3 nodes up, 2 are");
+    }
+
+    @Test
+    void aPlaintextConnectionTheTransportSawResetSuggestsCredentials() {
+        StoreException reset = GrpcStatuses.toStoreException(Status.UNAVAILABLE.withDescription("io exception")
+                .withCause(new IOException("Connection reset by peer")).asRuntimeException(), "stat", true);
+
+        assertThat(reset.getMessage()).startsWith("stat: master unavailable: UNAVAILABLE: io exception (Connection reset by peer)")
+                .endsWith("give --credentials DIR (or $WEIGHTSTORE_CREDENTIALS)");
     }
 }

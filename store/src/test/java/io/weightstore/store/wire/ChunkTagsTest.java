@@ -34,7 +34,7 @@ class ChunkTagsTest {
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void aTagChecksOnlyTheSameWordBytesAndPlaceInTheStream(Algorithm algorithm) throws Exception {
+    void aTagPassesOnlyForTheSameWordBytesAndPlaceInTheStream(Algorithm algorithm) throws Exception {
         SecretKeySpec key = new SecretKeySpec(new byte[algorithm.keyBytes], algorithm.keyAlgorithm);
         ChunkTags sender = new ChunkTags(algorithm, key);
         ByteBuffer payload = ByteBuffer.allocateDirect(100_000);
@@ -47,9 +47,16 @@ class ChunkTagsTest {
         sender.sign(payload.capacity(), payload, ByteBuffer.wrap(second));
         assertThat(second).as("the next chunk of the same bytes, tagged at its own place").isNotEqualTo(first);
 
-        ChunkTags receiver = new ChunkTags(algorithm, key);
-        receiver.verify(payload.capacity(), payload, first);
+        ChunkTags inOrder = new ChunkTags(algorithm, key);
+        inOrder.verify(payload.capacity(), payload, first);
+        inOrder.verify(payload.capacity(), payload, second);
+
+        assertThatThrownBy(() -> new ChunkTags(algorithm, key).verify(payload.capacity(), payload, second))
+                .as("the second chunk's tag in first place").isInstanceOf(AEADBadTagException.class);
+        assertThatThrownBy(() -> new ChunkTags(algorithm, key).verify(payload.capacity() - 1, payload, first))
+                .as("another header word").isInstanceOf(AEADBadTagException.class);
         payload.put(77, (byte) 0);
-        assertThatThrownBy(() -> receiver.verify(payload.capacity(), payload, second)).isInstanceOf(AEADBadTagException.class);
+        assertThatThrownBy(() -> new ChunkTags(algorithm, key).verify(payload.capacity(), payload, first))
+                .as("one byte changed").isInstanceOf(AEADBadTagException.class);
     }
 }

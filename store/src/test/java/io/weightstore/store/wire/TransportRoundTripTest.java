@@ -145,6 +145,16 @@ class TransportRoundTripTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, names = {"MAC", "MAC_POLY1305"})
+    void bothEndsOfAMacConnectionTagWithTheNodesChoice(Kind kind) throws Exception {
+        String nodes = kind == Kind.MAC ? "AES-GMAC" : "Poly1305";
+        try (Loopback.Ends ends = tls.connect(kind)) {
+            assertThat(((MacTransport) ends.serverEnd()).tagsInUse()).isEqualTo(nodes);
+            assertThat(((MacTransport) ends.clientEnd()).tagsInUse()).isEqualTo(nodes);
+        }
+    }
+
     /** Writes {@code bytes} on {@code from} in its own thread and checks {@code to} receives exactly them, reading at most {@code piece} at a time. */
     private static void assertCrosses(Transport from, Transport to, MemorySegment bytes, Arena arena, int piece) throws Exception {
         CompletableFuture<Void> written = Loopback.inThread("writer", () -> {
