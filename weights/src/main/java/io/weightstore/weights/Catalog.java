@@ -160,6 +160,14 @@ public final class Catalog {
         return read(replacementKey(id)).map(WrittenManifest::manifest);
     }
 
+    /**
+     * The replace of {@code live} that has not become READY, if any: a replacement manifest of a later
+     * version than {@code live}'s. One of the same version was left by a replace that did become READY.
+     */
+    Optional<Manifest> unfinishedReplacement(Manifest live) throws IOException {
+        return storedReplacement(live.checkpointId()).filter(r -> r.version() > live.version());
+    }
+
     /** A manifest, and the identity the master recorded as the writer of its object. */
     private record WrittenManifest(Manifest manifest, String writer) {
         /** What is wrong when the manifest names an importer other than its writer. */
@@ -277,8 +285,7 @@ public final class Catalog {
             return Optional.empty();
         }
         try {
-            return read(replacementKey(live.checkpointId())).map(WrittenManifest::manifest).filter(r -> r.version() > live.version())
-                    .map(ListedCheckpoint.Replacement::of);
+            return unfinishedReplacement(live).map(ListedCheckpoint.Replacement::of);
         } catch (IOException e) {
             return Optional.empty();
         }

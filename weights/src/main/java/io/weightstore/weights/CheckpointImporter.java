@@ -89,7 +89,7 @@ public final class CheckpointImporter {
             Manifest previous = live;
             int version = live == null ? 0 : live.version();
             if (slot.replacement()) {
-                // A replace that stopped goes on where it was; one left behind by a replace that became READY is done.
+                // A replace that stopped goes on where it was.
                 Optional<Manifest> unfinished = unfinishedReplacement(live);
                 previous = unfinished.orElse(live);
                 version = unfinished.map(Manifest::version).orElse(live.version() + 1);
@@ -120,7 +120,7 @@ public final class CheckpointImporter {
      */
     private Optional<Manifest> unfinishedReplacement(Manifest live) throws IOException {
         try {
-            return catalog.storedReplacement(live.checkpointId()).filter(r -> r.version() > live.version());
+            return catalog.unfinishedReplacement(live);
         } catch (CheckpointException e) {
             log.warn("checkpoint {}: the manifest of an earlier replace cannot be read ({}); this replace starts over", live.checkpointId(),
                     e.getMessage());
