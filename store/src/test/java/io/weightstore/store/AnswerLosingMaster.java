@@ -1,0 +1,85 @@
+package io.weightstore.store;
+
+import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.StoreException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A master whose answers a test can lose after it acted on the call, as when a master commits a
+ * write and dies before its reply leaves: the seal of a put of one key, and the reads of keys made
+ * unreadable for a while.
+ */
+public final class AnswerLosingMaster implements InvocationHandler {
+    private final MasterApi master;
+    private final Map<String, String> keyOfPut = new ConcurrentHashMap<>();
+    private final Set<String> answersToLose = ConcurrentHashMap.newKeySet();
+    private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
+    private final Set<String> unreadableAfterLoss = ConcurrentHashMap.newKeySet();
+
+    private AnswerLosingMaster(MasterApi master) {
+        this.master = master;
+    }
+
+    public static AnswerLosingMaster over(MasterApi master) {
+        return new AnswerLosingMaster(master);
+    }
+
+    public MasterApi api() {
+        return (MasterApi) Proxy.newProxyInstance(MasterApi.class.getClassLoader(), new Class<?>[] {MasterApi.class}, this);
+    }
+
+    /** The next seal of a put of {@code key} takes effect and then fails as a lost answer does. */
+    public void loseTheAnswerToTheNextSealOf(String key) {
+        answersToLose.add(key);
+    }
+
+    /** As {@link #loseTheAnswerToTheNextSealOf}, and from then on {@code key} cannot be read until {@link #heal}. */
+    public void loseTheAnswerToTheNextSealOfAndThenReadsOf(String key) {
+        answersToLose.add(key);
+        unreadableAfterLoss.add(key);
+    }
+
+    /** Every call answers again. */
+    public void heal() {
+        answersToLose.clear();
+        unreadable.clear();
+        unreadableAfterLoss.clear();
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        String name = method.getName();
+        if ((name.equals("stat") || name.equals("locate")) && unreadable.contains((String) args[0])) {
+            throw lost(name + " of " + args[0]);
+        }
+        Object answer;
+        try {
+            answer = method.invoke(master, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+        if (name.equals("putStart")) {
+            keyOfPut.put(((PutGrant) answer).putId(), (String) args[0]);
+        } else if (name.equals("putEnd")) {
+            String key = keyOfPut.remove((String) args[0]);
+            if (key != null && answersToLose.remove(key)) {
+                if (unreadableAfterLoss.remove(key)) {
+                    unreadable.add(key);
+                }
+                throw lost("the seal of " + key);
+            }
+        }
+        return answer;
+    }
+
+    private static StoreException lost(String call) {
+        return new StoreException(StoreException.Code.UNAVAILABLE, "the master's answer to " + call + " was lost (injected)");
+    }
+}

@@ -1,0 +1,102 @@
+package io.weightstore.weights;
+
+import static io.weightstore.weights.CatalogContract.assertCheckpointError;
+import static io.weightstore.weights.CatalogContract.flipLastByte;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.AnswerLosingMaster;
+import io.weightstore.store.InProcessStore;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.StoreClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The switch of a replace is one write of the checkpoint's manifest; a master may commit it and lose
+ * its answer. The importer must then not free what it sent, which loaders now read.
+ */
+class LostSwitchAnswerTest {
+    private static final CheckpointId TINY = new CheckpointId("tiny");
+
+    @TempDir
+    Path tmp;
+
+    private Path source;
+    private AnswerLosingMaster faults;
+    private StoreClient store;
+
+    @BeforeEach
+    void open() throws IOException {
+        source = tmp.resolve("source");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.BF16, 3), source, b -> {});
+        store = InProcessStore.open(tmp.resolve("store"), 256L << 20, master -> {
+            faults = AnswerLosingMaster.over(master);
+            return faults.api();
+        });
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void aReplaceWhoseSwitchTookEffectButLostItsAnswerIsReadyWithEveryFileItSent() throws Exception {
+        importR1AndChangeAShard();
+        faults.loseTheAnswerToTheNextSealOf(Catalog.manifestKey(TINY));
+
+        ImportResult replaced = replace("r2");
+
+        assertThat(replaced.uploadedFiles()).isEqualTo(1);
+        Manifest live = catalog().readyManifest(TINY);
+        assertThat(live.revision()).isEqualTo("r2");
+        assertThat(live.version()).isEqualTo(1);
+        assertThat(store.list("weights/tiny/v1/")).as("the changed shard and its CRC table, kept").hasSize(2);
+        assertVerifiesWhole();
+    }
+
+    @Test
+    void aSwitchWhoseOutcomeCannotBeReadFreesNothingAndARunAgainFindsItDone() throws Exception {
+        importR1AndChangeAShard();
+        faults.loseTheAnswerToTheNextSealOfAndThenReadsOf(Catalog.manifestKey(TINY));
+
+        assertCheckpointError(() -> replace("r2"), CheckpointException.Code.NOT_READY, "is unknown");
+
+        faults.heal();
+        assertThat(catalog().readyManifest(TINY).revision()).as("the switch took effect").isEqualTo("r2");
+        assertVerifiesWhole();
+        assertThat(replace("r2").uploadedFiles()).as("everything already stored").isZero();
+        assertThat(catalog().readyManifest(TINY).revision()).isEqualTo("r2");
+        assertVerifiesWhole();
+    }
+
+    private Catalog catalog() {
+        return new Catalog(store);
+    }
+
+    private void importR1AndChangeAShard() throws IOException {
+        new CheckpointImporter(catalog()).run(new ImportRequest(TINY, "org/tiny", "r1", source, 1, false, 2), Progress.NONE);
+        try (var files = Files.list(source)) {
+            flipLastByte(files.filter(f -> f.toString().endsWith(".safetensors")).max(Comparator.comparingLong(f -> f.toFile().length()))
+                    .orElseThrow());
+        }
+    }
+
+    private ImportResult replace(String revision) throws IOException {
+        return new CheckpointImporter(catalog()).run(new ImportRequest(TINY, "org/tiny", revision, source, 1, true, 1), Progress.NONE);
+    }
+
+    private void assertVerifiesWhole() throws IOException {
+        CheckpointVerifier.Report verified = new CheckpointVerifier(catalog()).run(TINY, CheckpointVerifier.Mode.FULL, b -> {});
+        assertThat(verified.ok()).as(verified.toString()).isTrue();
+    }
+}
