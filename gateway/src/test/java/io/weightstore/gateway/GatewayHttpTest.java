@@ -297,40 +297,45 @@ class GatewayHttpTest {
     /** A file put over behind its manifest's back is refused as the loader refuses it, not served. */
     @Test
     void aFileReplacedBehindItsManifestIsRefused() throws Exception {
-        Path source = tmp.resolve("tampered");
-        Files.createDirectories(source);
-        Files.writeString(source.resolve("config.json"), "{\"version\": 1}");
-        Catalog catalog = new Catalog(fixture.store);
-        CheckpointId id = new CheckpointId("tampered");
-        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/tampered", "v1", source, 1, false, 1), Progress.NONE);
-        try {
+        withOneFileCheckpoint("tampered", () -> {
             fixture.store.put("weights/tampered/files/config.json", "{\"version\": 6}".getBytes(StandardCharsets.UTF_8),
                     PutOptions.defaults().withReplace(true).withPin(true));
             HttpResponse<byte[]> response = signed("GET", "/weights/tampered/config.json", Map.of());
             assertError(response, 500, "InternalError");
             assertThat(text(response)).contains("stored config.json of tampered has other bytes than the import stored")
                     .doesNotContain("6}");
-        } finally {
-            // The bucket is shared by every test here: the listings expect only the fixture's checkpoint.
-            new CheckpointRemover(catalog).run(id, true);
-        }
+        });
     }
 
     /** A file removed behind its manifest's back is lost, not absent: a 404 would tell a client there is no such file. */
     @Test
     void aFileRemovedBehindItsManifestIsAnInternalError() throws Exception {
-        Path source = tmp.resolve("lost");
-        Files.createDirectories(source);
-        Files.writeString(source.resolve("config.json"), "{\"version\": 1}");
-        Catalog catalog = new Catalog(fixture.store);
-        CheckpointId id = new CheckpointId("lost");
-        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/lost", "v1", source, 1, false, 1), Progress.NONE);
-        try {
+        withOneFileCheckpoint("lost", () -> {
             fixture.store.remove("weights/lost/files/config.json", true);
             HttpResponse<byte[]> response = signed("GET", "/weights/lost/config.json", Map.of());
             assertError(response, 500, "InternalError");
             assertThat(text(response)).contains("checkpoint lost names config.json, but the store has no object for it");
+        });
+    }
+
+    /** What a test does to a checkpoint of its own. */
+    @FunctionalInterface
+    private interface CheckpointTest {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code test} with checkpoint {@code name} holding one config.json, and removes the checkpoint after. */
+    private void withOneFileCheckpoint(String name, CheckpointTest test) throws Exception {
+        Path source = tmp.resolve(name);
+        Files.createDirectories(source);
+        Files.writeString(source.resolve("config.json"), "{\"version\": 1}");
+        Catalog catalog = new Catalog(fixture.store);
+        CheckpointId id = new CheckpointId(name);
+        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/" + name, "v1", source, 1, false, 1), Progress.NONE);
+        try {
+            test.run();
         } finally {
+            // The bucket is shared by every test here: the listings expect only the fixture's checkpoint.
             new CheckpointRemover(catalog).run(id, true);
         }
     }
