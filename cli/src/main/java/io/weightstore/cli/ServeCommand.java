@@ -65,9 +65,15 @@ final class ServeCommand implements Callable<Integer> {
             converter = DurationConverter.class,
             description = "The longest a client may take to send its whole request body, or to take any part of the answer (an"
                     + " event of a stream, a whole answer): past it its connection is closed and a generation streaming to it"
-                    + " stops, so a stalled client holds no generation for good. Also how long a kept-alive connection may wait"
-                    + " for its next request. Default: ${DEFAULT-VALUE}.")
+                    + " stops, so a stalled client holds no generation for good. Also how long a connection may wait for its next"
+                    + " request line (the first one too), and the headers after a request line may take to arrive. Default:"
+                    + " ${DEFAULT-VALUE}.")
     private Duration clientTimeout;
+
+    @Option(names = "--max-connections", defaultValue = "" + ServeConfig.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
+            description = "Client connections open at once; more wait to be accepted until one closes. Each phase of a connection"
+                    + " is bounded by --client-timeout, so none holds a place for good. Default: ${DEFAULT-VALUE}.")
+    private int maxConnections;
 
     // No default here: picocli would print a default value in --help, and this one is a secret.
     @Option(names = "--api-key", paramLabel = "KEY",
@@ -83,7 +89,7 @@ final class ServeCommand implements Callable<Integer> {
         logging.enable();
         String key = apiKey != null ? apiKey : System.getenv(API_KEY_ENV);
         ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue,
-                key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)), clientTimeout);
+                key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)), clientTimeout, maxConnections);
         String name = servedName != null ? servedName : ServedModel.nameFor(model);
         PrintWriter out = spec.commandLine().getOut();
         if (config.apiKey().isEmpty() && !InetAddress.getByName(bind).isLoopbackAddress()) {

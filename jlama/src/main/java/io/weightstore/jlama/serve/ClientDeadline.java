@@ -35,23 +35,32 @@ final class ClientDeadline implements AutoCloseable {
      * keeps its result.
      */
     <T> T within(Supplier<T> io, Function<Duration, ClientGone> tooSlow) {
-        Alarm alarm = new Alarm(Thread.currentThread());
-        ScheduledFuture<?> armed = timer.schedule(alarm, limit.toNanos(), TimeUnit.NANOSECONDS);
-        T result;
+        Armed armed = arm(() -> {});
         try {
-            result = io.get();
+            return io.get();
         } catch (RuntimeException e) {
-            if (alarm.disarm()) {
+            if (armed.disarm()) {
                 ClientGone slow = tooSlow.apply(limit);
                 slow.addSuppressed(e);
                 throw slow;
             }
             throw e;
         } finally {
-            armed.cancel(false);
+            armed.disarm();
         }
-        alarm.disarm();
-        return result;
+    }
+
+    /**
+     * Arms an alarm that interrupts this thread once the limit passes, running {@code rang} first, for
+     * a wait that does not fit in one call (Helidon's reading of a request's headers).
+     */
+    Armed arm(Runnable rang) {
+        Alarm alarm = new Alarm(Thread.currentThread(), rang);
+        return new Armed(alarm, timer.schedule(alarm, limit.toNanos(), TimeUnit.NANOSECONDS));
+    }
+
+    Duration limit() {
+        return limit;
     }
 
     /** As {@link #within(Supplier, Function)}, for a call with no result. */
@@ -67,34 +76,54 @@ final class ClientDeadline implements AutoCloseable {
         timer.shutdownNow();
     }
 
+    /** An alarm on one thread, until disarmed. */
+    static final class Armed {
+        private final Alarm alarm;
+        private final ScheduledFuture<?> scheduled;
+
+        private Armed(Alarm alarm, ScheduledFuture<?> scheduled) {
+            this.alarm = alarm;
+            this.scheduled = scheduled;
+        }
+
+        /** Whether it rang; its interrupt, if what it bounded did not consume it, is cleared. Call on the armed thread. */
+        boolean disarm() {
+            boolean rang = alarm.disarm();
+            scheduled.cancel(false);
+            return rang;
+        }
+    }
+
     /**
      * Interrupts its thread unless disarmed first. Both under one lock, so that once {@link #disarm}
      * returns no interrupt can still arrive and land on whatever the thread does next.
      */
     private static final class Alarm implements Runnable {
         private final Thread thread;
+        private final Runnable rang;
         private boolean disarmed;
-        private boolean rang;
+        private boolean interrupted;
 
-        Alarm(Thread thread) {
+        Alarm(Thread thread, Runnable rang) {
             this.thread = thread;
+            this.rang = rang;
         }
 
         @Override
         public synchronized void run() {
             if (!disarmed) {
-                rang = true;
+                interrupted = true;
+                rang.run();
                 thread.interrupt();
             }
         }
 
-        /** Whether it rang; its interrupt, if the call it bounded did not consume it, is cleared. */
         synchronized boolean disarm() {
             disarmed = true;
-            if (rang) {
+            if (interrupted) {
                 Thread.interrupted();
             }
-            return rang;
+            return interrupted;
         }
     }
 }

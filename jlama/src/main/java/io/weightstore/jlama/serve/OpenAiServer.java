@@ -8,6 +8,7 @@ import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import io.helidon.webserver.http1.Http1Config;
 import io.weightstore.weights.loader.CheckpointSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,12 +97,13 @@ public final class OpenAiServer implements AutoCloseable {
                 .any(guarded(OpenAiServer::noRoute));
         try {
             requireFreePort(config);
-            // Helidon closes a kept-alive connection whose last request line came longer ago than the idle timeout, at once
-            // when it is waiting for the next one, else once its request is answered. It has no deadline for a connection
-            // that never sends a whole request line, so connections are not capped: a few hundred silent ones would
-            // otherwise hold every place for good.
+            // Helidon closes a connection whose last request line (or whose opening) came longer ago than the idle
+            // timeout, at once when it is waiting for a request line, else once its request is answered; the headers
+            // after a request line have the header deadline.
             WebServer server = WebServer.builder().host(config.host()).port(config.port()).routing(routing)
                     .idleConnectionTimeout(config.clientTimeout()).idleConnectionPeriod(config.clientTimeout().dividedBy(2))
+                    .maxTcpConnections(config.maxConnections())
+                    .addProtocol(Http1Config.builder().addReceiveListener(new HeaderDeadline(deadline)).build())
                     .connectionOptions(socket -> socket.socketSendBufferSize(SEND_BUFFER_BYTES)).build().start();
             if (!server.isRunning()) {
                 throw new UncheckedIOException(new IOException("cannot listen on " + config.host() + ":" + config.port()

@@ -11,15 +11,20 @@ import java.util.Optional;
  *     gets a 429
  * @param apiKey when present, every {@code /v1/} request must carry it as a bearer token
  * @param clientTimeout the longest a client may take to send its whole request body, or to take a
- *     part of the answer (an event of a stream, a whole short answer), and the longest a connection
- *     may wait for its next request head; past it its connection is closed, and a generation
- *     streaming to it stops
+ *     part of the answer (an event of a stream, a whole short answer), the longest a connection
+ *     may wait for its next request line, and the longest the headers after one may take; past it
+ *     its connection is closed, and a generation streaming to it stops
+ * @param maxConnections client connections open at once; more wait in the kernel's backlog until one
+ *     closes. Every phase of a connection is bounded by {@code clientTimeout}, so none holds a place
+ *     for good
  */
-public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey, Duration clientTimeout) {
+public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey, Duration clientTimeout,
+        int maxConnections) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_MAX_CONCURRENT = 1;
     public static final int DEFAULT_MAX_QUEUE = 16;
     public static final int CLIENT_TIMEOUT_SECONDS = 60;
+    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
     private static final Duration MIN_CLIENT_TIMEOUT = Duration.ofMillis(100);
     private static final Duration MAX_CLIENT_TIMEOUT = Duration.ofDays(1);
 
@@ -40,9 +45,17 @@ public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue
             throw new IllegalArgumentException("--client-timeout must be from " + MIN_CLIENT_TIMEOUT.toMillis() + " ms to "
                     + MAX_CLIENT_TIMEOUT.toHours() + " h, found " + clientTimeout);
         }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("--max-connections must be >= 1, found " + maxConnections);
+        }
     }
 
-    /** With the default client timeout. */
+    /** With the default cap on connections. */
+    public ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey, Duration clientTimeout) {
+        this(host, port, maxConcurrent, maxQueue, apiKey, clientTimeout, DEFAULT_MAX_CONNECTIONS);
+    }
+
+    /** With the default client timeout and cap on connections. */
     public ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey) {
         this(host, port, maxConcurrent, maxQueue, apiKey, Duration.ofSeconds(CLIENT_TIMEOUT_SECONDS));
     }

@@ -1,6 +1,7 @@
 package io.weightstore.jlama.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.jlama.JlamaModels;
 import java.io.ByteArrayOutputStream;
@@ -13,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,6 +106,99 @@ class SlowClientsTest {
             assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
             assertThat(readUntilClosed(in)).as("the server closed the connection").isTrue();
         }
+    }
+
+    @Test
+    void aRequestLineThatTricklesIsCutAtTheClientTimeout() throws Exception {
+        try (OpenAiServer server = TinyModel.serve(model, config()); Socket trickling = new Socket("127.0.0.1", server.port())) {
+            try (var writer = trickle(trickling, "GET /health")) {
+                trickling.setSoTimeout(20_000);
+                assertThat(readUntilClosed(trickling.getInputStream())).as("the server closed the connection").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void headersThatTrickleAreCutAtTheClientTimeout() throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (OpenAiServer server = TinyModel.serve(model, config()); var captured = new CapturedErr(log)) {
+            try (Socket trickling = new Socket("127.0.0.1", server.port());
+                    var writer = trickle(trickling, "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")) {
+                trickling.setSoTimeout(20_000);
+                assertThat(readUntilClosed(trickling.getInputStream())).as("the server closed the connection").isTrue();
+            }
+            assertThat(new Http(server.port()).get("/health").status()).as("the next client is served").isEqualTo(200);
+        }
+        assertThat(log.toString(StandardCharsets.UTF_8))
+                .contains("GET /health - (client sent its headers too slowly: not whole after 1000 ms; connection closed)")
+                .doesNotContain("Exception").doesNotContain("ERROR");
+    }
+
+    @Test
+    void aConnectionThatSendsManyRequestsWithinTheTimeoutEachIsAnsweredAndNoneIsCut() throws Exception {
+        // Helidon's idle check reads a clock that ticks once a second, so the pauses stay a second short of the timeout.
+        ServeConfig twoSeconds = new ServeConfig("127.0.0.1", 0, 1, 1, Optional.empty(), Duration.ofSeconds(2));
+        try (OpenAiServer server = TinyModel.serve(model, twoSeconds); Socket client = new Socket("127.0.0.1", server.port())) {
+            client.setSoTimeout(20_000);
+            InputStream in = client.getInputStream();
+            // Longer in all than the timeout: each request's deadline is its own.
+            for (int i = 0; i < 6; i++) {
+                client.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(readWholeAnswer(in)).as("answer " + i).startsWith("HTTP/1.1 200");
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    @Test
+    void connectionsBeyondTheCapWaitToBeAcceptedUntilOneCloses() throws Exception {
+        ServeConfig oneConnection = new ServeConfig("127.0.0.1", 0, 1, 1, Optional.empty(), Duration.ofSeconds(30), 1);
+        try (OpenAiServer server = TinyModel.serve(model, oneConnection); Socket waiting = new Socket()) {
+            Socket first = new Socket("127.0.0.1", server.port());
+            waiting.connect(new InetSocketAddress("127.0.0.1", server.port()));
+            waiting.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            waiting.setSoTimeout(1_000);
+            InputStream in = waiting.getInputStream();
+            assertThatThrownBy(in::read).as("not accepted while the first connection is open").isInstanceOf(SocketTimeoutException.class);
+            first.close();
+            waiting.setSoTimeout(20_000);
+            assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+        }
+    }
+
+    /** Writes {@code start}, then one more byte every 100 ms from a thread of its own until the connection fails or the result is closed. */
+    private static AutoCloseable trickle(Socket socket, String start) throws IOException {
+        socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        Thread writer = Thread.ofVirtual().start(() -> {
+            try {
+                while (true) {
+                    Thread.sleep(100);
+                    socket.getOutputStream().write('a');
+                    socket.getOutputStream().flush();
+                }
+            } catch (IOException | InterruptedException stopped) {
+                // the server closed the connection, or the test is done
+            }
+        });
+        return writer::interrupt;
+    }
+
+    /** One answer with a Content-Length, read to its last byte so that the next read starts the next answer. */
+    private static String readWholeAnswer(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                return head.toString(StandardCharsets.US_ASCII) + "(closed)";
+            }
+            head.write(b);
+        }
+        String text = head.toString(StandardCharsets.US_ASCII);
+        Matcher length = Pattern.compile("(?i)content-length: *(\\d+)").matcher(text);
+        assertThat(length.find()).as("a Content-Length in " + text).isTrue();
+        in.readNBytes(Integer.parseInt(length.group(1)));
+        return text;
     }
 
     /** Whether the peer closed (or reset) the connection before the socket's read timeout. */
