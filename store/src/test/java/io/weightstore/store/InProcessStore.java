@@ -21,7 +21,11 @@ public final class InProcessStore {
     private InProcessStore() {}
 
     public static StoreClient open(Path dir, long capacity, UnaryOperator<MasterApi> around) throws StoreException {
-        MasterCore master = MasterCore.open(RocksMetadataStore.open(dir.resolve("master")), MasterConfig.defaults());
+        return open(dir, capacity, MasterConfig.defaults(), around);
+    }
+
+    public static StoreClient open(Path dir, long capacity, MasterConfig config, UnaryOperator<MasterApi> around) throws StoreException {
+        MasterCore master = MasterCore.open(RocksMetadataStore.open(dir.resolve("master")), config);
         try (PoolFile pool = PoolFile.openOrCreate(dir.resolve("pool"), capacity)) {
             master.registerNode(new NodeInfo(pool.nodeId(), Endpoint.inProcess(), pool.path().toAbsolutePath().toString(), pool.uuid(),
                     pool.capacity()));

@@ -40,16 +40,27 @@ final class SliceWriter {
         this.connections = connections;
     }
 
-    /** Slices go to their nodes in parallel, each to all its replicas. */
+    /**
+     * Slices go to their nodes in parallel, each to all its replicas. A put that fails returns once
+     * none of its writes runs, and only then frees its space: {@code data} may be gone after it returns.
+     */
     ObjectMeta put(String key, MemorySegment data, PutOptions options, Progress progress) throws IOException {
         PutGrant grant = start(key, data.byteSize(), options);
+        InFlightWrites inFlight = new InFlightWrites();
         try {
             List<Future<BlockCrcs>> writes = new ArrayList<>();
             for (SliceMeta slice : grant.object().slices()) {
                 writes.add(workers.submit(() -> {
-                    BlockCrcs crcs = write(grant, slice, data.asSlice(slice.offset(), slice.length()));
-                    progress.advanced(slice.length());
-                    return crcs;
+                    if (!inFlight.begin()) {
+                        return null;
+                    }
+                    try {
+                        BlockCrcs crcs = write(grant, slice, data.asSlice(slice.offset(), slice.length()));
+                        progress.advanced(slice.length());
+                        return crcs;
+                    } finally {
+                        inFlight.end();
+                    }
                 }));
             }
             List<BlockCrcs> checksums = new ArrayList<>();
@@ -58,6 +69,7 @@ final class SliceWriter {
             }
             return master.putEnd(grant.putId(), checksums);
         } catch (IOException | RuntimeException e) {
+            inFlight.stopAndAwait();
             abort(grant, e);
             throw e;
         }
