@@ -30,10 +30,12 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -98,6 +100,8 @@ public final class CheckpointSource implements AutoCloseable {
     private final Map<ObjectReader, Optional<MemorySegment>> mappedFiles = new HashMap<>();
     /** The checks of mapped files, each run in parallel over the file's slices on the store client's workers. */
     private final Map<ObjectReader, Future<Void>> checks = new HashMap<>();
+    /** Files seen in place whose check failed: views of them may have been handed out ahead. */
+    private final Set<ObjectReader> failedChecks = new HashSet<>();
     private final ExecutorService checker = Executors.newVirtualThreadPerTaskExecutor();
     private final LongAdder bytesSeenInPlace = new LongAdder();
     private Map<String, Location> tensors;
@@ -494,7 +498,8 @@ public final class CheckpointSource implements AutoCloseable {
     /**
      * Maps every weight file that can be seen in place (starting its check) and waits for all the
      * checks; returns the files whose check failed, which are read from now on, like any file that
-     * cannot be mapped. Views of them handed out by {@link #mappedAhead} must not be used.
+     * cannot be mapped (and is not among them: {@link #mappedAhead} handed out no view of it). Views
+     * of the files returned must not be used.
      */
     public List<String> awaitChecks() throws IOException {
         for (ObjectReader object : weightFiles.values()) {
@@ -502,11 +507,15 @@ public final class CheckpointSource implements AutoCloseable {
         }
         List<String> failed = new ArrayList<>();
         for (Map.Entry<String, ObjectReader> file : weightFiles.entrySet()) {
-            if (!checked(file.getValue())) {
+            if (!checked(file.getValue()) && failedItsCheck(file.getValue())) {
                 failed.add(file.getKey());
             }
         }
         return failed;
+    }
+
+    private synchronized boolean failedItsCheck(ObjectReader object) {
+        return failedChecks.contains(object);
     }
 
     private Optional<MemorySegment> inPlace(Location location, ShardRead read, boolean checked) throws IOException {
@@ -561,6 +570,7 @@ public final class CheckpointSource implements AutoCloseable {
                 if (checks.remove(object) != null) {
                     log.warn("{}, seen in pools on this host, failed its check; reading it instead: {}", object.key(), e.getMessage());
                 }
+                failedChecks.add(object);
                 mappedFiles.put(object, Optional.empty());
             }
             return false;
