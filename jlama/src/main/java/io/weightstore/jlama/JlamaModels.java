@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -223,9 +224,22 @@ public final class JlamaModels {
         }
     }
 
+    /**
+     * Builds the model; a store's loader is told when it is built, as Jlama keeps its loader for the
+     * model's life and never closes it: what it read ahead is then the model's alone.
+     */
     private static AbstractModel loadModel(Path dir, KvCacheDirectory kvCache, Optional<Function<Config, DistributedContext>> distributed,
             Function<File, WeightLoader> weights) {
-        return ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), kvCache.file(), DType.F32, DType.I8,
-                Optional.empty(), Optional.empty(), distributed, weights);
+        AtomicReference<WeightLoader> made = new AtomicReference<>();
+        AbstractModel model = ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), kvCache.file(), DType.F32,
+                DType.I8, Optional.empty(), Optional.empty(), distributed, d -> {
+                    WeightLoader loader = weights.apply(d);
+                    made.set(loader);
+                    return loader;
+                });
+        if (made.get() instanceof StoreWeightLoader store) {
+            store.modelBuilt();
+        }
+        return model;
     }
 }

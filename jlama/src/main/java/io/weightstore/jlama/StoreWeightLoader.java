@@ -193,9 +193,18 @@ public final class StoreWeightLoader implements WeightLoader {
         return new FloatBufferTensor(floats.asFloatBuffer(), shape, true);
     }
 
-    /** Jlama closes the loader with the model: read-ahead stops; the checkpoint source belongs to whoever opened it. */
+    /**
+     * The engine has built its model: read-ahead stops and lets go of what it read, whose tensors are
+     * the model's now (tensors asked for from now on are read one by one). Jlama keeps its loader for
+     * the model's life without closing it, so whoever builds the model says so.
+     */
+    public void modelBuilt() {
+        wholeTensors.ifPresent(TensorPrefetcher::close);
+    }
+
+    /** As {@link #modelBuilt}; the checkpoint source belongs to whoever opened it. */
     @Override
     public void close() {
-        wholeTensors.ifPresent(TensorPrefetcher::close);
+        modelBuilt();
     }
 }

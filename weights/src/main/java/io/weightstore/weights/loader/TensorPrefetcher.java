@@ -10,9 +10,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -27,6 +29,9 @@ import java.util.concurrent.Future;
  *
  * <p>Each batch is one allocation that lives as long as any of its tensors is reachable (an
  * automatic arena): the engine owns the memory and the collector frees it with the engine's tensors.
+ * The prefetcher lets go of a batch once every tensor in it was taken, and of all of them when
+ * closed, so that what the engine drops (a tensor it converts, one it never asks for) is freed even
+ * while the engine keeps the prefetcher.
  */
 public final class TensorPrefetcher implements AutoCloseable {
     static final long ALIGNMENT = 64;
@@ -39,7 +44,11 @@ public final class TensorPrefetcher implements AutoCloseable {
     private final StoreClient store;
     private final List<Batch> batches = new ArrayList<>();
     private final Map<String, Slot> slots = new HashMap<>();
+    /** Each batch's read, once queued; null once the prefetcher let go of it. */
     private final List<Future<MemorySegment>> reads = new ArrayList<>();
+    /** Per batch, its tensors not taken yet. */
+    private final List<Integer> untaken = new ArrayList<>();
+    private final Set<String> taken = new HashSet<>();
     private final int ahead;
     private final ExecutorService reader =
             Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("tensor-prefetch").factory());
@@ -68,6 +77,7 @@ public final class TensorPrefetcher implements AutoCloseable {
         if (!current.isEmpty()) {
             batches.add(new Batch(current, offset));
         }
+        batches.forEach(batch -> untaken.add(batch.tensors().size()));
         schedule(Math.min(ahead, batches.size()) - 1);
     }
 
@@ -75,7 +85,10 @@ public final class TensorPrefetcher implements AutoCloseable {
         return (offset + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
     }
 
-    /** The whole tensor, once its batch is read; empty when this prefetcher does not hold it. */
+    /**
+     * The whole tensor, once its batch is read; empty when this prefetcher does not hold it, or no
+     * longer (taken before from a batch every tensor of which was taken, or asked after close).
+     */
     public Optional<MemorySegment> take(String name) throws IOException {
         Slot slot = slots.get(name);
         if (slot == null) {
@@ -84,10 +97,16 @@ public final class TensorPrefetcher implements AutoCloseable {
         Future<MemorySegment> batch;
         synchronized (this) {
             if (closed) {
-                throw new IllegalStateException("tensor prefetcher is closed");
+                return Optional.empty();
             }
             schedule(Math.min(batches.size() - 1, slot.batch() + ahead - 1));
             batch = reads.get(slot.batch());
+            if (batch == null) {
+                return Optional.empty();
+            }
+            if (taken.add(name) && untaken.set(slot.batch(), untaken.get(slot.batch()) - 1) == 1) {
+                reads.set(slot.batch(), null);
+            }
         }
         return Optional.of(Futures.await(batch).asSlice(slot.offset(), slot.length()));
     }
@@ -145,11 +164,19 @@ public final class TensorPrefetcher implements AutoCloseable {
         return memory;
     }
 
-    /** Stops reading ahead; tensors already taken stay valid, as their memory belongs to whoever holds them. */
+    /**
+     * Stops reading ahead and lets go of every batch; tensors already taken stay valid, as their memory
+     * belongs to whoever holds them, and those asked for from now on are not here.
+     */
     @Override
     public synchronized void close() {
         closed = true;
-        reads.forEach(f -> f.cancel(false));
+        for (int i = 0; i < reads.size(); i++) {
+            Future<MemorySegment> read = reads.set(i, null);
+            if (read != null) {
+                read.cancel(false);
+            }
+        }
         reader.shutdown();
     }
 }

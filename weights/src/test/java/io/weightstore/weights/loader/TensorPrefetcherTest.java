@@ -1,0 +1,89 @@
+package io.weightstore.weights.loader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
+import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.TestCluster;
+import io.weightstore.store.api.Progress;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ImportRequest;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.ref.WeakReference;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The prefetcher hands out memory the engine owns; holding on to a batch after the engine took its
+ * tensors would keep what the engine let go of (a tensor it converted, one it never asked for) for
+ * as long as the engine keeps the prefetcher, which Jlama does for the model's life.
+ */
+class TensorPrefetcherTest {
+    private static final CheckpointId ID = new CheckpointId("tiny");
+
+    @TempDir
+    Path tmp;
+
+    private TestCluster cluster;
+    private StoreClient store;
+    private CheckpointSource source;
+
+    /** On a cluster read over its sockets: files seen in place are not prefetched. */
+    @BeforeEach
+    void importAndOpen() throws Exception {
+        cluster = new TestCluster(tmp.resolve("cluster"), 1);
+        store = cluster.client();
+        Path dir = tmp.resolve("source");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 5), dir, b -> {});
+        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(ID, "org/tiny", "main", dir, 1, false, 1), Progress.NONE);
+        source = CheckpointSource.open(store, ID, LoadOptions.defaults().withCacheDir(tmp.resolve("cache")));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        source.close();
+        store.close();
+        cluster.close();
+    }
+
+    @Test
+    void memoryOfTakenTensorsIsFreedOnceTheEngineDropsThemThoughItKeepsThePrefetcher() throws Exception {
+        List<String> names = new ArrayList<>(source.tensors().keySet());
+        try (TensorPrefetcher prefetcher = source.prefetch(64 << 10, 2)) {
+            List<WeakReference<MemorySegment.Scope>> scopes = new ArrayList<>();
+            for (String name : names) {
+                MemorySegment tensor = prefetcher.take(name).orElseThrow();
+                tensor.get(ValueLayout.JAVA_BYTE, 0);
+                scopes.add(new WeakReference<>(tensor.scope()));
+            }
+            assertThat(scopes).as("batches").hasSizeGreaterThan(1);
+
+            for (int i = 0; i < 50 && scopes.stream().anyMatch(s -> s.get() != null); i++) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertThat(scopes).as("the memory of every batch, all of whose tensors were taken and dropped")
+                    .allSatisfy(scope -> assertThat(scope.get()).isNull());
+            assertThat(prefetcher.take(names.getFirst())).as("taken before, its batch let go: read it instead").isEmpty();
+        }
+    }
+
+    @Test
+    void aClosedPrefetcherHoldsNothingAndSaysSo() throws Exception {
+        String name = source.tensors().keySet().iterator().next();
+        TensorPrefetcher prefetcher = source.prefetch(64 << 10, 2);
+        prefetcher.close();
+        assertThat(prefetcher.take(name)).isEqualTo(Optional.empty());
+    }
+}
