@@ -22,6 +22,8 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Garbage and broken frames on the node and master ports: a clear answer or a closed connection, and the servers keep serving. */
@@ -119,8 +121,10 @@ class BadInputTest {
         assertStillServes();
     }
 
-    @Test
-    void readPastThePoolIsRefusedAndTheConnectionStaysUsable() throws IOException {
+    /** Just past the end; and a length so large that its deadline, at the slowest rate waited for, overflowed a long of nanoseconds. */
+    @ParameterizedTest
+    @ValueSource(longs = {20, Long.MAX_VALUE - TestCluster.NODE_CAPACITY})
+    void readPastThePoolIsRefusedAndTheConnectionStaysUsable(long length) throws IOException {
         try (Socket socket = node()) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
@@ -128,7 +132,7 @@ class BadInputTest {
             in.readNBytes(8);
             long capacity = TestCluster.NODE_CAPACITY;
             out.write(ByteBuffer.allocate(8 + 20).put(Op.READ.code()).put((byte) 0).putShort((short) 0).putInt(20)
-                    .putLong(capacity - 10).putLong(20).putInt(0).array());
+                    .putLong(capacity - 10).putLong(length).putInt(0).array());
             byte[] header = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
             assertThat(header[0]).isEqualTo(Status.OUT_OF_RANGE.code());
             String message = new String(in.readNBytes(ByteBuffer.wrap(header).getShort(2)));

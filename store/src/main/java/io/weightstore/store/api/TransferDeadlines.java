@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param idle how long a node keeps a connection that sends no request
  */
 public record TransferDeadlines(Duration base, long minBytesPerSecond, Duration idle) {
+    private static final long MAX_TRANSFER_NANOS = Duration.ofDays(365).toNanos();
+
     public TransferDeadlines {
         if (base.toMillis() < 1 || minBytesPerSecond < 1 || idle.toMillis() < 1) {
             throw new IllegalArgumentException("deadlines must be positive: base=" + base + " minBytesPerSecond=" + minBytesPerSecond
@@ -36,9 +38,14 @@ public record TransferDeadlines(Duration base, long minBytesPerSecond, Duration 
         return base;
     }
 
-    /** The deadline of an exchange that moves {@code bytes}. */
+    /**
+     * The deadline of an exchange that moves {@code bytes}, at most a year: a longer one means nothing,
+     * and the timer counts in nanoseconds of a long. A negative count is a sum of lengths that
+     * overflowed, so it gets the most.
+     */
     public Duration forBytes(long bytes) {
-        // In doubles: bytes times a billion overflows a long above 9 GB; the cast saturates instead.
-        return base.plusNanos((long) (bytes * 1e9 / minBytesPerSecond));
+        // In doubles: bytes times a billion overflows a long above 9 GB.
+        double nanos = bytes < 0 ? MAX_TRANSFER_NANOS : Math.min(MAX_TRANSFER_NANOS, bytes * 1e9 / minBytesPerSecond);
+        return base.plusNanos((long) nanos);
     }
 }
