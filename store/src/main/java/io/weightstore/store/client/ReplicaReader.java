@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -113,34 +112,46 @@ final class ReplicaReader {
             }
             return;
         }
-        // On the first failure the jobs not yet started are skipped; all are awaited, so none writes into dst after return.
-        AtomicBoolean failed = new AtomicBoolean();
+        // On the first failure the jobs not yet started are skipped; the read returns once none runs, so none writes into
+        // dst after, whatever ended it (an interrupt included, which cancels futures whose jobs still run).
+        RunningTasks tasks = new RunningTasks();
         List<Future<Void>> running = new ArrayList<>(jobs.size());
         for (Job job : spreadOverNodes(jobs)) {
             running.add(workers.submit(() -> {
-                if (!failed.get()) {
-                    try {
-                        run(job);
-                    } catch (IOException | RuntimeException e) {
-                        failed.set(true);
-                        throw e;
-                    }
+                if (!tasks.begin()) {
+                    return null;
+                }
+                try {
+                    run(job);
+                } catch (IOException | RuntimeException e) {
+                    tasks.stop();
+                    throw e;
+                } finally {
+                    tasks.end();
                 }
                 return null;
             }));
         }
-        IOException failure = null;
-        for (Future<Void> future : running) {
-            try {
-                Futures.await(future);
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
+        Exception failure = null;
+        try {
+            for (Future<Void> future : running) {
+                try {
+                    Futures.await(future);
+                } catch (IOException | RuntimeException e) {
+                    tasks.stop();
+                    if (failure == null) {
+                        failure = e;
+                    }
                 }
             }
+        } finally {
+            tasks.stopAndAwait();
+        }
+        if (failure instanceof IOException io) {
+            throw io;
         }
         if (failure != null) {
-            throw failure;
+            throw (RuntimeException) failure;
         }
     }
 

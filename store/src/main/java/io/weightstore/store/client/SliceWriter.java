@@ -46,7 +46,7 @@ final class SliceWriter {
      */
     ObjectMeta put(String key, MemorySegment data, PutOptions options, Progress progress) throws IOException {
         PutGrant grant = start(key, data.byteSize(), options);
-        InFlightWrites inFlight = new InFlightWrites();
+        RunningTasks inFlight = new RunningTasks();
         try {
             List<Future<BlockCrcs>> writes = new ArrayList<>();
             for (SliceMeta slice : grant.object().slices()) {
