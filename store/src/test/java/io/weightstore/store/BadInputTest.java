@@ -60,7 +60,8 @@ class BadInputTest {
         return socket;
     }
 
-    private static byte[] hello() {
+    /** A plaintext hello with no ticket, as an insecure cluster takes. */
+    static byte[] hello() {
         return ByteBuffer.allocate(8).putInt(FrameCodec.MAGIC).putShort(FrameCodec.VERSION).putShort((short) 0).array();
     }
 

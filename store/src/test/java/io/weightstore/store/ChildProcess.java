@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A second JVM for tests that need another process: a master to kill with SIGKILL, or a holder of
- * the embedded store. It prints "READY &lt;detail&gt;" once serving, then waits to be killed.
+ * A second JVM for tests that need another process: a master to kill with SIGKILL, a holder of
+ * the embedded store, or a node (with its master) whose limits a test lowers. It prints "READY &lt;detail&gt;" once serving, then waits to be killed.
  */
 final class ChildProcess implements AutoCloseable {
     private final Process process;
@@ -38,6 +38,10 @@ final class ChildProcess implements AutoCloseable {
             case "group-master" -> {
                 MasterGroup master = MasterGroup.start(GroupSettings.of(args[1], args[2]), TestCluster.config(), "127.0.0.1", 0, MasterSecurity.insecure());
                 System.out.println("READY " + master.port());
+            }
+            case "node" -> {
+                TestCluster cluster = new TestCluster(Path.of(args[1]), 1);
+                System.out.println("READY " + cluster.node(0).port());
             }
             case "hold-embedded" -> {
                 EmbeddedStore.open(Path.of(args[1]), 16 << 20, ClientOptions.defaults());

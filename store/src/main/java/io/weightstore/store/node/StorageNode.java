@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class StorageNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
+    private static final long MIN_ACCEPT_PAUSE_MILLIS = 10;
+    private static final long MAX_ACCEPT_PAUSE_MILLIS = 1_000;
+    /** Connections past the limit told BUSY at once; more are closed unanswered. */
+    private static final int MAX_REFUSING = 64;
 
     private final PoolFile pool;
     private final boolean writesThroughMapping;
@@ -56,6 +61,7 @@ public final class StorageNode implements AutoCloseable {
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
     private final RateLimitedLog refusals = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
+    private final Semaphore refusing = new Semaphore(MAX_REFUSING);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final NodeMetrics metrics = new NodeMetrics();
     private final NodeCounters counters = new NodeCounters();
@@ -247,13 +253,36 @@ public final class StorageNode implements AutoCloseable {
         return counters.bytesServed();
     }
 
+    /**
+     * Accepts connections. A failed accept is retried after a pause that doubles to a second: the
+     * usual cause is a process out of file descriptors, which no retry cures at once, and retrying at
+     * once would spin a core and flood the log while the pending connections wait in the backlog.
+     */
     private void acceptLoop() {
+        long pauseMillis = 0;
         while (!closed.get()) {
             try {
                 SocketChannel socket = server.accept();
-                socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                pauseMillis = 0;
+                try {
+                    socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                } catch (IOException e) {
+                    socket.close();
+                    throw e;
+                }
                 if (connections.size() >= options.maxConnections()) {
-                    Thread.ofVirtual().name("node-refuse-" + pool.nodeId()).start(() -> refuseBusy(socket));
+                    // Each refusal holds a descriptor for up to its handshake's deadline: past a bound, a flood is just closed.
+                    if (refusing.tryAcquire()) {
+                        Thread.ofVirtual().name("node-refuse-" + pool.nodeId()).start(() -> {
+                            try {
+                                refuseBusy(socket);
+                            } finally {
+                                refusing.release();
+                            }
+                        });
+                    } else {
+                        socket.close();
+                    }
                     continue;
                 }
                 connections.add(socket);
@@ -269,7 +298,13 @@ public final class StorageNode implements AutoCloseable {
                 return;
             } catch (IOException e) {
                 if (!closed.get()) {
-                    log.warn("node {}: accept failed: {}", pool.nodeId(), e.getMessage());
+                    pauseMillis = Math.clamp(pauseMillis * 2, MIN_ACCEPT_PAUSE_MILLIS, MAX_ACCEPT_PAUSE_MILLIS);
+                    refusals.warn("node {}: accept failed: {}; accepting again in {} ms", pool.nodeId(), e.getMessage(), pauseMillis);
+                    try {
+                        Thread.sleep(pauseMillis);
+                    } catch (InterruptedException interrupted) {
+                        return;
+                    }
                 }
             }
         }

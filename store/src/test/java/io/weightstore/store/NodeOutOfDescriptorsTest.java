@@ -1,0 +1,78 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node out of file descriptors cannot accept, and no retry cures that at once: it must pause
+ * rather than spin a core and flood its log, and serve again once descriptors are free.
+ */
+class NodeOutOfDescriptorsTest {
+    private static final long TICKS_PER_SECOND = 100;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aNodeThatCannotAcceptPausesInsteadOfSpinningAndServesOnceDescriptorsAreFree() throws Exception {
+        Path log = tmp.resolve("node.log");
+        try (ChildProcess node = ChildProcess.start(ProcessBuilder.Redirect.to(log.toFile()), "node",
+                tmp.resolve("cluster").toString())) {
+            int port = Integer.parseInt(node.detail());
+            long open;
+            try (var fds = Files.list(Path.of("/proc/" + node.pid() + "/fd"))) {
+                open = fds.count();
+            }
+            long limit = open + 16;
+            Process prlimit = new ProcessBuilder("prlimit", "--pid", String.valueOf(node.pid()), "--nofile=" + limit + ":" + limit)
+                    .inheritIO().start();
+            assertThat(prlimit.waitFor()).as("prlimit").isZero();
+
+            List<Socket> flood = new ArrayList<>();
+            try {
+                // Silent connections: each accepted one holds a descriptor until its handshake's deadline.
+                for (int i = 0; i < 64; i++) {
+                    flood.add(new Socket("127.0.0.1", port));
+                }
+                Thread.sleep(300);
+                long before = cpuTicks(node.pid());
+                Thread.sleep(2_000);
+                long spent = cpuTicks(node.pid()) - before;
+                assertThat(spent).as("CPU ticks the node spent in 2 s out of descriptors").isLessThan(TICKS_PER_SECOND);
+            } finally {
+                for (Socket socket : flood) {
+                    socket.close();
+                }
+            }
+            assertThat(Files.readAllLines(log).stream().filter(line -> line.contains("accept failed")).count())
+                    .as("warnings of failed accepts").isBetween(1L, 10L);
+            assertThat(handshakeAnswered(port)).as("a new connection, once descriptors are free, is answered").isTrue();
+        }
+    }
+
+    /** utime + stime of the process, in clock ticks. */
+    private static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    /** Whether the node answers a hello within 20 s (its pause is at most a second; the flood's handlers end at their deadline). */
+    private static boolean handshakeAnswered(int port) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(BadInputTest.hello());
+            return socket.getInputStream().readNBytes(8).length == 8;
+        }
+    }
+}
