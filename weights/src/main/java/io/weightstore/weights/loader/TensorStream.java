@@ -12,6 +12,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -82,6 +84,12 @@ public final class TensorStream implements AutoCloseable {
     private final ExecutorService reader = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().daemon().name("tensor-stream-reader").factory());
     private final List<Future<Loaded>> pending = new ArrayList<>();
+    /**
+     * Batches read into memory of their own and not released yet. Closing cancels the futures, and a
+     * read that was running then completes a future whose result no one can get: its memory (a shared
+     * arena, which the collector never frees) is found only here.
+     */
+    private final Set<Loaded> unreleased = ConcurrentHashMap.newKeySet();
     private Loaded current;
     private int position;
     private boolean closed;
@@ -196,7 +204,11 @@ public final class TensorStream implements AutoCloseable {
                 store.read(reads);
             }
             verifyRead(items, data, offsets, continuesRead, arrived);
-            return new Loaded(batch, data, offsets, own, view);
+            Loaded loaded = new Loaded(batch, data, offsets, own, view);
+            if (own != null) {
+                unreleased.add(loaded);
+            }
+            return loaded;
         } catch (IOException | RuntimeException e) {
             release(new Loaded(batch, data, new long[0], own, view));
             throw e;
@@ -281,6 +293,7 @@ public final class TensorStream implements AutoCloseable {
 
 
     private void release(Loaded loaded) {
+        unreleased.remove(loaded);
         if (loaded.own() != null && loaded.view().scope().isAlive()) {
             loaded.view().close();
             oversize.giveBack(loaded.own());
@@ -312,6 +325,9 @@ public final class TensorStream implements AutoCloseable {
                     // A batch that failed or never ran holds no memory of its own.
                 }
             }
+        }
+        for (Loaded lost : List.copyOf(unreleased)) {
+            release(lost);
         }
         views.close();
         oversize.close();
