@@ -70,11 +70,15 @@ public final class JlamaModels {
 
         @Override
         public void close() {
+            // Each closes whatever the one before threw: a source left open would hold its leases until they ran out.
             try {
                 model.close();
-                source.ifPresent(CheckpointSource::close);
             } finally {
-                kvCache.close();
+                try {
+                    source.ifPresent(CheckpointSource::close);
+                } finally {
+                    kvCache.close();
+                }
             }
         }
     }

@@ -44,6 +44,8 @@ public final class StoreWeightLoader implements WeightLoader {
     private final CheckpointSource source;
     private final Map<String, CheckpointSource.Location> locations;
     private final Map<String, TensorInfo> tensorInfo;
+    /** Tensors of dtypes Jlama has no type for, left out of {@link #tensorInfoMap}, so that asking for one names its dtype. */
+    private final Map<String, io.weightstore.format.DType> unsupported = new LinkedHashMap<>();
     private final Map<String, String> metadata;
     private final DType modelDType;
     private final Optional<TensorPrefetcher> wholeTensors;
@@ -57,9 +59,13 @@ public final class StoreWeightLoader implements WeightLoader {
         this.locations = source.tensors();
         Map<String, TensorInfo> infos = new LinkedHashMap<>();
         for (CheckpointSource.Location location : locations.values()) {
-            jlamaDType(location.info().dtype()).ifPresent(dtype -> infos.put(location.info().name(), new TensorInfo(dtype,
-                    location.info().shape().stream().mapToLong(Long::longValue).toArray(),
-                    new long[] {location.info().begin(), location.info().end()})));
+            Optional<DType> dtype = jlamaDType(location.info().dtype());
+            if (dtype.isEmpty()) {
+                unsupported.put(location.info().name(), location.info().dtype());
+                continue;
+            }
+            infos.put(location.info().name(), new TensorInfo(dtype.get(), location.info().shape().stream().mapToLong(Long::longValue)
+                    .toArray(), new long[] {location.info().begin(), location.info().end()}));
         }
         this.tensorInfo = Collections.unmodifiableMap(infos);
         this.metadata = Map.of("format", "pt", "weightstore.checkpoint", source.checkpointId().value());
@@ -106,6 +112,10 @@ public final class StoreWeightLoader implements WeightLoader {
     public AbstractTensor load(String name, DistributedContext dctx, boolean sparseRows, boolean sparseColumns) {
         CheckpointSource.Location location = locations.get(name);
         TensorInfo info = tensorInfo.get(name);
+        if (unsupported.containsKey(name)) {
+            throw new IllegalArgumentException("tensor " + name + " of checkpoint " + source.checkpointId() + " has dtype "
+                    + unsupported.get(name) + ", which Jlama cannot load");
+        }
         if (location == null || info == null) {
             throw new NoSuchElementException(name + " is not in checkpoint " + source.checkpointId());
         }
@@ -173,6 +183,11 @@ public final class StoreWeightLoader implements WeightLoader {
 
     private AbstractTensor tensor(String name, DType dtype, TensorShape shape, MemorySegment memory, DistributedContext dctx,
             boolean sparseRows) {
+        // Seen in place or prefetched whole, a tensor is not checked against this before it is here.
+        if (memory.byteSize() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("tensor " + name + " has " + memory.byteSize()
+                    + " bytes; Jlama's buffer tensors hold at most 2 GiB");
+        }
         ByteBuffer bytes = memory.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         return switch (dtype) {
             case F32 -> new FloatBufferTensor(name, bytes.asFloatBuffer(), shape, true);

@@ -14,6 +14,8 @@ import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import com.github.tjake.jlama.safetensors.tokenizer.Tokenizer;
 import com.github.tjake.jlama.tensor.AbstractTensor;
 import io.weightstore.format.DType;
+import io.weightstore.format.SafetensorsWriter;
+import io.weightstore.format.TensorSpec;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.TestCluster;
@@ -33,6 +35,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -382,5 +385,26 @@ class JlamaFromStoreTest {
             assertThat(loader.getModelDType()).isEqualTo(jlama.getModelDType());
         }
         jlama.close();
+    }
+
+    @Test
+    void aTensorOfADtypeJlamaLacksIsNamedWithItsDtypeWhenAskedFor() throws Exception {
+        Path dir = tmp.resolve("fp8");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("config.json"), "{}");
+        SafetensorsWriter.write(dir.resolve("model.safetensors"), List.of(new TensorSpec("scales", DType.F32, List.of(4L)),
+                new TensorSpec("w.fp8", DType.F8_E4M3, List.of(4L, 4L))), Map.of(), Map.of("scales", new byte[16], "w.fp8", new byte[16]));
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults())) {
+            new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("fp8"), "org/fp8", "main", dir, 1, false, 1),
+                    Progress.NONE);
+            try (CheckpointSource source = CheckpointSource.open(store, new CheckpointId("fp8"), LoadOptions.defaults()
+                    .withCacheDir(tmp.resolve("cache")))) {
+                StoreWeightLoader loader = new StoreWeightLoader(source, true);
+                assertThat(loader.tensorInfoMap()).containsOnlyKeys("scales");
+                assertThatThrownBy(() -> loader.load("w.fp8", null, false, false)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("tensor w.fp8 of checkpoint fp8 has dtype F8_E4M3, which Jlama cannot load");
+                assertThatThrownBy(() -> loader.load("absent", null, false, false)).hasMessage("absent is not in checkpoint fp8");
+            }
+        }
     }
 }
