@@ -16,9 +16,11 @@ final class BearerAuth implements Filter {
     static final Set<String> OPEN = Set.of("/health", "/ready", "/metrics");
 
     private final ApiKey key;
+    private final ClientDeadline deadline;
 
-    BearerAuth(ApiKey key) {
+    BearerAuth(ApiKey key, ClientDeadline deadline) {
         this.key = key;
+        this.deadline = deadline;
     }
 
     @Override
@@ -27,6 +29,6 @@ final class BearerAuth implements Filter {
             chain.proceed();
             return;
         }
-        Exchange.send(response, ApiError.unauthorized("missing or wrong API key: send it as 'Authorization: Bearer KEY'"));
+        Exchange.send(deadline, response, ApiError.unauthorized("missing or wrong API key: send it as 'Authorization: Bearer KEY'"));
     }
 }

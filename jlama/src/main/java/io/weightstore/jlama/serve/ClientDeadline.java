@@ -111,7 +111,8 @@ final class ClientDeadline implements AutoCloseable {
 
         @Override
         public synchronized void run() {
-            if (!disarmed) {
+            // A thread that ended (a connection Helidon dropped between its request line and headers) has nothing to stop.
+            if (!disarmed && thread.isAlive()) {
                 interrupted = true;
                 rang.run();
                 thread.interrupt();

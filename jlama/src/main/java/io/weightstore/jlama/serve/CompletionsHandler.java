@@ -1,5 +1,6 @@
 package io.weightstore.jlama.serve;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import io.weightstore.jlama.Completion;
@@ -44,8 +45,9 @@ final class CompletionsHandler {
 
     void handle(ServerRequest httpRequest, ServerResponse response) {
         ServedModel served = model.get();
-        CompletionRequest request = CompletionRequest.parse(endpoint,
-                deadline.within(() -> Exchange.body(httpRequest), ClientGone::sentTooSlowly), served);
+        JsonNode body = deadline.within(() -> Exchange.body(httpRequest), ClientGone::sentTooSlowly);
+        UnreadBodies.keepAlive(response);
+        CompletionRequest request = CompletionRequest.parse(endpoint, body, served);
         int characters = request.prompt().getPrompt().length();
         if (characters > served.longestPrompt()) {
             throw ApiError.contextLengthExceeded(endpoint.promptParam, "the prompt has " + characters + " characters; the model's"
@@ -71,7 +73,7 @@ final class CompletionsHandler {
             Thread.currentThread().interrupt();
             throw ApiError.unavailable("the server is shutting down");
         }
-        deadline.within(() -> Exchange.send(response, 200, shapes.completion(choices)), ClientGone::readTooSlowly);
+        Exchange.send(deadline, response, 200, shapes.completion(choices));
     }
 
     private void stream(ServedModel served, int[] prompt, CompletionRequest request, int maxTokens, long seed, Responses shapes,

@@ -57,7 +57,11 @@ final class Exchange {
         return body;
     }
 
-    static void send(ServerResponse response, int status, JsonNode body) {
+    /**
+     * Writes a whole answer within the client deadline: Helidon writes with no deadline, and a client
+     * that pipelines requests and reads no answer would hold its connection for good.
+     */
+    static void send(ClientDeadline deadline, ServerResponse response, int status, JsonNode body) {
         byte[] bytes;
         try {
             bytes = JSON.writeValueAsBytes(body);
@@ -66,14 +70,21 @@ final class Exchange {
         }
         response.status(Status.create(status));
         response.header(HeaderNames.CONTENT_TYPE, "application/json");
-        try {
-            response.send(bytes);
-        } catch (UncheckedIOException | ServerConnectionException e) {
-            throw new ClientGone(e);
-        }
+        send(deadline, response, bytes);
     }
 
-    static void send(ServerResponse response, ApiError error) {
+    /** As {@link #send(ClientDeadline, ServerResponse, int, JsonNode)}, for an answer already in bytes and headers set. */
+    static void send(ClientDeadline deadline, ServerResponse response, byte[] bytes) {
+        deadline.within(() -> {
+            try {
+                response.send(bytes);
+            } catch (UncheckedIOException | ServerConnectionException e) {
+                throw new ClientGone(e);
+            }
+        }, ClientGone::readTooSlowly);
+    }
+
+    static void send(ClientDeadline deadline, ServerResponse response, ApiError error) {
         if (error.status() == 401) {
             response.header(HeaderNames.WWW_AUTHENTICATE, "Bearer");
         }
@@ -85,6 +96,6 @@ final class Exchange {
             // OpenAI's clients wait this long and retry by themselves.
             response.header(HeaderNames.RETRY_AFTER, "1");
         }
-        send(response, error.status(), error.toJson());
+        send(deadline, response, error.status(), error.toJson());
     }
 }

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * once the line is in, it reads headers for as long as they trickle, and a few hundred such clients
  * would hold as many connections and threads for good. Helidon calls this listener on the
  * connection's own thread, before and after the headers, so the alarm interrupts the very read
- * that waits for them, which closes the socket (JEP 444).
+ * that waits for them, which closes the socket (JEP 444). Headers Helidon refuses (too large, no
+ * Host) end the connection and its thread, whose alarm then does nothing.
  */
 final class HeaderDeadline implements Http1ConnectionListener {
     private static final Logger log = LoggerFactory.getLogger(AccessLog.class);
@@ -27,7 +28,6 @@ final class HeaderDeadline implements Http1ConnectionListener {
 
     @Override
     public void prologue(ConnectionContext ctx, HttpPrologue prologue) {
-        // A request whose headers were refused (too large) never reached headers(): its alarm goes now.
         disarm();
         armed.set(deadline.arm(() -> log.info("{} {} - (client sent its headers too slowly: not whole after {} ms; connection closed)",
                 prologue.method().text(), prologue.uriPath().rawPath(), deadline.limit().toMillis())));

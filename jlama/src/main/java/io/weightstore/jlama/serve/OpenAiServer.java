@@ -68,8 +68,9 @@ public final class OpenAiServer implements AutoCloseable {
         AtomicReference<ServedModel> model = new AtomicReference<>();
         AdmissionQueue queue = new AdmissionQueue(config.maxConcurrent(), config.maxQueue());
         ServeMetrics metrics = new ServeMetrics(queue);
-        HttpRouting.Builder routing = HttpRouting.builder().addFilter(new AccessLog(metrics));
-        config.apiKey().ifPresent(key -> routing.addFilter(new BearerAuth(key)));
+        ClientDeadline deadline = new ClientDeadline(config.clientTimeout());
+        HttpRouting.Builder routing = HttpRouting.builder().addFilter(new AccessLog(metrics)).addFilter(new UnreadBodies());
+        config.apiKey().ifPresent(key -> routing.addFilter(new BearerAuth(key, deadline)));
         Supplier<ServedModel> loaded = () -> {
             ServedModel served = model.get();
             if (served == null) {
@@ -77,24 +78,23 @@ public final class OpenAiServer implements AutoCloseable {
             }
             return served;
         };
-        ClientDeadline deadline = new ClientDeadline(config.clientTimeout());
         CompletionsHandler chat = new CompletionsHandler(Endpoint.CHAT, loaded, queue, metrics, deadline);
         CompletionsHandler completions = new CompletionsHandler(Endpoint.COMPLETIONS, loaded, queue, metrics, deadline);
-        routing.get("/health", guarded((req, res) -> Exchange.send(res, 200, JSON.objectNode().put("status", "ok"))))
-                .get("/ready", guarded((req, res) -> {
+        routing.get("/health", guarded(deadline, (req, res) -> Exchange.send(deadline, res, 200, JSON.objectNode().put("status", "ok"))))
+                .get("/ready", guarded(deadline, (req, res) -> {
                     ServedModel served = model.get();
-                    Exchange.send(res, served == null ? 503 : 200, served == null ? JSON.objectNode().put("status", "loading")
+                    Exchange.send(deadline, res, served == null ? 503 : 200, served == null ? JSON.objectNode().put("status", "loading")
                             : JSON.objectNode().put("status", "ready").put("model", served.name()));
                 }))
-                .get("/metrics", guarded((req, res) -> {
+                .get("/metrics", guarded(deadline, (req, res) -> {
                     res.header(HeaderNames.CONTENT_TYPE, metrics.contentType());
-                    res.send(metrics.scrape());
+                    Exchange.send(deadline, res, metrics.scrape());
                 }))
-                .get("/v1/models", guarded((req, res) -> Exchange.send(res, 200, Responses.modelList(loaded.get()))))
-                .get("/v1/models/*", guarded((req, res) -> retrieveModel(req, res, loaded.get())))
-                .post(Endpoint.CHAT.path, guarded(chat::handle))
-                .post(Endpoint.COMPLETIONS.path, guarded(completions::handle))
-                .any(guarded(OpenAiServer::noRoute));
+                .get("/v1/models", guarded(deadline, (req, res) -> Exchange.send(deadline, res, 200, Responses.modelList(loaded.get()))))
+                .get("/v1/models/*", guarded(deadline, (req, res) -> retrieveModel(deadline, req, res, loaded.get())))
+                .post(Endpoint.CHAT.path, guarded(deadline, chat::handle))
+                .post(Endpoint.COMPLETIONS.path, guarded(deadline, completions::handle))
+                .any(guarded(deadline, OpenAiServer::noRoute));
         try {
             requireFreePort(config);
             // Helidon closes a connection whose last request line (or whose opening) came longer ago than the idle
@@ -165,12 +165,12 @@ public final class OpenAiServer implements AutoCloseable {
         return queue;
     }
 
-    private static void retrieveModel(ServerRequest request, ServerResponse response, ServedModel served) {
+    private static void retrieveModel(ClientDeadline deadline, ServerRequest request, ServerResponse response, ServedModel served) {
         String id = request.path().path().substring("/v1/models/".length());
         if (!id.equals(served.name())) {
             throw ApiError.modelNotFound("model", "model '" + id + "' is not served here; this server serves '" + served.name() + "'");
         }
-        Exchange.send(response, 200, Responses.model(served));
+        Exchange.send(deadline, response, 200, Responses.model(served));
     }
 
     private static void noRoute(ServerRequest request, ServerResponse response) {
@@ -189,30 +189,30 @@ public final class OpenAiServer implements AutoCloseable {
      * Answers an {@link ApiError} in OpenAI's form; lets a client that went away go with one note in
      * the access log line; logs anything else, with its stack trace, as the server's fault.
      */
-    private static Handler guarded(Handler handler) {
+    private static Handler guarded(ClientDeadline deadline, Handler handler) {
         return (request, response) -> {
             try {
                 handler.handle(request, response);
             } catch (ApiError e) {
-                sendUnlessSent(response, e);
+                sendUnlessSent(deadline, response, e);
             } catch (ClientGone e) {
                 request.context().register(e);
                 // Every request must be answered; a client that only stopped sending its body may still read this.
-                e.answer().ifPresent(answer -> sendUnlessSent(response, answer));
+                e.answer().ifPresent(answer -> sendUnlessSent(deadline, response, answer));
             } catch (ServerConnectionException e) {
                 // Helidon's word for a connection that broke while the answer was written.
                 request.context().register(new ClientGone(e));
             } catch (RuntimeException e) {
                 log.error("{} {} failed", request.prologue().method().text(), request.path().rawPath(), e);
-                sendUnlessSent(response, ApiError.internal("the server failed: " + e));
+                sendUnlessSent(deadline, response, ApiError.internal("the server failed: " + e));
             }
         };
     }
 
-    private static void sendUnlessSent(ServerResponse response, ApiError error) {
+    private static void sendUnlessSent(ClientDeadline deadline, ServerResponse response, ApiError error) {
         try {
             if (!response.isSent()) {
-                Exchange.send(response, error);
+                Exchange.send(deadline, response, error);
             }
         } catch (ClientGone gone) {
             // Nobody is left to tell.

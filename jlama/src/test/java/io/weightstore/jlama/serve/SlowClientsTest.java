@@ -166,6 +166,54 @@ class SlowClientsTest {
         }
     }
 
+    @Test
+    void aClientThatPipelinesRequestsAndReadsNoAnswerIsCutAtTheClientTimeout() throws Exception {
+        int requests = 2_000;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (OpenAiServer server = TinyModel.serve(model, config()); var captured = new CapturedErr(log); Socket greedy = new Socket()) {
+            greedy.setReceiveBufferSize(4096);
+            greedy.connect(new InetSocketAddress("127.0.0.1", server.port()));
+            // Far more answers than the two sockets' buffers hold; written from a thread of its own, as the writes block too.
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    byte[] one = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+                    for (int i = 0; i < requests; i++) {
+                        greedy.getOutputStream().write(one);
+                    }
+                } catch (IOException closed) {
+                    // the server closed the connection
+                }
+            });
+            Thread.sleep(3_000);
+            greedy.setSoTimeout(20_000);
+            String answers = readUntilClosedOrReset(greedy.getInputStream());
+            writer.join();
+            assertThat(answers.split("HTTP/1.1 200", -1).length - 1).as("answers before the server closed the connection")
+                    .isPositive().isLessThan(requests);
+        }
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("(client took nothing of the answer for 1000 ms; connection closed)");
+    }
+
+    @Test
+    void aBodyNoHandlerReadsIsNotWaitedForAndABodyReadWholeKeepsTheConnection() throws Exception {
+        try (OpenAiServer server = TinyModel.serve(model, config())) {
+            try (Socket trickling = new Socket("127.0.0.1", server.port());
+                    var writer = trickle(trickling, "GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\nabc")) {
+                trickling.setSoTimeout(20_000);
+                String answer = readWholeAnswer(trickling.getInputStream());
+                assertThat(answer).startsWith("HTTP/1.1 200").containsIgnoringCase("connection: close");
+                assertThat(readUntilClosed(trickling.getInputStream())).as("the server closed the connection").isTrue();
+            }
+            try (Socket client = new Socket("127.0.0.1", server.port())) {
+                client.setSoTimeout(20_000);
+                client.getOutputStream().write(Http.rawPost("/v1/completions", "{\"prompt\":\"hi\",\"max_tokens\":1}"));
+                assertThat(readWholeAnswer(client.getInputStream())).startsWith("HTTP/1.1 200").doesNotContainIgnoringCase("connection: close");
+                client.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(readWholeAnswer(client.getInputStream())).as("the next request on the same connection").startsWith("HTTP/1.1 200");
+            }
+        }
+    }
+
     /** Writes {@code start}, then one more byte every 100 ms from a thread of its own until the connection fails or the result is closed. */
     private static AutoCloseable trickle(Socket socket, String start) throws IOException {
         socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
@@ -199,6 +247,22 @@ class SlowClientsTest {
         assertThat(length.find()).as("a Content-Length in " + text).isTrue();
         in.readNBytes(Integer.parseInt(length.group(1)));
         return text;
+    }
+
+    /** What arrives until the peer closes the connection, or resets it (as it does when it closes with requests unread). */
+    private static String readUntilClosedOrReset(InputStream in) throws IOException {
+        ByteArrayOutputStream received = new ByteArrayOutputStream();
+        byte[] buffer = new byte[4096];
+        try {
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                received.write(buffer, 0, n);
+            }
+        } catch (SocketTimeoutException stillOpen) {
+            throw stillOpen;
+        } catch (IOException reset) {
+            // what came before the reset is kept
+        }
+        return received.toString(StandardCharsets.US_ASCII);
     }
 
     /** Whether the peer closed (or reset) the connection before the socket's read timeout. */
