@@ -192,15 +192,19 @@ public final class StoreWeightLoader implements WeightLoader {
         return switch (dtype) {
             case F32 -> new FloatBufferTensor(name, bytes.asFloatBuffer(), shape, true);
             case BF16 -> new BFloat16BufferTensor(name, bytes.asShortBuffer(), shape, true);
-            case F16 -> modelDType == DType.F32 ? widen(bytes, shape) : new Float16BufferTensor(name, bytes.asShortBuffer(), shape, true);
+            case F16 -> modelDType == DType.F32 ? widen(name, bytes, shape) : new Float16BufferTensor(name, bytes.asShortBuffer(), shape, true);
             case I8 -> new Q8ByteBufferTensor(name, bytes, (FloatBufferTensor) load(name + ".qb", dctx, sparseRows, false), shape, true);
             default -> throw new IllegalArgumentException("tensor " + name + " has dtype " + dtype + ", which Jlama cannot compute with");
         };
     }
 
     /** F16 weights in an F32 model become F32, as Jlama's own loader does. */
-    private static AbstractTensor widen(ByteBuffer halfs, TensorShape shape) {
+    private static AbstractTensor widen(String name, ByteBuffer halfs, TensorShape shape) {
         int count = halfs.remaining() / 2;
+        if ((long) count * 4 > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("tensor " + name + " is F16 in a model Jlama computes in F32; widened it would take "
+                    + (long) count * 4 + " bytes, and Jlama's buffer tensors hold at most 2 GiB");
+        }
         ByteBuffer floats = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < count; i++) {
             floats.putFloat(i * 4, Float.float16ToFloat(halfs.getShort(i * 2)));
