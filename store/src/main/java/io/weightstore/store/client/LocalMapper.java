@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 
 /**
  * Whole objects seen in place, in the pools of nodes on this host: every slice from a copy in a pool
@@ -73,27 +72,17 @@ final class LocalMapper {
         return Optional.of(pieces);
     }
 
-    /** Checks every block of {@code view}, the object's bytes, against the object's checksums, slices in parallel. */
+    /**
+     * Checks every block of {@code view}, the object's bytes, against the object's checksums, slices
+     * in parallel; returns once no check runs, so the caller may unmap the view.
+     */
     void check(ObjectMeta object, MemorySegment view) throws IOException {
-        List<Future<Void>> checks = new ArrayList<>();
+        List<RunningTasks.Task> checks = new ArrayList<>();
         for (int i = 0; i < object.slices().size(); i++) {
             int index = i;
-            checks.add(workers.submit(() -> {
-                checkSlice(object, index, view);
-                return null;
-            }));
+            checks.add(() -> checkSlice(object, index, view));
         }
-        IOException failure = null;
-        for (Future<Void> check : checks) {
-            try {
-                Futures.await(check);
-            } catch (IOException e) {
-                failure = failure == null ? e : failure;
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        RunningTasks.runAll(workers, checks);
     }
 
     private static void checkSlice(ObjectMeta object, int index, MemorySegment view) throws StoreException {

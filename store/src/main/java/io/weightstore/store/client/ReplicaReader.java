@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -112,47 +111,12 @@ final class ReplicaReader {
             }
             return;
         }
-        // On the first failure the jobs not yet started are skipped; the read returns once none runs, so none writes into
-        // dst after, whatever ended it (an interrupt included, which cancels futures whose jobs still run).
-        RunningTasks tasks = new RunningTasks();
-        List<Future<Void>> running = new ArrayList<>(jobs.size());
+        // The read returns once none of its jobs runs, so none writes into dst after, whatever ended it.
+        List<RunningTasks.Task> tasks = new ArrayList<>(jobs.size());
         for (Job job : spreadOverNodes(jobs)) {
-            running.add(workers.submit(() -> {
-                if (!tasks.begin()) {
-                    return null;
-                }
-                try {
-                    run(job);
-                } catch (IOException | RuntimeException e) {
-                    tasks.stop();
-                    throw e;
-                } finally {
-                    tasks.end();
-                }
-                return null;
-            }));
+            tasks.add(() -> run(job));
         }
-        Exception failure = null;
-        try {
-            for (Future<Void> future : running) {
-                try {
-                    Futures.await(future);
-                } catch (IOException | RuntimeException e) {
-                    tasks.stop();
-                    if (failure == null) {
-                        failure = e;
-                    }
-                }
-            }
-        } finally {
-            tasks.stopAndAwait();
-        }
-        if (failure instanceof IOException io) {
-            throw io;
-        }
-        if (failure != null) {
-            throw (RuntimeException) failure;
-        }
+        RunningTasks.runAll(workers, tasks);
     }
 
     /**

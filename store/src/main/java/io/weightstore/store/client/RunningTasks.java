@@ -1,5 +1,11 @@
 package io.weightstore.store.client;
 
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+
 /**
  * The tasks of one operation on the client's workers (the slice writes of a put, the pieces of a
  * read), so that the operation returns only once none of them runs: a put that fails frees its
@@ -7,8 +13,61 @@ package io.weightstore.store.client;
  * not say this: one cancelled reports done while its task still runs.
  */
 final class RunningTasks {
+    /** One task of an operation. */
+    @FunctionalInterface
+    interface Task {
+        void run() throws IOException;
+    }
+
     private int running;
     private boolean stopped;
+
+    /**
+     * Runs {@code tasks} on {@code workers}. On the first failure the tasks not started are skipped;
+     * returns, or throws that failure, only once none runs, whatever ended the wait (an interrupt,
+     * which cancels futures whose tasks still run, or workers shut down under it).
+     */
+    static void runAll(ExecutorService workers, List<Task> tasks) throws IOException {
+        RunningTasks running = new RunningTasks();
+        Exception failure = null;
+        try {
+            List<Future<Void>> futures = new ArrayList<>(tasks.size());
+            for (Task task : tasks) {
+                futures.add(workers.submit(() -> {
+                    if (!running.begin()) {
+                        return null;
+                    }
+                    try {
+                        task.run();
+                    } catch (IOException | RuntimeException e) {
+                        running.stop();
+                        throw e;
+                    } finally {
+                        running.end();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<Void> future : futures) {
+                try {
+                    Futures.await(future);
+                } catch (IOException | RuntimeException e) {
+                    running.stop();
+                    failure = failure == null ? e : failure;
+                }
+            }
+        } catch (RuntimeException rejected) {
+            failure = rejected;
+        } finally {
+            running.stopAndAwait();
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure != null) {
+            throw (RuntimeException) failure;
+        }
+    }
 
     /** Whether a task may start: false once the operation stopped. A task that starts must {@link #end}. */
     synchronized boolean begin() {

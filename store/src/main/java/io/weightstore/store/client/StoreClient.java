@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -326,7 +327,12 @@ public final class StoreClient implements AutoCloseable {
         }
         closed = true;
         leases.close();
-        workers.shutdownNow();
+        // Tasks still queued never run: cancel them, so that whoever waits on one hears so instead of waiting for good.
+        workers.shutdownNow().forEach(queued -> {
+            if (queued instanceof Future<?> future) {
+                future.cancel(false);
+            }
+        });
         connections.close();
         master.close();
         for (AutoCloseable resource : owned.reversed()) {

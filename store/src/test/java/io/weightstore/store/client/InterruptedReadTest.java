@@ -39,13 +39,16 @@ class InterruptedReadTest {
             for (int attempt = 0; attempt < 20; attempt++) {
                 try (ObjectReader reader = store.open("k")) {
                     Thread caller = Thread.currentThread();
-                    CompletableFuture.delayedExecutor(2 + attempt % 5, TimeUnit.MILLISECONDS).execute(caller::interrupt);
+                    CompletableFuture<Void> interrupt = CompletableFuture.runAsync(caller::interrupt,
+                            CompletableFuture.delayedExecutor(2 + attempt % 5, TimeUnit.MILLISECONDS));
                     try {
                         store.read(List.of(new Read.Ranges(reader, List.of(new Range(0, SIZE)), dst)));
                     } catch (InterruptedIOException e) {
                         interrupted++;
                         assertThat(workersStillReading()).as("store-io threads in a piece of the read it returned from").isEmpty();
                     } finally {
+                        // A read that ended first must not leave the interrupt to land on what runs next.
+                        interrupt.join();
                         Thread.interrupted();
                     }
                 }
