@@ -107,14 +107,26 @@ public final class SocketNodeAccess implements NodeAccess {
             if (e.code() == StoreException.Code.PROTOCOL) {
                 connection.close();
             } else {
-                idle.offerFirst(connection);
+                giveBack(connection);
             }
             throw e;
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
         }
+        giveBack(connection);
+    }
+
+    /** Pools a connection for the next exchange; once this access is closed, closes it instead, as close() may have emptied the pool already. */
+    private void giveBack(DataPlaneConnection connection) {
+        if (closed) {
+            connection.close();
+            return;
+        }
         idle.offerFirst(connection);
+        if (closed) {
+            closeIdle();
+        }
     }
 
     @Override

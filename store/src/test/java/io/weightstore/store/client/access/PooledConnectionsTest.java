@@ -104,4 +104,31 @@ class PooledConnectionsTest {
         assertThatThrownBy(() -> access.read(List.of(new Range(0, 1 << 20)), List.of(), arena.allocate(1 << 20)))
                 .isInstanceOf(ConnectException.class);
     }
+
+    /** An exchange that ends after its access was closed must not pool its connection: close() emptied the pool already. */
+    @Test
+    void connectionsOfExchangesThatEndAfterTheAccessClosedAreClosedToo() throws Exception {
+        TransferDeadlines longIdle = new TransferDeadlines(Duration.ofSeconds(2), 1_000_000, Duration.ofMinutes(1));
+        try (StorageNode patient = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("pool-2"), 8 << 20)
+                .withDeadlines(longIdle))) {
+            SocketNodeAccess writer = new SocketNodeAccess("127.0.0.1", patient.port(), Optional.empty(), Ticket::none, longIdle, timer);
+            writer.write(0, written, Ticket.none());
+            writer.close();
+            MemorySegment dst = arena.allocate(BYTES);
+            for (int i = 0; i < 100; i++) {
+                SocketNodeAccess racing = new SocketNodeAccess("127.0.0.1", patient.port(), Optional.empty(), Ticket::none, longIdle, timer);
+                Thread reader = Thread.ofVirtual().start(() -> {
+                    try {
+                        racing.read(List.of(new Range(0, BYTES)), List.of(), dst);
+                    } catch (IOException | IllegalStateException closedFirst) {
+                        // the access was closed before the read took a connection
+                    }
+                });
+                Thread.sleep(0, 200_000);
+                racing.close();
+                reader.join();
+            }
+            Awaits.until(Duration.ofSeconds(5), "every connection the test opened closed", () -> patient.openConnections() == 0);
+        }
+    }
 }
