@@ -111,7 +111,11 @@ public final class MasterGroup implements AutoCloseable {
             return;
         }
         if (!election.holds(fence)) {
+            // Deposed meanwhile, or the lease's sure life ran out while the metadata loaded (a slow first grant on a loaded
+            // machine) though etcd may renew it yet: either way step down, so that an election runs again. Returning
+            // alone left the election holding the fence with no master behind it, answering "just elected" for good.
             core.close();
+            election.stepDown(fence, "its lease was not sure to be alive once the metadata was loaded");
             return;
         }
         warm = false;
