@@ -184,7 +184,8 @@ class SlowClientsTest {
                     // the server closed the connection
                 }
             });
-            Thread.sleep(3_000);
+            // Read nothing until the server has given up on this client.
+            Eventually.holds(() -> log.toString(StandardCharsets.UTF_8).contains("took nothing of the answer"));
             greedy.setSoTimeout(20_000);
             String answers = readUntilClosedOrReset(greedy.getInputStream());
             writer.join();
@@ -211,6 +212,20 @@ class SlowClientsTest {
                 client.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 assertThat(readWholeAnswer(client.getInputStream())).as("the next request on the same connection").startsWith("HTTP/1.1 200");
             }
+        }
+    }
+
+    /** A body the server did not read is not taken for the next request: a request inside a refused body is never served. */
+    @Test
+    void aRequestInsideABodyNoHandlerReadIsNotServed() throws Exception {
+        String inner = "GET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        try (OpenAiServer server = TinyModel.serve(model, config()); Socket client = new Socket("127.0.0.1", server.port())) {
+            client.setSoTimeout(20_000);
+            client.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + inner.length() + "\r\n\r\n"
+                    + inner).getBytes(StandardCharsets.US_ASCII));
+            String answers = readUntilClosedOrReset(client.getInputStream());
+            assertThat(answers.split("HTTP/1.1 ", -1).length - 1).as("answers, in " + answers).isEqualTo(1);
+            assertThat(answers).startsWith("HTTP/1.1 200").doesNotContain("\"object\":\"list\"");
         }
     }
 
