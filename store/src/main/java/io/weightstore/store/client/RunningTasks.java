@@ -1,10 +1,13 @@
 package io.weightstore.store.client;
 
+import io.weightstore.store.api.StoreException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The tasks of one operation on the client's workers (the slice writes of a put, the pieces of a
@@ -60,6 +63,10 @@ final class RunningTasks {
             failure = rejected;
         } finally {
             running.stopAndAwait();
+        }
+        if (failure instanceof CancellationException || failure instanceof RejectedExecutionException) {
+            // Only closing the client cancels its queued tasks or refuses new ones.
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "the store client was closed while this operation ran", failure);
         }
         if (failure instanceof IOException io) {
             throw io;

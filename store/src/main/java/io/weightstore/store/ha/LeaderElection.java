@@ -84,6 +84,11 @@ final class LeaderElection implements AutoCloseable {
         return election;
     }
 
+    /** True while {@code held} is this master's current fence, whether or not its lease is sure to be alive this moment. */
+    boolean isCurrent(Fence held) {
+        return held != null && held == fence;
+    }
+
     /** True while {@code held} is this master's current fence and its lease is surely alive. */
     boolean holds(Fence held) {
         return held != null && held == fence && System.nanoTime() < leaseValidUntil;

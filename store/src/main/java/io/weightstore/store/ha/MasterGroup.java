@@ -110,12 +110,12 @@ public final class MasterGroup implements AutoCloseable {
             election.stepDown(fence, "it could not load the metadata: " + e.getMessage());
             return;
         }
-        if (!election.holds(fence)) {
-            // Deposed meanwhile, or the lease's sure life ran out while the metadata loaded (a slow first grant on a loaded
-            // machine) though etcd may renew it yet: either way step down, so that an election runs again. Returning
-            // alone left the election holding the fence with no master behind it, answering "just elected" for good.
+        // Only a fence deposed meanwhile stops it here. A lease whose sure life ran out while the metadata loaded (a slow
+        // first grant on a loaded machine) may be renewed yet: every call checks holds() (refusal) until it is, and the
+        // election deposes it if it is not. Requiring holds() here left the election holding the fence with no master
+        // behind it, answering "just elected and loading" for good.
+        if (!election.isCurrent(fence)) {
             core.close();
-            election.stepDown(fence, "its lease was not sure to be alive once the metadata was loaded");
             return;
         }
         warm = false;
