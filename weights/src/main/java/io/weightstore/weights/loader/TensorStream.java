@@ -293,8 +293,8 @@ public final class TensorStream implements AutoCloseable {
 
 
     private void release(Loaded loaded) {
-        unreleased.remove(loaded);
         if (loaded.own() != null && loaded.view().scope().isAlive()) {
+            unreleased.remove(loaded);
             loaded.view().close();
             oversize.giveBack(loaded.own());
         }
