@@ -22,38 +22,59 @@ final class RunningTasks {
         void run() throws IOException;
     }
 
+    /** One task of an operation that gives a result. */
+    @FunctionalInterface
+    interface Call<T> {
+        T call() throws IOException;
+    }
+
     private int running;
     private boolean stopped;
 
-    /**
-     * Runs {@code tasks} on {@code workers}. On the first failure the tasks not started are skipped;
-     * returns, or throws that failure, only once none runs, whatever ended the wait (an interrupt,
-     * which cancels futures whose tasks still run, or workers shut down under it).
-     */
+    private RunningTasks() {}
+
+    /** As {@link #callAll}, for tasks with no result. */
     static void runAll(ExecutorService workers, List<Task> tasks) throws IOException {
+        List<Call<Void>> calls = new ArrayList<>(tasks.size());
+        for (Task task : tasks) {
+            calls.add(() -> {
+                task.run();
+                return null;
+            });
+        }
+        callAll(workers, calls);
+    }
+
+    /**
+     * Runs {@code calls} on {@code workers} and returns their results in order. On the first failure
+     * the calls not started are skipped; returns, or throws that failure, only once none runs,
+     * whatever ended the wait (an interrupt, which cancels futures whose calls still run, or workers
+     * shut down under it).
+     */
+    static <T> List<T> callAll(ExecutorService workers, List<Call<T>> calls) throws IOException {
         RunningTasks running = new RunningTasks();
+        List<T> results = new ArrayList<>(calls.size());
         Exception failure = null;
         try {
-            List<Future<Void>> futures = new ArrayList<>(tasks.size());
-            for (Task task : tasks) {
+            List<Future<T>> futures = new ArrayList<>(calls.size());
+            for (Call<T> call : calls) {
                 futures.add(workers.submit(() -> {
                     if (!running.begin()) {
                         return null;
                     }
                     try {
-                        task.run();
+                        return call.call();
                     } catch (IOException | RuntimeException e) {
                         running.stop();
                         throw e;
                     } finally {
                         running.end();
                     }
-                    return null;
                 }));
             }
-            for (Future<Void> future : futures) {
+            for (Future<T> future : futures) {
                 try {
-                    Futures.await(future);
+                    results.add(Futures.await(future));
                 } catch (IOException | RuntimeException e) {
                     running.stop();
                     failure = failure == null ? e : failure;
@@ -74,10 +95,11 @@ final class RunningTasks {
         if (failure != null) {
             throw (RuntimeException) failure;
         }
+        return results;
     }
 
     /** Whether a task may start: false once the operation stopped. A task that starts must {@link #end}. */
-    synchronized boolean begin() {
+    private synchronized boolean begin() {
         if (stopped) {
             return false;
         }
@@ -85,13 +107,13 @@ final class RunningTasks {
         return true;
     }
 
-    synchronized void end() {
+    private synchronized void end() {
         running--;
         notifyAll();
     }
 
     /** Lets no task start any more. */
-    synchronized void stop() {
+    private synchronized void stop() {
         stopped = true;
     }
 
@@ -99,7 +121,7 @@ final class RunningTasks {
      * Lets no task start any more and waits for those running to end, through interrupts (each has
      * its deadline); an interrupt that came meanwhile is kept for the caller.
      */
-    synchronized void stopAndAwait() {
+    private synchronized void stopAndAwait() {
         stopped = true;
         boolean interrupted = false;
         while (running > 0) {

@@ -20,7 +20,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 
 /**
  * Writes objects: reserves the space with the master, sends each slice to every node that holds
@@ -46,30 +45,18 @@ final class SliceWriter {
      */
     ObjectMeta put(String key, MemorySegment data, PutOptions options, Progress progress) throws IOException {
         PutGrant grant = start(key, data.byteSize(), options);
-        RunningTasks inFlight = new RunningTasks();
         try {
-            List<Future<BlockCrcs>> writes = new ArrayList<>();
+            List<RunningTasks.Call<BlockCrcs>> writes = new ArrayList<>();
             for (SliceMeta slice : grant.object().slices()) {
-                writes.add(workers.submit(() -> {
-                    if (!inFlight.begin()) {
-                        return null;
-                    }
-                    try {
-                        BlockCrcs crcs = write(grant, slice, data.asSlice(slice.offset(), slice.length()));
-                        progress.advanced(slice.length());
-                        return crcs;
-                    } finally {
-                        inFlight.end();
-                    }
-                }));
+                writes.add(() -> {
+                    BlockCrcs crcs = write(grant, slice, data.asSlice(slice.offset(), slice.length()));
+                    progress.advanced(slice.length());
+                    return crcs;
+                });
             }
-            List<BlockCrcs> checksums = new ArrayList<>();
-            for (Future<BlockCrcs> write : writes) {
-                checksums.add(Futures.await(write));
-            }
+            List<BlockCrcs> checksums = RunningTasks.callAll(workers, writes);
             return master.putEnd(grant.putId(), checksums);
         } catch (IOException | RuntimeException e) {
-            inFlight.stopAndAwait();
             abort(grant, e);
             throw e;
         }
