@@ -88,10 +88,6 @@ final class Exchange {
         if (error.status() == 401) {
             response.header(HeaderNames.WWW_AUTHENTICATE, "Bearer");
         }
-        if (error.status() == 413) {
-            // The rest of the body is not read: the connection cannot carry another request.
-            response.header(HeaderNames.CONNECTION, "close");
-        }
         if (error.status() == 429) {
             // OpenAI's clients wait this long and retry by themselves.
             response.header(HeaderNames.RETRY_AFTER, "1");

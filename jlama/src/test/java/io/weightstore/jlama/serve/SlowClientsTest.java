@@ -229,6 +229,28 @@ class SlowClientsTest {
         }
     }
 
+    /** The rest of a body too large to read is not read: the answer says the connection closes, and it does. */
+    @Test
+    void aBodyTooLargeIsAnswered413AndItsConnectionClosed() throws Exception {
+        int declared = Exchange.MAX_BODY + (1 << 20);
+        try (OpenAiServer server = TinyModel.serve(model, config()); Socket client = new Socket("127.0.0.1", server.port())) {
+            client.setSoTimeout(20_000);
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    client.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: " + declared + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    client.getOutputStream().write(new byte[declared]);
+                } catch (IOException closed) {
+                    // the server closed the connection without reading the rest
+                }
+            });
+            String answer = readWholeAnswer(client.getInputStream());
+            assertThat(answer).startsWith("HTTP/1.1 413").containsIgnoringCase("connection: close");
+            assertThat(readUntilClosed(client.getInputStream())).as("the server closed the connection").isTrue();
+            writer.join();
+        }
+    }
+
     /** Writes {@code start}, then one more byte every 100 ms from a thread of its own until the connection fails or the result is closed. */
     private static AutoCloseable trickle(Socket socket, String start) throws IOException {
         socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
