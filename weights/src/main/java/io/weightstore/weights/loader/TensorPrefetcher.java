@@ -47,7 +47,7 @@ public final class TensorPrefetcher implements AutoCloseable {
     /** Each batch's read, once queued; null once the prefetcher let go of it. */
     private final List<Future<MemorySegment>> reads = new ArrayList<>();
     /** Per batch, its tensors not taken yet. */
-    private final List<Integer> untaken = new ArrayList<>();
+    private final int[] untaken;
     private final Set<String> taken = new HashSet<>();
     private final int ahead;
     private final ExecutorService reader =
@@ -77,7 +77,7 @@ public final class TensorPrefetcher implements AutoCloseable {
         if (!current.isEmpty()) {
             batches.add(new Batch(current, offset));
         }
-        batches.forEach(batch -> untaken.add(batch.tensors().size()));
+        untaken = batches.stream().mapToInt(batch -> batch.tensors().size()).toArray();
         schedule(Math.min(ahead, batches.size()) - 1);
     }
 
@@ -104,7 +104,7 @@ public final class TensorPrefetcher implements AutoCloseable {
             if (batch == null) {
                 return Optional.empty();
             }
-            if (taken.add(name) && untaken.set(slot.batch(), untaken.get(slot.batch()) - 1) == 1) {
+            if (taken.add(name) && --untaken[slot.batch()] == 0) {
                 reads.set(slot.batch(), null);
             }
         }
