@@ -21,6 +21,7 @@ import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.ReplicationStatus;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.ScrubTask;
 import io.weightstore.store.api.SliceMeta;
@@ -33,6 +34,7 @@ import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
 import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.Replica;
+import io.weightstore.store.proto.RetiredRecord;
 import io.weightstore.store.proto.Slice;
 import java.time.Duration;
 import java.time.Instant;
@@ -354,6 +356,22 @@ public final class Protos {
             return new ReadLease(lease.getKey(), lease.getLeaseId(), Instant.ofEpochMilli(lease.getExpiresMs()), lease.getHolder());
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("lease", e);
+        }
+    }
+
+    public static byte[] encode(RetiredRange range) {
+        return RetiredRecord.newBuilder().setKey(range.key()).setLeaseMark(range.leaseMark())
+                .setReplica(Replica.newBuilder().setNodeId(range.replica().nodeId()).setOffset(range.replica().offset()))
+                .setLength(range.length()).build().toByteArray();
+    }
+
+    public static RetiredRange decodeRetired(byte[] bytes) throws StoreException {
+        try {
+            RetiredRecord range = RetiredRecord.parseFrom(bytes);
+            return new RetiredRange(range.getKey(), range.getLeaseMark(), new ReplicaRef(range.getReplica().getNodeId(),
+                    range.getReplica().getOffset()), range.getLength());
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("retired range", e);
         }
     }
 

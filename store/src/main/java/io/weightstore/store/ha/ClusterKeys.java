@@ -16,6 +16,7 @@ record ClusterKeys(String cluster) {
     static final String PENDING = "p/";
     static final String LOCK = "l/";
     static final String LEASE = "r/";
+    static final String RETIRED = "t/";
 
     ClusterKeys {
         if (!NAME.matcher(cluster).matches()) {

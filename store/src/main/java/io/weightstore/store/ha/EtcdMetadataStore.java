@@ -17,6 +17,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.Protos;
 import io.weightstore.store.master.MetadataBatch;
@@ -77,6 +78,7 @@ final class EtcdMetadataStore implements MetadataStore {
     private final Map<String, PutGrant> pending = new TreeMap<>();
     private final Map<String, LockState> locks = new TreeMap<>(UTF8_ORDER);
     private final Map<Long, ReadLease> leases = new TreeMap<>();
+    private final Map<String, RetiredRange> retired = new TreeMap<>();
     private String lost;
 
     private EtcdMetadataStore(KV kv, ClusterKeys keys, Fence fence, Duration timeout, Runnable onLostAuthority) {
@@ -139,6 +141,7 @@ final class EtcdMetadataStore implements MetadataStore {
                 ReadLease lease = Protos.decodeLease(value);
                 leases.put(lease.leaseId(), lease);
             }
+            case ClusterKeys.RETIRED -> retired.put(id, Protos.decodeRetired(value));
             default -> throw new StoreException(StoreException.Code.IO, "master metadata: unknown record " + keys.meta() + name);
         }
     }
@@ -186,6 +189,12 @@ final class EtcdMetadataStore implements MetadataStore {
     public synchronized List<ReadLease> leases() throws StoreException {
         requireAuthority();
         return List.copyOf(leases.values());
+    }
+
+    @Override
+    public synchronized List<RetiredRange> retiredRanges() throws StoreException {
+        requireAuthority();
+        return List.copyOf(retired.values());
     }
 
     @Override
@@ -280,6 +289,8 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.DeleteLock c -> keys.record(ClusterKeys.LOCK, c.name());
             case MetadataBatch.Change.PutLease c -> keys.record(ClusterKeys.LEASE, leaseName(c.lease().leaseId()));
             case MetadataBatch.Change.DeleteLease c -> keys.record(ClusterKeys.LEASE, leaseName(c.leaseId()));
+            case MetadataBatch.Change.PutRetired c -> keys.record(ClusterKeys.RETIRED, MetadataBatch.retiredName(c.range().replica()));
+            case MetadataBatch.Change.DeleteRetired c -> keys.record(ClusterKeys.RETIRED, MetadataBatch.retiredName(c.replica()));
         };
     }
 
@@ -306,11 +317,13 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.PutPending c -> Protos.encode(c.put());
             case MetadataBatch.Change.PutLock c -> Protos.encode(c.lock());
             case MetadataBatch.Change.PutLease c -> Protos.encode(c.lease());
+            case MetadataBatch.Change.PutRetired c -> Protos.encode(c.range());
             case MetadataBatch.Change.DeleteObject c -> null;
             case MetadataBatch.Change.DeleteNode c -> null;
             case MetadataBatch.Change.DeletePending c -> null;
             case MetadataBatch.Change.DeleteLock c -> null;
             case MetadataBatch.Change.DeleteLease c -> null;
+            case MetadataBatch.Change.DeleteRetired c -> null;
         };
     }
 
@@ -326,6 +339,8 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.DeleteLock c -> locks.remove(c.name());
             case MetadataBatch.Change.PutLease c -> leases.put(c.lease().leaseId(), c.lease());
             case MetadataBatch.Change.DeleteLease c -> leases.remove(c.leaseId());
+            case MetadataBatch.Change.PutRetired c -> retired.put(MetadataBatch.retiredName(c.range().replica()), c.range());
+            case MetadataBatch.Change.DeleteRetired c -> retired.remove(MetadataBatch.retiredName(c.replica()));
         }
     }
 

@@ -29,6 +29,7 @@ import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
@@ -144,6 +145,15 @@ public final class MasterCore implements MasterApi, ClusterView {
             nodes.reserve(put.object());
             grantedUntilDeadline(put);
         }
+        int retired = 0;
+        for (RetiredRange range : metadata.retiredRanges()) {
+            if (replication.recoverRetired(range)) {
+                retired++;
+            } else {
+                log.error("retired range {} of {} bytes, once of {}, is on no known node or overlaps what another object or put holds;"
+                        + " not kept", range.replica(), range.length(), range.key());
+            }
+        }
         long now = clock.getAsLong();
         int leased = 0;
         for (ReadLease lease : metadata.leases()) {
@@ -154,8 +164,8 @@ public final class MasterCore implements MasterApi, ClusterView {
                 staleLeases.add(lease.leaseId());
             }
         }
-        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases", nodes.statuses().size(), objectCount,
-                pending.size(), leased);
+        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases, {} retired ranges still read",
+                nodes.statuses().size(), objectCount, pending.size(), leased, retired);
     }
 
     // ---- nodes
@@ -895,6 +905,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         List<PutGrant> doomed = pending.values().stream().filter(p -> p.object().slices().stream()
                 .anyMatch(s -> s.nodeIds().contains(nodeId))).toList();
         doomed.forEach(p -> batch.deletePending(p.putId()));
+        replication.retiredOn(nodeId).forEach(range -> batch.deleteRetired(range.replica()));
         // The node's record goes last: a forget cut short between parts still names the node, and running it again finishes.
         batch.deleteNode(nodeId);
         metadata.applyInParts(batch);

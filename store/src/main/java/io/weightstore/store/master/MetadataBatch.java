@@ -5,6 +5,8 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.RetiredRange;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,6 +33,11 @@ public final class MetadataBatch {
         record PutLease(ReadLease lease) implements Change {}
 
         record DeleteLease(long leaseId) implements Change {}
+
+        record PutRetired(RetiredRange range) implements Change {}
+
+        /** A retired range is named by where it is: a node's range is retired at most once until it is freed. */
+        record DeleteRetired(ReplicaRef replica) implements Change {}
     }
 
     private final List<Change> changes = new ArrayList<>();
@@ -75,6 +82,14 @@ public final class MetadataBatch {
         return add(new Change.DeleteLease(leaseId));
     }
 
+    public MetadataBatch putRetired(RetiredRange range) {
+        return add(new Change.PutRetired(range));
+    }
+
+    public MetadataBatch deleteRetired(ReplicaRef replica) {
+        return add(new Change.DeleteRetired(replica));
+    }
+
     public boolean isEmpty() {
         return changes.isEmpty();
     }
@@ -86,6 +101,11 @@ public final class MetadataBatch {
 
     public List<Change> changes() {
         return List.copyOf(changes);
+    }
+
+    /** The name of a retired range's record: its node and offset, which no other retired range shares. */
+    public static String retiredName(ReplicaRef replica) {
+        return replica.nodeId() + "/" + Long.toHexString(replica.offset());
     }
 
     /** A batch of {@code changes}, in their order. */

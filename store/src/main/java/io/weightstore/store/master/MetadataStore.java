@@ -5,6 +5,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import java.util.List;
 import java.util.Optional;
@@ -27,6 +28,9 @@ public interface MetadataStore extends AutoCloseable {
 
     /** Every read lease recorded, expired or not; the master drops the expired ones. */
     List<ReadLease> leases() throws StoreException;
+
+    /** Every range recorded as retired and not yet freed. */
+    List<RetiredRange> retiredRanges() throws StoreException;
 
     void apply(MetadataBatch batch) throws StoreException;
 

@@ -205,6 +205,16 @@ final class NodeRegistry {
         forEachReplica(object, (allocator, replica, length) -> allocator.reserve(replica.offset(), length));
     }
 
+    /** Takes one range a restarted master must keep; false when its node is unknown or the range is not free. */
+    boolean reserve(ReplicaRef replica, long length) {
+        SegmentAllocator allocator = space.get(replica.nodeId());
+        if (allocator == null || !allocator.isFree(replica.offset(), length)) {
+            return false;
+        }
+        allocator.reserve(replica.offset(), length);
+        return true;
+    }
+
     /** Records that {@code holder}'s write grants for every replica of {@code object} live until {@code grantsExpireAt}. */
     void granted(ObjectMeta object, Instant grantsExpireAt, String holder) {
         forEachReplica(object, (allocator, replica, length) -> granted.granted(replica, length, grantsExpireAt.toEpochMilli(), holder));

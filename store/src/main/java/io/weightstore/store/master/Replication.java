@@ -13,6 +13,7 @@ import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.ReplicationStatus;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.ScrubTask;
 import io.weightstore.store.api.SliceMeta;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -302,10 +304,11 @@ final class Replication {
         List<SliceMeta> slices = new ArrayList<>(object.slices());
         slices.set(copy.slice(), meta.withReplicas(replicas));
         ObjectMeta repaired = object.withSlices(slices);
-        metadata.apply(new MetadataBatch().putObject(repaired));
         if (old != null) {
+            applyRetiring(new MetadataBatch().putObject(repaired), copy.key(), Map.of(old, meta.length()));
             bad.remove(new BadCopy(copy.key(), copy.slice(), old.nodeId()));
-            retire(copy.key(), old, meta.length());
+        } else {
+            metadata.apply(new MetadataBatch().putObject(repaired));
         }
         log.info("copy {} committed ({}): slice {} of {} on nodes {}", copy.id(), copy.reason(), copy.slice(), copy.key(),
                 repaired.slice(copy.slice()).nodeIds());
@@ -326,14 +329,36 @@ final class Replication {
                 + " no longer has a replica on node " + copy.replaces());
     }
 
-    /** Frees a range that left an object's metadata now if no reader can hold it, else once the last one that can is gone. */
-    private void retire(String key, ReplicaRef replica, long length) {
+    /**
+     * Applies {@code change}, which takes the ranges {@code gone} (with their lengths) out of {@code key}'s
+     * metadata, and frees them: now if no reader can hold them, else once the last one that can is gone,
+     * recording them in the same change so that a master that restarts or takes over keeps them too.
+     */
+    private void applyRetiring(MetadataBatch change, String key, Map<ReplicaRef, Long> gone) throws StoreException {
         long mark = leases.lastId();
-        if (leases.heldSince(key, mark, clock.getAsLong())) {
-            retired.retire(key, mark, replica, length);
-        } else {
-            nodes.release(replica, length);
+        if (!leases.heldSince(key, mark, clock.getAsLong())) {
+            metadata.apply(change);
+            gone.forEach(nodes::release);
+            return;
         }
+        List<RetiredRange> ranges = gone.entrySet().stream().map(g -> new RetiredRange(key, mark, g.getKey(), g.getValue())).toList();
+        ranges.forEach(change::putRetired);
+        metadata.apply(change);
+        ranges.forEach(retired::retire);
+    }
+
+    /** Holds a range recorded as retired by an earlier master; false when its node is unknown or the range is not free. */
+    boolean recoverRetired(RetiredRange range) {
+        if (!nodes.reserve(range.replica(), range.length())) {
+            return false;
+        }
+        retired.retire(range);
+        return true;
+    }
+
+    /** The retired ranges on a node, whose records go when it is forgotten. */
+    List<RetiredRange> retiredOn(String nodeId) {
+        return retired.on(nodeId);
     }
 
     /** Frees what a copy allocated; one in place allocated nothing. */
@@ -391,7 +416,7 @@ final class Replication {
             }
         }
         copies.stoppedOn(nodeId, Set.of());
-        retired.forgetNode(nodeId);
+        retired.freed(retired.on(nodeId));
         scrubs.forget(nodeId);
         bad.removeIf(b -> b.nodeId().equals(nodeId));
         dirtyAll = true;
@@ -417,15 +442,31 @@ final class Replication {
 
     // ---- the periodic look
 
+    /** Frees the retired ranges no reader holds any more; ones whose records cannot be deleted now wait for the next tick. */
+    private void freeRetired(long now) {
+        List<RetiredRange> free = retired.releasable(leases, now);
+        if (free.isEmpty()) {
+            return;
+        }
+        MetadataBatch batch = new MetadataBatch();
+        free.forEach(range -> batch.deleteRetired(range.replica()));
+        try {
+            metadata.apply(batch);
+        } catch (StoreException e) {
+            log.warn("cannot delete the records of {} retired range(s) no reader holds; freeing them later: {}", free.size(), e.getMessage());
+            return;
+        }
+        retired.freed(free);
+        free.forEach(range -> nodes.release(range.replica(), range.length()));
+    }
+
     /**
      * Once a second: frees ranges no reader holds, gives up copies that stalled, and says which look
      * over the objects is due, if any.
      */
     Optional<Pass> tick() {
         long now = clock.getAsLong();
-        for (RetiredRanges.Retired range : retired.releasable(leases, now)) {
-            nodes.release(range.replica(), range.length());
-        }
+        freeRetired(now);
         for (CopyTable.Copy copy : copies.expired(now)) {
             giveUp(copy, copy.byNode() ? "no progress for " + settings().stallTimeout().toSeconds() + " s" : "not committed by its deadline");
         }
@@ -493,7 +534,7 @@ final class Replication {
         List<String> locals = object.localCopies().stream()
                 .filter(id -> nodes.placeable().stream().anyMatch(n -> n.nodeId().equals(id))).toList();
         List<SliceMeta> slices = new ArrayList<>(object.slices());
-        List<ReplicaRef> dropped = new ArrayList<>();
+        Map<ReplicaRef, Long> dropped = new LinkedHashMap<>();
         for (int i = 0; i < slices.size(); i++) {
             SliceMeta slice = slices.get(i);
             if (copies.pendingFor(object.key(), i).isPresent()) {
@@ -511,7 +552,7 @@ final class Replication {
                 List<ReplicaRef> kept = new ArrayList<>(slice.replicas());
                 kept.removeAll(plan.drops());
                 slices.set(i, slice.withReplicas(kept));
-                dropped.addAll(plan.drops());
+                plan.drops().forEach(r -> dropped.put(r, slice.length()));
                 plan.drops().forEach(r -> pass.droppedBytes.merge(r.nodeId(), slice.length(), Long::sum));
             }
             slices.get(i).replicas().forEach(r -> pass.replicasByNode.merge(r.nodeId(), 1, Integer::sum));
@@ -523,13 +564,11 @@ final class Replication {
             }
         }
         if (!dropped.isEmpty()) {
-            metadata.apply(new MetadataBatch().putObject(object.withSlices(slices)));
-            for (ReplicaRef replica : dropped) {
-                int slice = sliceOf(object, replica);
-                bad.remove(new BadCopy(object.key(), slice, replica.nodeId()));
-                retire(object.key(), replica, object.slice(slice).length());
+            applyRetiring(new MetadataBatch().putObject(object.withSlices(slices)), object.key(), dropped);
+            for (ReplicaRef replica : dropped.keySet()) {
+                bad.remove(new BadCopy(object.key(), sliceOf(object, replica), replica.nodeId()));
             }
-            log.info("dropped {} replica(s) of {} beyond what it needs: {}", dropped.size(), object.key(), dropped);
+            log.info("dropped {} replica(s) of {} beyond what it needs: {}", dropped.size(), object.key(), dropped.keySet());
         }
     }
 

@@ -5,6 +5,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.grpc.Protos;
 import java.io.IOException;
@@ -32,6 +33,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private static final String NODE = "n/";
     private static final String LOCK = "l/";
     private static final String LEASE = "r/";
+    private static final String RETIRED = "t/";
 
     static {
         RocksNativeLibrary.load();
@@ -95,6 +97,11 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
+    public List<RetiredRange> retiredRanges() throws StoreException {
+        return scan(RETIRED, "", Integer.MAX_VALUE, Protos::decodeRetired);
+    }
+
+    @Override
     public void apply(MetadataBatch batch) throws StoreException {
         try (WriteBatch write = new WriteBatch()) {
             for (MetadataBatch.Change change : batch.changes()) {
@@ -109,6 +116,9 @@ public final class RocksMetadataStore implements MetadataStore {
                     case MetadataBatch.Change.DeleteNode c -> write.delete(bytes(NODE + c.nodeId()));
                     case MetadataBatch.Change.PutLease c -> write.put(bytes(leaseKey(c.lease().leaseId())), Protos.encode(c.lease()));
                     case MetadataBatch.Change.DeleteLease c -> write.delete(bytes(leaseKey(c.leaseId())));
+                    case MetadataBatch.Change.PutRetired c -> write.put(bytes(RETIRED + MetadataBatch.retiredName(c.range().replica())),
+                            Protos.encode(c.range()));
+                    case MetadataBatch.Change.DeleteRetired c -> write.delete(bytes(RETIRED + MetadataBatch.retiredName(c.replica())));
                 }
             }
             db.write(syncWrites, write);

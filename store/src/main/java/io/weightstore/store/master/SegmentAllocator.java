@@ -59,13 +59,19 @@ final class SegmentAllocator {
         return OptionalLong.empty();
     }
 
+    /** Whether the whole range is free, so that {@link #reserve} would take it. */
+    boolean isFree(long offset, long length) {
+        Map.Entry<Long, Long> range = free.floorEntry(offset);
+        return range != null && range.getKey() + range.getValue() >= offset + aligned(Math.max(1, length));
+    }
+
     /** Marks a range taken that an object already holds, when the master rebuilds its state at start-up. */
     void reserve(long offset, long length) {
         long size = aligned(Math.max(1, length));
-        Map.Entry<Long, Long> range = free.floorEntry(offset);
-        if (range == null || range.getKey() + range.getValue() < offset + size) {
+        if (!isFree(offset, length)) {
             throw new IllegalStateException("range is not free: offset=" + offset + " length=" + size);
         }
+        Map.Entry<Long, Long> range = free.floorEntry(offset);
         long rangeStart = range.getKey();
         long rangeEnd = rangeStart + range.getValue();
         free.remove(rangeStart);

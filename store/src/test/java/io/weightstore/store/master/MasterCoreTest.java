@@ -411,6 +411,47 @@ class MasterCoreTest {
     }
 
     @Test
+    void aDroppedCopyStillReadKeepsItsRangeAcrossARestartUntilItsReaderLeaves() throws StoreException {
+        ObjectMeta read = seal(start("read", SLICE, 2));
+        Lease lease = master.locate("read", MINUTE).lease();
+        master.setReplicas(List.of("read"), 1, false);
+        master.reapNow();
+        List<ReplicaRef> dropped = new ArrayList<>(read.slice(0).replicas());
+        dropped.removeAll(master.stat("read").slice(0).replicas());
+        assertThat(dropped).as("the copy trimmed from the object").hasSize(1);
+        master.close();
+        master = open();
+        for (String id : new String[] {"n1", "n2"}) {
+            master.registerNode(node(id, NODE));
+        }
+        assertThat(seal(start("next", SLICE, 2)).slice(0).replicas()).as("a put after the restart, while the reader holds its lease")
+                .doesNotContainAnyElementsOf(dropped);
+        master.releaseLease("read", lease.id());
+        master.reapNow();
+        assertThat(seal(start("after", SLICE, 2)).slice(0).replicas()).as("a put once the reader left").containsAll(dropped);
+    }
+
+    @Test
+    void forgettingANodeDropsTheRecordsOfItsRetiredRanges() throws StoreException {
+        ObjectMeta read = seal(start("read", SLICE, 2));
+        master.locate("read", MINUTE);
+        master.setReplicas(List.of("read"), 1, false);
+        master.reapNow();
+        List<ReplicaRef> dropped = new ArrayList<>(read.slice(0).replicas());
+        dropped.removeAll(master.stat("read").slice(0).replicas());
+        String forgotten = dropped.getFirst().nodeId();
+        master.forgetNode(forgotten, true);
+        master.registerNode(node(forgotten, NODE)); // the same id, an empty pool
+        master.close();
+        master = open();
+        for (String id : new String[] {"n1", "n2"}) {
+            master.registerNode(node(id, NODE));
+        }
+        assertThat(seal(start("next", SLICE, 2)).slice(0).replicas()).as("the node's pool is free again after a restart")
+                .containsAll(dropped);
+    }
+
+    @Test
     void onlyTheIdentityThatTookALockMayTakeItAgainRenewOrReleaseIt() throws Exception {
         String owner = "host-1/4242/import/ckpt";
         assertThat(Caller.as("writer alice", () -> master.tryLock("l", owner, MINUTE)).held()).isTrue();

@@ -9,6 +9,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
@@ -61,6 +62,7 @@ public abstract class MetadataStoreContract {
         assertThat(store.pendingPuts()).isEmpty();
         assertThat(store.lock("l")).isEmpty();
         assertThat(store.leases()).isEmpty();
+        assertThat(store.retiredRanges()).isEmpty();
     }
 
     @Test
@@ -100,8 +102,9 @@ public abstract class MetadataStoreContract {
                 "weights/y");
         LockState lock = new LockState(true, "owner-1", Instant.ofEpochMilli(5000), "writer importer");
         ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000), "reader-1");
+        RetiredRange retired = new RetiredRange("w/x", 41, new ReplicaRef("n1", 1L << 33), 1000);
         store.apply(new MetadataBatch().putObject(object).putNode(node("n1")).putNode(node("n0")).putPending(put)
-                .putLock("l", lock).putLease(lease));
+                .putLock("l", lock).putLease(lease).putRetired(retired));
         store.close();
         store = reopen();
         assertThat(store.object("w/x")).contains(object);
@@ -109,18 +112,22 @@ public abstract class MetadataStoreContract {
         assertThat(store.pendingPuts()).containsExactly(put);
         assertThat(store.lock("l")).contains(lock);
         assertThat(store.leases()).containsExactly(lease);
+        assertThat(store.retiredRanges()).containsExactly(retired);
     }
 
     @Test
     void deletesTakeRecordsAwayAndABatchAppliesInOrder() throws StoreException {
         store.apply(new MetadataBatch().putObject(object("a", 1)).putPending(new PutGrant("p", object("b", 1), Map.of(),
-                Instant.EPOCH, "")).putLock("l", new LockState(true, "o", Instant.EPOCH)).putLease(new ReadLease("a", 1, Instant.EPOCH, "")));
+                Instant.EPOCH, "")).putLock("l", new LockState(true, "o", Instant.EPOCH)).putLease(new ReadLease("a", 1, Instant.EPOCH, ""))
+                .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 0), 1))
+                .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1)));
         store.apply(new MetadataBatch().deleteObject("a").deletePending("p").deleteLock("l").deleteLease(1).putObject(object("c", 2))
-                .deleteObject("c").putObject(object("c", 3)));
+                .deleteObject("c").putObject(object("c", 3)).deleteRetired(new ReplicaRef("n1", 0)));
         assertThat(store.object("a")).isEmpty();
         assertThat(store.pendingPuts()).isEmpty();
         assertThat(store.lock("l")).isEmpty();
         assertThat(store.leases()).isEmpty();
+        assertThat(store.retiredRanges()).containsExactly(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1));
         assertThat(store.object("c")).map(ObjectMeta::size).contains(3L);
     }
 
