@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import io.weightstore.jlama.Completion;
 import io.weightstore.jlama.JlamaModels;
+import io.weightstore.store.CapturedErr;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;

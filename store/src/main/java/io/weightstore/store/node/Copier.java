@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -221,5 +222,15 @@ final class Copier implements AutoCloseable {
     public void close() {
         running.values().forEach(copy -> copy.cancelled = true);
         workers.shutdownNow();
+    }
+
+    /** Whether every copy's thread ended by {@code deadline} (a {@link System#nanoTime} value), after {@link #close}. */
+    boolean awaitEnd(long deadline) {
+        try {
+            return workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

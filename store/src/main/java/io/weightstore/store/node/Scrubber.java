@@ -121,4 +121,9 @@ final class Scrubber implements AutoCloseable {
     public void close() {
         thread.interrupt();
     }
+
+    /** Whether the scrubbing thread ended, or never ran, by {@code deadline} (a {@link System#nanoTime} value). */
+    boolean awaitEnd(long deadline) {
+        return StorageNode.joinBy(thread, deadline);
+    }
 }

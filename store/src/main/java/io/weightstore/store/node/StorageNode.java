@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +51,8 @@ public final class StorageNode implements AutoCloseable {
     private static final long MAX_ACCEPT_PAUSE_MILLIS = 1_000;
     /** Connections past the limit told BUSY at once; more are closed unanswered. */
     private static final int MAX_REFUSING = 64;
+    /** How long a close waits for the threads at work on the pool; each is bounded by its deadlines anyway. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
     private final PoolFile pool;
     private final boolean writesThroughMapping;
@@ -59,6 +62,9 @@ public final class StorageNode implements AutoCloseable {
     private final Optional<NodeKeys> keys;
     private final DataPlaneSecurity security;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private final Set<SocketChannel> refused = ConcurrentHashMap.newKeySet();
+    /** The threads that serve or refuse connections, which a close waits for before it unmaps the pool under them. */
+    private final Set<Thread> serving = ConcurrentHashMap.newKeySet();
     private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
     private final RateLimitedLog refusals = new RateLimitedLog(log, 10, Duration.ofMinutes(1));
     private final Semaphore refusing = new Semaphore(MAX_REFUSING);
@@ -273,10 +279,12 @@ public final class StorageNode implements AutoCloseable {
                 if (connections.size() >= options.maxConnections()) {
                     // Each refusal holds a descriptor for up to its handshake's deadline: past a bound, a flood is just closed.
                     if (refusing.tryAcquire()) {
-                        Thread.ofVirtual().name("node-refuse-" + pool.nodeId()).start(() -> {
+                        refused.add(socket);
+                        serve(Thread.ofVirtual().name("node-refuse-" + pool.nodeId()), () -> {
                             try {
                                 refuseBusy(socket);
                             } finally {
+                                refused.remove(socket);
                                 refusing.release();
                             }
                         });
@@ -286,7 +294,7 @@ public final class StorageNode implements AutoCloseable {
                     continue;
                 }
                 connections.add(socket);
-                Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()).start(() -> {
+                serve(Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()), () -> {
                     try {
                         new RequestHandler(socket, pool, writesThroughMapping, verified, security, options.deadlines(), deadlines,
                                 refusals, counters, metrics).run();
@@ -308,6 +316,18 @@ public final class StorageNode implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private void serve(Thread.Builder builder, Runnable work) {
+        Thread thread = builder.unstarted(() -> {
+            try {
+                work.run();
+            } finally {
+                serving.remove(Thread.currentThread());
+            }
+        });
+        serving.add(thread);
+        thread.start();
     }
 
     /** Takes the client's hello (so the reply is not lost to a reset) and answers BUSY, within the handshake deadline. */
@@ -346,22 +366,54 @@ public final class StorageNode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        // The acceptor first: a connection it accepts while the others are being closed would wait out its handshake's deadline.
+        long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
         try {
             server.close();
-            for (SocketChannel socket : connections) {
-                socket.close();
-            }
-            acceptor.join(5000);
         } catch (IOException e) {
-            log.warn("node {}: error while closing sockets: {}", pool.nodeId(), e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            log.warn("node {}: error while closing its port: {}", pool.nodeId(), e.getMessage());
+        }
+        boolean ended = joinBy(acceptor, deadline);
+        for (SocketChannel socket : Stream.concat(connections.stream(), refused.stream()).toList()) {
+            try {
+                socket.close();
+            } catch (IOException e) {
+                log.debug("node {}: error while closing a connection: {}", pool.nodeId(), e.getMessage());
+            }
         }
         heartbeats.interrupt();
         copier.close();
         scrubber.close();
+        // Threads end at their next socket call, or once a gather or check of pool memory in hand is done: wait for them,
+        // so none finds its pool unmapped or its deadline timer stopped.
+        ended &= joinBy(heartbeats, deadline);
+        for (Thread thread : serving) {
+            ended &= joinBy(thread, deadline);
+        }
+        ended &= copier.awaitEnd(deadline);
+        ended &= scrubber.awaitEnd(deadline);
+        if (!ended) {
+            log.warn("node {}: threads still at work on the pool {} s after close; unmapping it anyway", pool.nodeId(),
+                    CLOSE_WAIT.toSeconds());
+        }
         deadlines.close();
         master.close();
         pool.close();
+    }
+
+    /**
+     * Whether {@code thread} ended, or never started, by {@code deadline} (a {@link System#nanoTime} value); false if
+     * this thread is interrupted.
+     */
+    static boolean joinBy(Thread thread, long deadline) {
+        if (thread.getState() == Thread.State.NEW) {
+            return true;
+        }
+        try {
+            return thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

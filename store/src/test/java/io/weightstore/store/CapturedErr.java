@@ -1,4 +1,4 @@
-package io.weightstore.jlama.serve;
+package io.weightstore.store;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -6,11 +6,11 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
-/** Standard error copied into a buffer while open: slf4j-simple writes there, and so does Helidon, through it. */
-final class CapturedErr implements AutoCloseable {
+/** Standard error copied into a buffer while open: slf4j-simple writes there (and Helidon, through it). */
+public final class CapturedErr implements AutoCloseable {
     private final PrintStream original = System.err;
 
-    CapturedErr(ByteArrayOutputStream copy) {
+    public CapturedErr(ByteArrayOutputStream copy) {
         System.setErr(new PrintStream(new TeeStream(original, copy), true, StandardCharsets.UTF_8));
     }
 
