@@ -32,7 +32,12 @@ final class LeaseTable {
     void recover(ReadLease lease) {
         byKey.computeIfAbsent(lease.key(), k -> new HashMap<>()).put(lease.leaseId(), new Held(lease.expiresAt().toEpochMilli(),
                 lease.holder()));
-        nextId = Math.max(nextId, lease.leaseId());
+        idsAbove(lease.leaseId());
+    }
+
+    /** Keeps the ids handed out from now on above {@code id}. */
+    void idsAbove(long id) {
+        nextId = Math.max(nextId, id);
     }
 
     Lease grant(String key, long now, long durationMs, String holder) {

@@ -146,13 +146,18 @@ public final class MasterCore implements MasterApi, ClusterView {
             grantedUntilDeadline(put);
         }
         int retired = 0;
+        MetadataBatch stray = new MetadataBatch();
         for (RetiredRange range : metadata.retiredRanges()) {
             if (replication.recoverRetired(range)) {
                 retired++;
             } else {
                 log.error("retired range {} of {} bytes, once of {}, is on no known node or overlaps what another object or put holds;"
-                        + " not kept", range.replica(), range.length(), range.key());
+                        + " its record is dropped", range.replica(), range.length(), range.key());
+                stray.deleteRetired(range.replica());
             }
+        }
+        if (!stray.isEmpty()) {
+            metadata.applyInParts(stray);
         }
         long now = clock.getAsLong();
         int leased = 0;
@@ -164,7 +169,7 @@ public final class MasterCore implements MasterApi, ClusterView {
                 staleLeases.add(lease.leaseId());
             }
         }
-        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases, {} retired ranges still read",
+        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases, {} retired ranges",
                 nodes.statuses().size(), objectCount, pending.size(), leased, retired);
     }
 
@@ -905,7 +910,8 @@ public final class MasterCore implements MasterApi, ClusterView {
         List<PutGrant> doomed = pending.values().stream().filter(p -> p.object().slices().stream()
                 .anyMatch(s -> s.nodeIds().contains(nodeId))).toList();
         doomed.forEach(p -> batch.deletePending(p.putId()));
-        replication.retiredOn(nodeId).forEach(range -> batch.deleteRetired(range.replica()));
+        metadata.retiredRanges().stream().filter(range -> range.replica().nodeId().equals(nodeId))
+                .forEach(range -> batch.deleteRetired(range.replica()));
         // The node's record goes last: a forget cut short between parts still names the node, and running it again finishes.
         batch.deleteNode(nodeId);
         metadata.applyInParts(batch);

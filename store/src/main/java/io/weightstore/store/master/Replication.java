@@ -52,6 +52,11 @@ final class Replication {
     private static final Logger log = LoggerFactory.getLogger(Replication.class);
     static final long FULL_PASS_MILLIS = 5_000;
     private static final int PAGE = 128;
+    /**
+     * Copies dropped, or retired ranges freed, in one change of the metadata: each may be a record of
+     * its own, and an etcd transaction takes at most {@code EtcdMetadataStore.MAX_BATCH} (128).
+     */
+    static final int MAX_DROPS_PER_CHANGE = 100;
 
     /** A copy a scrubber or a failed copy found bad, until it is rewritten or dropped. */
     private record BadCopy(String key, int slice, String nodeId) {}
@@ -347,18 +352,17 @@ final class Replication {
         ranges.forEach(retired::retire);
     }
 
-    /** Holds a range recorded as retired by an earlier master; false when its node is unknown or the range is not free. */
+    /**
+     * Holds a range recorded as retired by an earlier master; false when its node is unknown or the range is not free.
+     * Lease ids handed out from now on stay above its mark, so no new reader counts as one from before the change.
+     */
     boolean recoverRetired(RetiredRange range) {
         if (!nodes.reserve(range.replica(), range.length())) {
             return false;
         }
+        leases.idsAbove(range.leaseMark());
         retired.retire(range);
         return true;
-    }
-
-    /** The retired ranges on a node, whose records go when it is forgotten. */
-    List<RetiredRange> retiredOn(String nodeId) {
-        return retired.on(nodeId);
     }
 
     /** Frees what a copy allocated; one in place allocated nothing. */
@@ -444,20 +448,21 @@ final class Replication {
 
     /** Frees the retired ranges no reader holds any more; ones whose records cannot be deleted now wait for the next tick. */
     private void freeRetired(long now) {
-        List<RetiredRange> free = retired.releasable(leases, now);
-        if (free.isEmpty()) {
-            return;
+        List<RetiredRange> releasable = retired.releasable(leases, now);
+        for (int from = 0; from < releasable.size(); from += MAX_DROPS_PER_CHANGE) {
+            List<RetiredRange> free = releasable.subList(from, Math.min(releasable.size(), from + MAX_DROPS_PER_CHANGE));
+            MetadataBatch batch = new MetadataBatch();
+            free.forEach(range -> batch.deleteRetired(range.replica()));
+            try {
+                metadata.apply(batch);
+            } catch (StoreException e) {
+                log.warn("cannot delete the records of {} retired range(s) no reader holds; freeing them later: {}",
+                        releasable.size() - from, e.getMessage());
+                return;
+            }
+            retired.freed(free);
+            free.forEach(range -> nodes.release(range.replica(), range.length()));
         }
-        MetadataBatch batch = new MetadataBatch();
-        free.forEach(range -> batch.deleteRetired(range.replica()));
-        try {
-            metadata.apply(batch);
-        } catch (StoreException e) {
-            log.warn("cannot delete the records of {} retired range(s) no reader holds; freeing them later: {}", free.size(), e.getMessage());
-            return;
-        }
-        retired.freed(free);
-        free.forEach(range -> nodes.release(range.replica(), range.length()));
     }
 
     /**
@@ -548,7 +553,9 @@ final class Replication {
                         used - pass.droppedBytes.getOrDefault(replica.nodeId(), 0L)));
             }
             ReplicaPlanner.Plan plan = ReplicaPlanner.plan(held, target, locals);
-            if (!plan.drops().isEmpty()) {
+            if (!plan.drops().isEmpty() && dropped.size() + plan.drops().size() > MAX_DROPS_PER_CHANGE) {
+                dirtyKeys.add(object.key()); // the rest in the next look, soon
+            } else if (!plan.drops().isEmpty()) {
                 List<ReplicaRef> kept = new ArrayList<>(slice.replicas());
                 kept.removeAll(plan.drops());
                 slices.set(i, slice.withReplicas(kept));

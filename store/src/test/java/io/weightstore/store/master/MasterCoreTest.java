@@ -25,6 +25,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
@@ -429,6 +430,23 @@ class MasterCoreTest {
         master.releaseLease("read", lease.id());
         master.reapNow();
         assertThat(seal(start("after", SLICE, 2)).slice(0).replicas()).as("a put once the reader left").containsAll(dropped);
+    }
+
+    @Test
+    void aRetiredRangeRecordOverAnotherObjectsCopyIsDroppedAtStartAndTheObjectKept() throws StoreException {
+        ObjectMeta live = put("live", SLICE);
+        master.close();
+        try (MetadataStore store = RocksMetadataStore.open(dir)) {
+            store.apply(new MetadataBatch().putRetired(new RetiredRange("gone", 1, live.slice(0).replicas().getFirst(), SLICE))
+                    .putRetired(new RetiredRange("gone", 1, new ReplicaRef("forgotten-node", 0), SLICE)));
+        }
+        master = open();
+        assertThat(master.stat("live")).isEqualTo(live);
+        master.close();
+        try (MetadataStore store = RocksMetadataStore.open(dir)) {
+            assertThat(store.retiredRanges()).isEmpty();
+        }
+        master = open();
     }
 
     @Test

@@ -5,12 +5,15 @@ import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +50,33 @@ class MasterTrimTest {
             assertThat(perNode).as("copies left per node, of %d slices at 2 copies on 4 nodes", SLICES)
                     .containsOnlyKeys(ids).allSatisfy((id, copies) -> assertThat(copies).isBetween(SLICES * 2 / 4 - 1L, SLICES * 2 / 4 + 1L));
         }
+    }
+
+    @Test
+    void copiesDroppedUnderAReaderAreRecordedAndFreedInChangesAnEtcdTransactionTakes() throws StoreException {
+        AtomicLong now = new AtomicLong(1_000_000);
+        try (MasterCore master = MasterCore.open(new AtMostPerBatch(RocksMetadataStore.open(dir), 128), ClockedMasters.config(),
+                now::get)) {
+            for (String id : List.of("n1", "n2")) {
+                master.registerNode(node(id, 256 * SLICE));
+            }
+            put(master, "big", 150, 2);
+            Lease lease = master.locate("big", Duration.ofMinutes(1)).lease();
+            master.setReplicas(List.of("big"), 1, false);
+            master.reapNow();
+            assertThat(master.stat("big").slices()).as("slices trimmed by the first look").filteredOn(s -> s.replicas().size() == 1)
+                    .hasSize(Replication.MAX_DROPS_PER_CHANGE);
+            master.reapNow();
+            assertThat(master.stat("big").slices()).allSatisfy(s -> assertThat(s.replicas()).hasSize(1));
+            assertThat(used(master)).as("bytes taken while the reader holds the dropped copies").isEqualTo(300 * SLICE);
+            master.releaseLease("big", lease.id());
+            master.reapNow();
+            assertThat(used(master)).as("bytes taken once the reader left").isEqualTo(150 * SLICE);
+        }
+    }
+
+    private static long used(MasterCore master) {
+        return master.status().nodes().stream().mapToLong(NodeStatus::used).sum();
     }
 
     private static void put(MasterCore master, String key, int slices, int replicas) throws StoreException {
