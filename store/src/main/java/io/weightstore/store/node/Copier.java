@@ -224,13 +224,24 @@ final class Copier implements AutoCloseable {
         workers.shutdownNow();
     }
 
-    /** Whether every copy's thread ended by {@code deadline} (a {@link System#nanoTime} value), after {@link #close}. */
+    /**
+     * Whether every copy's thread ended by {@code deadline} (a {@link System#nanoTime} value), after {@link #close}.
+     * Waits through interrupts, as {@link StorageNode#joinBy} does.
+     */
     boolean awaitEnd(long deadline) {
+        boolean interrupted = false;
         try {
-            return workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+            while (true) {
+                try {
+                    return workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

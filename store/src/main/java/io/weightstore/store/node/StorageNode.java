@@ -229,7 +229,9 @@ public final class StorageNode implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             } catch (StoreException e) {
-                refusals.warn("node {}: {}; will retry", pool.nodeId(), e.getMessage());
+                if (!closed.get()) {
+                    refusals.warn("node {}: {}; will retry", pool.nodeId(), e.getMessage());
+                }
             }
         }
     }
@@ -366,14 +368,17 @@ public final class StorageNode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        // The acceptor first: a connection it accepts while the others are being closed would wait out its handshake's deadline.
+        // The heartbeats first (their orders would start copies and scrubs, their registration read the port), then the
+        // acceptor: a connection it accepts while the others are being closed would wait out its handshake's deadline.
         long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+        heartbeats.interrupt();
+        boolean ended = joinBy(heartbeats, deadline);
         try {
             server.close();
         } catch (IOException e) {
             log.warn("node {}: error while closing its port: {}", pool.nodeId(), e.getMessage());
         }
-        boolean ended = joinBy(acceptor, deadline);
+        ended &= joinBy(acceptor, deadline);
         for (SocketChannel socket : Stream.concat(connections.stream(), refused.stream()).toList()) {
             try {
                 socket.close();
@@ -381,12 +386,10 @@ public final class StorageNode implements AutoCloseable {
                 log.debug("node {}: error while closing a connection: {}", pool.nodeId(), e.getMessage());
             }
         }
-        heartbeats.interrupt();
         copier.close();
         scrubber.close();
         // Threads end at their next socket call, or once a gather or check of pool memory in hand is done: wait for them,
         // so none finds its pool unmapped or its deadline timer stopped.
-        ended &= joinBy(heartbeats, deadline);
         for (Thread thread : serving) {
             ended &= joinBy(thread, deadline);
         }
@@ -402,18 +405,26 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /**
-     * Whether {@code thread} ended, or never started, by {@code deadline} (a {@link System#nanoTime} value); false if
-     * this thread is interrupted.
+     * Whether {@code thread} ended, or never started, by {@code deadline} (a {@link System#nanoTime} value). Waits
+     * through interrupts, so that a close called from an interrupted thread still waits, and keeps them for the caller.
      */
     static boolean joinBy(Thread thread, long deadline) {
         if (thread.getState() == Thread.State.NEW) {
             return true;
         }
+        boolean interrupted = false;
         try {
-            return thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+            while (true) {
+                try {
+                    return thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

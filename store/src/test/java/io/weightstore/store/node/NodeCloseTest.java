@@ -15,10 +15,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Closing a node ends what works on its pool before the pool is unmapped. */
@@ -33,6 +35,7 @@ class NodeCloseTest {
      * socket: one that went on after the close found the pool unmapped and its deadline timer stopped, and logged so.
      */
     @Test
+    @Timeout(120)
     void closeReturnsOnlyOnceNoThreadOfTheNodeWorksOnItsPool() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         try (TestCluster cluster = new TestCluster(dir, 1); Arena arena = Arena.ofShared(); CapturedErr captured = new CapturedErr(err)) {
@@ -58,14 +61,20 @@ class NodeCloseTest {
                 while (reads.get() < 8) {
                     Thread.sleep(5);
                 }
+                boolean interruptedCaller = round % 2 == 1;
+                if (interruptedCaller) {
+                    Thread.currentThread().interrupt(); // a close called by an interrupted thread waits all the same
+                }
                 cluster.stopNode(0);
+                assertThat(Thread.interrupted()).as("the caller's interrupt, kept by the close").isEqualTo(interruptedCaller);
                 List<String> running = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
                         .filter(name -> name.equals("node-conn-" + nodeId)).toList();
                 assertThat(running).as("connection threads still running on the pool after close, round %d", round).isEmpty();
                 for (Thread reader : readers) {
-                    reader.join(30_000);
+                    assertThat(reader.join(Duration.ofSeconds(30))).as("a reader ended once its node was gone").isTrue();
                 }
-                assertThat(err.toString(StandardCharsets.UTF_8)).as("what was logged up to round %d", round).doesNotContain("ERROR");
+                assertThat(err.toString(StandardCharsets.UTF_8)).as("what was logged up to round %d", round).doesNotContain("ERROR")
+                        .doesNotContain("Exception in thread");
                 cluster.restartNode(0);
             }
         }
