@@ -261,12 +261,22 @@ public final class MasterCore implements MasterApi, ClusterView {
                         + " reader(s); replacing it would pull it from under them, so try again when they finish");
             }
         }
-        for (PutGrant put : pending.values()) {
-            if (put.object().key().equals(key)) {
-                throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
-            }
-        }
         requireLockHeld(key, options.lock(), options.writer());
+        for (PutGrant put : List.copyOf(pending.values())) {
+            if (!put.object().key().equals(key)) {
+                continue;
+            }
+            // A put made under the lock this writer holds now, by a writer who held it before, can never be sealed: its
+            // writer died or was paused past the lock (another host, a reboot), and waiting for its deadline would stall
+            // the run that takes over.
+            if (!options.lock().isEmpty() && put.lock().equals(options.lock()) && !put.writer().equals(options.writer())) {
+                log.warn("aborting put {} of {}: made under lock {} by {}, which {} holds now", put.putId(), key, put.lock(),
+                        put.writer(), options.writer());
+                putAbort(put.putId());
+                continue;
+            }
+            throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
+        }
         List<NodeInfo> up = nodes.placeable();
         if (up.size() < replicas) {
             throw new StoreException(UNAVAILABLE, "put of " + key + " needs " + replicas + " nodes up, " + up.size() + " are"

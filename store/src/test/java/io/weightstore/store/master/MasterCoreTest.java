@@ -57,6 +57,10 @@ class MasterCoreTest {
     @BeforeEach
     void start() throws StoreException {
         master = open();
+        registerNodes();
+    }
+
+    private void registerNodes() throws StoreException {
         for (String id : new String[] {"n1", "n2"}) {
             master.registerNode(node(id, NODE));
         }
@@ -65,6 +69,13 @@ class MasterCoreTest {
     @AfterEach
     void close() {
         master.close();
+    }
+
+    /** A master opened again on the same metadata, its nodes registered again as running nodes do. */
+    private void restartWithNodesRegistered() throws StoreException {
+        master.close();
+        master = open();
+        registerNodes();
     }
 
     private PutGrant start(String key, long size, int replicas) throws StoreException {
@@ -420,11 +431,7 @@ class MasterCoreTest {
         List<ReplicaRef> dropped = new ArrayList<>(read.slice(0).replicas());
         dropped.removeAll(master.stat("read").slice(0).replicas());
         assertThat(dropped).as("the copy trimmed from the object").hasSize(1);
-        master.close();
-        master = open();
-        for (String id : new String[] {"n1", "n2"}) {
-            master.registerNode(node(id, NODE));
-        }
+        restartWithNodesRegistered();
         assertThat(seal(start("next", SLICE, 2)).slice(0).replicas()).as("a put after the restart, while the reader holds its lease")
                 .doesNotContainAnyElementsOf(dropped);
         master.releaseLease("read", lease.id());
@@ -460,11 +467,7 @@ class MasterCoreTest {
         String forgotten = dropped.getFirst().nodeId();
         master.forgetNode(forgotten, true);
         master.registerNode(node(forgotten, NODE)); // the same id, an empty pool
-        master.close();
-        master = open();
-        for (String id : new String[] {"n1", "n2"}) {
-            master.registerNode(node(id, NODE));
-        }
+        restartWithNodesRegistered();
         assertThat(seal(start("next", SLICE, 2)).slice(0).replicas()).as("the node's pool is free again after a restart")
                 .containsAll(dropped);
     }
@@ -507,6 +510,23 @@ class MasterCoreTest {
         master = open();
         assertCode(() -> seal(put), FAILED_PRECONDITION);
         assertCode(() -> master.putStart("k2", SLICE, underLock), FAILED_PRECONDITION);
+    }
+
+    @Test
+    void aPutOfAWriterWhoLostItsLockGivesWayToTheNextHoldersPutOfTheSameKey() throws Exception {
+        String first = "host-1/4242/import/ckpt";
+        String next = "host-2/7/import/ckpt";
+        master.tryLock("weights/ckpt", first, Duration.ofSeconds(1));
+        PutGrant dead = master.putStart("k", SLICE, PutOptions.defaults().withWriterUnderLock(first, "weights/ckpt"));
+        assertCode(() -> master.putStart("k", SLICE, PutOptions.defaults()), ALREADY_EXISTS);
+
+        now.addAndGet(1001); // the first writer's lock expires (its nodes are still up: their deadline is 3 s)
+        master.tryLock("weights/ckpt", next, MINUTE);
+        assertCode(() -> master.putStart("k", SLICE, PutOptions.defaults()), ALREADY_EXISTS);
+        seal(master.putStart("k", SLICE, PutOptions.defaults().withWriterUnderLock(next, "weights/ckpt")));
+
+        assertThat(master.status().pendingPuts()).isZero();
+        assertCode(() -> seal(dead), NOT_FOUND);
     }
 
     @Test
