@@ -7,14 +7,17 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A master whose answers a test can lose after it acted on the call, as when a master commits a
- * write and dies before its reply leaves: the seal of a put of one key, and the reads of keys made
- * unreadable for a while.
+ * write and dies before its reply leaves: the seal of a put of one key, the reads of keys made
+ * unreadable for a while, and a removal of many keys cut short after some, as a master group's
+ * removal in parts is when a part fails.
  */
 public final class AnswerLosingMaster implements InvocationHandler {
     private final MasterApi master;
@@ -22,6 +25,7 @@ public final class AnswerLosingMaster implements InvocationHandler {
     private final Set<String> answersToLose = ConcurrentHashMap.newKeySet();
     private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
     private final Set<String> unreadableAfterLoss = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger removalCutAfter = new AtomicInteger(-1);
 
     private AnswerLosingMaster(MasterApi master) {
         this.master = master;
@@ -46,8 +50,14 @@ public final class AnswerLosingMaster implements InvocationHandler {
         unreadableAfterLoss.add(key);
     }
 
+    /** The next removal of many keys removes only the first {@code keys} of them, and then fails. */
+    public void cutShortTheNextRemovalAfter(int keys) {
+        removalCutAfter.set(keys);
+    }
+
     /** Every call answers again. */
     public void heal() {
+        removalCutAfter.set(-1);
         answersToLose.clear();
         unreadable.clear();
         unreadableAfterLoss.clear();
@@ -58,6 +68,13 @@ public final class AnswerLosingMaster implements InvocationHandler {
         String name = method.getName();
         if ((name.equals("stat") || name.equals("locate")) && unreadable.contains((String) args[0])) {
             throw lost(name + " of " + args[0]);
+        }
+        int cut = name.equals("removeAll") ? removalCutAfter.getAndSet(-1) : -1;
+        if (cut >= 0) {
+            @SuppressWarnings("unchecked")
+            List<String> keys = (List<String>) args[0];
+            master.removeAll(keys.subList(0, Math.min(cut, keys.size())), (Boolean) args[1]);
+            throw lost("a removal of " + keys.size() + " keys, cut short after " + cut);
         }
         Object answer;
         try {

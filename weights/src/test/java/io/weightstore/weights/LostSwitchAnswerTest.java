@@ -3,6 +3,7 @@ package io.weightstore.weights;
 import static io.weightstore.weights.CatalogContract.assertCheckpointError;
 import static io.weightstore.weights.CatalogContract.flipLastByte;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
@@ -10,6 +11,7 @@ import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.AnswerLosingMaster;
 import io.weightstore.store.InProcessStore;
 import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The switch of a replace is one write of the checkpoint's manifest; a master may commit it and lose
- * its answer. The importer must then not free what it sent, which loaders now read.
+ * its answer. The importer must then not free what it sent, which loaders now read. A delete, which a
+ * master group makes in parts, may likewise stop after some: it must leave what a user can see.
  */
 class LostSwitchAnswerTest {
     private static final CheckpointId TINY = new CheckpointId("tiny");
@@ -77,6 +80,22 @@ class LostSwitchAnswerTest {
         assertThat(replace("r2").uploadedFiles()).as("everything already stored").isZero();
         assertThat(catalog().readyManifest(TINY).revision()).isEqualTo("r2");
         assertVerifiesWhole();
+    }
+
+    @Test
+    void aDeleteCutShortLeavesTheCheckpointListedAndASecondDeleteFinishesIt() throws Exception {
+        importR1AndChangeAShard();
+        replace("r2");
+        int objects = store.list(Catalog.prefix(TINY)).size();
+        faults.cutShortTheNextRemovalAfter(objects - 1);
+
+        assertThatThrownBy(() -> new CheckpointRemover(catalog()).run(TINY, false)).isInstanceOf(StoreException.class);
+
+        assertThat(store.list(Catalog.prefix(TINY))).as("what the cut-short delete left").hasSize(1);
+        assertThat(catalog().list()).as("checkpoints listed, so that the user sees what to delete again")
+                .extracting(listed -> listed.manifest().checkpointId()).containsExactly(TINY);
+        new CheckpointRemover(catalog()).run(TINY, false);
+        assertThat(store.list(Catalog.prefix(TINY))).isEmpty();
     }
 
     private Catalog catalog() {
