@@ -22,7 +22,9 @@ public final class CheckpointException extends IOException {
         /** The checkpoint was imported by someone other than the importer the caller trusts. */
         UNTRUSTED,
         /** The store has no room for the checkpoint, even after evicting what it may. */
-        NO_SPACE
+        NO_SPACE,
+        /** A source file changed while the import read it; running the import again, once it is still, may succeed. */
+        CHANGED
     }
 
     private final Code code;

@@ -282,7 +282,8 @@ public final class CheckpointImporter {
                 e.addSuppressed(unreadable);
                 throw new SwitchUnsettled("whether checkpoint " + ready.checkpointId() + " is READY as version " + ready.version()
                         + " is unknown: its manifest was being written when " + e.getMessage() + ", and cannot be read now ("
-                        + unreadable.getMessage() + "); run the import again, which finishes it or finds it done", e);
+                        + unreadable.getMessage() + "); run the same import again: it finishes the switch, or says the checkpoint is"
+                        + " already READY", e);
             }
             if (now.filter(ready::equals).isEmpty()) {
                 throw e;
@@ -342,12 +343,12 @@ public final class CheckpointImporter {
                 if (e instanceof CompletionException c && !(c.getCause() instanceof InternalError)) {
                     throw e;
                 }
-                throw new CheckpointException(CheckpointException.Code.INVALID, stored.file().path() + " changed during the import:"
+                throw new CheckpointException(CheckpointException.Code.CHANGED, stored.file().path() + " changed during the import:"
                         + " it could not be read to the end of its " + stored.file().size() + " bytes (" + e.getMessage() + ")", e);
             }
             FileTime now = Files.getLastModifiedTime(path);
             if (!now.equals(opened)) {
-                throw new CheckpointException(CheckpointException.Code.INVALID, stored.file().path() + " changed during the import:"
+                throw new CheckpointException(CheckpointException.Code.CHANGED, stored.file().path() + " changed during the import:"
                         + " modified at " + now + ", after the import opened it (modified at " + opened + ")");
             }
             return result;
@@ -357,7 +358,7 @@ public final class CheckpointImporter {
             ManifestFile file = stored.file();
             try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
                 if (channel.size() != file.size()) {
-                    throw new CheckpointException(CheckpointException.Code.INVALID, file.path() + " changed during the import: "
+                    throw new CheckpointException(CheckpointException.Code.CHANGED, file.path() + " changed during the import: "
                             + file.size() + " bytes when validated, " + channel.size() + " now");
                 }
                 MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
@@ -370,9 +371,12 @@ public final class CheckpointImporter {
                 // Hash and compute the CRC table while the upload sends the same mapped pages. On the import's own
                 // threads: the common pool has one thread on two cores, and would hash the files one after another.
                 CompletableFuture<FileDigests> digests = CompletableFuture.supplyAsync(() -> FileDigests.of(bytes, header), hashing);
+                // A file a replace changed keeps the copies its earlier version was given (model replicate), or more.
+                Optional<ObjectMeta> earlier = stored.key().equals(key) ? Optional.empty() : store.find(stored.key());
+                int replicas = Math.max(request.replicas(), earlier.map(ObjectMeta::replicas).orElse(0));
                 ObjectMeta object;
                 try {
-                    object = store.put(key, bytes, PutOptions.defaults().withReplicas(request.replicas())
+                    object = store.put(key, bytes, PutOptions.defaults().withReplicas(replicas)
                             .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress);
                 } catch (IOException | RuntimeException e) {
                     // The digests read the mapping: they finish before it is unmapped.
@@ -382,6 +386,9 @@ public final class CheckpointImporter {
                 sentKeys.add(key);
                 sent = true;
                 requireOwnWrite(object);
+                if (earlier.filter(ObjectMeta::autoReplicas).isPresent()) {
+                    store.setReplicas(List.of(key), replicas, true);
+                }
                 if (object.size() != file.size()) {
                     throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + key + " has " + object.size()
                             + " bytes, source has " + file.size());
@@ -422,9 +429,10 @@ public final class CheckpointImporter {
                 return null;
             }
             byte[] json = table.get().toJson();
-            requireOwnWrite(store.put(checksKey, json, PutOptions.defaults().withReplicas(catalog.smallObjectReplicas())
-                    .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName())));
+            ObjectMeta put = store.put(checksKey, json, PutOptions.defaults().withReplicas(catalog.smallObjectReplicas())
+                    .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()));
             sentKeys.add(checksKey);
+            requireOwnWrite(put);
             return Sha256.of(MemorySegment.ofArray(json));
         }
 
@@ -435,7 +443,7 @@ public final class CheckpointImporter {
         /** Every object of an import is written by who wrote its manifest; anything else would fail every load. */
         private void requireOwnWrite(ObjectMeta object) throws CheckpointException {
             if (!object.owner().equals(importer)) {
-                throw new CheckpointException(CheckpointException.Code.INVALID, "the master recorded " + object.key()
+                throw new CheckpointException(CheckpointException.Code.UNTRUSTED, "the master recorded " + object.key()
                         + " as written by " + Owners.describe(object.owner()) + ", but the manifest of this import by "
                         + Owners.describe(importer) + "; did the credentials change during the import?");
             }
@@ -453,14 +461,14 @@ public final class CheckpointImporter {
         if (slot.replacement()) {
             try {
                 store.remove(Catalog.replacementKey(ready.checkpointId()), true);
-            } catch (StoreException e) {
+            } catch (StoreException | RuntimeException e) {
                 log.warn("checkpoint {} is READY; the manifest of its replacement stays until it is imported or deleted again: {}",
                         ready.checkpointId(), e.getMessage());
             }
         }
         try {
             catalog.removeLeftovers(ready, false);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             log.warn("checkpoint {} is READY; files of its earlier versions that it no longer names stay until 'model prune {}',"
                     + " or until it is imported or deleted again: {}", ready.checkpointId(), ready.checkpointId(), e.getMessage());
         }

@@ -278,7 +278,7 @@ abstract class CatalogContract {
                 channel.truncate(10);
             }
         });
-        assertCheckpointError(() -> replaceTiny("r2", truncateOnce), CheckpointException.Code.INVALID, "changed during the import");
+        assertCheckpointError(() -> replaceTiny("r2", truncateOnce), CheckpointException.Code.CHANGED, "changed during the import");
 
         assertThat(catalog().readyManifest(id("tiny"))).as("the version before, as it was").isEqualTo(first);
         assertVerifiesWhole(id("tiny"));
@@ -393,7 +393,7 @@ abstract class CatalogContract {
             }
         });
         assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("half"), "org/tiny", "main", source,
-                replicas(), false, 1), truncateOnce), CheckpointException.Code.INVALID, "changed during the import");
+                replicas(), false, 1), truncateOnce), CheckpointException.Code.CHANGED, "changed during the import");
         assertThat(catalog().manifest(id("half")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
         assertThat(store().list("weights/half/files/")).as("files of the failed run removed").isEmpty();
         ObjectMeta manifest = store().stat("weights/half/manifest");
@@ -447,7 +447,7 @@ abstract class CatalogContract {
             }
         });
         assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("rewritten"), "org/tiny", "main", source,
-                replicas(), false, 1), rewriteOnce), CheckpointException.Code.INVALID, "changed during the import");
+                replicas(), false, 1), rewriteOnce), CheckpointException.Code.CHANGED, "changed during the import");
         assertThat(catalog().manifest(id("rewritten")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
     }
 
