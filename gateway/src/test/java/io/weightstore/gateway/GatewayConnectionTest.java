@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -257,5 +258,20 @@ class GatewayConnectionTest {
             assertThat(response.header("Connection")).isEqualToIgnoringCase("close");
             assertThat(in.read()).isEqualTo(-1);
         }
+    }
+
+    @Test
+    void methodsNoS3ClientSendsAreCountedAsOneLabelWhateverTheirNames() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            try (Socket socket = connect(fixture.signed.port())) {
+                socket.getOutputStream().write(("FOO" + i + " /weights/ HTTP/1.1\r\nHost: gateway\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(read(new BufferedInputStream(socket.getInputStream()), false).status()).isBetween(400, 499);
+            }
+        }
+        List<String> methods = fixture.signed.metrics().registry().scrape().stream()
+                .filter(m -> m.getMetadata().getName().equals("weightstore_gateway_requests"))
+                .flatMap(m -> m.getDataPoints().stream()).map(point -> point.getLabels().get("method")).distinct().toList();
+        assertThat(methods).as("method labels after 20 requests of made-up methods").contains("other").noneMatch(m -> m.startsWith("FOO"));
     }
 }
