@@ -19,10 +19,18 @@ import org.slf4j.LoggerFactory;
 final class InPlaceView implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InPlaceView.class);
 
+    /** What requests send from; empty once a check failed. */
     private final Optional<InPlaceFiles> files;
+    /** What this view closes: the files even after a later check failed, as requests that began before may still send from them. */
+    private final Optional<InPlaceFiles> held;
+
+    private InPlaceView(Optional<InPlaceFiles> files, Optional<InPlaceFiles> held) {
+        this.files = files;
+        this.held = held;
+    }
 
     private InPlaceView(Optional<InPlaceFiles> files) {
-        this.files = files;
+        this(files, files);
     }
 
     /**
@@ -52,6 +60,24 @@ final class InPlaceView implements AutoCloseable {
         }
     }
 
+    /**
+     * This view, with its object checked again if {@code checks} has no current pass for it; a view
+     * whose check fails now sends nothing more, and the object is read through the store.
+     */
+    InPlaceView checkedAgain(ObjectReader reader, InPlaceChecks checks) {
+        if (files.isEmpty() || checks.current(reader.object())) {
+            return this;
+        }
+        try {
+            check(reader);
+            checks.passed(reader.object());
+            return this;
+        } catch (IOException e) {
+            log.warn("{} is read through the store from now on: checked again in place, {}", reader.key(), e.getMessage());
+            return new InPlaceView(Optional.empty(), held);
+        }
+    }
+
     private static void check(ObjectReader reader) throws IOException {
         try (Arena arena = Arena.ofShared()) {
             Optional<MemorySegment> mapped = reader.mapReadOnly(arena);
@@ -70,6 +96,6 @@ final class InPlaceView implements AutoCloseable {
     /** Closes the files; no request may send from {@link #files} any more. */
     @Override
     public void close() {
-        files.ifPresent(InPlaceFiles::close);
+        held.ifPresent(InPlaceFiles::close);
     }
 }

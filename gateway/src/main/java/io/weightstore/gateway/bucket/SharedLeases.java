@@ -28,8 +28,17 @@ final class SharedLeases {
     record FileVersion(CheckpointId checkpoint, String path, Instant manifestVersion) {}
 
     private final ConcurrentMap<FileVersion, Lease> leases = new ConcurrentHashMap<>();
-    private final InPlaceChecks checks = new InPlaceChecks();
+    private final InPlaceChecks checks;
     private final LongAdder taken = new LongAdder();
+
+    SharedLeases() {
+        this(new InPlaceChecks());
+    }
+
+    /** Leases whose in-place views take their checks from {@code checks}. */
+    SharedLeases(InPlaceChecks checks) {
+        this.checks = checks;
+    }
 
     /**
      * One read lease, taken by the first request that uses it while the others wait, the requests
@@ -99,12 +108,14 @@ final class SharedLeases {
             reader.close();
         }
 
-        /** Opens and checks the object on the first call; a request holds a use meanwhile, so the lease cannot end under it. */
+        /**
+         * Opens and checks the object on the first call, and checks it again on a later one once its check is
+         * no longer current: a lease lives as long as requests overlap, which for a popular file is for
+         * ever. A request holds a use meanwhile, so the lease cannot end under it.
+         */
         Optional<InPlaceFiles> inPlace() {
             synchronized (opening) {
-                if (view == null) {
-                    view = InPlaceView.open(reader(), checks);
-                }
+                view = view == null ? InPlaceView.open(reader(), checks) : view.checkedAgain(reader(), checks);
                 return view.files();
             }
         }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,6 +160,24 @@ class SharedLeasesTest {
         SharedLeases leases = new SharedLeases();
         try (OpenFile file = leases.acquire(FILE, opener())) {
             assertThat(file.inPlace()).isEmpty();
+        }
+    }
+
+    @Test
+    void aLeaseKeptBusyPastItsChecksValidityIsCheckedAgainAndACorruptCopyNoLongerServed() throws IOException {
+        AtomicLong now = new AtomicLong();
+        SharedLeases leases = new SharedLeases(new InPlaceChecks(now::get));
+        try (OpenFile first = leases.acquire(FILE, opener())) {
+            assertThat(first.inPlace()).isPresent();
+            flipByteOfTheObject(SIZE / 2);
+            try (OpenFile within = leases.acquire(FILE, opener())) {
+                assertThat(within.inPlace()).as("within the check's validity: not checked again").isPresent();
+            }
+            now.addAndGet(InPlaceChecks.VALID.toNanos());
+            try (OpenFile later = leases.acquire(FILE, opener())) {
+                assertThat(opened).as("one lease, kept by the first request").hasValue(1);
+                assertThat(later.inPlace()).as("once the check ran out, on the same lease").isEmpty();
+            }
         }
     }
 
