@@ -33,6 +33,7 @@ final class GatewayFixture implements AutoCloseable {
     static final String SECRET_KEY = "Zq8/t+EST-secret-key-4242";
     static final String CHECKPOINT = "tiny-llama";
     static final String HIDDEN = "half-imported";
+    static final String TAMPERED = "manifest-of-another";
     static final String ODD_NAME = "notes/a b+c ü.txt";
     static final int CHUNK = 64 << 10;
 
@@ -63,6 +64,10 @@ final class GatewayFixture implements AutoCloseable {
         Manifest importing = new Manifest(Manifest.SCHEMA_VERSION, new CheckpointId(HIDDEN), "org/hidden", "main", "test",
                 CheckpointStatus.IMPORTING, Instant.now(), Instant.now(), 0, null, "", 0, List.of());
         store.put("weights/" + HIDDEN + "/manifest", importing.toJson(), PutOptions.defaults());
+        // A READY manifest that names another importer than the one the master recorded as its writer: never to be served.
+        Manifest tampered = new Manifest(Manifest.SCHEMA_VERSION, new CheckpointId(TAMPERED), "org/manifest-of-another", "main", "test",
+                CheckpointStatus.READY, Instant.now(), Instant.now(), manifest.totalBytes(), null, "writer mallory", 0, manifest.files());
+        store.put("weights/" + TAMPERED + "/manifest", tampered.toJson(), PutOptions.defaults());
         Access keys = Access.key(ACCESS_KEY, SECRET_KEY);
         S3Gateway signed = S3Gateway.start(config(keys, GatewayConfig.DEFAULT_IDLE_TIMEOUT, GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT),
                 store);

@@ -221,7 +221,8 @@ class GatewayHttpTest {
     @Test
     void listsObjectsWithPrefixDelimiterAndPages() throws Exception {
         HttpResponse<byte[]> roots = signed("GET", "/weights?list-type=2&delimiter=%2F", Map.of());
-        assertThat(all(text(roots), "Prefix")).contains(GatewayFixture.CHECKPOINT + "/").doesNotContain(GatewayFixture.HIDDEN + "/");
+        assertThat(all(text(roots), "Prefix")).contains(GatewayFixture.CHECKPOINT + "/").doesNotContain(GatewayFixture.HIDDEN + "/")
+                .as("a checkpoint whose manifest names another importer than its writer").doesNotContain(GatewayFixture.TAMPERED + "/");
 
         HttpResponse<byte[]> files = signed("GET", "/weights?list-type=2&prefix=" + GatewayFixture.CHECKPOINT + "%2F&delimiter=%2F",
                 Map.of());

@@ -226,6 +226,15 @@ public final class Catalog {
         return manifest;
     }
 
+    /** The id of every checkpoint that has a manifest, in id order: one prefix listing, no manifest read. */
+    public List<CheckpointId> ids() throws IOException {
+        List<CheckpointId> ids = new ArrayList<>();
+        for (ObjectMeta object : store.list(ROOT)) {
+            idOfManifest(object.key()).ifPresent(ids::add);
+        }
+        return ids;
+    }
+
     /**
      * Every checkpoint, in id order, each READY one with what the master's metadata says against its
      * manifest: one prefix listing and one manifest read per checkpoint, no file's bytes.

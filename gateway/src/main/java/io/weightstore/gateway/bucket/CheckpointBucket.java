@@ -11,7 +11,6 @@ import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointStatus;
-import io.weightstore.weights.ListedCheckpoint;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ManifestFile;
 import java.io.IOException;
@@ -24,6 +23,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store's checkpoints as one bucket: key {@code <checkpoint-id>/<relative path>} is that file of
@@ -40,6 +41,7 @@ import java.util.concurrent.ConcurrentMap;
  * describes (see there).
  */
 public final class CheckpointBucket {
+    private static final Logger log = LoggerFactory.getLogger(CheckpointBucket.class);
     /** The checkpoint changed between finding an object and opening it; the bucket knows its new version now. */
     public static final class Changed extends IOException {
         private static final long serialVersionUID = 1L;
@@ -181,13 +183,27 @@ public final class CheckpointBucket {
     /** Every object whose key starts with {@code prefix}, in S3's key order. */
     public List<ObjectInfo> list(String prefix) throws IOException {
         int slash = prefix.indexOf('/');
-        List<Manifest> ready;
+        List<Manifest> ready = new ArrayList<>();
         if (slash >= 0) {
             Optional<CheckpointId> id = id(prefix.substring(0, slash));
             Known known = id.isEmpty() ? null : current(id.get());
             ready = known == null ? List.of() : known.ready.stream().toList();
         } else {
-            ready = catalog.list().stream().map(ListedCheckpoint::manifest).filter(m -> m.status() == CheckpointStatus.READY).toList();
+            // Each checkpoint as a GET of its files finds it (the manifests known, checked with the master once a
+            // second): one whose manifest cannot be trusted or read is left out, as its files cannot be fetched.
+            for (CheckpointId id : catalog.ids()) {
+                if (!id.value().startsWith(prefix)) {
+                    continue;
+                }
+                try {
+                    Known known = current(id);
+                    if (known != null) {
+                        known.ready.ifPresent(ready::add);
+                    }
+                } catch (CheckpointException e) {
+                    log.warn("bucket listing leaves out checkpoint {}: {}", id, e.getMessage());
+                }
+            }
         }
         List<ObjectInfo> objects = new ArrayList<>();
         for (Manifest manifest : ready) {
