@@ -10,8 +10,10 @@ import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A master whose answers a test can lose after it acted on the call, as when a master commits a
@@ -26,6 +28,7 @@ public final class AnswerLosingMaster implements InvocationHandler {
     private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
     private final Set<String> unreadableAfterLoss = ConcurrentHashMap.newKeySet();
     private final AtomicInteger removalCutAfter = new AtomicInteger(-1);
+    private final AtomicReference<Callable<?>> beforeRemoval = new AtomicReference<>();
 
     private AnswerLosingMaster(MasterApi master) {
         this.master = master;
@@ -55,6 +58,11 @@ public final class AnswerLosingMaster implements InvocationHandler {
         removalCutAfter.set(keys);
     }
 
+    /** Runs {@code action} (against the real master) just before the next removal of many keys reaches it. */
+    public void beforeTheNextRemoval(Callable<?> action) {
+        beforeRemoval.set(action);
+    }
+
     /** Every call answers again. */
     public void heal() {
         removalCutAfter.set(-1);
@@ -69,11 +77,20 @@ public final class AnswerLosingMaster implements InvocationHandler {
         if ((name.equals("stat") || name.equals("locate")) && unreadable.contains((String) args[0])) {
             throw lost(name + " of " + args[0]);
         }
+        Callable<?> before = name.equals("removeAll") ? beforeRemoval.getAndSet(null) : null;
+        if (before != null) {
+            before.call();
+        }
         int cut = name.equals("removeAll") ? removalCutAfter.getAndSet(-1) : -1;
         if (cut >= 0) {
-            @SuppressWarnings("unchecked")
-            List<String> keys = (List<String>) args[0];
-            master.removeAll(keys.subList(0, Math.min(cut, keys.size())), (Boolean) args[1]);
+            List<?> keys = (List<?>) args[0];
+            Object[] first = args.clone();
+            first[0] = keys.subList(0, Math.min(cut, keys.size()));
+            try {
+                method.invoke(master, first);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
             throw lost("a removal of " + keys.size() + " keys, cut short after " + cut);
         }
         Object answer;

@@ -331,13 +331,14 @@ public final class Catalog {
 
     /**
      * Removes what {@link #leftovers} finds of {@code ready}'s earlier versions, in one removal that a
-     * reader's lease refuses unless {@code force}; the caller holds the checkpoint's lock. Returns what
-     * was removed.
+     * reader's lease refuses unless {@code force}, and the master refuses unless {@code writer} still
+     * holds the checkpoint's lock. Returns what was removed.
      */
-    List<ObjectMeta> removeLeftovers(Manifest ready, boolean force) throws StoreException {
+    List<ObjectMeta> removeLeftovers(Manifest ready, boolean force, LockOwner writer) throws StoreException {
         List<ObjectMeta> left = leftovers(ready, store.list(prefix(ready.checkpointId())));
         if (!left.isEmpty()) {
-            store.removeAll(left.stream().map(ObjectMeta::key).toList(), force);
+            store.removeAllUnderLock(left.stream().map(ObjectMeta::key).toList(), force, writer.toString(),
+                    lockName(ready.checkpointId()));
         }
         return left;
     }

@@ -105,7 +105,7 @@ public final class CheckpointImporter {
                 throw new CheckpointException(CheckpointException.Code.NOT_READY, e.getMessage(), e.getCause());
             } catch (IOException | RuntimeException e) {
                 if (lock.stillHeld()) {
-                    freeWhatWasSent(sent, e);
+                    freeWhatWasSent(id, sent, lock.owner(), e);
                     markFailed(id, slot, lock.owner(), e);
                 }
                 throw e;
@@ -260,7 +260,7 @@ public final class CheckpointImporter {
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
         switchTo(ready, writer);
-        removeFilesOfEarlierVersions(ready, slot);
+        removeFilesOfEarlierVersions(ready, slot, writer);
         int total = initial.files().size();
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
     }
@@ -457,7 +457,7 @@ public final class CheckpointImporter {
      * version before still reads it, the master is out of reach) stays, with a warning, until it is
      * pruned, or the checkpoint is imported or deleted again.
      */
-    private void removeFilesOfEarlierVersions(Manifest ready, ManifestSlot slot) {
+    private void removeFilesOfEarlierVersions(Manifest ready, ManifestSlot slot, LockOwner writer) {
         if (slot.replacement()) {
             try {
                 store.remove(Catalog.replacementKey(ready.checkpointId()), true);
@@ -467,7 +467,7 @@ public final class CheckpointImporter {
             }
         }
         try {
-            catalog.removeLeftovers(ready, false);
+            catalog.removeLeftovers(ready, false, writer);
         } catch (IOException | RuntimeException e) {
             log.warn("checkpoint {} is READY; files of its earlier versions that it no longer names stay until 'model prune {}',"
                     + " or until it is imported or deleted again: {}", ready.checkpointId(), ready.checkpointId(), e.getMessage());
@@ -478,9 +478,10 @@ public final class CheckpointImporter {
      * A failed import gives back the space of the files and CRC tables this run wrote; its manifest stays, as FAILED (for a
      * replace, the replacement's: the version before is untouched).
      */
-    private void freeWhatWasSent(List<String> sent, Exception cause) {
+    private void freeWhatWasSent(CheckpointId id, List<String> sent, LockOwner writer, Exception cause) {
         try {
-            store.removeAll(List.copyOf(sent), true);
+            // Under the lock, as the puts were: a run paused past it must not free what the next holder wrote since.
+            store.removeAllUnderLock(List.copyOf(sent), true, writer.toString(), Catalog.lockName(id));
         } catch (StoreException e) {
             cause.addSuppressed(e);
         }

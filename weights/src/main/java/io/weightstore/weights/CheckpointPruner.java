@@ -20,7 +20,7 @@ public final class CheckpointPruner {
         try (CatalogLock lock = CatalogLock.acquire(catalog.store(), id, "prune")) {
             Manifest ready = catalog.readyManifest(id);
             try {
-                return ListedCheckpoint.Leftovers.of(catalog.removeLeftovers(ready, force));
+                return ListedCheckpoint.Leftovers.of(catalog.removeLeftovers(ready, force, lock.owner()));
             } catch (StoreException e) {
                 if (e.code() == StoreException.Code.FAILED_PRECONDITION) {
                     throw new CheckpointException(CheckpointException.Code.LOCKED, "files of earlier versions of checkpoint " + id

@@ -31,7 +31,7 @@ public final class CheckpointRemover {
                 throw new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store");
             }
             try {
-                store.removeAll(keys, force);
+                store.removeAllUnderLock(keys, force, lock.owner().toString(), Catalog.lockName(id));
             } catch (StoreException e) {
                 if (e.code() == StoreException.Code.FAILED_PRECONDITION) {
                     throw new CheckpointException(CheckpointException.Code.LOCKED, "checkpoint " + id + " is being read ("

@@ -98,6 +98,26 @@ class LostSwitchAnswerTest {
         assertThat(store.list(Catalog.prefix(TINY))).isEmpty();
     }
 
+    @Test
+    void aDeleteThatLostItsLockBeforeItsRemovalRemovesNothing() throws Exception {
+        importR1AndChangeAShard();
+        int objects = store.list(Catalog.prefix(TINY)).size();
+        String lock = Catalog.lockName(TINY);
+        String next = "another-host/1/import/tiny";
+        // As if the delete had been paused past its lock's expiry after listing, and an import had taken the lock.
+        faults.beforeTheNextRemoval(() -> {
+            store.releaseLock(lock, store.tryLock(lock, next, CatalogLock.TTL).owner());
+            return store.tryLock(lock, next, CatalogLock.TTL);
+        });
+
+        assertThatThrownBy(() -> new CheckpointRemover(catalog()).run(TINY, false)).hasMessageContaining("no longer holds it");
+
+        assertThat(store.list(Catalog.prefix(TINY))).as("what the delete left").hasSize(objects);
+        assertThat(store.tryLock(lock, next, CatalogLock.TTL).held()).as("still the next holder's").isTrue();
+        store.releaseLock(lock, next);
+        assertVerifiesWhole();
+    }
+
     private Catalog catalog() {
         return new Catalog(store);
     }

@@ -60,7 +60,15 @@ public interface MasterApi extends AutoCloseable {
      * hold a lease on any of them (unless {@code force}). Keys with no object are passed over; returns
      * how many were removed.
      */
-    int removeAll(List<String> keys, boolean force) throws StoreException;
+    default int removeAll(List<String> keys, boolean force) throws StoreException {
+        return removeAll(keys, force, "", "");
+    }
+
+    /**
+     * As {@link #removeAll(List, boolean)}; with a {@code lock}, refused unless {@code writer} holds it, as
+     * a put under a lock is: a writer paused past its lock's expiry must not remove what the next holder wrote.
+     */
+    int removeAll(List<String> keys, boolean force, String writer, String lock) throws StoreException;
 
     /** Sealed objects whose key starts with {@code prefix}, after {@code startAfter} (exclusive, may be empty), in key order. */
     ListPage list(String prefix, String startAfter, int limit) throws StoreException;

@@ -213,6 +213,11 @@ public final class StoreClient implements AutoCloseable {
         return master.removeAll(keys, force);
     }
 
+    /** As {@link #removeAll(List, boolean)}, refused unless {@code writer} holds {@code lock} (see {@link MasterApi#removeAll}). */
+    public int removeAllUnderLock(List<String> keys, boolean force, String writer, String lock) throws StoreException {
+        return master.removeAll(keys, force, writer, lock);
+    }
+
     /** Space on the nodes that are up, and how much eviction could free. */
     public Room room() throws StoreException {
         return master.room();

@@ -265,9 +265,9 @@ final class FailoverMasterApi implements MasterApi {
     }
 
     @Override
-    public int removeAll(List<String> keys, boolean force) throws StoreException {
+    public int removeAll(List<String> keys, boolean force, String writer, String lock) throws StoreException {
         // All or nothing: a repeat after an unknown outcome finds the keys gone, or removes them all.
-        return call("remove " + keys.size() + " objects", Replay.UNSAFE, m -> m.removeAll(keys, force));
+        return call("remove " + keys.size() + " objects", Replay.UNSAFE, m -> m.removeAll(keys, force, writer, lock));
     }
 
     @Override

@@ -234,9 +234,9 @@ public final class GrpcMasterApi implements MasterApi {
     }
 
     @Override
-    public int removeAll(List<String> keys, boolean force) throws StoreException {
+    public int removeAll(List<String> keys, boolean force, String writer, String lock) throws StoreException {
         return call("remove " + keys.size() + " objects", s -> s.removeAll(RemoveAllRequest.newBuilder().addAllKeys(keys)
-                .setForce(force).build()).getRemoved());
+                .setForce(force).setWriter(writer).setLock(lock).build()).getRemoved());
     }
 
     @Override

@@ -313,7 +313,8 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     public void removeAll(RemoveAllRequest request, StreamObserver<RemoveAllResponse> observer) {
         unary(observer, () -> {
             requireForceAllowed(request.getForce());
-            return RemoveAllResponse.newBuilder().setRemoved(master.removeAll(request.getKeysList(), request.getForce())).build();
+            return RemoveAllResponse.newBuilder().setRemoved(master.removeAll(request.getKeysList(), request.getForce(),
+                    request.getWriter(), request.getLock())).build();
         });
     }
 

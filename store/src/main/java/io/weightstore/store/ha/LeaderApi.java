@@ -106,8 +106,8 @@ final class LeaderApi implements MasterApi {
     }
 
     @Override
-    public int removeAll(List<String> keys, boolean force) throws StoreException {
-        return group.core().removeAll(keys, force);
+    public int removeAll(List<String> keys, boolean force, String writer, String lock) throws StoreException {
+        return group.core().removeAll(keys, force, writer, lock);
     }
 
     @Override

@@ -261,7 +261,7 @@ public final class MasterCore implements MasterApi, ClusterView {
                         + " reader(s); replacing it would pull it from under them, so try again when they finish");
             }
         }
-        requireLockHeld(key, options.lock(), options.writer());
+        requireLockHeld("put of " + key, options.lock(), options.writer());
         for (PutGrant put : List.copyOf(pending.values())) {
             if (!put.object().key().equals(key)) {
                 continue;
@@ -379,7 +379,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             throw new StoreException(PERMISSION_DENIED, "put of " + object.key() + " was started by " + Holders.named(object.owner())
                     + "; only its writer may seal it, not " + Holders.named(Caller.current()));
         }
-        requireLockHeld(object.key(), put.lock(), put.writer());
+        requireLockHeld("put of " + object.key(), put.lock(), put.writer());
         if (checksums.size() != object.slices().size()) {
             throw new StoreException(INVALID_ARGUMENT, "put of " + object.key() + " has " + object.slices().size()
                     + " slices, got checksums for " + checksums.size());
@@ -630,7 +630,8 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     @Override
-    public synchronized int removeAll(List<String> keys, boolean force) throws StoreException {
+    public synchronized int removeAll(List<String> keys, boolean force, String writer, String lock) throws StoreException {
+        requireLockHeld("removal of " + keys.size() + " objects", lock, writer);
         List<ObjectMeta> found = new ArrayList<>();
         for (String key : keys) {
             metadata.object(ObjectKeys.validate(key)).ifPresent(found::add);
@@ -699,17 +700,18 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     /**
-     * Refuses a put made under a lock its writer no longer holds: paused past the lock's expiry (a
-     * stopped process, a frozen VM) while another took it, the writer would otherwise write over the
-     * next holder's work when it wakes. Checked at the start and at the seal, under the monitor.
+     * Refuses a put or a removal made under a lock its writer no longer holds: paused past the lock's
+     * expiry (a stopped process, a frozen VM) while another took it, the writer would otherwise write
+     * over, or remove, the next holder's work when it wakes. Checked under the monitor: for a put at
+     * its start and at its seal. {@code what} names the operation in the refusal.
      */
-    private void requireLockHeld(String key, String lock, String writer) throws StoreException {
+    private void requireLockHeld(String what, String lock, String writer) throws StoreException {
         if (lock.isEmpty()) {
             return;
         }
         Optional<LockState> held = metadata.lock(lock).filter(l -> l.expiresAt().toEpochMilli() >= clock.getAsLong());
         if (held.isEmpty() || !held.get().owner().equals(writer) || !heldByCaller(held.get())) {
-            throw new StoreException(FAILED_PRECONDITION, "put of " + key + " is made under lock " + lock + " by " + writer
+            throw new StoreException(FAILED_PRECONDITION, what + " is made under lock " + lock + " by " + writer
                     + ", who no longer holds it (" + held.map(l -> "held by " + l.owner() + " now").orElse("expired") + ")");
         }
     }

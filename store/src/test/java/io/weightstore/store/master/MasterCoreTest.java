@@ -530,6 +530,18 @@ class MasterCoreTest {
     }
 
     @Test
+    void aRemovalUnderALockIsMadeOnlyWhileItsWriterHoldsTheLock() throws Exception {
+        put("k", SLICE);
+        String writer = "host-1/4242/delete/ckpt";
+        master.tryLock("weights/ckpt", writer, Duration.ofSeconds(1));
+        now.addAndGet(1001);
+        master.tryLock("weights/ckpt", "host-2/7/import/ckpt", MINUTE);
+        assertCode(() -> master.removeAll(List.of("k"), false, writer, "weights/ckpt"), FAILED_PRECONDITION);
+        assertThat(master.stat("k").key()).isEqualTo("k");
+        assertThat(master.removeAll(List.of("k"), false, "host-2/7/import/ckpt", "weights/ckpt")).isEqualTo(1);
+    }
+
+    @Test
     void expiredLockGoesToTheNextOwner() throws StoreException {
         master.tryLock("l", "a", Duration.ofSeconds(1));
         assertThat(master.tryLock("l", "b", Duration.ofSeconds(1)).held()).isFalse();
