@@ -371,12 +371,9 @@ public final class CheckpointImporter {
                 // Hash and compute the CRC table while the upload sends the same mapped pages. On the import's own
                 // threads: the common pool has one thread on two cores, and would hash the files one after another.
                 CompletableFuture<FileDigests> digests = CompletableFuture.supplyAsync(() -> FileDigests.of(bytes, header), hashing);
-                // A file a replace changed keeps the copies its earlier version was given (model replicate), or more.
-                Optional<ObjectMeta> earlier = stored.key().equals(key) ? Optional.empty() : store.find(stored.key());
-                int replicas = Math.max(request.replicas(), earlier.map(ObjectMeta::replicas).orElse(0));
                 ObjectMeta object;
                 try {
-                    object = store.put(key, bytes, PutOptions.defaults().withReplicas(replicas)
+                    object = store.put(key, bytes, PutOptions.defaults().withReplicas(request.replicas())
                             .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress);
                 } catch (IOException | RuntimeException e) {
                     // The digests read the mapping: they finish before it is unmapped.
@@ -386,9 +383,6 @@ public final class CheckpointImporter {
                 sentKeys.add(key);
                 sent = true;
                 requireOwnWrite(object);
-                if (earlier.filter(ObjectMeta::autoReplicas).isPresent()) {
-                    store.setReplicas(List.of(key), replicas, true);
-                }
                 if (object.size() != file.size()) {
                     throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + key + " has " + object.size()
                             + " bytes, source has " + file.size());
@@ -460,7 +454,8 @@ public final class CheckpointImporter {
     private void removeFilesOfEarlierVersions(Manifest ready, ManifestSlot slot, LockOwner writer) {
         if (slot.replacement()) {
             try {
-                store.remove(Catalog.replacementKey(ready.checkpointId()), true);
+                store.removeAllUnderLock(List.of(Catalog.replacementKey(ready.checkpointId())), true, writer.toString(),
+                        Catalog.lockName(ready.checkpointId()));
             } catch (StoreException | RuntimeException e) {
                 log.warn("checkpoint {} is READY; the manifest of its replacement stays until it is imported or deleted again: {}",
                         ready.checkpointId(), e.getMessage());

@@ -3,13 +3,11 @@ package io.weightstore.weights;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.TestCluster;
-import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,20 +36,6 @@ class ClusterCatalogTest extends CatalogContract {
     @Override
     int replicas() {
         return 2;
-    }
-
-    @Test
-    void aFileAReplaceChangedKeepsTheCopiesItsEarlierVersionWasGiven() throws Exception {
-        String weight = importWeightFile("tiny");
-        new CheckpointReplicator(catalog()).run(id("tiny"), Optional.of(3), true);
-        flipLastByte(source.resolve(weight));
-
-        new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, 1, true, 1), Progress.NONE);
-
-        ObjectMeta changed = store.find(keyOf("tiny", weight)).orElseThrow();
-        assertThat(changed.key()).as("the changed file, written as version 1").contains("/v1/");
-        assertThat(changed.replicas()).as("copies of the changed file, imported with --replicas 1").isEqualTo(3);
-        assertThat(changed.autoReplicas()).isTrue();
     }
 
     /** Imports the source with two copies of every slice; returns the path of its first weight file. */
