@@ -58,7 +58,7 @@ public final class AnswerLosingMaster implements InvocationHandler {
         removalCutAfter.set(keys);
     }
 
-    /** Runs {@code action} (against the real master) just before the next removal of many keys reaches it. */
+    /** Runs {@code action} just before the next removal of many keys reaches the master. */
     public void beforeTheNextRemoval(Callable<?> action) {
         beforeRemoval.set(action);
     }

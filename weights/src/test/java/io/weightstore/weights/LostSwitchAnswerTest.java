@@ -110,7 +110,8 @@ class LostSwitchAnswerTest {
             return store.tryLock(lock, next, CatalogLock.TTL);
         });
 
-        assertThatThrownBy(() -> new CheckpointRemover(catalog()).run(TINY, false)).hasMessageContaining("no longer holds it");
+        assertThatThrownBy(() -> new CheckpointRemover(catalog()).run(TINY, false)).hasMessageContaining("no longer holds it")
+                .hasMessageContaining("another writer took it").hasMessageNotContaining("being read");
 
         assertThat(store.list(Catalog.prefix(TINY))).as("what the delete left").hasSize(objects);
         assertThat(store.tryLock(lock, next, CatalogLock.TTL).held()).as("still the next holder's").isTrue();
