@@ -73,8 +73,12 @@ public final class CheckpointVerifier {
         this.catalog = catalog;
     }
 
+    /**
+     * Verifies a READY checkpoint; any other is refused naming its status, as its manifest records no
+     * digests yet (importing) or of a run that gave up (failed), against which every file would read as corrupt.
+     */
     public Report run(CheckpointId id, Mode mode, Progress progress) throws IOException {
-        Manifest manifest = catalog.existingManifest(id);
+        Manifest manifest = catalog.readyManifest(id);
         FileVerdict manifestVerdict;
         try (ObjectReader reader = catalog.store().open(Catalog.manifestKey(id))) {
             manifestVerdict = copies(MANIFEST, reader, mode);

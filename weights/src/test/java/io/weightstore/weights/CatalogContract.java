@@ -399,6 +399,8 @@ abstract class CatalogContract {
         ObjectMeta manifest = store().stat("weights/half/manifest");
         long manifestSpace = manifest.replicas() * Math.ceilDiv(manifest.size(), 4096) * 4096;
         assertThat(store().room().used()).as("only the FAILED manifest is left").isEqualTo(before + manifestSpace);
+        assertCheckpointError(() -> new CheckpointVerifier(catalog()).run(id("half"), CheckpointVerifier.Mode.FULL, b -> {}),
+                CheckpointException.Code.NOT_READY, "is FAILED, not READY (tokenizer.json changed during the import");
     }
 
     @Test
