@@ -28,7 +28,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -224,24 +223,8 @@ final class Copier implements AutoCloseable {
         workers.shutdownNow();
     }
 
-    /**
-     * Whether every copy's thread ended by {@code deadline} (a {@link System#nanoTime} value), after {@link #close}.
-     * Waits through interrupts, as {@link StorageNode#joinBy} does.
-     */
+    /** Whether every copy's thread ended by {@code deadline} (a {@link System#nanoTime} value), after {@link #close}. */
     boolean awaitEnd(long deadline) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return DeadlineWait.termination(workers, deadline);
     }
 }

@@ -124,6 +124,6 @@ final class Scrubber implements AutoCloseable {
 
     /** Whether the scrubbing thread ended, or never ran, by {@code deadline} (a {@link System#nanoTime} value). */
     boolean awaitEnd(long deadline) {
-        return StorageNode.joinBy(thread, deadline);
+        return DeadlineWait.join(thread, deadline);
     }
 }

@@ -372,13 +372,13 @@ public final class StorageNode implements AutoCloseable {
         // acceptor: a connection it accepts while the others are being closed would wait out its handshake's deadline.
         long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
         heartbeats.interrupt();
-        boolean ended = joinBy(heartbeats, deadline);
+        boolean ended = DeadlineWait.join(heartbeats, deadline);
         try {
             server.close();
         } catch (IOException e) {
             log.warn("node {}: error while closing its port: {}", pool.nodeId(), e.getMessage());
         }
-        ended &= joinBy(acceptor, deadline);
+        ended &= DeadlineWait.join(acceptor, deadline);
         for (SocketChannel socket : Stream.concat(connections.stream(), refused.stream()).toList()) {
             try {
                 socket.close();
@@ -391,7 +391,7 @@ public final class StorageNode implements AutoCloseable {
         // Threads end at their next socket call, or once a gather or check of pool memory in hand is done: wait for them,
         // so none finds its pool unmapped or its deadline timer stopped.
         for (Thread thread : serving) {
-            ended &= joinBy(thread, deadline);
+            ended &= DeadlineWait.join(thread, deadline);
         }
         ended &= copier.awaitEnd(deadline);
         ended &= scrubber.awaitEnd(deadline);
@@ -402,29 +402,5 @@ public final class StorageNode implements AutoCloseable {
         deadlines.close();
         master.close();
         pool.close();
-    }
-
-    /**
-     * Whether {@code thread} ended, or never started, by {@code deadline} (a {@link System#nanoTime} value). Waits
-     * through interrupts, so that a close called from an interrupted thread still waits, and keeps them for the caller.
-     */
-    static boolean joinBy(Thread thread, long deadline) {
-        if (thread.getState() == Thread.State.NEW) {
-            return true;
-        }
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

@@ -1,0 +1,47 @@
+package io.weightstore.store.node;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Waits bounded by a deadline (a {@link System#nanoTime} value) that go on through interrupts and
+ * keep them for the caller: a node's close waits for its threads before it unmaps the pool, whoever
+ * calls it and however it was interrupted.
+ */
+final class DeadlineWait {
+    /** One bounded wait, given the nanoseconds left; true when what it waits for is done. */
+    @FunctionalInterface
+    private interface Wait {
+        boolean await(long nanos) throws InterruptedException;
+    }
+
+    private DeadlineWait() {}
+
+    /** Whether {@code thread} ended, or never started, by {@code deadline}. */
+    static boolean join(Thread thread, long deadline) {
+        return thread.getState() == Thread.State.NEW || until(deadline, nanos -> thread.join(Duration.ofNanos(Math.max(1, nanos))));
+    }
+
+    /** Whether every task of {@code workers}, shut down, ended by {@code deadline}. */
+    static boolean termination(ExecutorService workers, long deadline) {
+        return until(deadline, nanos -> workers.awaitTermination(Math.max(0, nanos), TimeUnit.NANOSECONDS));
+    }
+
+    private static boolean until(long deadline, Wait wait) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return wait.await(deadline - System.nanoTime());
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
