@@ -394,8 +394,11 @@ public final class MasterCore implements MasterApi, ClusterView {
             }
             slices.add(slice.withCrcs(checksums.get(i)));
         }
-        ObjectMeta sealed = object.withSlices(slices).withCreatedAt(Instant.ofEpochMilli(clock.getAsLong()));
-        Optional<ObjectMeta> previous = metadata.object(sealed.key());
+        Optional<ObjectMeta> previous = metadata.object(object.key());
+        // The creation time is the object's version: repairs, copies and the gateway's manifests tell a replace by it, so a
+        // replace sealed within the millisecond of what it replaces (or by a leader whose clock is behind) still gets a newer one.
+        long sealedAt = Math.max(clock.getAsLong(), previous.map(p -> p.createdAt().toEpochMilli() + 1).orElse(Long.MIN_VALUE));
+        ObjectMeta sealed = object.withSlices(slices).withCreatedAt(Instant.ofEpochMilli(sealedAt));
         // putStart refused a replace while the object was read; a reader may have opened it since, and sealing now would
         // free the copies it reads for the next put to overwrite.
         int readers = previous.isPresent() ? leases.holders(sealed.key(), clock.getAsLong()) : 0;

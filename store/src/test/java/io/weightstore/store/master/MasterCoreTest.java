@@ -266,6 +266,16 @@ class MasterCoreTest {
     }
 
     @Test
+    void aReplaceSealedWithinTheMillisecondOfWhatItReplacesIsANewerVersion() throws StoreException {
+        ObjectMeta old = put("same-ms", SLICE);
+        ObjectMeta replaced = seal(master.putStart("same-ms", SLICE, PutOptions.defaults().withReplace(true)));
+        assertThat(replaced.createdAt()).isAfter(old.createdAt());
+        assertThat(master.stat("same-ms").createdAt()).isEqualTo(replaced.createdAt());
+        // A repair of a slice checked under the old version must not be made into the new one.
+        assertCode(() -> master.repairStart("same-ms", old.createdAt(), 0, ""), FAILED_PRECONDITION);
+    }
+
+    @Test
     void leaseIsRenewedUntilReleasedAndUnknownAfterItExpires() throws StoreException {
         put("renewed", SLICE);
         Lease lease = master.locate("renewed", Duration.ofSeconds(10)).lease();
