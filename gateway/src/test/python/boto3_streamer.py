@@ -71,6 +71,12 @@ def main(endpoint, bucket, key, local_file):
     assert head["ContentLength"] == len(local), head["ContentLength"]
     print(f"OK head {head['ETag']}")
 
+    part = s3.get_object(Bucket=bucket, Key=key, PartNumber=1)
+    assert part["ContentRange"] == f"bytes 0-{len(local) - 1}/{len(local)}", part["ContentRange"]
+    assert part["Body"].read() == local, "part 1 is not the whole file"
+    expect_error(lambda: s3.get_object(Bucket=bucket, Key=key, PartNumber=2), 416, "InvalidPartNumber")
+    print("OK part 1 is the whole file")
+
     keys = [o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, PaginationConfig={"PageSize": 2})
             for o in page.get("Contents", [])]
     assert key in keys, f"{key} not in listing {keys}"

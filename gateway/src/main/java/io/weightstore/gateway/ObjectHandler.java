@@ -7,6 +7,7 @@ import io.weightstore.gateway.s3.ByteRange;
 import io.weightstore.gateway.s3.ErrorCode;
 import io.weightstore.gateway.s3.HttpDates;
 import io.weightstore.gateway.s3.ObjectInfo;
+import io.weightstore.gateway.s3.PartNumber;
 import io.weightstore.gateway.s3.Preconditions;
 import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.gateway.s3.S3Request;
@@ -27,7 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * GetObject and HeadObject: conditional headers, one byte range, S3's response-header overrides,
+ * GetObject and HeadObject: conditional headers, one byte range or part 1, S3's response-header overrides,
  * and the full-object SHA-256 checksum for clients that ask for it. A GET takes a transfer slot and
  * opens the file under a read lease (shared with the GETs of the file in flight) held until the socket
  * took the last byte; it sends the range with sendfile from the nodes' pool files when the gateway
@@ -41,8 +42,8 @@ final class ObjectHandler {
             "response-content-disposition", "Content-Disposition", "response-content-encoding", "Content-Encoding",
             "response-content-language", "Content-Language", "response-cache-control", "Cache-Control", "response-expires", "Expires");
     /** Sub-resources of an object that S3 has and a read-only gateway over checkpoints does not. */
-    private static final Set<String> UNSUPPORTED = Set.of("acl", "attributes", "legal-hold", "partNumber",
-            "retention", "tagging", "torrent", "uploadId");
+    private static final Set<String> UNSUPPORTED = Set.of("acl", "attributes", "legal-hold", "retention", "tagging", "torrent",
+            "uploadId");
 
     private final CheckpointBucket bucket;
     private final TransferSlots slots;
@@ -85,8 +86,10 @@ final class ObjectHandler {
             exchange.send(304);
             return;
         }
-        Optional<Range> asked = Preconditions.rangeApplies(request, info.etag(), info.lastModified())
-                ? ByteRange.parse(request.header("range"), info.size()) : Optional.empty();
+        Optional<String> part = request.query().first(PartNumber.PARAMETER);
+        Optional<Range> asked = part.isPresent() ? PartNumber.range(part.get(), request.header("range"), info.size())
+                : Preconditions.rangeApplies(request, info.etag(), info.lastModified())
+                        ? ByteRange.parse(request.header("range"), info.size()) : Optional.empty();
         Range range = asked.orElse(new Range(0, info.size()));
         // Set only on the response that sends the object: an error on the way (no slot, the file gone) must not carry them.
         Map<String, String> headers = headers(request, object, asked, range, signed);
@@ -154,8 +157,10 @@ final class ObjectHandler {
         headers.put("Last-Modified", HttpDates.http(info.lastModified()));
         headers.put("Accept-Ranges", "bytes");
         asked.ifPresent(r -> headers.put("Content-Range", ByteRange.contentRange(r, info.size())));
-        // A client that asks for checksums gets the SHA-256 S3 would give a single-part object, for the whole object only.
-        if ("ENABLED".equalsIgnoreCase(request.header("x-amz-checksum-mode")) && asked.isEmpty()) {
+        // A client that asks for checksums gets the SHA-256 S3 would give a single-part object, for the whole object only:
+        // asked for whole, or as its one part.
+        boolean whole = asked.isEmpty() || request.query().has(PartNumber.PARAMETER);
+        if ("ENABLED".equalsIgnoreCase(request.header("x-amz-checksum-mode")) && whole) {
             headers.put("x-amz-checksum-sha256", Base64.getEncoder().encodeToString(HexFormat.of().parseHex(object.sha256())));
             headers.put("x-amz-checksum-type", "FULL_OBJECT");
         }

@@ -134,6 +134,26 @@ class GatewayHttpTest {
     }
 
     @Test
+    void partOneIsTheWholeObjectAndNoOtherPartIsSatisfiable() throws Exception {
+        byte[] whole = Files.readAllBytes(fixture.local(shard.path()));
+        for (String method : new String[] {"GET", "HEAD"}) {
+            HttpResponse<byte[]> part = signed(method, key(shard) + "?partNumber=1", Map.of("x-amz-checksum-mode", "ENABLED"));
+            assertThat(part.statusCode()).as(method).isEqualTo(206);
+            assertThat(part.headers().firstValue("Content-Range")).contains("bytes 0-" + (whole.length - 1) + "/" + whole.length);
+            assertThat(part.headers().firstValue("Content-Length")).contains(Integer.toString(whole.length));
+            assertThat(part.headers().firstValue("x-amz-checksum-sha256")).isPresent();
+            assertThat(part.body()).isEqualTo(method.equals("GET") ? whole : new byte[0]);
+        }
+        HttpResponse<byte[]> second = signed("GET", key(shard) + "?partNumber=2", Map.of());
+        assertError(second, 416, "InvalidPartNumber");
+        assertThat(text(second)).contains("<PartNumberRequested>2</PartNumberRequested>");
+        assertError(signed("GET", key(shard) + "?partNumber=0", Map.of()), 400, "InvalidArgument");
+        assertError(signed("GET", key(shard) + "?partNumber=one", Map.of()), 400, "InvalidArgument");
+        assertError(signed("GET", key(shard) + "?partNumber=10001", Map.of()), 400, "InvalidArgument");
+        assertError(signed("GET", key(shard) + "?partNumber=1", Map.of("Range", "bytes=0-7")), 400, "InvalidRequest");
+    }
+
+    @Test
     void headAnswersWithHeadersOnly() throws Exception {
         HttpResponse<byte[]> head = signed("HEAD", key(shard), Map.of());
         assertThat(head.statusCode()).isEqualTo(200);

@@ -12,6 +12,7 @@ public enum ErrorCode {
     INTERNAL_ERROR("InternalError", 500),
     INVALID_ACCESS_KEY_ID("InvalidAccessKeyId", 403),
     INVALID_ARGUMENT("InvalidArgument", 400),
+    INVALID_PART_NUMBER("InvalidPartNumber", 416),
     INVALID_RANGE("InvalidRange", 416),
     INVALID_REQUEST("InvalidRequest", 400),
     INVALID_URI("InvalidURI", 400),
