@@ -450,6 +450,27 @@ class MasterCoreTest {
     }
 
     @Test
+    void aReaderWhoCameAfterTheChangeDoesNotHoldItsRetiredRangeWhenTheNewLeadersClockIsBehind() throws StoreException {
+        ObjectMeta read = seal(start("read", SLICE, 2));
+        Lease lease = master.locate("read", MINUTE).lease();
+        put("other", SLICE);
+        // A lease taken later than the reader's: the change's mark is above every lease a restart recovers.
+        master.releaseLease("other", master.locate("other", MINUTE).lease().id());
+        master.setReplicas(List.of("read"), 1, false);
+        master.reapNow();
+        List<ReplicaRef> dropped = new ArrayList<>(read.slice(0).replicas());
+        dropped.removeAll(master.stat("read").slice(0).replicas());
+        // A master taking over with its clock ten minutes behind seeds its lease ids below the change's mark.
+        now.addAndGet(-Duration.ofMinutes(10).toMillis());
+        restartWithNodesRegistered();
+        master.locate("read", MINUTE);
+        master.releaseLease("read", lease.id());
+        master.reapNow();
+        assertThat(seal(start("after", SLICE, 2)).slice(0).replicas()).as("a put once the reader from before the change left")
+                .containsAll(dropped);
+    }
+
+    @Test
     void aRetiredRangeRecordOverAnotherObjectsCopyIsDroppedAtStartAndTheObjectKept() throws StoreException {
         ObjectMeta live = put("live", SLICE);
         master.close();
