@@ -57,7 +57,7 @@ class ObjectOwnerTest {
     }
 
     @Test
-    void onlyTheWriterWhoStartedAPutMaySealIt() throws Exception {
+    void onlyTheWriterWhoStartedAPutMaySealOrAbortIt() throws Exception {
         try (TestCluster cluster = TestCluster.secure(tmp, 1);
                 GrpcMasterApi importer = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.WRITER, "importer"));
                 GrpcMasterApi mallory = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.WRITER, "mallory"))) {
@@ -66,6 +66,10 @@ class ObjectOwnerTest {
                     .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED))
                     .hasMessageContaining("was started by writer importer; only its writer may seal it, not writer mallory");
+            assertThatThrownBy(() -> mallory.putAbort(put.putId()))
+                    .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.PERMISSION_DENIED))
+                    .hasMessageContaining("was started by writer importer; only its writer may abort it, not writer mallory");
             assertThat(importer.putEnd(put.putId(), List.of()).owner()).isEqualTo("writer importer");
         }
     }

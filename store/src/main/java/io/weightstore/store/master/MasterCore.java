@@ -272,7 +272,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             if (!options.lock().isEmpty() && put.lock().equals(options.lock()) && !put.writer().equals(options.writer())) {
                 log.warn("aborting put {} of {}: made under lock {} by {}, which {} holds now", put.putId(), key, put.lock(),
                         put.writer(), options.writer());
-                putAbort(put.putId());
+                abort(put);
                 continue;
             }
             throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
@@ -422,11 +422,23 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     @Override
     public synchronized void putAbort(String putId) throws StoreException {
-        PutGrant put = pending.remove(putId);
-        if (put != null) {
-            metadata.apply(new MetadataBatch().deletePending(putId));
-            nodes.release(put.object());
+        PutGrant put = pending.get(putId);
+        if (put == null) {
+            return;
         }
+        // As with a seal: the id is no secret (a put of the same key is refused naming it), so only its writer may end it.
+        if (!put.object().owner().equals(Caller.current())) {
+            throw new StoreException(PERMISSION_DENIED, "put of " + put.object().key() + " was started by "
+                    + Holders.named(put.object().owner()) + "; only its writer may abort it, not " + Holders.named(Caller.current()));
+        }
+        abort(put);
+    }
+
+    /** Ends a put the master itself gives up: its deadline passed, or its writer lost its lock or is gone. */
+    private void abort(PutGrant put) throws StoreException {
+        pending.remove(put.putId());
+        metadata.apply(new MetadataBatch().deletePending(put.putId()));
+        nodes.release(put.object());
     }
 
     @Override
@@ -439,7 +451,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             // The writer name is the client's to choose; only the identity that started a put may end it this way.
             if (put.writer().equals(writer) && put.object().owner().equals(Caller.current())) {
                 log.warn("reclaiming put {} of {}: its writer {} is gone", put.putId(), put.object().key(), writer);
-                putAbort(put.putId());
+                abort(put);
                 aborted++;
             }
         }
@@ -545,7 +557,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             if (put.deadline().toEpochMilli() < now) {
                 log.warn("reclaiming abandoned put {} of {}", put.putId(), put.object().key());
                 try {
-                    putAbort(put.putId());
+                    abort(put);
                 } catch (StoreException e) {
                     log.error("cannot reclaim put {}: {}", put.putId(), e.getMessage());
                 }
