@@ -15,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code POST /v1/chat/completions} and {@code POST /v1/completions}. What can be refused from the
- * request alone is refused before it queues: unknown fields, bad values, a prompt of more characters
- * than any tokenization of it could fit in the context. Then the request waits for a generation
+ * {@code POST /v1/chat/completions} and {@code POST /v1/completions}. A request takes its place in
+ * the queue before its body is read, or is turned away with a 429 unread. What can be refused from
+ * the request alone is refused before it waits: unknown fields, bad values, a prompt of more
+ * characters than any tokenization of it could fit in the context. Then the request waits for a generation
  * slot; in it the prompt is tokenized (Jlama's BPE merges take time quadratic in a piece's length,
  * and a request thread that computes holds its carrier, so tokenizing is bounded like generating),
  * a prompt and completion that do not fit the context are refused, and the choices are generated
@@ -45,20 +46,14 @@ final class CompletionsHandler {
 
     void handle(ServerRequest httpRequest, ServerResponse response) {
         ServedModel served = model.get();
-        JsonNode body = deadline.within(() -> Exchange.body(httpRequest), ClientGone::sentTooSlowly);
-        UnreadBodies.keepAlive(response);
-        CompletionRequest request = CompletionRequest.parse(endpoint, body, served);
-        int characters = request.prompt().getPrompt().length();
-        if (characters > served.longestPrompt()) {
-            throw ApiError.contextLengthExceeded(endpoint.promptParam, "the prompt has " + characters + " characters; the model's"
-                    + " context of " + served.contextLength() + " tokens, none longer than " + served.longestToken()
-                    + " characters, holds at most " + served.longestPrompt() + "; shorten it");
-        }
-        Responses shapes = new Responses(endpoint, endpoint.idPrefix + UUID.randomUUID(), Instant.now().getEpochSecond(),
-                served.name());
-        long seed = request.seed().orElseGet(() -> ThreadLocalRandom.current().nextLong());
         List<Completion> choices = new ArrayList<>();
+        Responses shapes;
+        // The place in the queue comes before the body: bodies held and parsed at once are bounded by the queue, not by
+        // the connections, each of which may send 16 MiB.
         try (AdmissionQueue.Ticket ticket = queue.enter()) {
+            CompletionRequest request = read(httpRequest, response, served);
+            shapes = new Responses(endpoint, endpoint.idPrefix + UUID.randomUUID(), Instant.now().getEpochSecond(), served.name());
+            long seed = request.seed().orElseGet(() -> ThreadLocalRandom.current().nextLong());
             ticket.awaitTurn();
             int[] prompt = served.encode(request.prompt());
             int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
@@ -74,6 +69,20 @@ final class CompletionsHandler {
             throw ApiError.unavailable("the server is shutting down");
         }
         Exchange.send(deadline, response, 200, shapes.completion(choices));
+    }
+
+    /** The request in the body, refused for what is wrong with it alone. */
+    private CompletionRequest read(ServerRequest httpRequest, ServerResponse response, ServedModel served) {
+        JsonNode body = deadline.within(() -> Exchange.body(httpRequest), ClientGone::sentTooSlowly);
+        UnreadBodies.keepAlive(response);
+        CompletionRequest request = CompletionRequest.parse(endpoint, body, served);
+        int characters = request.prompt().getPrompt().length();
+        if (characters > served.longestPrompt()) {
+            throw ApiError.contextLengthExceeded(endpoint.promptParam, "the prompt has " + characters + " characters; the model's"
+                    + " context of " + served.contextLength() + " tokens, none longer than " + served.longestToken()
+                    + " characters, holds at most " + served.longestPrompt() + "; shorten it");
+        }
+        return request;
     }
 
     private void stream(ServedModel served, int[] prompt, CompletionRequest request, int maxTokens, long seed, Responses shapes,

@@ -279,6 +279,8 @@ class OpenAiServerTest {
         record Case(String path, String body, int status, String message) {}
         for (Case c : List.of(
                 new Case("/v1/completions", "not json", 400, "not valid JSON"),
+                new Case("/v1/completions", "\u0000\u0000\u0000 \u0000", 400, "not valid JSON"),
+                new Case("/v1/chat/completions", "{\"messages\":[" + "{},".repeat(60_000) + "{}]}", 400, "too much JSON"),
                 new Case("/v1/completions", "[1]", 400, "must be a JSON object"),
                 new Case("/v1/completions", "", 400, "the request body is empty"),
                 new Case("/v1/completions", "{\"prompt\":\"a\",\"prompt\":\"b\"}", 400, "Duplicate field 'prompt'"),

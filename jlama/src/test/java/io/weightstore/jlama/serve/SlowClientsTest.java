@@ -99,6 +99,40 @@ class SlowClientsTest {
     }
 
     @Test
+    void aRequestTheQueueHasNoPlaceForIsRefusedBeforeItsBodyIsRead() throws Exception {
+        ServeConfig noQueue = new ServeConfig("127.0.0.1", 0, 1, 0, Optional.empty(), Duration.ofSeconds(10));
+        try (OpenAiServer server = TinyModel.serve(model, noQueue); Socket first = new Socket("127.0.0.1", server.port());
+                Socket second = new Socket("127.0.0.1", server.port())) {
+            // The first request's body is still on its way: it holds the one place there is.
+            first.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 1000\r\n\r\n{\"prompt\":").getBytes(StandardCharsets.UTF_8));
+            first.getOutputStream().flush();
+            Eventually.holds(() -> server.queue().waiting() == 1);
+            second.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 16000000\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            second.getOutputStream().flush();
+            second.setSoTimeout(5_000);
+            assertThat(new String(second.getInputStream().readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 429");
+        }
+    }
+
+    @Test
+    void aBodyThatBreaksChunkedFramingIsABadRequestAndNoServerError() throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (OpenAiServer server = TinyModel.serve(model, config()); var captured = new CapturedErr(log)) {
+            try (Socket client = new Socket("127.0.0.1", server.port())) {
+                client.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                client.getOutputStream().flush();
+                client.setSoTimeout(5_000);
+                assertThat(new String(client.getInputStream().readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 400");
+            }
+            Eventually.holds(() -> log.toString(StandardCharsets.UTF_8).contains("POST /v1/completions 400"));
+        }
+        assertThat(log.toString(StandardCharsets.UTF_8)).doesNotContain("ERROR");
+    }
+
+    @Test
     void aKeptAliveConnectionIdleForTheClientTimeoutIsClosed() throws Exception {
         try (OpenAiServer server = TinyModel.serve(model, config()); Socket idle = new Socket("127.0.0.1", server.port())) {
             idle.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
