@@ -22,6 +22,7 @@ module io.weightstore.store {
 
     exports io.weightstore.store.api;
     exports io.weightstore.store.client;
+    exports io.weightstore.store.concurrent;
     exports io.weightstore.store.embedded;
     exports io.weightstore.store.ha;
     exports io.weightstore.store.master;

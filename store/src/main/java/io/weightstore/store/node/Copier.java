@@ -9,6 +9,7 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.client.access.SocketNodeAccess;
+import io.weightstore.store.concurrent.DeadlineWait;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.ExpectedPeer;

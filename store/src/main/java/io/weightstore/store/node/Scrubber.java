@@ -3,6 +3,7 @@ package io.weightstore.store.node;
 import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.ScrubTask;
 import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.concurrent.DeadlineWait;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.pool.PoolFile;
 import java.time.Duration;

@@ -7,6 +7,7 @@ import io.weightstore.store.api.NodeOrders;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.concurrent.DeadlineWait;
 import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.metrics.NodeMetrics;

@@ -6,9 +6,11 @@ import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.concurrent.DeadlineWait;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +20,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Tensors of a checkpoint (or of one rank's share of it) in file order, read in batches into one
@@ -37,6 +38,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TensorStream implements AutoCloseable {
     static final long ALIGNMENT = 64;
+    /** How long a close waits for the read in flight before it gives up on returning the buffers. */
+    private static final Duration READER_STOP = Duration.ofSeconds(60);
 
     /**
      * One tensor: where it is, which part of it this rank takes, and what that part must hash to;
@@ -92,6 +95,8 @@ public final class TensorStream implements AutoCloseable {
     private final Set<Loaded> unreleased = ConcurrentHashMap.newKeySet();
     private Loaded current;
     private int position;
+    /** The last tensor was handed out: the halves hold later batches than the first, which must not be read again. */
+    private boolean ended;
     private boolean closed;
 
     TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool) {
@@ -268,6 +273,9 @@ public final class TensorStream implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("tensor stream is closed");
         }
+        if (ended) {
+            return null;
+        }
         while (current == null || position == current.batch().items().size()) {
             int nextIndex = current == null ? 0 : current.batch().index() + 1;
             if (current != null) {
@@ -278,6 +286,7 @@ public final class TensorStream implements AutoCloseable {
             }
             if (nextIndex >= batches.size()) {
                 current = null;
+                ended = true;
                 return null;
             }
             current = Futures.await(pending.get(nextIndex));
@@ -309,13 +318,11 @@ public final class TensorStream implements AutoCloseable {
         closed = true;
         pending.forEach(f -> f.cancel(false));
         reader.shutdown();
-        try {
-            if (!reader.awaitTermination(60, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("tensor stream reader did not stop within 60 s; buffers not returned");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
+        // Waited for through an interrupt (a cancelled load closes with one pending): the read in flight writes into the
+        // buffers given back below, and a close that gave up early would leak them and leave kept tensors readable.
+        if (!DeadlineWait.termination(reader, System.nanoTime() + READER_STOP.toNanos())) {
+            throw new IllegalStateException("tensor stream reader did not stop within " + READER_STOP.toSeconds()
+                    + " s; buffers not returned");
         }
         for (Future<Loaded> future : pending) {
             if (future.isDone() && !future.isCancelled()) {

@@ -236,6 +236,38 @@ class LoaderTest {
     }
 
     @Test
+    void aStreamAskedAgainAfterItsLastTensorStaysAtItsEnd() throws IOException {
+        // 1 MiB buffers: several batches, so the halves hold later batches than the first when the stream ends.
+        try (CheckpointSource checkpoint = open("ckpt", 1L << 20); TensorStream stream = checkpoint.stream()) {
+            collect(stream, new HashMap<>());
+            assertThat(stream.next()).isNull();
+            assertThat(stream.next()).isNull();
+        }
+    }
+
+    @Test
+    void aStreamClosedWithAnInterruptPendingStillEndsTheTensorsItHandedOut() throws IOException {
+        try (CheckpointSource checkpoint = open("ckpt", 3L << 20)) {
+            MemorySegment kept;
+            TensorStream stream = checkpoint.stream();
+            Tensor tensor;
+            do {
+                tensor = stream.next();
+            } while (tensor.data().byteSize() == 0);
+            kept = tensor.data();
+            Thread.currentThread().interrupt();
+            stream.close();
+            assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+            assertThatThrownBy(() -> kept.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+            Map<String, byte[]> got = new HashMap<>();
+            try (TensorStream again = checkpoint.stream()) {
+                collect(again, got);
+            }
+            assertThat(got.keySet()).as("the buffers went back to the source for the next stream").isEqualTo(expected.keySet());
+        }
+    }
+
+    @Test
     void tensorOfAnOversizedBatchFailsLoudlyOnceTheStreamMovesOn() throws IOException {
         // A 1 MiB buffer has 512 KiB halves; the 1000 x 256 F32 embedding (1000 KiB) gets memory of its own.
         try (CheckpointSource checkpoint = open("ckpt", 1L << 20); TensorStream stream = checkpoint.stream()) {

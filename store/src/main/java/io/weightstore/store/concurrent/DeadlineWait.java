@@ -1,4 +1,4 @@
-package io.weightstore.store.node;
+package io.weightstore.store.concurrent;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -6,10 +6,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Waits bounded by a deadline (a {@link System#nanoTime} value) that go on through interrupts and
- * keep them for the caller: a node's close waits for its threads before it unmaps the pool, whoever
- * calls it and however it was interrupted.
+ * keep them for the caller: a close waits for the threads that write into memory before it frees
+ * that memory (a node's pool, a tensor stream's buffers), whoever calls it and however it was interrupted.
  */
-final class DeadlineWait {
+public final class DeadlineWait {
     /** One bounded wait, given the nanoseconds left; true when what it waits for is done. */
     @FunctionalInterface
     private interface Wait {
@@ -19,12 +19,12 @@ final class DeadlineWait {
     private DeadlineWait() {}
 
     /** Whether {@code thread} ended, or never started, by {@code deadline}. */
-    static boolean join(Thread thread, long deadline) {
+    public static boolean join(Thread thread, long deadline) {
         return thread.getState() == Thread.State.NEW || until(deadline, nanos -> thread.join(Duration.ofNanos(Math.max(1, nanos))));
     }
 
     /** Whether every task of {@code workers}, shut down, ended by {@code deadline}. */
-    static boolean termination(ExecutorService workers, long deadline) {
+    public static boolean termination(ExecutorService workers, long deadline) {
         return until(deadline, nanos -> workers.awaitTermination(Math.max(0, nanos), TimeUnit.NANOSECONDS));
     }
 
