@@ -131,6 +131,11 @@ public final class TensorPrefetcher implements AutoCloseable {
         int index = 0;
         for (CheckpointSource.Location tensor : batch.tensors()) {
             Slot slot = slots.get(tensor.info().name());
+            if (slot.length() == 0) {
+                // Nothing to read: an empty tensor neither starts a run nor ends one, and the check passes over it.
+                continuesRead[index++] = false;
+                continue;
+            }
             long start = tensor.dataStart() + tensor.info().begin();
             boolean continues = tensor.object() == object && !ranges.isEmpty() && ranges.getLast().end() == start
                     && runEnd == slot.offset();

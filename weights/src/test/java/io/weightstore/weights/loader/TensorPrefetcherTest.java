@@ -3,6 +3,8 @@ package io.weightstore.weights.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.format.DType;
+import io.weightstore.format.SafetensorsWriter;
+import io.weightstore.format.TensorSpec;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.TestCluster;
@@ -15,9 +17,12 @@ import io.weightstore.weights.ImportRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.ref.WeakReference;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -77,6 +82,33 @@ class TensorPrefetcherTest {
                     .allSatisfy(scope -> assertThat(scope.get()).isNull());
             assertThat(prefetcher.take(names.getFirst())).as("taken before, its batch let go: read it instead").isEmpty();
         }
+    }
+
+    @Test
+    void anEmptyTensorBetweenTwoOthersLeavesTheOneAfterItReadable() throws Exception {
+        Path dir = tmp.resolve("with-empty");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("config.json"), "{}");
+        SafetensorsWriter.write(dir.resolve("model.safetensors"), List.of(new TensorSpec("a", DType.F32, List.of(3L)),
+                new TensorSpec("b", DType.F32, List.of(0L)), new TensorSpec("c", DType.F32, List.of(4L))), Map.of(),
+                (tensor, out) -> SafetensorsWriter.writeFully(out, ByteBuffer.wrap(bytesOf(tensor.name(), tensor.byteSize()))));
+        CheckpointId id = new CheckpointId("with-empty");
+        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(id, "org/empty", "main", dir, 1, false, 1), Progress.NONE);
+        try (CheckpointSource withEmpty = CheckpointSource.open(store, id, LoadOptions.defaults().withCacheDir(tmp.resolve("cache2")));
+                TensorPrefetcher prefetcher = withEmpty.prefetch(1 << 20, 2)) {
+            assertThat(prefetcher.take("a").orElseThrow().toArray(ValueLayout.JAVA_BYTE)).isEqualTo(bytesOf("a", 12));
+            assertThat(prefetcher.take("b").orElseThrow().byteSize()).isZero();
+            assertThat(prefetcher.take("c").orElseThrow().toArray(ValueLayout.JAVA_BYTE)).isEqualTo(bytesOf("c", 16));
+        }
+    }
+
+    /** Bytes that tell tensors, and positions in them, apart. */
+    private static byte[] bytesOf(String name, long size) {
+        byte[] bytes = new byte[(int) size];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) (name.charAt(0) * 31 + i);
+        }
+        return bytes;
     }
 
     @Test
