@@ -60,6 +60,7 @@ final class RequestHandler implements Runnable {
     private final RateLimitedLog refusals;
     private final NodeMetrics metrics;
     private final NodeCounters counters;
+    private final IdleConnections idle;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
@@ -70,7 +71,8 @@ final class RequestHandler implements Runnable {
 
     /** {@code writesThroughMapping}: {@link PoolFile#writesThroughMapping} of the pool's file system, else {@code pwrite}. */
     RequestHandler(SocketChannel socket, PoolFile pool, boolean writesThroughMapping, VerifiedBlocks verified, DataPlaneSecurity security,
-            TransferDeadlines deadlines, DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics) {
+            TransferDeadlines deadlines, DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics,
+            IdleConnections idle) {
         this.socket = socket;
         this.pool = pool;
         this.writesThroughMapping = writesThroughMapping;
@@ -81,6 +83,7 @@ final class RequestHandler implements Runnable {
         this.refusals = refusals;
         this.metrics = metrics;
         this.counters = counters;
+        this.idle = idle;
     }
 
     @Override
@@ -116,10 +119,17 @@ final class RequestHandler implements Runnable {
             throw new IllegalStateException("the handshake answers bad frames itself", e);
         }
         if (accepted) {
-            while (true) {
+            for (boolean served = false; ; served = true) {
                 Request request;
                 try {
-                    request = within(deadlines.idle(), deadlines.idle(), "next request", this::readRequest);
+                    if (served) {
+                        idle.idle(socket);
+                    }
+                    try {
+                        request = within(deadlines.idle(), deadlines.idle(), "next request", this::readRequest);
+                    } finally {
+                        idle.busy(socket);
+                    }
                     if (request == null) {
                         return;
                     }

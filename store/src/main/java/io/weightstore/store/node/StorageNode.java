@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * sendfile, and under a virtual thread the JDK puts the socket in non-blocking mode, so
  * {@code transferTo} returns 0 whenever the socket buffer is full and the transfer would need a
  * busy wait (tried: reads then fail mid-transfer). So connections are bounded
- * ({@link NodeOptions#maxConnections()}); one beyond the bound is told BUSY in its handshake, from a
- * virtual thread that holds nothing but that short exchange.
+ * ({@link NodeOptions#maxConnections()}); at the bound a connection idle since its last request is
+ * closed to admit a new one ({@link IdleConnections}), and when none is idle the new one is told BUSY
+ * in its handshake, from a virtual thread that holds nothing but that short exchange.
  */
 public final class StorageNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
@@ -64,6 +65,7 @@ public final class StorageNode implements AutoCloseable {
     private final DataPlaneSecurity security;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final Set<SocketChannel> refused = ConcurrentHashMap.newKeySet();
+    private final IdleConnections idle = new IdleConnections();
     /** The threads that serve or refuse connections, which a close waits for before it unmaps the pool under them. */
     private final Set<Thread> serving = ConcurrentHashMap.newKeySet();
     private final DeadlineTimer deadlines = new DeadlineTimer("node-deadlines");
@@ -279,7 +281,7 @@ public final class StorageNode implements AutoCloseable {
                     socket.close();
                     throw e;
                 }
-                if (connections.size() >= options.maxConnections()) {
+                if (connections.size() >= options.maxConnections() && !makeRoom(socket)) {
                     // Each refusal holds a descriptor for up to its handshake's deadline: past a bound, a flood is just closed.
                     if (refusing.tryAcquire()) {
                         refused.add(socket);
@@ -300,7 +302,7 @@ public final class StorageNode implements AutoCloseable {
                 serve(Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()), () -> {
                     try {
                         new RequestHandler(socket, pool, writesThroughMapping, verified, security, options.deadlines(), deadlines,
-                                refusals, counters, metrics).run();
+                                refusals, counters, metrics, idle).run();
                     } finally {
                         connections.remove(socket);
                     }
@@ -331,6 +333,16 @@ public final class StorageNode implements AutoCloseable {
         });
         serving.add(thread);
         thread.start();
+    }
+
+    /** Closes the connection idle longest to admit {@code socket} at the limit; false when every connection is at work. */
+    private boolean makeRoom(SocketChannel socket) {
+        if (idle.closeLongestIdle()) {
+            log.debug("node {}: at its {} connections, closed the longest idle to admit one from {}", pool.nodeId(),
+                    options.maxConnections(), remote(socket));
+            return true;
+        }
+        return false;
     }
 
     /** Takes the client's hello (so the reply is not lost to a reset) and answers BUSY, within the handshake deadline. */

@@ -134,7 +134,7 @@ final class DataPlaneConnection implements AutoCloseable {
                     + " (its log says why)");
         }
         if (status == Status.BUSY) {
-            throw new StoreException(StoreException.Code.UNAVAILABLE, "node " + peer + " is at its limit of connections");
+            throw new NodeBusy("node " + peer + " is at its limit of connections, every one at work");
         }
         if (status != Status.OK) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused the handshake: " + status

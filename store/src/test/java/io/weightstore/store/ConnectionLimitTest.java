@@ -1,0 +1,91 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Ticket;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Status;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Many engines, one node: clients keep their connections pooled after a load, and a node at its
+ * connection limit must still serve the next engine, over sockets, on a node that allows one connection.
+ */
+class ConnectionLimitTest {
+    private static final long SIZE = 3 * TestCluster.SLICE + 777;
+
+    @TempDir
+    Path tmp;
+
+    private TestCluster cluster;
+    private final Arena arena = Arena.ofShared();
+    private MemorySegment data;
+
+    @BeforeEach
+    void start() throws Exception {
+        cluster = new TestCluster(tmp, 1, TestCluster.config(), options -> options.withMaxConnections(1));
+        data = Bytes.random(arena, SIZE, 7);
+        try (StoreClient writer = sockets()) {
+            writer.put("k", data, PutOptions.defaults());
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+        arena.close();
+    }
+
+    private StoreClient sockets() throws IOException {
+        return cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(1));
+    }
+
+    private boolean readsBack(StoreClient client) throws IOException {
+        return Bytes.equal(Bytes.readWhole(client, "k", arena), data);
+    }
+
+    @Test
+    void aConnectionAnotherClientKeepsIdleMakesWayForTheNextClient() throws Exception {
+        try (StoreClient first = sockets(); StoreClient second = sockets()) {
+            assertThat(readsBack(first)).isTrue();
+            assertThat(readsBack(second)).as("read while the first client keeps its connection pooled").isTrue();
+            assertThat(readsBack(first)).as("the first again, its pooled connection closed under it").isTrue();
+        }
+    }
+
+    @Test
+    void aClientToldBusyAsksAgainUntilAConnectionEnds() throws Exception {
+        // A connection at its handshake, not yet pooled by anyone, is never closed to make room: it holds the one there is.
+        Socket holder = new Socket("127.0.0.1", cluster.node(0).port());
+        ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
+        holder.getOutputStream().write(hello.array(), 0, hello.remaining());
+        assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(holder.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status())
+                .isEqualTo(Status.OK);
+        try (StoreClient client = sockets()) {
+            CompletableFuture<Void> leaves = CompletableFuture.runAsync(() -> {
+                try {
+                    Thread.sleep(300);
+                    holder.close();
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThat(readsBack(client)).isTrue();
+            leaves.get(10, TimeUnit.SECONDS);
+        }
+    }
+}
