@@ -161,10 +161,11 @@ public final class ObjectReader implements AutoCloseable {
 
     /**
      * Asks the master again where the object is (a node may be back on another port), unless another
-     * thread already did since {@code stale} was read. Takes a new lease and ends the old one.
+     * thread already did since {@code stale} was read. Takes a new lease and ends the old one. A lease
+     * renewed meanwhile keeps the placement (the same object), so it is no reason not to ask.
      */
     synchronized void relocate(Located stale) throws StoreException {
-        if (located != stale || closed.get()) {
+        if (located.object() != stale.object() || closed.get()) {
             return;
         }
         MasterApi master = client.master();
@@ -183,9 +184,10 @@ public final class ObjectReader implements AutoCloseable {
             gone = new StoreException(StoreException.Code.NOT_FOUND, key + " was replaced while a reader had it open");
             throw gone;
         }
+        Located previous = located;
         located = fresh;
         scheduleRenewal();
-        releaseQuietly(stale);
+        releaseQuietly(previous);
     }
 
     /** Extends the lease when half of it has run; called by the client's lease keeper. */

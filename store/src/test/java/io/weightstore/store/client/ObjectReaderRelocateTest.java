@@ -1,0 +1,48 @@
+package io.weightstore.store.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.api.Located;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.embedded.EmbeddedStore;
+import java.lang.foreign.Arena;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * After every replica of a piece failed, a reader asks the master once where the object is now (a node
+ * may be back on another port), unless another thread already did since the failed attempt began.
+ */
+class ObjectReaderRelocateTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aLeaseRenewedDuringTheFailedAttemptDoesNotCountAsAskingAgain() throws Exception {
+        try (StoreClient store = EmbeddedStore.open(tmp, 16L << 20, ClientOptions.defaults()); Arena arena = Arena.ofShared()) {
+            store.put("k", arena.allocate(1 << 20), PutOptions.defaults());
+            try (ObjectReader reader = store.open("k")) {
+                Located failedWith = reader.located();
+                reader.renewIfDue(Long.MAX_VALUE);
+                assertThat(reader.located().lease()).as("renewed").isNotEqualTo(failedWith.lease());
+                reader.relocate(failedWith);
+                assertThat(reader.located().object()).as("placement asked of the master again").isNotSameAs(failedWith.object());
+            }
+        }
+    }
+
+    @Test
+    void aPlacementAnotherThreadFetchedSinceIsNotFetchedAgain() throws Exception {
+        try (StoreClient store = EmbeddedStore.open(tmp, 16L << 20, ClientOptions.defaults()); Arena arena = Arena.ofShared()) {
+            store.put("k", arena.allocate(1 << 20), PutOptions.defaults());
+            try (ObjectReader reader = store.open("k")) {
+                Located failedWith = reader.located();
+                reader.relocate(failedWith);
+                Located refreshed = reader.located();
+                reader.relocate(failedWith);
+                assertThat(reader.located()).isSameAs(refreshed);
+            }
+        }
+    }
+}
