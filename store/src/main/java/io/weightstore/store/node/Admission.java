@@ -65,6 +65,7 @@ sealed interface Admission {
                         + "'s");
             }
             return request -> {
+                requireUnexpired(session, "session ticket");
                 switch (request) {
                     case Request.Write w -> {
                         // The payload that follows cannot be skipped, so a refused write ends the connection.
@@ -89,6 +90,7 @@ sealed interface Admission {
         /** A connection that may read, and check, only the range its grant names. */
         private static Session readOnly(NodeTicket grant) {
             return request -> {
+                requireUnexpired(grant, "read grant");
                 switch (request) {
                     case Request.Write w -> throw refused(true, grant.caller() + " holds a read grant, which writes nothing");
                     case Request.Read r -> requireGranted(grant, List.of(r.range()), r.checks());
@@ -128,6 +130,17 @@ sealed interface Admission {
                 throw refused(true, what + " expired at " + ticket.expiresAt() + "; locate the object again for a fresh one");
             }
             return ticket;
+        }
+
+        /**
+         * A ticket is checked at every request, not only when its connection opened: a connection kept busy (a
+         * request within each idle timeout) would otherwise serve its caller for good.
+         */
+        private static void requireUnexpired(NodeTicket ticket, String what) throws FrameException {
+            if (ticket.expiresAt().isBefore(Instant.now())) {
+                throw refused(true, "the connection's " + what + " expired at " + ticket.expiresAt()
+                        + "; connect again with a fresh one");
+            }
         }
 
         private static FrameException refused(boolean closeConnection, String why) {

@@ -1,5 +1,6 @@
 package io.weightstore.store.node;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,6 +45,18 @@ class WriteGrantAdmissionTest {
         assertThatCode(() -> node.admit(session, Optional.of(WRITER))).as("so do new connections with it").doesNotThrowAnyException();
         Ticket after = grant();
         assertThatCode(() -> connected.authorize(new Request.Write(new Range(8192, 4096), after))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void aConnectionServesNoRequestPastItsSessionTicketsExpiry() throws Exception {
+        byte[] brief = NodeTicket.session("node-0", WRITER, Instant.now().plusMillis(300)).seal(keys.session()).bytes();
+        Admission.Session connected = node.admit(brief, Optional.of(WRITER));
+        Request read = new Request.Read(new Range(0, 4096), List.of());
+        assertThatCode(() -> connected.authorize(read)).doesNotThrowAnyException();
+        Thread.sleep(400);
+        assertThatThrownBy(() -> connected.authorize(read)).isInstanceOf(FrameException.class)
+                .hasMessageContaining("the connection's session ticket expired at")
+                .satisfies(e -> assertThat(((FrameException) e).closeConnection()).isTrue());
     }
 
     @Test

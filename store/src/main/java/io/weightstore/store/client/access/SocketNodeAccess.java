@@ -72,7 +72,8 @@ public final class SocketNodeAccess implements NodeAccess {
      * Runs {@code exchange} on an idle connection, or a new one. A node closes connections that sit
      * idle past its idle timeout, or all of them as it restarts, and the client learns of it only when
      * it next uses one: an idle connection that fails before any byte of an answer, short of a
-     * deadline, is taken as closed under it, and the exchange runs again once, on a new connection.
+     * deadline, is taken as closed under it, and the exchange runs again once, on a new connection;
+     * so does one whose request the node refused for its caller's credentials, which may have expired.
      * That is safe for every request here: reads and checks change nothing, and a write puts the
      * same bytes at the same place again.
      */
@@ -88,7 +89,10 @@ public final class SocketNodeAccess implements NodeAccess {
         try {
             runOn(pooled, exchange);
         } catch (IOException e) {
-            if (e instanceof StoreException || e instanceof SocketTimeoutException || pooled.answered()) {
+            // A node refuses a connection's request once the ticket it opened with has expired; a new connection presents
+            // the newest ticket the master gave.
+            boolean ticketRefused = e instanceof StoreException refused && refused.code() == StoreException.Code.UNAUTHENTICATED;
+            if (!ticketRefused && (e instanceof StoreException || e instanceof SocketTimeoutException || pooled.answered())) {
                 throw e;
             }
             // The pool is last in, first out: the connections behind this one sat idle longer still.
