@@ -66,6 +66,10 @@ final class ApiError extends RuntimeException {
         return new ApiError(401, "invalid_request_error", null, "invalid_api_key", message);
     }
 
+    static ApiError forbidden(String message) {
+        return new ApiError(403, "invalid_request_error", null, "forbidden", message);
+    }
+
     static ApiError queueFull(String message) {
         return new ApiError(429, "requests", null, "rate_limit_exceeded", message);
     }

@@ -101,6 +101,32 @@ class ServeOperationsTest {
     }
 
     @Test
+    void withoutAKeyOnLoopbackOnlyRequestsForLoopbackNamesAreAnswered() throws Exception {
+        try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()))) {
+            String port = ":" + server.port();
+            assertThat(status(server, "GET /v1/models", "Host: localhost" + port)).isEqualTo(200);
+            assertThat(status(server, "GET /v1/models", "Host: 127.0.0.1" + port)).isEqualTo(200);
+            assertThat(status(server, "GET /v1/models", "Host: [::1]" + port)).isEqualTo(200);
+            assertThat(status(server, "GET /v1/models", "Host: localhost" + port, "Origin: http://localhost:3000")).isEqualTo(200);
+            assertThat(status(server, "GET /v1/models", "Host: rebound.example" + port)).as("a name rebound to 127.0.0.1").isEqualTo(403);
+            assertThat(status(server, "GET /metrics", "Host: rebound.example" + port)).isEqualTo(403);
+            assertThat(status(server, "GET /v1/models", "Host: 127.0.0.1" + port, "Origin: https://page.example"))
+                    .as("a cross-site request from a page").isEqualTo(403);
+        }
+    }
+
+    /** The status of a bodiless request with exactly these headers, as a browser would send them. */
+    private static int status(OpenAiServer server, String requestLine, String... headers) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            String request = requestLine + " HTTP/1.1\r\n" + String.join("\r\n", headers) + "\r\nConnection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            String statusLine = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            return Integer.parseInt(statusLine.substring(9, 12));
+        }
+    }
+
+    @Test
     void metricsCountRequestsTokensAndSpeed() throws Exception {
         try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()))) {
             Http http = new Http(server.port());
