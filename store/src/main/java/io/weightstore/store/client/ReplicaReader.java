@@ -13,6 +13,7 @@ import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
 import io.weightstore.store.metrics.ClientMetrics;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -204,6 +205,13 @@ final class ReplicaReader {
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
             } catch (IOException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    // The read was cancelled (an interrupt closes the channel under it): no node is to blame, none to ask next.
+                    InterruptedIOException cancelled = new InterruptedIOException("read of slice " + task.slice() + " of "
+                            + object.key() + " interrupted");
+                    cancelled.initCause(e);
+                    throw cancelled;
+                }
                 allCorrupt = false;
                 metrics.replicaUnreachable();
                 chooser.suspect(node.nodeId());

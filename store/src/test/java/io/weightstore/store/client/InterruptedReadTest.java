@@ -2,6 +2,8 @@ package io.weightstore.store.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.store.Metrics;
+import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.embedded.EmbeddedStore;
@@ -54,6 +56,37 @@ class InterruptedReadTest {
                 }
             }
             assertThat(interrupted).as("reads that an interrupt ended").isPositive();
+        }
+    }
+
+    @Test
+    void anInterruptedReadOverSocketsBlamesNoNode() throws Exception {
+        long size = 48L << 20;
+        try (TestCluster cluster = new TestCluster(tmp.resolve("cluster"), 2); Arena arena = Arena.ofShared()) {
+            StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(4)
+                    .withMaxPieceBytes(TestCluster.SLICE));
+            store.put("k", arena.allocate(size), PutOptions.defaults().withReplicas(2));
+            MemorySegment dst = arena.allocate(size);
+            int interrupted = 0;
+            for (int attempt = 0; attempt < 20; attempt++) {
+                try (ObjectReader reader = store.open("k")) {
+                    Thread caller = Thread.currentThread();
+                    CompletableFuture<Void> interrupt = CompletableFuture.runAsync(caller::interrupt,
+                            CompletableFuture.delayedExecutor(2 + attempt % 5, TimeUnit.MILLISECONDS));
+                    try {
+                        store.read(List.of(new Read.Ranges(reader, List.of(new Range(0, size)), dst)));
+                    } catch (InterruptedIOException e) {
+                        interrupted++;
+                    } finally {
+                        interrupt.join();
+                        Thread.interrupted();
+                    }
+                }
+            }
+            assertThat(interrupted).as("reads that an interrupt ended").isPositive();
+            assertThat(Metrics.value(store.metrics().registry(), "weightstore_client_replica_failures", "reason", "unreachable"))
+                    .as("replica reads counted as a node unreachable").isZero();
+            store.read(List.of(new Read.Ranges(store.open("k"), List.of(new Range(0, size)), dst)));
         }
     }
 

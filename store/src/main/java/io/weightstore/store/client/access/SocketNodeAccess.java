@@ -92,7 +92,8 @@ public final class SocketNodeAccess implements NodeAccess {
             // A node refuses a connection's request once the ticket it opened with has expired; a new connection presents
             // the newest ticket the master gave.
             boolean ticketRefused = e instanceof StoreException refused && refused.code() == StoreException.Code.UNAUTHENTICATED;
-            if (!ticketRefused && (e instanceof StoreException || e instanceof SocketTimeoutException || pooled.answered())) {
+            if (!ticketRefused && (e instanceof StoreException || e instanceof SocketTimeoutException || pooled.answered())
+                    || Thread.currentThread().isInterrupted()) {
                 throw e;
             }
             // The pool is last in, first out: the connections behind this one sat idle longer still.
