@@ -111,7 +111,8 @@ final class NodeConnections implements AutoCloseable {
         localPools.values().forEach(p -> p.ifPresent(pool -> {
             try {
                 pool.close();
-            } catch (StoreException e) {
+            } catch (StoreException | IllegalStateException e) {
+                // An unmap refused while a read of the client's closing holds the pool (a native check in progress).
                 log.debug("closing pool {}: {}", pool.path(), e.getMessage());
             }
         }));

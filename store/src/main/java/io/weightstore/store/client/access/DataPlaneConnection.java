@@ -238,6 +238,18 @@ final class DataPlaneConnection implements AutoCloseable {
         transport.write(src);
     }
 
+    /**
+     * Ends the connection under an exchange another thread runs on it, which then fails at once; that thread
+     * closes the rest. Only the socket is closed here, as a TLS engine is not to be touched by two threads.
+     */
+    void abort() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Closed all the same.
+        }
+    }
+
     @Override
     public void close() {
         if (transport != null) {

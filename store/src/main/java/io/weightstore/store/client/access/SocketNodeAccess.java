@@ -19,6 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Supplier;
 import java.util.zip.Checksum;
@@ -51,6 +53,8 @@ public final class SocketNodeAccess implements NodeAccess {
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
     private final ConcurrentLinkedDeque<DataPlaneConnection> idle = new ConcurrentLinkedDeque<>();
+    /** Connections in an exchange now: a close ends them too, as their deadlines may stop with the client's timer. */
+    private final Set<DataPlaneConnection> inUse = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /**
@@ -131,6 +135,12 @@ public final class SocketNodeAccess implements NodeAccess {
     }
 
     private void runOn(DataPlaneConnection connection, Exchange exchange) throws IOException {
+        inUse.add(connection);
+        if (closed) {
+            inUse.remove(connection);
+            connection.close();
+            throw new IllegalStateException("node access to " + host + ":" + port + " is closed");
+        }
         try {
             exchange.run(connection);
         } catch (StoreException e) {
@@ -144,7 +154,12 @@ public final class SocketNodeAccess implements NodeAccess {
             throw e;
         } catch (IOException | RuntimeException e) {
             connection.close();
+            if (closed) {
+                throw new IllegalStateException("node access to " + host + ":" + port + " was closed during the exchange", e);
+            }
             throw e;
+        } finally {
+            inUse.remove(connection);
         }
         giveBack(connection);
     }
@@ -246,6 +261,7 @@ public final class SocketNodeAccess implements NodeAccess {
     public void close() {
         closed = true;
         closeIdle();
+        inUse.forEach(DataPlaneConnection::abort);
     }
 
     private void closeIdle() {

@@ -11,16 +11,20 @@ import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -101,6 +105,28 @@ class ClientDeadlinesTest {
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
                 .hasMessageContaining("moved nothing for " + SHORT.stall().toMillis() + " ms");
+    }
+
+    @Test
+    void closingTheAccessEndsAnExchangeInFlightThoughItsTimerStopsFirst() throws Exception {
+        answerHandshake = true;
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer);
+        CompletableFuture<Void> read = CompletableFuture.runAsync(() -> {
+            try {
+                node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        while (accepted.isEmpty()) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(50);
+        // As a client's close does: the timer that would have cut the frozen exchange stops with it.
+        timer.close();
+        node.close();
+        assertThatThrownBy(() -> read.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("was closed during the exchange");
     }
 
     @Test
