@@ -35,7 +35,12 @@ final class ClientDeadline implements AutoCloseable {
      * keeps its result.
      */
     <T> T within(Supplier<T> io, Function<Duration, ClientGone> tooSlow) {
-        Armed armed = arm(() -> {});
+        return within(limit, io, tooSlow);
+    }
+
+    /** As {@link #within(Supplier, Function)}, bounded by {@code bound} instead of the limit (what is left of a budget). */
+    <T> T within(Duration bound, Supplier<T> io, Function<Duration, ClientGone> tooSlow) {
+        Armed armed = arm(bound, () -> {});
         try {
             return io.get();
         } catch (RuntimeException e) {
@@ -55,8 +60,12 @@ final class ClientDeadline implements AutoCloseable {
      * a wait that does not fit in one call (Helidon's reading of a request's headers).
      */
     Armed arm(Runnable rang) {
+        return arm(limit, rang);
+    }
+
+    private Armed arm(Duration bound, Runnable rang) {
         Alarm alarm = new Alarm(Thread.currentThread(), rang);
-        return new Armed(alarm, timer.schedule(alarm, limit.toNanos(), TimeUnit.NANOSECONDS));
+        return new Armed(alarm, timer.schedule(alarm, bound.toNanos(), TimeUnit.NANOSECONDS));
     }
 
     Duration limit() {

@@ -42,6 +42,12 @@ final class ClientGone extends RuntimeException {
                 Optional.empty());
     }
 
+    /** A stream whose writes waited on the client for {@code limit} in all. */
+    static ClientGone keptTheStreamWaiting(Duration limit) {
+        return new ClientGone(null, "client took the stream too slowly: it waited on the client for " + limit.toMillis()
+                + " ms in all; connection closed", Optional.empty());
+    }
+
     /** The same departure, found by a generation that stopped for it. */
     ClientGone stoppedGeneration() {
         ClientGone stopped = new ClientGone(getCause(), note + "; its generation stopped", answer);

@@ -9,25 +9,40 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * A response of server-sent events, as OpenAI streams: one {@code data: JSON} event per chunk,
  * flushed at once, and {@code data: [DONE]} at the end. A write that fails (Helidon reports a broken
- * connection as a {@link ServerConnectionException}) means the client is gone, and one the client
- * takes nothing of within the {@link ClientDeadline} that it is too slow; either way {@link ClientGone}
- * tells the generation feeding the stream.
+ * connection as a {@link ServerConnectionException}) means the client is gone; either way
+ * {@link ClientGone} tells the generation feeding the stream. The generation holds a slot while it
+ * waits on its client's socket, so the stream may wait on it for the {@link ClientDeadline}'s limit
+ * in all, not per write: a client that takes a little now and then would otherwise keep the slot
+ * for as long as it likes. One that reads as fast as the tokens come never waits.
  */
 final class EventStream implements AutoCloseable {
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
+    /** What a write gets once the budget is spent: enough to hand the bytes to a socket buffer with room. */
+    private static final Duration AT_LEAST = Duration.ofMillis(1);
 
     private final OutputStream out;
     private final ClientDeadline deadline;
+    /** How long the writes so far waited on the client. */
+    private long waitedNanos;
 
     EventStream(ServerResponse response, ClientDeadline deadline) {
+        this(streamOf(response), deadline);
+    }
+
+    EventStream(OutputStream out, ClientDeadline deadline) {
+        this.out = out;
         this.deadline = deadline;
+    }
+
+    private static OutputStream streamOf(ServerResponse response) {
         response.header(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
         response.header(HeaderNames.CACHE_CONTROL, "no-cache");
-        this.out = response.outputStream();
+        return response.outputStream();
     }
 
     void send(JsonNode event) {
@@ -56,13 +71,20 @@ final class EventStream implements AutoCloseable {
     }
 
     private void sent(SocketWrite write) {
-        deadline.within(() -> {
-            try {
-                write.run();
-            } catch (IOException | UncheckedIOException | ServerConnectionException e) {
-                throw new ClientGone(e);
-            }
-        }, ClientGone::readTooSlowly);
+        Duration left = deadline.limit().minusNanos(waitedNanos);
+        long start = System.nanoTime();
+        try {
+            deadline.within(left.compareTo(AT_LEAST) > 0 ? left : AT_LEAST, () -> {
+                try {
+                    write.run();
+                } catch (IOException | UncheckedIOException | ServerConnectionException e) {
+                    throw new ClientGone(e);
+                }
+                return null;
+            }, ClientGone::keptTheStreamWaiting);
+        } finally {
+            waitedNanos += System.nanoTime() - start;
+        }
     }
 
     private interface SocketWrite {
