@@ -65,7 +65,7 @@ sealed interface Admission {
                         + "'s");
             }
             return request -> {
-                requireUnexpired(session, "session ticket");
+                requireUnexpired(session);
                 switch (request) {
                     case Request.Write w -> {
                         // The payload that follows cannot be skipped, so a refused write ends the connection.
@@ -87,10 +87,13 @@ sealed interface Admission {
             };
         }
 
-        /** A connection that may read, and check, only the range its grant names. */
+        /**
+         * A connection that may read, and check, only the range its grant names. Its grant is checked for expiry at the
+         * handshake only: a node's copy of a slice reads on one connection with one grant for as long as it makes
+         * progress, which at a throttled copy rate may outlast the grant's 15 minutes.
+         */
         private static Session readOnly(NodeTicket grant) {
             return request -> {
-                requireUnexpired(grant, "read grant");
                 switch (request) {
                     case Request.Write w -> throw refused(true, grant.caller() + " holds a read grant, which writes nothing");
                     case Request.Read r -> requireGranted(grant, List.of(r.range()), r.checks());
@@ -136,9 +139,9 @@ sealed interface Admission {
          * A ticket is checked at every request, not only when its connection opened: a connection kept busy (a
          * request within each idle timeout) would otherwise serve its caller for good.
          */
-        private static void requireUnexpired(NodeTicket ticket, String what) throws FrameException {
+        private static void requireUnexpired(NodeTicket ticket) throws FrameException {
             if (ticket.expiresAt().isBefore(Instant.now())) {
-                throw refused(true, "the connection's " + what + " expired at " + ticket.expiresAt()
+                throw refused(true, "the connection's session ticket expired at " + ticket.expiresAt()
                         + "; connect again with a fresh one");
             }
         }
