@@ -127,10 +127,14 @@ final class RequestHandler implements Runnable {
                     }
                     try {
                         request = within(deadlines.idle(), deadlines.idle(), "next request", this::readRequest);
-                    } finally {
-                        idle.busy(socket);
+                    } catch (IOException | FrameException | RuntimeException e) {
+                        idle.claim(socket);
+                        throw e;
                     }
-                    if (request == null) {
+                    // Taken to make room for another connection while the request arrived: its client sees the connection
+                    // closed before any byte of an answer, and asks again on a new one.
+                    boolean ours = !served || idle.claim(socket);
+                    if (request == null || !ours) {
                         return;
                     }
                     session.authorize(request);
