@@ -3,6 +3,7 @@ package io.weightstore.store.client;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.access.MappedNodeAccess;
 import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.access.SocketNodeAccess;
@@ -36,6 +37,7 @@ final class NodeConnections implements AutoCloseable {
     private final Map<String, NodeAccess> byNode = new ConcurrentHashMap<>();
     private final Map<UUID, Optional<PoolFile>> localPools = new ConcurrentHashMap<>();
     private final Map<String, Ticket> sessions = new ConcurrentHashMap<>();
+    private volatile boolean closed;
     private final DeadlineTimer deadlines = new DeadlineTimer("store-deadlines");
 
     NodeConnections(ClientOptions options) {
@@ -104,8 +106,19 @@ final class NodeConnections implements AutoCloseable {
         });
     }
 
+    /** The deadlines of every exchange with a node. */
+    TransferDeadlines transferDeadlines() {
+        return options.deadlines();
+    }
+
+    /** Whether {@link #close} began: a read that fails from now on failed for it, not for its node. */
+    boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
+        closed = true;
         byNode.values().forEach(NodeAccess::close);
         deadlines.close();
         localPools.values().forEach(p -> p.ifPresent(pool -> {

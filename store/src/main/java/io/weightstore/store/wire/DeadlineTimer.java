@@ -3,6 +3,9 @@ package io.weightstore.store.wire;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -17,9 +20,15 @@ import java.util.concurrent.TimeUnit;
  * window, however much time the whole operation has left. So a frozen peer is cut within the
  * window, while a slow one that keeps moving (a loaded machine, a cold JIT encrypting) gets the
  * whole allowance.
+ *
+ * <p>Closing the timer closes every channel it still guards, and a deadline armed after that
+ * closes its channel at once: an operation is never left blocked without one (a client closed
+ * while a thread waits on a frozen node).
  */
 public final class DeadlineTimer implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
+    private final Set<Deadline> armed = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopped;
 
     public DeadlineTimer(String threadName) {
         timer = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon().name(threadName).factory());
@@ -37,13 +46,24 @@ public final class DeadlineTimer implements AutoCloseable {
      */
     public Deadline arm(Closeable channel, Duration timeout, Duration stall) {
         Deadline deadline = new Deadline(channel, timeout, stall.compareTo(timeout) < 0 ? stall : timeout);
-        deadline.schedule(Math.min(deadline.stallNanos, deadline.endNanos - System.nanoTime()));
+        armed.add(deadline);
+        try {
+            deadline.schedule(Math.min(deadline.stallNanos, deadline.endNanos - System.nanoTime()));
+        } catch (RejectedExecutionException stoppedMeanwhile) {
+            deadline.cut();
+        }
+        // Checked after the deadline is in the set, which close() reads after setting the flag: one of the two ends it.
+        if (stopped) {
+            deadline.cut();
+        }
         return deadline;
     }
 
     @Override
     public void close() {
+        stopped = true;
         timer.shutdownNow();
+        armed.forEach(Deadline::cut);
     }
 
     /** One armed deadline; closing it before it fires leaves the channel open. */
@@ -70,6 +90,12 @@ public final class DeadlineTimer implements AutoCloseable {
             task = timer.schedule(this::check, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         }
 
+        /** Ends the operation as its timer stopped: the channel is closed, and the failure it causes is not this deadline's. */
+        private void cut() {
+            armed.remove(this);
+            closeChannel();
+        }
+
         /** Fires at the earlier of the end and the stall window after the last progress; re-arms while bytes move. */
         private void check() {
             if (closed) {
@@ -81,7 +107,11 @@ public final class DeadlineTimer implements AutoCloseable {
                 stalled = now - endNanos < 0;
                 expire();
             } else {
-                schedule((watchingStall ? Math.min(stallEnds, endNanos) : endNanos) - now);
+                try {
+                    schedule((watchingStall ? Math.min(stallEnds, endNanos) : endNanos) - now);
+                } catch (RejectedExecutionException stoppedMeanwhile) {
+                    cut();
+                }
             }
         }
 
@@ -101,10 +131,15 @@ public final class DeadlineTimer implements AutoCloseable {
 
         private void expire() {
             expired = true;
+            armed.remove(this);
+            closeChannel();
+        }
+
+        private void closeChannel() {
             try {
                 channel.close();
             } catch (IOException ignored) {
-                // The operation it cuts short reports the timeout; a failed close changes nothing about that.
+                // The operation it cuts short reports why; a failed close changes nothing about that.
             }
         }
 
@@ -134,7 +169,11 @@ public final class DeadlineTimer implements AutoCloseable {
         @Override
         public void close() {
             closed = true;
-            task.cancel(false);
+            armed.remove(this);
+            ScheduledFuture<?> scheduled = task;
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
         }
     }
 }

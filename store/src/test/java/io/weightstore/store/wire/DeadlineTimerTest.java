@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -11,6 +12,8 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,6 +56,26 @@ class DeadlineTimerTest {
         assertThat(deadline.expired()).isTrue();
         assertThat(deadline.stalled()).isFalse();
         assertThat(deadline.describe()).isEqualTo("took longer than 400 ms");
+    }
+
+    @Test
+    void closingTheTimerEndsWhatItGuardsAndWhatIsArmedAfter() throws Exception {
+        DeadlineTimer.Deadline deadline = timer.arm(client, Duration.ofMinutes(5), Duration.ofMinutes(5));
+        CompletableFuture<Integer> blocked = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.read(ByteBuffer.allocate(1));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        timer.close();
+        assertThatThrownBy(() -> blocked.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(UncheckedIOException.class)
+                .hasRootCauseInstanceOf(AsynchronousCloseException.class);
+        assertThat(deadline.expired()).as("ended by the close, not by its time").isFalse();
+        try (SocketChannel late = SocketChannel.open(server.getLocalAddress()); SocketChannel peer = server.accept()) {
+            timer.arm(late, Duration.ofMinutes(5));
+            assertThat(late.isOpen()).as("armed on a stopped timer").isFalse();
+        }
     }
 
     @Test

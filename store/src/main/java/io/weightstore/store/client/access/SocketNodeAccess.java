@@ -12,7 +12,6 @@ import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.TlsEndpoint;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -43,8 +42,6 @@ public final class SocketNodeAccess implements NodeAccess {
 
     /** Bytes one check frame asks a node to hash: about 30 ms of CRC32C on these machines, a tenth of a second on slow ones. */
     static final long VERIFY_BATCH_BYTES = 256L << 20;
-    static final long FIRST_BUSY_PAUSE_MILLIS = 10;
-    static final long MAX_BUSY_PAUSE_MILLIS = 500;
 
     private final String host;
     private final int port;
@@ -106,32 +103,9 @@ public final class SocketNodeAccess implements NodeAccess {
         }
     }
 
-    /**
-     * A new connection. A node at its limit with every connection at work answers BUSY: under many engines loading at
-     * once that passes as soon as a transfer ends, so the handshake is tried again, the pause doubling from
-     * {@link #FIRST_BUSY_PAUSE_MILLIS} to {@link #MAX_BUSY_PAUSE_MILLIS}, for up to the base deadline before the node counts as
-     * unavailable.
-     */
+    /** A new connection; {@link NodeBusy} when the node has every connection it allows at work. */
     private DataPlaneConnection newConnection() throws IOException {
-        long giveUp = System.nanoTime() + deadlines.base().toNanos();
-        long pauseMillis = FIRST_BUSY_PAUSE_MILLIS;
-        while (true) {
-            try {
-                return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer);
-            } catch (NodeBusy busy) {
-                if (System.nanoTime() + pauseMillis * 1_000_000 > giveUp) {
-                    throw new StoreException(StoreException.Code.UNAVAILABLE, busy.getMessage() + " for "
-                            + deadlines.base().toMillis() + " ms", busy);
-                }
-                try {
-                    Thread.sleep(pauseMillis);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("interrupted waiting for " + host + ":" + port + " to take a connection");
-                }
-                pauseMillis = Math.min(2 * pauseMillis, MAX_BUSY_PAUSE_MILLIS);
-            }
-        }
+        return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer);
     }
 
     private void runOn(DataPlaneConnection connection, Exchange exchange) throws IOException {
@@ -155,7 +129,8 @@ public final class SocketNodeAccess implements NodeAccess {
         } catch (IOException | RuntimeException e) {
             connection.close();
             if (closed) {
-                throw new IllegalStateException("node access to " + host + ":" + port + " was closed during the exchange", e);
+                throw new StoreException(StoreException.Code.UNAVAILABLE, "node access to " + host + ":" + port
+                        + " was closed during the exchange", e);
             }
             throw e;
         } finally {
