@@ -36,25 +36,8 @@ class InterruptedReadTest {
         ClientOptions options = ClientOptions.defaults().withConnections(4).withMaxPieceBytes(PIECE);
         try (StoreClient store = EmbeddedStore.open(tmp, 256L << 20, options); Arena arena = Arena.ofShared()) {
             store.put("k", arena.allocate(SIZE), PutOptions.defaults());
-            MemorySegment dst = arena.allocate(SIZE);
-            int interrupted = 0;
-            for (int attempt = 0; attempt < 20; attempt++) {
-                try (ObjectReader reader = store.open("k")) {
-                    Thread caller = Thread.currentThread();
-                    CompletableFuture<Void> interrupt = CompletableFuture.runAsync(caller::interrupt,
-                            CompletableFuture.delayedExecutor(2 + attempt % 5, TimeUnit.MILLISECONDS));
-                    try {
-                        store.read(List.of(new Read.Ranges(reader, List.of(new Range(0, SIZE)), dst)));
-                    } catch (InterruptedIOException e) {
-                        interrupted++;
-                        assertThat(workersStillReading()).as("store-io threads in a piece of the read it returned from").isEmpty();
-                    } finally {
-                        // A read that ended first must not leave the interrupt to land on what runs next.
-                        interrupt.join();
-                        Thread.interrupted();
-                    }
-                }
-            }
+            int interrupted = interruptedReads(store, arena.allocate(SIZE), () -> assertThat(workersStillReading())
+                    .as("store-io threads in a piece of the read it returned from").isEmpty());
             assertThat(interrupted).as("reads that an interrupt ended").isPositive();
         }
     }
@@ -67,27 +50,36 @@ class InterruptedReadTest {
                     .withMaxPieceBytes(TestCluster.SLICE));
             store.put("k", arena.allocate(size), PutOptions.defaults().withReplicas(2));
             MemorySegment dst = arena.allocate(size);
-            int interrupted = 0;
-            for (int attempt = 0; attempt < 20; attempt++) {
-                try (ObjectReader reader = store.open("k")) {
-                    Thread caller = Thread.currentThread();
-                    CompletableFuture<Void> interrupt = CompletableFuture.runAsync(caller::interrupt,
-                            CompletableFuture.delayedExecutor(2 + attempt % 5, TimeUnit.MILLISECONDS));
-                    try {
-                        store.read(List.of(new Read.Ranges(reader, List.of(new Range(0, size)), dst)));
-                    } catch (InterruptedIOException e) {
-                        interrupted++;
-                    } finally {
-                        interrupt.join();
-                        Thread.interrupted();
-                    }
-                }
-            }
-            assertThat(interrupted).as("reads that an interrupt ended").isPositive();
+            assertThat(interruptedReads(store, dst, () -> {})).as("reads that an interrupt ended").isPositive();
             assertThat(Metrics.value(store.metrics().registry(), "weightstore_client_replica_failures", "reason", "unreachable"))
                     .as("replica reads counted as a node unreachable").isZero();
-            store.read(List.of(new Read.Ranges(store.open("k"), List.of(new Range(0, size)), dst)));
+            try (ObjectReader reader = store.open("k")) {
+                store.read(List.of(new Read.Ranges(reader, List.of(new Range(0, size)), dst)));
+            }
         }
+    }
+
+    /** Reads all of {@code k} into {@code dst} twenty times, interrupted 2 to 6 ms in; returns how many the interrupt ended. */
+    private static int interruptedReads(StoreClient store, MemorySegment dst, Runnable afterEach) throws Exception {
+        int interrupted = 0;
+        for (int attempt = 0; attempt < 20; attempt++) {
+            try (ObjectReader reader = store.open("k")) {
+                Thread caller = Thread.currentThread();
+                CompletableFuture<Void> interrupt = CompletableFuture.runAsync(caller::interrupt,
+                        CompletableFuture.delayedExecutor(2 + attempt % 5, TimeUnit.MILLISECONDS));
+                try {
+                    store.read(List.of(new Read.Ranges(reader, List.of(new Range(0, dst.byteSize())), dst)));
+                } catch (InterruptedIOException e) {
+                    interrupted++;
+                    afterEach.run();
+                } finally {
+                    // A read that ended first must not leave the interrupt to land on what runs next.
+                    interrupt.join();
+                    Thread.interrupted();
+                }
+            }
+        }
+        return interrupted;
     }
 
     private static List<String> workersStillReading() {

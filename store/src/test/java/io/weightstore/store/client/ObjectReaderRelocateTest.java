@@ -7,6 +7,8 @@ import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.embedded.EmbeddedStore;
 import java.lang.foreign.Arena;
 import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,31 +20,40 @@ class ObjectReaderRelocateTest {
     @TempDir
     Path tmp;
 
+    private final Arena arena = Arena.ofShared();
+    private StoreClient store;
+    private ObjectReader reader;
+
+    @BeforeEach
+    void open() throws Exception {
+        store = EmbeddedStore.open(tmp, 16L << 20, ClientOptions.defaults());
+        store.put("k", arena.allocate(1 << 20), PutOptions.defaults());
+        reader = store.open("k");
+    }
+
+    @AfterEach
+    void close() {
+        reader.close();
+        store.close();
+        arena.close();
+    }
+
     @Test
     void aLeaseRenewedDuringTheFailedAttemptDoesNotCountAsAskingAgain() throws Exception {
-        try (StoreClient store = EmbeddedStore.open(tmp, 16L << 20, ClientOptions.defaults()); Arena arena = Arena.ofShared()) {
-            store.put("k", arena.allocate(1 << 20), PutOptions.defaults());
-            try (ObjectReader reader = store.open("k")) {
-                Located failedWith = reader.located();
-                reader.renewIfDue(Long.MAX_VALUE);
-                assertThat(reader.located().lease()).as("renewed").isNotEqualTo(failedWith.lease());
-                reader.relocate(failedWith);
-                assertThat(reader.located().object()).as("placement asked of the master again").isNotSameAs(failedWith.object());
-            }
-        }
+        Located failedWith = reader.located();
+        reader.renewIfDue(Long.MAX_VALUE);
+        assertThat(reader.located()).as("renewed: the same placement under a renewed lease").isNotSameAs(failedWith)
+                .extracting(Located::object).isSameAs(failedWith.object());
+        reader.relocate(failedWith);
+        assertThat(reader.located().object()).as("placement asked of the master again").isNotSameAs(failedWith.object());
     }
 
     @Test
     void aPlacementAnotherThreadFetchedSinceIsNotFetchedAgain() throws Exception {
-        try (StoreClient store = EmbeddedStore.open(tmp, 16L << 20, ClientOptions.defaults()); Arena arena = Arena.ofShared()) {
-            store.put("k", arena.allocate(1 << 20), PutOptions.defaults());
-            try (ObjectReader reader = store.open("k")) {
-                Located failedWith = reader.located();
-                reader.relocate(failedWith);
-                Located refreshed = reader.located();
-                reader.relocate(failedWith);
-                assertThat(reader.located()).isSameAs(refreshed);
-            }
-        }
+        Located failedWith = reader.located();
+        reader.relocate(failedWith);
+        Located refreshed = reader.located();
+        reader.relocate(failedWith);
+        assertThat(reader.located()).isSameAs(refreshed);
     }
 }
