@@ -6,7 +6,6 @@ import io.weightstore.jlama.serve.OpenAiServer;
 import io.weightstore.jlama.serve.ServeConfig;
 import io.weightstore.jlama.serve.ServedModel;
 import java.io.PrintWriter;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -92,7 +91,7 @@ final class ServeCommand implements Callable<Integer> {
                 key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)), clientTimeout, maxConnections);
         String name = servedName != null ? servedName : ServedModel.nameFor(model);
         PrintWriter out = spec.commandLine().getOut();
-        if (config.apiKey().isEmpty() && !InetAddress.getByName(bind).isLoopbackAddress()) {
+        if (config.apiKey().isEmpty() && !config.listensOnLoopback()) {
             if (!insecure) {
                 throw new IllegalArgumentException("serving on " + bind + " without an API key lets anyone who reaches it use the model:"
                         + " set --api-key (or $" + API_KEY_ENV + "), or say --insecure");

@@ -13,10 +13,8 @@ import io.weightstore.weights.loader.CheckpointSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -73,7 +71,7 @@ public final class OpenAiServer implements AutoCloseable {
         ClientDeadline deadline = new ClientDeadline(config.clientTimeout());
         HttpRouting.Builder routing = HttpRouting.builder().addFilter(new AccessLog(metrics)).addFilter(new UnreadBodies());
         config.apiKey().ifPresentOrElse(key -> routing.addFilter(new BearerAuth(key, deadline)), () -> {
-            if (isLoopback(config.host())) {
+            if (config.listensOnLoopback()) {
                 routing.addFilter(new LoopbackNames(deadline));
             }
         });
@@ -127,15 +125,6 @@ public final class OpenAiServer implements AutoCloseable {
      * trace and no port in the message, and returns a server that is not running; trying the bind
      * first gives the one clear error instead.
      */
-    /** Whether the server listens on loopback only: there, without a key, it answers only requests for loopback names. */
-    private static boolean isLoopback(String host) {
-        try {
-            return InetAddress.getByName(host).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
-        }
-    }
-
     private static void requireFreePort(ServeConfig config) {
         if (config.port() == 0) {
             return;

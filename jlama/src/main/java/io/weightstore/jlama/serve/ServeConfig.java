@@ -1,5 +1,7 @@
 package io.weightstore.jlama.serve;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -58,5 +60,17 @@ public record ServeConfig(String host, int port, int maxConcurrent, int maxQueue
     /** With the default client timeout and cap on connections. */
     public ServeConfig(String host, int port, int maxConcurrent, int maxQueue, Optional<ApiKey> apiKey) {
         this(host, port, maxConcurrent, maxQueue, apiKey, Duration.ofSeconds(CLIENT_TIMEOUT_SECONDS));
+    }
+
+    /**
+     * Whether the server listens on loopback only. Without a key that is the one place it may serve
+     * unless the operator says {@code --insecure}, and there it answers only requests for loopback names.
+     */
+    public boolean listensOnLoopback() {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 }
