@@ -3,7 +3,6 @@ package io.weightstore.store.client;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
-import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.access.MappedNodeAccess;
 import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.access.SocketNodeAccess;
@@ -104,11 +103,6 @@ final class NodeConnections implements AutoCloseable {
             }
             return Optional.empty();
         });
-    }
-
-    /** The deadlines of every exchange with a node. */
-    TransferDeadlines transferDeadlines() {
-        return options.deadlines();
     }
 
     /** Whether {@link #close} began: a read that fails from now on failed for it, not for its node. */

@@ -8,7 +8,6 @@ import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.access.MappedNodeAccess;
-import io.weightstore.store.client.access.NodeBusy;
 import io.weightstore.store.client.access.NodeAccess;
 import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
@@ -36,8 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplicaReader {
     private static final Logger log = LoggerFactory.getLogger(ReplicaReader.class);
-    static final long FIRST_BUSY_PAUSE_MILLIS = 10;
-    static final long MAX_BUSY_PAUSE_MILLIS = 500;
     /** Never started; asks whether a segment may be used from threads other than its owner. */
     private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() -> {});
 
@@ -172,51 +169,16 @@ final class ReplicaReader {
         }
     }
 
-    /**
-     * Reads the piece from the first replica that serves it. Nodes that answer BUSY (every connection they allow at
-     * work, as when many engines load at once) are asked again, all replicas in turn, the pause doubling from
-     * {@link #FIRST_BUSY_PAUSE_MILLIS} to {@link #MAX_BUSY_PAUSE_MILLIS}, for up to the base deadline.
-     */
     private void fromReplicas(Located located, ReadTask task, MemorySegment dst, Optional<ArrivedCrc> crc) throws IOException {
-        long giveUp = System.nanoTime() + connections.transferDeadlines().base().toNanos();
-        for (long pauseMillis = FIRST_BUSY_PAUSE_MILLIS; ; pauseMillis = Math.min(2 * pauseMillis, MAX_BUSY_PAUSE_MILLIS)) {
-            Round round = new Round();
-            if (tryReplicas(located, task, dst, crc, round)) {
-                return;
-            }
-            if (!round.busy || System.nanoTime() + pauseMillis * 1_000_000 > giveUp) {
-                SliceMeta slice = located.object().slice(task.slice());
-                throw new StoreException(round.allCorrupt && !round.errors.isEmpty() ? StoreException.Code.CORRUPT
-                        : StoreException.Code.UNAVAILABLE, "no replica could serve slice " + task.slice() + " (bytes " + slice.offset()
-                        + ".." + slice.end() + ") of " + located.object().key() + ": " + String.join("; ", round.errors));
-            }
-            try {
-                Thread.sleep(pauseMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("read of slice " + task.slice() + " of " + located.object().key()
-                        + " interrupted while its nodes were busy");
-            }
-        }
-    }
-
-    /** What one pass over a piece's replicas met. */
-    private static final class Round {
-        final List<String> errors = new ArrayList<>();
-        boolean allCorrupt = true;
-        boolean busy;
-    }
-
-    /** Asks each replica once; true when one served the piece. */
-    private boolean tryReplicas(Located located, ReadTask task, MemorySegment dst, Optional<ArrivedCrc> crc, Round round)
-            throws IOException {
         ObjectMeta object = located.object();
-        List<String> errors = round.errors;
+        SliceMeta slice = object.slice(task.slice());
+        List<String> errors = new ArrayList<>();
+        boolean allCorrupt = true;
         for (ReplicaRef replica : chooser.order(located, task.slice())) {
             NodeStatus node = located.nodes().get(replica.nodeId());
             if (node == null) {
                 errors.add(replica.nodeId() + ": unknown node");
-                round.allCorrupt = false;
+                allCorrupt = false;
                 continue;
             }
             chooser.asking(node.nodeId(), task.bytes());
@@ -230,14 +192,14 @@ final class ReplicaReader {
                 if (!errors.isEmpty()) {
                     metrics.failedOver();
                 }
-                return true;
+                return;
             } catch (StoreException e) {
                 if (connections.isClosed()) {
                     throw e;
                 }
                 // Every range was checked against the object before any byte moved, so a node that calls one outside
                 // its pool (INVALID_ARGUMENT) is faulty, or lied to on the way, like one that answers with bad bytes.
-                round.allCorrupt &= e.code() == StoreException.Code.CORRUPT;
+                allCorrupt &= e.code() == StoreException.Code.CORRUPT;
                 if (e.code() == StoreException.Code.CORRUPT) {
                     metrics.replicaCorrupt();
                 } else {
@@ -245,12 +207,6 @@ final class ReplicaReader {
                 }
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
-            } catch (NodeBusy e) {
-                // Not a fault: the node is at work for others. Another replica may be free; this one is asked again later.
-                round.allCorrupt = false;
-                round.busy = true;
-                chooser.answered(node.nodeId());
-                errors.add(node.nodeId() + ": " + e.getMessage());
             } catch (IOException e) {
                 if (Thread.currentThread().isInterrupted()) {
                     // The read was cancelled (an interrupt closes the channel under it): no node is to blame, none to ask next.
@@ -263,13 +219,15 @@ final class ReplicaReader {
                     throw new StoreException(StoreException.Code.UNAVAILABLE, "the store client was closed during the read of slice "
                             + task.slice() + " of " + object.key(), e);
                 }
-                round.allCorrupt = false;
+                allCorrupt = false;
                 metrics.replicaUnreachable();
                 chooser.suspect(node.nodeId());
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} unreachable on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
             }
         }
-        return false;
+        throw new StoreException(allCorrupt && !errors.isEmpty() ? StoreException.Code.CORRUPT : StoreException.Code.UNAVAILABLE,
+                "no replica could serve slice " + task.slice() + " (bytes " + slice.offset() + ".." + slice.end() + ") of "
+                        + object.key() + ": " + String.join("; ", errors));
     }
 }

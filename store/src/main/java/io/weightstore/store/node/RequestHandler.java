@@ -128,7 +128,10 @@ final class RequestHandler implements Runnable {
                     try {
                         request = within(deadlines.idle(), deadlines.idle(), "next request", this::readRequest);
                     } catch (IOException | FrameException | RuntimeException e) {
-                        idle.claim(socket);
+                        boolean ours = !served || idle.claim(socket);
+                        if (e instanceof FrameException && !ours) {
+                            return;
+                        }
                         throw e;
                     }
                     // Taken to make room for another connection while the request arrived: its client sees the connection

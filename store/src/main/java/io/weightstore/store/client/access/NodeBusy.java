@@ -2,11 +2,8 @@ package io.weightstore.store.client.access;
 
 import java.io.IOException;
 
-/**
- * A node answered the handshake BUSY: every connection it allows is at work. Nothing is wrong with it;
- * ask another replica, or this one again shortly.
- */
-public final class NodeBusy extends IOException {
+/** A node answered the handshake BUSY: every connection it allows is at work. Nothing is wrong with it; ask again shortly. */
+final class NodeBusy extends IOException {
     private static final long serialVersionUID = 1L;
 
     NodeBusy(String message) {

@@ -80,7 +80,7 @@ public final class SocketNodeAccess implements NodeAccess {
      */
     private void withConnection(Exchange exchange) throws IOException {
         if (closed) {
-            throw new IllegalStateException("node access to " + host + ":" + port + " is closed");
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "node access to " + host + ":" + port + " is closed");
         }
         DataPlaneConnection pooled = idle.pollFirst();
         if (pooled == null) {
@@ -103,9 +103,23 @@ public final class SocketNodeAccess implements NodeAccess {
         }
     }
 
-    /** A new connection; {@link NodeBusy} when the node has every connection it allows at work. */
+    /**
+     * A new connection. A node at its limit with no connection idle long enough answers BUSY: under many engines
+     * loading at once that passes as soon as a transfer ends, so the handshake is tried again after
+     * {@link BusyPauses}, for up to the base deadline, before the node counts as unavailable.
+     */
     private DataPlaneConnection newConnection() throws IOException {
-        return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer);
+        BusyPauses pauses = new BusyPauses(deadlines.base());
+        while (true) {
+            try {
+                return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer);
+            } catch (NodeBusy busy) {
+                if (closed || !pauses.pause("a connection to " + host + ":" + port)) {
+                    throw new StoreException(StoreException.Code.UNAVAILABLE, busy.getMessage() + " for " + deadlines.base().toMillis()
+                            + " ms", busy);
+                }
+            }
+        }
     }
 
     private void runOn(DataPlaneConnection connection, Exchange exchange) throws IOException {
@@ -113,7 +127,7 @@ public final class SocketNodeAccess implements NodeAccess {
         if (closed) {
             inUse.remove(connection);
             connection.close();
-            throw new IllegalStateException("node access to " + host + ":" + port + " is closed");
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "node access to " + host + ":" + port + " is closed");
         }
         try {
             exchange.run(connection);
