@@ -9,6 +9,7 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.access.MappedNodeAccess;
 import io.weightstore.store.client.access.NodeAccess;
+import io.weightstore.store.client.access.NodeBusy;
 import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
 import io.weightstore.store.metrics.ClientMetrics;
@@ -204,6 +205,10 @@ final class ReplicaReader {
                     metrics.replicaCorrupt();
                 } else {
                     metrics.replicaUnavailable();
+                }
+                if (e.getCause() instanceof NodeBusy) {
+                    // Busy past the base deadline: the next pieces go to the other replicas first, rather than each wait as long.
+                    chooser.suspect(node.nodeId());
                 }
                 errors.add(node.nodeId() + ": " + e.getMessage());
                 log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
