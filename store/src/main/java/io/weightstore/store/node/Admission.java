@@ -27,6 +27,15 @@ sealed interface Admission {
     @FunctionalInterface
     interface Session {
         void authorize(Request request) throws FrameException;
+
+        /**
+         * Whether the node may close the connection, idle, to admit another at its limit ({@link IdleConnections}): a
+         * client reconnects with the newest ticket it holds, but a node copying a slice has only the read grant it
+         * started with, which a new handshake refuses once it expired.
+         */
+        default boolean makesWayWhenIdle() {
+            return true;
+        }
     }
 
     /**
@@ -93,12 +102,20 @@ sealed interface Admission {
          * progress, which at a throttled copy rate may outlast the grant's 15 minutes.
          */
         private static Session readOnly(NodeTicket grant) {
-            return request -> {
-                switch (request) {
-                    case Request.Write w -> throw refused(true, grant.caller() + " holds a read grant, which writes nothing");
-                    case Request.Read r -> requireGranted(grant, List.of(r.range()), r.checks());
-                    case Request.ReadRanges r -> requireGranted(grant, r.ranges(), r.checks());
-                    case Request.ReadStrided r -> throw refused(false, "a read grant is for whole ranges, not strided reads");
+            return new Session() {
+                @Override
+                public void authorize(Request request) throws FrameException {
+                    switch (request) {
+                        case Request.Write w -> throw refused(true, grant.caller() + " holds a read grant, which writes nothing");
+                        case Request.Read r -> requireGranted(grant, List.of(r.range()), r.checks());
+                        case Request.ReadRanges r -> requireGranted(grant, r.ranges(), r.checks());
+                        case Request.ReadStrided r -> throw refused(false, "a read grant is for whole ranges, not strided reads");
+                    }
+                }
+
+                @Override
+                public boolean makesWayWhenIdle() {
+                    return false;
                 }
             };
         }

@@ -122,13 +122,14 @@ final class RequestHandler implements Runnable {
             for (boolean served = false; ; served = true) {
                 Request request;
                 try {
-                    if (served) {
+                    boolean offered = served && session.makesWayWhenIdle();
+                    if (offered) {
                         idle.idle(socket);
                     }
                     try {
                         request = within(deadlines.idle(), deadlines.idle(), "next request", this::readRequest);
                     } catch (IOException | FrameException | RuntimeException e) {
-                        boolean ours = !served || idle.claim(socket);
+                        boolean ours = !offered || idle.claim(socket);
                         if (e instanceof FrameException && !ours) {
                             return;
                         }
@@ -136,7 +137,7 @@ final class RequestHandler implements Runnable {
                     }
                     // Taken to make room for another connection while the request arrived: its client sees the connection
                     // closed before any byte of an answer, and asks again on a new one.
-                    boolean ours = !served || idle.claim(socket);
+                    boolean ours = !offered || idle.claim(socket);
                     if (request == null || !ours) {
                         return;
                     }

@@ -1,5 +1,6 @@
 package io.weightstore.store.node;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,6 +27,15 @@ class ReadGrantAdmissionTest {
     private final NodeKeys keys = new NodeKeys();
     private final Admission source = new Admission.Ticketed("node-0", keys);
     private final byte[] grant = NodeTicket.read("node-0", COPIER, Instant.now().plusSeconds(60), 8192, 4096).seal(keys.session()).bytes();
+
+    @Test
+    void aCopyingNodesConnectionIsNotClosedToMakeRoomAsAClientsIs() throws FrameException {
+        // A copy reconnecting would present the read grant it started with, which a handshake refuses once it expired.
+        assertThat(source.admit(grant, Optional.of(COPIER)).makesWayWhenIdle()).isFalse();
+        Identity reader = new Identity("engine", Role.READER);
+        byte[] session = NodeTicket.session("node-0", reader, Instant.now().plusSeconds(60)).seal(keys.session()).bytes();
+        assertThat(source.admit(session, Optional.empty()).makesWayWhenIdle()).isTrue();
+    }
 
     @Test
     void theNamedNodeReadsItsRangeAndNothingElse() throws FrameException {
