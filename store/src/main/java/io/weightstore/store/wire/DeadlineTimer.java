@@ -90,10 +90,14 @@ public final class DeadlineTimer implements AutoCloseable {
             task = timer.schedule(this::check, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         }
 
-        /** Ends the operation as its timer stopped: the channel is closed, and the failure it causes is not this deadline's. */
+        /** Ends the operation: closes the channel, which this deadline guards no more. */
         private void cut() {
             armed.remove(this);
-            closeChannel();
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // The operation it cuts short reports why; a failed close changes nothing about that.
+            }
         }
 
         /** Fires at the earlier of the end and the stall window after the last progress; re-arms while bytes move. */
@@ -129,18 +133,10 @@ public final class DeadlineTimer implements AutoCloseable {
             watchingStall = false;
         }
 
+        /** Ends the operation as its time ran out; a cut that is not this (its timer stopped) leaves {@link #expired} false. */
         private void expire() {
             expired = true;
-            armed.remove(this);
-            closeChannel();
-        }
-
-        private void closeChannel() {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // The operation it cuts short reports why; a failed close changes nothing about that.
-            }
+            cut();
         }
 
         /** Whether the deadline passed and closed the channel: an I/O error since then is this timeout. */
