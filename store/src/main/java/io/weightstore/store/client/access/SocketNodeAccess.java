@@ -80,7 +80,7 @@ public final class SocketNodeAccess implements NodeAccess {
      */
     private void withConnection(Exchange exchange) throws IOException {
         if (closed) {
-            throw new StoreException(StoreException.Code.UNAVAILABLE, "node access to " + host + ":" + port + " is closed");
+            throw closedAccess("is closed", null);
         }
         DataPlaneConnection pooled = idle.pollFirst();
         if (pooled == null) {
@@ -127,7 +127,7 @@ public final class SocketNodeAccess implements NodeAccess {
         if (closed) {
             inUse.remove(connection);
             connection.close();
-            throw new StoreException(StoreException.Code.UNAVAILABLE, "node access to " + host + ":" + port + " is closed");
+            throw closedAccess("is closed", null);
         }
         try {
             exchange.run(connection);
@@ -143,14 +143,18 @@ public final class SocketNodeAccess implements NodeAccess {
         } catch (IOException | RuntimeException e) {
             connection.close();
             if (closed) {
-                throw new StoreException(StoreException.Code.UNAVAILABLE, "node access to " + host + ":" + port
-                        + " was closed during the exchange", e);
+                throw closedAccess("was closed during the exchange", e);
             }
             throw e;
         } finally {
             inUse.remove(connection);
         }
         giveBack(connection);
+    }
+
+    /** What a request that finds this access closed fails with: an IOException, as every failure of a node's is. */
+    private StoreException closedAccess(String when, Throwable cause) {
+        return new StoreException(StoreException.Code.UNAVAILABLE, "node access to " + host + ":" + port + " " + when, cause);
     }
 
     /** Pools a connection for the next exchange; once this access is closed, closes it instead, as close() may have emptied the pool already. */
