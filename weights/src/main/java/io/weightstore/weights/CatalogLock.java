@@ -83,14 +83,16 @@ final class CatalogLock implements AutoCloseable {
     }
 
     /**
-     * What a removal the master refused for want of this lock says to the user: the run was paused past
-     * the lock's expiry and another writer took it, so the refusal is not the readers' doing and
-     * {@code --force} would not help.
+     * Fails with what a removal the master refused for want of this lock says to the user, when that was
+     * the refusal: the run was paused past the lock's expiry and another writer took it, so it is not the
+     * readers' doing and {@code --force} would not help. Any other refusal is the caller's to explain.
      */
-    static CheckpointException lost(CheckpointId id, String verb, StoreException refusal) {
-        return new CheckpointException(CheckpointException.Code.LOCKED, verb + " of checkpoint " + id + " was refused: "
-                + refusal.getMessage() + " (this run was paused past its lock, and another writer took it); nothing was removed;"
-                + " run " + verb + " again once that writer is done", refusal);
+    void requireNotLost(CheckpointId id, String verb, StoreException refusal) throws CheckpointException {
+        if (refusal.code() == StoreException.Code.FAILED_PRECONDITION && !stillHeld()) {
+            throw new CheckpointException(CheckpointException.Code.LOCKED, verb + " of checkpoint " + id + " was refused: "
+                    + refusal.getMessage() + " (this run was paused past its lock, and another writer took it); nothing was"
+                    + " removed; run " + verb + " again once that writer is done", refusal);
+        }
     }
 
     @Override

@@ -22,9 +22,7 @@ public final class CheckpointPruner {
             try {
                 return ListedCheckpoint.Leftovers.of(catalog.removeLeftovers(ready, force, lock.owner()));
             } catch (StoreException e) {
-                if (e.code() == StoreException.Code.FAILED_PRECONDITION && !lock.stillHeld()) {
-                    throw CatalogLock.lost(id, "prune", e);
-                }
+                lock.requireNotLost(id, "prune", e);
                 if (e.code() == StoreException.Code.FAILED_PRECONDITION) {
                     throw new CheckpointException(CheckpointException.Code.LOCKED, "files of earlier versions of checkpoint " + id
                             + " are still being read (" + e.getMessage() + "); run prune again when the readers finish, or with --force",

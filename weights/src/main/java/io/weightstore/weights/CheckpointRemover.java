@@ -33,9 +33,7 @@ public final class CheckpointRemover {
             try {
                 store.removeAllUnderLock(keys, force, lock.owner().toString(), Catalog.lockName(id));
             } catch (StoreException e) {
-                if (e.code() == StoreException.Code.FAILED_PRECONDITION && !lock.stillHeld()) {
-                    throw CatalogLock.lost(id, "delete", e);
-                }
+                lock.requireNotLost(id, "delete", e);
                 if (e.code() == StoreException.Code.FAILED_PRECONDITION) {
                     throw new CheckpointException(CheckpointException.Code.LOCKED, "checkpoint " + id + " is being read ("
                             + e.getMessage() + "); run delete again when the readers finish, or with --force", e);
