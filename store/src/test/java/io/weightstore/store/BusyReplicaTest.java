@@ -1,14 +1,17 @@
 package io.weightstore.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Status;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Socket;
@@ -18,34 +21,97 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A replica's node that stays BUSY past the base deadline costs a read that one wait, not one per piece. */
+/**
+ * A read whose replica's node answers BUSY (every connection it allows at work) asks the other replicas
+ * at once, and waits for a place only when every replica is busy, on whichever frees first.
+ */
 class BusyReplicaTest {
     private static final long SIZE = 8 * TestCluster.SLICE;
+    /** Far longer than the test waits for anything, so that a piece that waited a busy node out shows in the metrics. */
+    private static final TransferDeadlines PATIENT = new TransferDeadlines(Duration.ofSeconds(5), 1_000_000, Duration.ofSeconds(30));
 
     @TempDir
     Path tmp;
 
     @Test
-    void aNodeBusyPastTheDeadlineIsAskedLastForTheRestOfTheRead() throws Exception {
-        try (TestCluster cluster = new TestCluster(tmp, 2, TestCluster.config(), options -> options.withMaxConnections(1));
-                Arena arena = Arena.ofShared()) {
-            MemorySegment data = Bytes.random(arena, SIZE, 11);
-            try (StoreClient writer = cluster.client(ClientOptions.defaults().withSameHostPath(false))) {
-                writer.put("k", data, PutOptions.defaults().withReplicas(2));
-            }
-            // A connection at its handshake, pooled by no one, holds node 0's one place: it answers BUSY to all others.
-            try (Socket holder = new Socket("127.0.0.1", cluster.node(0).port())) {
-                ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
-                holder.getOutputStream().write(hello.array(), 0, hello.remaining());
-                assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(holder.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)))
-                        .status()).isEqualTo(Status.OK);
-                TransferDeadlines deadlines = new TransferDeadlines(Duration.ofMillis(500), 1_000_000, Duration.ofSeconds(30));
-                StoreClient reader = cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(1)
-                        .withMaxPieceBytes(TestCluster.SLICE).withDeadlines(deadlines));
+    void aReadAsksAnotherReplicaAtOnceWhenANodeHasNoConnectionToSpare() throws Exception {
+        try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
+            MemorySegment data = putOnBoth(cluster, arena);
+            try (Socket holder = holdTheOnlyPlace(cluster, 0); StoreClient reader = reader(cluster, PATIENT)) {
                 assertThat(Bytes.equal(Bytes.readWhole(reader, "k", arena), data)).isTrue();
-                assertThat(Metrics.value(reader.metrics().registry(), "weightstore_client_replica_failures", "reason", "unavailable"))
-                        .as("pieces that waited node 0's BUSY out").isLessThanOrEqualTo(1);
+                assertThat(failures(reader, "unavailable")).as("pieces that waited node 0's BUSY out").isZero();
+                assertThat(failures(reader, "busy")).as("pieces that found node 0 busy").isGreaterThanOrEqualTo(1);
             }
         }
+    }
+
+    @Test
+    void aReadWhoseEveryReplicaIsBusyTakesTheFirstPlaceThatFrees() throws Exception {
+        try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
+            MemorySegment data = putOnBoth(cluster, arena);
+            try (Socket heldForGood = holdTheOnlyPlace(cluster, 0); Socket heldAWhile = holdTheOnlyPlace(cluster, 1);
+                    StoreClient reader = reader(cluster, PATIENT)) {
+                Thread release = Thread.ofVirtual().start(() -> {
+                    try {
+                        Thread.sleep(300);
+                        heldAWhile.close();
+                    } catch (InterruptedException | IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                assertThat(Bytes.equal(Bytes.readWhole(reader, "k", arena), data)).isTrue();
+                release.join();
+                assertThat(failures(reader, "unavailable")).as("pieces that waited node 0's BUSY out alone").isZero();
+                assertThat(failures(reader, "busy")).as("busy answers while both nodes were held").isGreaterThanOrEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void aSliceWhoseOnlyReplicaStaysBusyPastTheBaseDeadlineFailsUnavailableNamingIt() throws Exception {
+        try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
+            try (StoreClient writer = cluster.client(ClientOptions.defaults().withSameHostPath(false))) {
+                writer.put("k", Bytes.random(arena, TestCluster.SLICE, 12), PutOptions.defaults().withReplicas(1));
+            }
+            try (StoreClient reader = reader(cluster, new TransferDeadlines(Duration.ofMillis(300), 1_000_000, Duration.ofSeconds(30)))) {
+                int holding = cluster.indexOf(reader.stat("k").slices().getFirst().replicas().getFirst().nodeId());
+                try (Socket holder = holdTheOnlyPlace(cluster, holding)) {
+                    assertThatThrownBy(() -> Bytes.readWhole(reader, "k", arena)).isInstanceOfSatisfying(StoreException.class,
+                            e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE))
+                            .hasMessageContaining(cluster.node(holding).nodeId() + ": busy");
+                }
+            }
+        }
+    }
+
+    private TestCluster twoNodesOfOneConnection() throws Exception {
+        return new TestCluster(tmp, 2, TestCluster.config(), options -> options.withMaxConnections(1));
+    }
+
+    private static MemorySegment putOnBoth(TestCluster cluster, Arena arena) throws IOException {
+        MemorySegment data = Bytes.random(arena, SIZE, 11);
+        try (StoreClient writer = cluster.client(ClientOptions.defaults().withSameHostPath(false))) {
+            writer.put("k", data, PutOptions.defaults().withReplicas(2));
+        }
+        return data;
+    }
+
+    /** A connection at its handshake, pooled by no one: it holds node {@code index}'s one place, so the node answers BUSY to all others. */
+    private static Socket holdTheOnlyPlace(TestCluster cluster, int index) throws Exception {
+        Socket holder = new Socket("127.0.0.1", cluster.node(index).port());
+        ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
+        holder.getOutputStream().write(hello.array(), 0, hello.remaining());
+        assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(holder.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status())
+                .isEqualTo(Status.OK);
+        return holder;
+    }
+
+    private static StoreClient reader(TestCluster cluster, TransferDeadlines deadlines) throws StoreException {
+        return cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(1).withMaxPieceBytes(TestCluster.SLICE)
+                .withDeadlines(deadlines));
+    }
+
+    private static double failures(StoreClient reader, String reason) {
+        return Metrics.value(reader.metrics().registry(), "weightstore_client_replica_failures", "reason", reason);
     }
 }

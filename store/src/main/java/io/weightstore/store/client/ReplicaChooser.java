@@ -26,12 +26,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A node that failed to answer is suspect for a while, so the next reads go elsewhere first; each
  * failure in a row doubles that while (a frozen node would otherwise cost every retry its full
- * deadline), and an answer clears it.
+ * deadline), and an answer clears it. A node that answered BUSY goes after the others for a second,
+ * without counting as a failure.
  */
 final class ReplicaChooser {
     private static final long FIRST_SUSPECT_MS = 5_000;
     private static final long LONGEST_SUSPECT_MS = 120_000;
     private static final long HALF_LIFE_MS = 10_000;
+    /** How long a node that answered BUSY is asked after the others: a place frees as soon as a transfer ends. */
+    private static final long BUSY_MS = 1_000;
 
     /** How long a node stays suspect, and how many times in a row it failed. */
     private record Suspicion(long untilMillis, int failures) {}
@@ -97,6 +100,13 @@ final class ReplicaChooser {
             long wait = Math.min(LONGEST_SUSPECT_MS, FIRST_SUSPECT_MS << Math.min(failures - 1, 10));
             return new Suspicion(System.currentTimeMillis() + wait, failures);
         });
+    }
+
+    /** {@code nodeId} had no connection to spare: asked after the others for a moment, unless suspect for longer already. */
+    void busy(String nodeId) {
+        long until = System.currentTimeMillis() + BUSY_MS;
+        suspects.merge(nodeId, new Suspicion(until, 0),
+                (previous, mark) -> previous.untilMillis() >= until ? previous : new Suspicion(until, previous.failures()));
     }
 
     void answered(String nodeId) {

@@ -7,9 +7,12 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.access.MappedNodeAccess;
 import io.weightstore.store.client.access.NodeAccess;
+import io.weightstore.store.client.access.BusyPauses;
 import io.weightstore.store.client.access.NodeBusy;
+import io.weightstore.store.client.access.OnBusy;
 import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
 import io.weightstore.store.metrics.ClientMetrics;
@@ -46,11 +49,14 @@ final class ReplicaReader {
     private final NodeConnections connections;
     private final ReplicaChooser chooser;
     private final long maxPieceBytes;
+    private final TransferDeadlines deadlines;
     private final LongAdder bytesRead = new LongAdder();
     private final ClientMetrics metrics;
 
-    ReplicaReader(ExecutorService workers, NodeConnections connections, long maxPieceBytes, ClientMetrics metrics) {
+    ReplicaReader(ExecutorService workers, NodeConnections connections, long maxPieceBytes, TransferDeadlines deadlines,
+            ClientMetrics metrics) {
         this.workers = workers;
+        this.deadlines = deadlines;
         this.connections = connections;
         this.chooser = new ReplicaChooser(connections);
         this.maxPieceBytes = maxPieceBytes;
@@ -170,69 +176,143 @@ final class ReplicaReader {
         }
     }
 
+    /**
+     * Asks the slice's replicas in the chooser's order. A node with no connection to spare is passed over
+     * at once, since another replica may have one; when none served, the busy ones are asked again in
+     * turn after {@link BusyPauses}, until one has a place or the base deadline has passed, so that no
+     * replica is waited on alone while another frees up.
+     */
     private void fromReplicas(Located located, ReadTask task, MemorySegment dst, Optional<ArrivedCrc> crc) throws IOException {
         ObjectMeta object = located.object();
         SliceMeta slice = object.slice(task.slice());
-        List<String> errors = new ArrayList<>();
-        boolean allCorrupt = true;
-        for (ReplicaRef replica : chooser.order(located, task.slice())) {
-            NodeStatus node = located.nodes().get(replica.nodeId());
-            if (node == null) {
-                errors.add(replica.nodeId() + ": unknown node");
-                allCorrupt = false;
-                continue;
+        Failures failures = new Failures();
+        List<ReplicaRef> toAsk = chooser.order(located, task.slice());
+        BusyPauses pauses = null;
+        int passedOver = 0;
+        while (true) {
+            List<ReplicaRef> busy = new ArrayList<>();
+            for (ReplicaRef replica : toAsk) {
+                NodeStatus node = located.nodes().get(replica.nodeId());
+                if (node == null) {
+                    failures.add(replica.nodeId() + ": unknown node", false);
+                    continue;
+                }
+                switch (ask(node, replica.offset(), object, task, dst, crc, failures, passedOver)) {
+                    case SERVED -> {
+                        return;
+                    }
+                    case BUSY -> {
+                        busy.add(replica);
+                        passedOver++;
+                    }
+                    case FAILED -> { }
+                }
             }
-            chooser.asking(node.nodeId(), task.bytes());
-            try {
-                NodeAccess access = connections.access(node.info());
-                long start = System.nanoTime();
-                int delivered = task.run(access, replica.offset(), ReadPlanner.checks(task, object, replica.offset()), dst, crc.isPresent());
-                crc.ifPresent(c -> c.piece(task.dstOffset(), task.bytes(), delivered));
-                metrics.pieceRead(node.nodeId(), access instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
-                chooser.answered(node.nodeId());
-                if (!errors.isEmpty()) {
-                    metrics.failedOver();
-                }
-                return;
-            } catch (StoreException e) {
-                if (connections.isClosed()) {
-                    throw e;
-                }
-                // Every range was checked against the object before any byte moved, so a node that calls one outside
-                // its pool (INVALID_ARGUMENT) is faulty, or lied to on the way, like one that answers with bad bytes.
-                allCorrupt &= e.code() == StoreException.Code.CORRUPT;
-                if (e.code() == StoreException.Code.CORRUPT) {
-                    metrics.replicaCorrupt();
-                } else {
-                    metrics.replicaUnavailable();
-                }
-                if (e.getCause() instanceof NodeBusy) {
+            if (busy.isEmpty()) {
+                break;
+            }
+            pauses = pauses == null ? new BusyPauses(deadlines.base()) : pauses;
+            if (!pauses.pause("slice " + task.slice() + " of " + object.key())) {
+                for (ReplicaRef replica : busy) {
                     // Busy past the base deadline: the next pieces go to the other replicas first, rather than each wait as long.
-                    chooser.suspect(node.nodeId());
+                    metrics.replicaUnavailable();
+                    chooser.suspect(replica.nodeId());
+                    failures.add(replica.nodeId() + ": busy (every connection it allows at work) for " + deadlines.base().toMillis()
+                            + " ms", false);
                 }
-                errors.add(node.nodeId() + ": " + e.getMessage());
-                log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
-            } catch (IOException e) {
-                if (Thread.currentThread().isInterrupted()) {
-                    // The read was cancelled (an interrupt closes the channel under it): no node is to blame, none to ask next.
-                    InterruptedIOException cancelled = new InterruptedIOException("read of slice " + task.slice() + " of "
-                            + object.key() + " interrupted");
-                    cancelled.initCause(e);
-                    throw cancelled;
-                }
-                if (connections.isClosed()) {
-                    throw new StoreException(StoreException.Code.UNAVAILABLE, "the store client was closed during the read of slice "
-                            + task.slice() + " of " + object.key(), e);
-                }
-                allCorrupt = false;
-                metrics.replicaUnreachable();
-                chooser.suspect(node.nodeId());
-                errors.add(node.nodeId() + ": " + e.getMessage());
-                log.warn("slice {} of {} unreachable on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
+                break;
             }
+            toAsk = busy;
         }
-        throw new StoreException(allCorrupt && !errors.isEmpty() ? StoreException.Code.CORRUPT : StoreException.Code.UNAVAILABLE,
+        throw new StoreException(failures.allCorrupt() ? StoreException.Code.CORRUPT : StoreException.Code.UNAVAILABLE,
                 "no replica could serve slice " + task.slice() + " (bytes " + slice.offset() + ".." + slice.end() + ") of "
-                        + object.key() + ": " + String.join("; ", errors));
+                        + object.key() + ": " + failures);
+    }
+
+    /** How one replica answered a task. */
+    private enum Answer { SERVED, BUSY, FAILED }
+
+    /** What the replicas asked for one task so far failed with. */
+    private static final class Failures {
+        private final List<String> errors = new ArrayList<>();
+        private boolean allCorrupt = true;
+
+        void add(String error, boolean corrupt) {
+            errors.add(error);
+            allCorrupt &= corrupt;
+        }
+
+        boolean isEmpty() {
+            return errors.isEmpty();
+        }
+
+        boolean allCorrupt() {
+            return allCorrupt && !errors.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return String.join("; ", errors);
+        }
+    }
+
+    /**
+     * Runs {@code task} on {@code node}'s replica at {@code replicaOffset}, unless the node is busy. A
+     * failure is logged and added to {@code failures}; {@code passedOver} busy answers came before this one.
+     */
+    private Answer ask(NodeStatus node, long replicaOffset, ObjectMeta object, ReadTask task, MemorySegment dst,
+            Optional<ArrivedCrc> crc, Failures failures, int passedOver) throws IOException {
+        chooser.asking(node.nodeId(), task.bytes());
+        try {
+            NodeAccess access = connections.access(node.info());
+            long start = System.nanoTime();
+            int delivered = task.run(access, replicaOffset, ReadPlanner.checks(task, object, replicaOffset), dst, crc.isPresent(),
+                    OnBusy.FAIL_AT_ONCE);
+            crc.ifPresent(c -> c.piece(task.dstOffset(), task.bytes(), delivered));
+            metrics.pieceRead(node.nodeId(), access instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
+            chooser.answered(node.nodeId());
+            if (!failures.isEmpty() || passedOver > 0) {
+                metrics.failedOver();
+            }
+            return Answer.SERVED;
+        } catch (NodeBusy e) {
+            // Every connection the node allows is at work, which passes as soon as a transfer ends: the next pieces go to
+            // the other replicas first for a moment, not for a suspect's while.
+            metrics.replicaBusy();
+            chooser.busy(node.nodeId());
+            log.debug("slice {} of {}: node {} busy, asking another replica first", task.slice(), object.key(), node.nodeId());
+            return Answer.BUSY;
+        } catch (StoreException e) {
+            if (connections.isClosed()) {
+                throw e;
+            }
+            // Every range was checked against the object before any byte moved, so a node that calls one outside
+            // its pool (INVALID_ARGUMENT) is faulty, or lied to on the way, like one that answers with bad bytes.
+            if (e.code() == StoreException.Code.CORRUPT) {
+                metrics.replicaCorrupt();
+            } else {
+                metrics.replicaUnavailable();
+            }
+            failures.add(node.nodeId() + ": " + e.getMessage(), e.code() == StoreException.Code.CORRUPT);
+            log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
+            return Answer.FAILED;
+        } catch (IOException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                // The read was cancelled (an interrupt closes the channel under it): no node is to blame, none to ask next.
+                InterruptedIOException cancelled = new InterruptedIOException("read of slice " + task.slice() + " of "
+                        + object.key() + " interrupted");
+                cancelled.initCause(e);
+                throw cancelled;
+            }
+            if (connections.isClosed()) {
+                throw new StoreException(StoreException.Code.UNAVAILABLE, "the store client was closed during the read of slice "
+                        + task.slice() + " of " + object.key(), e);
+            }
+            metrics.replicaUnreachable();
+            chooser.suspect(node.nodeId());
+            failures.add(node.nodeId() + ": " + e.getMessage(), false);
+            log.warn("slice {} of {} unreachable on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
+            return Answer.FAILED;
+        }
     }
 }

@@ -11,6 +11,7 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.client.access.NodeAccess;
+import io.weightstore.store.client.access.OnBusy;
 import io.weightstore.store.client.plan.ReadPlanner;
 import io.weightstore.store.client.plan.ReadTask;
 import java.io.IOException;
@@ -125,7 +126,7 @@ final class ReplicaRepairer {
                 long length = Math.min(piece, meta.length() - at);
                 MemorySegment bytes = buffer.asSlice(0, length);
                 ReadTask task = new ReadTask.Ranges(slice, List.of(new Range(at, length)), 0);
-                task.run(from, fromOffset, ReadPlanner.checks(task, object, fromOffset), bytes, false);
+                task.run(from, fromOffset, ReadPlanner.checks(task, object, fromOffset), bytes, false, OnBusy.WAIT);
                 to.write(toOffset + at, bytes, writeGrant);
             }
         }

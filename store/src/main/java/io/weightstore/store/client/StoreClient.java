@@ -66,7 +66,7 @@ public final class StoreClient implements AutoCloseable {
         this.connections = new NodeConnections(options);
         this.leases = new LeaseKeeper(options.leaseDuration());
         this.writer = new SliceWriter(master, workers, connections);
-        this.reader = new ReplicaReader(workers, connections, options.maxPieceBytes(), metrics);
+        this.reader = new ReplicaReader(workers, connections, options.maxPieceBytes(), options.deadlines(), metrics);
         metrics.watch(reader::bytesRead);
         this.checker = new ReplicaChecker(workers, connections);
         this.repairer = new ReplicaRepairer(master, connections, options.maxPieceBytes());

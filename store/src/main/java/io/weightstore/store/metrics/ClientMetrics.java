@@ -19,6 +19,7 @@ public final class ClientMetrics {
     private final CounterDataPoint corrupt;
     private final CounterDataPoint unavailable;
     private final CounterDataPoint unreachable;
+    private final CounterDataPoint busy;
     private final Counter nodeBytes;
     private final Histogram pieceSeconds;
 
@@ -33,11 +34,13 @@ public final class ClientMetrics {
                 .register(registry);
         Counter failures = Counter.builder().name("weightstore_client_replica_failures")
                 .help("Replica reads that failed, by reason: corrupt (a checksum block did not match, on arrival or on the node),"
-                        + " unavailable (the node refused), unreachable (connection or deadline)")
+                        + " unavailable (the node refused, or stayed busy past the base deadline), unreachable (connection or"
+                        + " deadline), busy (the node had no connection to spare and another replica was asked first)")
                 .labelNames("reason").withoutExemplars().register(registry);
         corrupt = failures.labelValues("corrupt");
         unavailable = failures.labelValues("unavailable");
         unreachable = failures.labelValues("unreachable");
+        busy = failures.labelValues("busy");
         nodeBytes = Counter.builder().name("weightstore_client_node_read_bytes")
                 .help("Bytes read from each node's replicas, by path: socket (the data plane) or mapped (the pool file on this host)")
                 .labelNames("node", "path").withoutExemplars().register(registry);
@@ -70,9 +73,14 @@ public final class ClientMetrics {
         corrupt.inc();
     }
 
-    /** A replica's node refused the read for another reason (unknown to the master, out of range, busy). */
+    /** A replica's node refused the read for another reason (unknown to the master, out of range, busy past the base deadline). */
     public void replicaUnavailable() {
         unavailable.inc();
+    }
+
+    /** A replica's node had no connection to spare, and the read went on to another replica without waiting. */
+    public void replicaBusy() {
+        busy.inc();
     }
 
     /** A replica's node could not be reached, or missed its deadline. */

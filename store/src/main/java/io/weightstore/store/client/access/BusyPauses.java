@@ -8,19 +8,19 @@ import java.time.Duration;
  * many engines load at once): doubling from {@link #FIRST_MILLIS} to {@link #MAX_MILLIS}, for up to
  * a deadline, after which the node counts as unavailable.
  */
-final class BusyPauses {
+public final class BusyPauses {
     static final long FIRST_MILLIS = 10;
     static final long MAX_MILLIS = 500;
 
     private final long giveUpNanos;
     private long nextMillis = FIRST_MILLIS;
 
-    BusyPauses(Duration budget) {
+    public BusyPauses(Duration budget) {
         this.giveUpNanos = System.nanoTime() + budget.toNanos();
     }
 
     /** Waits the next pause; false, at once, when it would end past the deadline. */
-    boolean pause(String what) throws InterruptedIOException {
+    public boolean pause(String what) throws InterruptedIOException {
         if (System.nanoTime() + nextMillis * 1_000_000 - giveUpNanos > 0) {
             return false;
         }

@@ -29,8 +29,9 @@ public final class MappedNodeAccess implements NodeAccess {
         this.pool = pool;
     }
 
+    /** A pool mapped on this host has no connections to run out of: {@code onBusy} never applies. */
     @Override
-    public void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException {
+    public void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst, OnBusy onBusy) throws IOException {
         MemorySegment data = pool.data();
         long dstOffset = 0;
         for (Range range : ranges) {
@@ -60,7 +61,8 @@ public final class MappedNodeAccess implements NodeAccess {
     }
 
     @Override
-    public int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
+    public int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash, OnBusy onBusy)
+            throws IOException {
         MemorySegment data = pool.data();
         for (BlockCheck check : checks) {
             verify(data.asSlice(check.offset(), check.length()), check);

@@ -15,14 +15,24 @@ import java.util.List;
  * {@code dst}, or as the bytes land.
  */
 public sealed interface NodeAccess extends AutoCloseable permits SocketNodeAccess, MappedNodeAccess {
-    /** Reads the ranges, packed in order into {@code dst}. */
-    void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException;
+    /** Reads the ranges, packed in order into {@code dst}, waiting out a busy node. */
+    default void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException {
+        read(ranges, checks, dst, OnBusy.WAIT);
+    }
+
+    /** Reads the ranges, packed in order into {@code dst}; a busy node is waited out or not as {@code onBusy} says. */
+    void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst, OnBusy onBusy) throws IOException;
+
+    /** As {@link #readStrided(Stride, List, MemorySegment, boolean, OnBusy)}, waiting out a busy node. */
+    default int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
+        return readStrided(stride, checks, dst, hash, OnBusy.WAIT);
+    }
 
     /**
      * Reads the rows of {@code stride}, packed into {@code dst}; returns their CRC32C, hashed as they
-     * landed, when {@code hash}, else 0.
+     * landed, when {@code hash}, else 0. A busy node is waited out or not as {@code onBusy} says.
      */
-    int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException;
+    int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash, OnBusy onBusy) throws IOException;
 
     /** Writes {@code src} at {@code offset}; a secure node wants the master's {@code grant} for exactly that place. */
     void write(long offset, MemorySegment src, Ticket grant) throws IOException;

@@ -79,12 +79,16 @@ public final class SocketNodeAccess implements NodeAccess {
      * same bytes at the same place again.
      */
     private void withConnection(Exchange exchange) throws IOException {
+        withConnection(OnBusy.WAIT, exchange);
+    }
+
+    private void withConnection(OnBusy onBusy, Exchange exchange) throws IOException {
         if (closed) {
             throw closedAccess("is closed", null);
         }
         DataPlaneConnection pooled = idle.pollFirst();
         if (pooled == null) {
-            runOn(newConnection(), exchange);
+            runOn(newConnection(onBusy), exchange);
             return;
         }
         try {
@@ -99,21 +103,25 @@ public final class SocketNodeAccess implements NodeAccess {
             }
             // The pool is last in, first out: the connections behind this one sat idle longer still.
             closeIdle();
-            runOn(newConnection(), exchange);
+            runOn(newConnection(onBusy), exchange);
         }
     }
 
     /**
      * A new connection. A node at its limit with no connection idle long enough answers BUSY: under many engines
-     * loading at once that passes as soon as a transfer ends, so the handshake is tried again after
-     * {@link BusyPauses}, for up to the base deadline, before the node counts as unavailable.
+     * loading at once that passes as soon as a transfer ends, so unless {@code onBusy} says to fail at once, the
+     * handshake is tried again after {@link BusyPauses}, for up to the base deadline, before the node counts as
+     * unavailable.
      */
-    private DataPlaneConnection newConnection() throws IOException {
+    private DataPlaneConnection newConnection(OnBusy onBusy) throws IOException {
         BusyPauses pauses = new BusyPauses(deadlines.base());
         while (true) {
             try {
                 return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer);
             } catch (NodeBusy busy) {
+                if (onBusy == OnBusy.FAIL_AT_ONCE) {
+                    throw busy;
+                }
                 if (closed || !pauses.pause("a connection to " + host + ":" + port)) {
                     throw new StoreException(StoreException.Code.UNAVAILABLE, busy.getMessage() + " for " + deadlines.base().toMillis()
                             + " ms", busy);
@@ -170,7 +178,7 @@ public final class SocketNodeAccess implements NodeAccess {
     }
 
     @Override
-    public void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst) throws IOException {
+    public void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst, OnBusy onBusy) throws IOException {
         long[] dstOffsets = new long[ranges.size()];
         for (int r = 1; r < ranges.size(); r++) {
             dstOffsets[r] = dstOffsets[r - 1] + ranges.get(r - 1).length();
@@ -187,7 +195,7 @@ public final class SocketNodeAccess implements NodeAccess {
             }
         }
         Request request = ranges.size() == 1 ? new Request.Read(ranges.getFirst(), atNode) : new Request.ReadRanges(ranges, atNode);
-        withConnection(c -> {
+        withConnection(onBusy, c -> {
             ArrivalCheck check = new ArrivalCheck(c.peer(), atClient);
             c.exchange(request, MemorySegment.NULL, dst, check, deadlines.forBytes(dst.byteSize()));
             check.throwIfCorrupt();
@@ -210,11 +218,12 @@ public final class SocketNodeAccess implements NodeAccess {
     }
 
     @Override
-    public int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
+    public int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash, OnBusy onBusy)
+            throws IOException {
         Checksum running = Checksums.newCrc32c();
         DataPlaneConnection.Arrivals arrivals = hash ? (offset, bytes) -> running.update(bytes.asByteBuffer())
                 : DataPlaneConnection.Arrivals.NONE;
-        withConnection(c -> c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst, arrivals,
+        withConnection(onBusy, c -> c.exchange(new Request.ReadStrided(stride, checks), MemorySegment.NULL, dst, arrivals,
                 deadlines.forBytes(dst.byteSize())));
         return (int) running.getValue();
     }

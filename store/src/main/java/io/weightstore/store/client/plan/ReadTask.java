@@ -5,6 +5,7 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.client.access.NodeAccess;
+import io.weightstore.store.client.access.OnBusy;
 import io.weightstore.store.wire.BlockCheck;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -30,9 +31,11 @@ public sealed interface ReadTask {
 
     /**
      * Reads from a replica at {@code replicaOffset} in its node's pool, checking {@code checks} on the
-     * way; returns the CRC32C of the bytes it delivered when {@code hash}, else 0.
+     * way; returns the CRC32C of the bytes it delivered when {@code hash}, else 0. A busy node is
+     * waited out or not as {@code onBusy} says.
      */
-    int run(NodeAccess node, long replicaOffset, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException;
+    int run(NodeAccess node, long replicaOffset, List<BlockCheck> checks, MemorySegment dst, boolean hash, OnBusy onBusy)
+            throws IOException;
 
     /** Ranges of one slice, packed contiguously at {@code dstOffset}. */
     record Ranges(int slice, List<Range> ranges, long dstOffset) implements ReadTask {
@@ -53,10 +56,11 @@ public sealed interface ReadTask {
         }
 
         @Override
-        public int run(NodeAccess node, long replicaOffset, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
+        public int run(NodeAccess node, long replicaOffset, List<BlockCheck> checks, MemorySegment dst, boolean hash, OnBusy onBusy)
+                throws IOException {
             List<Range> inPool = ranges.stream().map(r -> new Range(replicaOffset + r.offset(), r.length())).toList();
             MemorySegment delivered = dst.asSlice(dstOffset, bytes());
-            node.read(inPool, checks, delivered);
+            node.read(inPool, checks, delivered, onBusy);
             // Only a row that straddles two slices is read this way under a strided read: a few bytes, hashed while in cache.
             return hash ? Checksums.crc32c(delivered) : 0;
         }
@@ -75,9 +79,10 @@ public sealed interface ReadTask {
         }
 
         @Override
-        public int run(NodeAccess node, long replicaOffset, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
+        public int run(NodeAccess node, long replicaOffset, List<BlockCheck> checks, MemorySegment dst, boolean hash, OnBusy onBusy)
+                throws IOException {
             Stride inPool = new Stride(replicaOffset + stride.offset(), stride.blockLength(), stride.stride(), stride.count());
-            return node.readStrided(inPool, checks, dst.asSlice(dstOffset, bytes()), hash);
+            return node.readStrided(inPool, checks, dst.asSlice(dstOffset, bytes()), hash, onBusy);
         }
     }
 
