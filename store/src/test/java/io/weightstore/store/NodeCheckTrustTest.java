@@ -121,6 +121,36 @@ class NodeCheckTrustTest {
     }
 
     @Test
+    void aSliceTheScrubberFlagsIsTrustedInNoBlockAfterTheBadOne() throws Exception {
+        start(64_000_000);
+        StoreClient client = cluster.client();
+        MemorySegment data = Bytes.random(arena, SIZE, 6);
+        client.put("twice-rotten", data, PutOptions.defaults().withReplicas(1));
+        MemorySegment columns = arena.allocate(64L * (SIZE / 4096));
+        Stride everyRow = new Stride(128, 64, 4096, (int) (SIZE / 4096));
+        // The rows of block 12 of slice 1 alone; the scrubber meets the bad block 1 of that slice first.
+        Stride rowsOfALaterBlock = new Stride(TestCluster.SLICE + 12L * BLOCK + 128, 64, 4096, BLOCK / 4096);
+        try (ObjectReader object = client.open("twice-rotten")) {
+            object.readStrided(everyRow, columns);
+            cluster.flipByte("twice-rotten", 1, BLOCK + 130);
+            cluster.flipByte("twice-rotten", 1, 12L * BLOCK + 130);
+            Instant deadline = Instant.now().plus(PATIENCE);
+            while (true) {
+                try {
+                    object.readStrided(everyRow, columns);
+                } catch (StoreException e) {
+                    break;
+                }
+                assertThat(Instant.now()).as("the scrubber to find the bad block").isBefore(deadline);
+                Thread.sleep(100);
+            }
+            assertThatThrownBy(() -> object.readStrided(rowsOfALaterBlock, columns))
+                    .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT));
+        }
+    }
+
+    @Test
     void aReplicaCheckHashesEveryBlockWhateverAReadFoundBefore() throws Exception {
         start(0);
         StoreClient client = cluster.client();

@@ -107,8 +107,9 @@ final class Scrubber implements AutoCloseable {
             int actual = Checksums.crc32c(pool.data().asSlice(task.offset() + start, length));
             counters.scrubbed(length);
             if (actual != task.crcs().get(i)) {
-                // A block found intact by a read before it went bad would be served unchecked until its trust ran out.
-                verified.forget(task.offset() + start, length);
+                // A block found intact by a read before it went bad would be served unchecked until its trust ran out; the
+                // blocks after this one go unchecked by this pass, so none of them is trusted either.
+                verified.forget(task.offset() + start, task.length() - start);
                 String problem = "checksum mismatch in block " + i + " at pool offset " + (task.offset() + start) + ": expected "
                         + Integer.toHexString(task.crcs().get(i)) + ", found " + Integer.toHexString(actual);
                 FOUND.warn("node {}: slice {} of {} is bad: {}", pool.nodeId(), task.slice(), task.key(), problem);
