@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
-import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
-import io.weightstore.store.wire.FrameCodec;
-import io.weightstore.store.wire.Status;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -37,7 +32,7 @@ class BusyReplicaTest {
     void aReadAsksAnotherReplicaAtOnceWhenANodeHasNoConnectionToSpare() throws Exception {
         try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
             MemorySegment data = putOnBoth(cluster, arena);
-            try (Socket holder = holdTheOnlyPlace(cluster, 0); StoreClient reader = reader(cluster, PATIENT)) {
+            try (BusyConnection holder = BusyConnection.on(cluster.node(0).port()); StoreClient reader = reader(cluster, PATIENT)) {
                 assertThat(Bytes.equal(Bytes.readWhole(reader, "k", arena), data)).isTrue();
                 assertThat(failures(reader, "unavailable")).as("pieces that waited node 0's BUSY out").isZero();
                 assertThat(failures(reader, "busy")).as("pieces that found node 0 busy").isGreaterThanOrEqualTo(1);
@@ -49,8 +44,8 @@ class BusyReplicaTest {
     void aReadWhoseEveryReplicaIsBusyTakesTheFirstPlaceThatFrees() throws Exception {
         try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
             MemorySegment data = putOnBoth(cluster, arena);
-            try (Socket heldForGood = holdTheOnlyPlace(cluster, 0); Socket heldAWhile = holdTheOnlyPlace(cluster, 1);
-                    StoreClient reader = reader(cluster, PATIENT)) {
+            try (BusyConnection heldForGood = BusyConnection.on(cluster.node(0).port());
+                    BusyConnection heldAWhile = BusyConnection.on(cluster.node(1).port()); StoreClient reader = reader(cluster, PATIENT)) {
                 Thread release = Thread.ofVirtual().start(() -> {
                     try {
                         Thread.sleep(300);
@@ -75,7 +70,7 @@ class BusyReplicaTest {
             }
             try (StoreClient reader = reader(cluster, new TransferDeadlines(Duration.ofMillis(300), 1_000_000, Duration.ofSeconds(30)))) {
                 int holding = cluster.indexOf(reader.stat("k").slices().getFirst().replicas().getFirst().nodeId());
-                try (Socket holder = holdTheOnlyPlace(cluster, holding)) {
+                try (BusyConnection holder = BusyConnection.on(cluster.node(holding).port())) {
                     assertThatThrownBy(() -> Bytes.readWhole(reader, "k", arena)).isInstanceOfSatisfying(StoreException.class,
                             e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE))
                             .hasMessageContaining(cluster.node(holding).nodeId() + ": busy");
@@ -94,16 +89,6 @@ class BusyReplicaTest {
             writer.put("k", data, PutOptions.defaults().withReplicas(2));
         }
         return data;
-    }
-
-    /** A connection at its handshake, pooled by no one: it holds node {@code index}'s one place, so the node answers BUSY to all others. */
-    private static Socket holdTheOnlyPlace(TestCluster cluster, int index) throws Exception {
-        Socket holder = new Socket("127.0.0.1", cluster.node(index).port());
-        ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
-        holder.getOutputStream().write(hello.array(), 0, hello.remaining());
-        assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(holder.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status())
-                .isEqualTo(Status.OK);
-        return holder;
     }
 
     private static StoreClient reader(TestCluster cluster, TransferDeadlines deadlines) throws StoreException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Ticket;
+import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.wire.FrameCodec;
@@ -14,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConnectionLimitTest {
     private static final long SIZE = 3 * TestCluster.SLICE + 777;
+    /** Past the second a node leaves a connection that is not at work alone before it may take it to make room. */
+    private static final long AGED_MILLIS = 1_100;
 
     @TempDir
     Path tmp;
@@ -69,12 +73,8 @@ class ConnectionLimitTest {
 
     @Test
     void aClientToldBusyAsksAgainUntilAConnectionEnds() throws Exception {
-        // A connection at its handshake, not yet pooled by anyone, is never closed to make room: it holds the one there is.
-        Socket holder = new Socket("127.0.0.1", cluster.node(0).port());
-        ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
-        holder.getOutputStream().write(hello.array(), 0, hello.remaining());
-        assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(holder.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status())
-                .isEqualTo(Status.OK);
+        // A connection at work is never closed to make room: it holds the one place there is.
+        BusyConnection holder = BusyConnection.on(cluster.node(0).port());
         try (StoreClient client = sockets()) {
             CompletableFuture<Void> leaves = CompletableFuture.runAsync(() -> {
                 try {
@@ -87,5 +87,33 @@ class ConnectionLimitTest {
             assertThat(readsBack(client)).isTrue();
             leaves.get(10, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void aPeerSilentSinceItConnectedMakesWayOnceItHasBeenSoForASecond() throws Exception {
+        try (Socket silent = new Socket("127.0.0.1", cluster.node(0).port()); StoreClient client = impatient()) {
+            Thread.sleep(AGED_MILLIS);
+            assertThat(readsBack(client)).isTrue();
+            assertThat(silent.getInputStream().read()).as("the node closed the silent connection").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aPeerAdmittedThatSendsNoRequestMakesWayOnceItHasWaitedASecond() throws Exception {
+        try (Socket admitted = new Socket("127.0.0.1", cluster.node(0).port()); StoreClient client = impatient()) {
+            ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
+            admitted.getOutputStream().write(hello.array(), 0, hello.remaining());
+            assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(admitted.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)))
+                    .status()).isEqualTo(Status.OK);
+            Thread.sleep(AGED_MILLIS);
+            assertThat(readsBack(client)).isTrue();
+            assertThat(admitted.getInputStream().read()).as("the node closed the connection that sent nothing").isEqualTo(-1);
+        }
+    }
+
+    /** A client that waits half a second for a busy node, so that one still holding its place fails the read. */
+    private StoreClient impatient() throws IOException {
+        return cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(1)
+                .withDeadlines(new TransferDeadlines(Duration.ofMillis(500), 1_000_000, Duration.ofSeconds(30))));
     }
 }

@@ -7,31 +7,38 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Connections that served a request and wait for the next one, and since when. A client keeps such
- * connections pooled, to the node's idle timeout, though it may never use them again (an engine that
- * finished its load); at the connection limit they would turn away a client that has bytes to read.
- * So there the node closes the one idle longest, if it has been idle for {@link #MIN_IDLE_NANOS} at
- * least (a connection between two pieces of a load in progress is idle for microseconds), to admit
- * the new connection. Its client finds it closed when it next uses it, before any byte of an answer,
- * and opens another, as it does for one the idle timeout closed. A connection that served nothing
- * yet is never taken: its client has not pooled it, and would take the close as a failure.
+ * Connections that are not at work, and since when: in their handshake, or waiting for a request. A
+ * client keeps its connections pooled, to the node's idle timeout, though it may never use them again
+ * (an engine that finished its load); at the connection limit they would turn away a client that has
+ * bytes to read. So there the node closes the one idle longest, if it has been idle for
+ * {@link #MIN_IDLE_NANOS} at least (a connection between two pieces of a load in progress is idle for
+ * microseconds), to admit the new connection. Its client finds it closed when it next uses it, before
+ * any byte of an answer, and opens another, as it does for one the idle timeout closed. A client sends
+ * its handshake and first request as soon as it connects, so a connection still without them after
+ * that long is a peer that stays silent or stops halfway; it is taken as well, or anyone who can
+ * reach the port could hold every place without ever proving who they are.
  *
- * <p>Whoever takes a connection out of here owns it: the node to close it, or its handler to serve
- * the request that arrived; a handler that finds it taken ends without answering.
+ * <p>Whoever takes a connection out of here owns it: the node to close it, or its handler to go on
+ * with the handshake or request that arrived; a handler that finds it taken ends without answering.
  */
 final class IdleConnections {
     static final long MIN_IDLE_NANOS = 1_000_000_000L;
 
     private final Map<SocketChannel, Long> since = new ConcurrentHashMap<>();
 
-    /** {@code socket} waits for its next request, having served one. */
+    /** {@code socket} waits for its handshake or its next request. */
     void idle(SocketChannel socket) {
         since.put(socket, System.nanoTime());
     }
 
-    /** Claims {@code socket} for the request that arrived on it; false when the node took it to close. */
+    /** Claims {@code socket} for the handshake or request that arrived on it; false when the node took it to close. */
     boolean claim(SocketChannel socket) {
         return since.remove(socket) != null;
+    }
+
+    /** Drops {@code socket}, which ended, whatever its state. */
+    void forget(SocketChannel socket) {
+        since.remove(socket);
     }
 
     /** Closes the connection idle longest, if idle long enough; false when there is none. */

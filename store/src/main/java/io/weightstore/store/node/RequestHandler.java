@@ -119,10 +119,10 @@ final class RequestHandler implements Runnable {
             throw new IllegalStateException("the handshake answers bad frames itself", e);
         }
         if (accepted) {
-            for (boolean served = false; ; served = true) {
+            while (true) {
                 Request request;
                 try {
-                    boolean offered = served && session.makesWayWhenIdle();
+                    boolean offered = session.makesWayWhenIdle();
                     if (offered) {
                         idle.idle(socket);
                     }
@@ -183,9 +183,13 @@ final class RequestHandler implements Runnable {
         }
     }
 
+    /** False, and nothing answered, when the node took the connection to make room before its hello was whole. */
     private boolean handshake() throws IOException {
         ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
         readFully(hello);
+        if (!idle.claim(socket)) {
+            return false;
+        }
         Status status = Status.OK;
         try {
             ByteBuffer presented = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));

@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * sendfile, and under a virtual thread the JDK puts the socket in non-blocking mode, so
  * {@code transferTo} returns 0 whenever the socket buffer is full and the transfer would need a
  * busy wait (tried: reads then fail mid-transfer). So connections are bounded
- * ({@link NodeOptions#maxConnections()}); at the bound a connection idle since its last request is
- * closed to admit a new one ({@link IdleConnections}), and when none is idle the new one is told BUSY
+ * ({@link NodeOptions#maxConnections()}); at the bound a connection idle a second or more (waiting for
+ * its handshake or a request) is closed to admit a new one ({@link IdleConnections}), and when none is the new one is told BUSY
  * in its handshake, from a virtual thread that holds nothing but that short exchange.
  */
 public final class StorageNode implements AutoCloseable {
@@ -299,11 +299,14 @@ public final class StorageNode implements AutoCloseable {
                     continue;
                 }
                 connections.add(socket);
+                // Not at work until its handshake arrives: a peer that connects and stays silent may be closed to make room.
+                idle.idle(socket);
                 serve(Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()), () -> {
                     try {
                         new RequestHandler(socket, pool, writesThroughMapping, verified, security, options.deadlines(), deadlines,
                                 refusals, counters, metrics, idle).run();
                     } finally {
+                        idle.forget(socket);
                         connections.remove(socket);
                     }
                 });
