@@ -89,14 +89,30 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void start(ChannelHandlerContext ctx, HttpRequest request) {
         busy = true;
-        boolean hasBody = HttpUtil.getContentLength(request, 0L) > 0 || HttpUtil.isTransferEncodingChunked(request);
-        boolean closeAfter = !HttpUtil.isKeepAlive(request) || hasBody || request.decoderResult().isFailure();
+        boolean closeAfter = request.decoderResult().isFailure() || !HttpUtil.isKeepAlive(request) || mayHaveBody(request);
         Exchange exchange = new Exchange(ctx.channel(), request, sendTimeout, closeAfter);
         try {
             requests.execute(() -> run(ctx, exchange));
         } catch (RejectedExecutionException stopping) {
             // The gateway is closing: its connections are being closed too.
             ctx.close();
+        }
+    }
+
+    /**
+     * Whether a body may follow the head, which this connection does not read past. A Content-Length that is
+     * no number (the decoder lets a request carrying one through, marked failed, when it comes pipelined
+     * behind another) counts as a body: parsing it here threw on the event loop and left the connection
+     * busy for good.
+     */
+    private static boolean mayHaveBody(HttpRequest request) {
+        if (HttpUtil.isTransferEncodingChunked(request)) {
+            return true;
+        }
+        try {
+            return HttpUtil.getContentLength(request, 0L) > 0;
+        } catch (NumberFormatException e) {
+            return true;
         }
     }
 
@@ -136,7 +152,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         busy = false;
         HttpRequest next = pipelined.poll();
         if (next != null) {
-            start(ctx, next);
+            try {
+                start(ctx, next);
+            } catch (RuntimeException e) {
+                // Thrown in a write's listener, it would only be logged by Netty, and the connection stay busy for good.
+                log.error("connection from {}: a pipelined request could not start; closing it", ctx.channel().remoteAddress(), e);
+                ctx.close();
+            }
         } else {
             headDeadline.requestFinished();
             ctx.read();

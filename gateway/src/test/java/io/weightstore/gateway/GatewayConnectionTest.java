@@ -246,6 +246,26 @@ class GatewayConnectionTest {
     }
 
     @Test
+    void aContentLengthThatIsNoNumberIsAnsweredInvalidRequestAlsoPipelinedBehindAnotherRequest() throws Exception {
+        String config = "/weights/" + GatewayFixture.CHECKPOINT + "/config.json";
+        String bad = "GET " + config + " HTTP/1.1\r\nHost: gateway\r\nContent-Length: x\r\n\r\n";
+        for (boolean pipelined : List.of(false, true)) {
+            String requests = (pipelined ? "GET " + config + " HTTP/1.1\r\nHost: gateway\r\n\r\n" : "") + bad;
+            try (Socket socket = connect()) {
+                socket.getOutputStream().write(requests.getBytes(StandardCharsets.US_ASCII));
+                InputStream in = new BufferedInputStream(socket.getInputStream());
+                if (pipelined) {
+                    assertThat(read(in, false).status()).isEqualTo(200);
+                }
+                Response response = read(in, false);
+                assertThat(response.status()).isEqualTo(400);
+                assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>InvalidRequest</Code>");
+                assertThat(in.read()).as("the connection closed after the answer").isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
     void aRequestWithABodyIsRefusedUnreadAndTheConnectionClosed() throws Exception {
         String request = "PUT /weights/" + GatewayFixture.CHECKPOINT + "/new.bin HTTP/1.1\r\nHost: gateway\r\nContent-Length: 11\r\n\r\n"
                 + "hello world";
