@@ -3,9 +3,11 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.Stride;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.grpc.MasterEndpoint;
 import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Op;
 import io.weightstore.store.wire.Status;
 import java.io.IOException;
@@ -144,6 +146,22 @@ class BadInputTest {
             assertThat(ok[0]).isEqualTo(Status.OK.code());
             assertThat(ByteBuffer.wrap(ok).getLong(4)).isEqualTo(16);
             assertThat(in.readNBytes(16)).hasSize(16);
+        }
+        assertStillServes();
+    }
+
+    @Test
+    void aStridedReadOfAllTheRowsAFrameMayNameOfNoBytesIsAnsweredWithNone() throws IOException {
+        try (Socket socket = node()) {
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write(hello());
+            in.readNBytes(8);
+            ByteBuffer frame = FrameCodec.encode(new Request.ReadStrided(new Stride(0, 0, 0, Integer.MAX_VALUE), List.of()), null);
+            out.write(frame.array(), 0, frame.remaining());
+            byte[] header = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
+            assertThat(header[0]).isEqualTo(Status.OK.code());
+            assertThat(ByteBuffer.wrap(header).getLong(4)).isZero();
         }
         assertStillServes();
     }
