@@ -134,7 +134,10 @@ final class RequestHandler implements Runnable {
                         idle.idle(socket);
                     }
                     try {
-                        request = within(deadlines.idle(), deadlines.idle(), "next request", this::readRequest);
+                        // Between requests a connection may wait for the idle timeout; once one starts, it is an exchange
+                        // like any other, and a peer that stops halfway is cut at the stall window.
+                        boolean arrived = within(deadlines.idle(), deadlines.idle(), "next request", this::requestStarts);
+                        request = arrived ? within(deadlines.base(), "request", this::restOfRequest) : null;
                     } catch (IOException | FrameException | RuntimeException e) {
                         boolean ours = !offered || idle.claim(socket);
                         if (e instanceof FrameException && !ours) {
@@ -214,12 +217,14 @@ final class RequestHandler implements Runnable {
         return status == Status.OK;
     }
 
-    /** The next request, or null when the peer closed the connection between requests. */
-    private Request readRequest() throws IOException, FrameException {
+    /** Waits for the first bytes of the next request; false when the peer closed the connection between requests. */
+    private boolean requestStarts() throws IOException {
         header.clear();
-        if (transport.read(header) < 0) {
-            return null;
-        }
+        return transport.read(header) >= 0;
+    }
+
+    /** The request whose first bytes {@link #requestStarts} read. */
+    private Request restOfRequest() throws IOException, FrameException {
         readFully(header);
         FrameCodec.RequestHeader requestHeader = FrameCodec.decodeRequestHeader(header);
         if (body.capacity() < requestHeader.bodyLength()) {

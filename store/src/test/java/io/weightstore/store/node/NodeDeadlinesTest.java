@@ -95,6 +95,21 @@ class NodeDeadlinesTest {
     }
 
     @Test
+    void aRequestThatStopsHalfwayIsCutAtTheStallWindowNotTheIdleTimeout() throws Exception {
+        TransferDeadlines patientBetweenRequests = new TransferDeadlines(Duration.ofMillis(500), 1_000_000, Duration.ofMinutes(5));
+        try (StorageNode patient = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("patient"), 8 << 20)
+                .withDeadlines(patientBetweenRequests))) {
+            Socket socket = new Socket("127.0.0.1", patient.port());
+            socket.setSoTimeout(5000);
+            sockets.add(socket);
+            assertThat(hello(socket)).isEqualTo(Status.OK);
+            ByteBuffer frame = FrameCodec.encode(new Request.Read(new Range(0, 16), List.of()), null);
+            socket.getOutputStream().write(frame.array(), 0, 3);
+            assertThat(socket.getInputStream().read()).as("the node closed the connection whose request stopped").isEqualTo(-1);
+        }
+    }
+
+    @Test
     void connectionsPastTheBoundAreToldBusyAndServedAgainOnceTheyLeave() throws Exception {
         for (int i = 0; i < 3; i++) {
             assertThat(hello(connect())).isEqualTo(Status.OK);
