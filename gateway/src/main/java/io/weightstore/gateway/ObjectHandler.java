@@ -1,5 +1,6 @@
 package io.weightstore.gateway;
 
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.weightstore.gateway.bucket.BucketObject;
 import io.weightstore.gateway.bucket.CheckpointBucket;
 import io.weightstore.gateway.bucket.OpenFile;
@@ -168,6 +169,11 @@ final class ObjectHandler {
             Optional<String> value = request.query().first(override.getKey());
             if (value.isPresent() && !signed) {
                 throw new S3Error(ErrorCode.INVALID_REQUEST, override.getKey() + " cannot be used in an anonymous GET; sign the request");
+            }
+            if (value.isPresent() && HttpHeaderValidationUtil.validateValidHeaderValue(value.get()) >= 0) {
+                // Refused here, before a transfer slot and a lease are taken: set on the response, it threw there.
+                throw new S3Error(ErrorCode.INVALID_ARGUMENT, override.getKey() + " holds a character no header value may hold")
+                        .with("ArgumentName", override.getKey()).with("ArgumentValue", value.get());
             }
             value.ifPresent(v -> headers.put(override.getValue(), v));
         }

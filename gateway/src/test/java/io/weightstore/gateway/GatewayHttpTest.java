@@ -367,4 +367,12 @@ class GatewayHttpTest {
                 Map.of("Range", "bytes=0-0"));
         assertThat(response.headers().firstValue("Content-Disposition")).contains("attachment; filename=x.bin");
     }
+
+    @Test
+    void aResponseOverrideNoHeaderMayHoldIsRefusedInvalidArgument() throws Exception {
+        HttpResponse<byte[]> response = signed("GET", key(shard) + "?response-content-disposition=a%0D%0AX-Injected%3A%20b", Map.of());
+        assertError(response, 400, "InvalidArgument");
+        assertThat(response.headers().firstValue("X-Injected")).isEmpty();
+        assertThat(response.headers().firstValue("ETag")).as("no header of the object on an error").isEmpty();
+    }
 }
