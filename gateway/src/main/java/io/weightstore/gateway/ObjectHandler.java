@@ -16,7 +16,9 @@ import io.weightstore.gateway.transfer.BodyWriter;
 import io.weightstore.gateway.transfer.ChunkedCopy;
 import io.weightstore.gateway.transfer.TransferSlots;
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.InPlaceFiles;
+import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -106,7 +108,7 @@ final class ObjectHandler {
             if (inPlace.isPresent()) {
                 headers.forEach(exchange::header);
                 BodyWriter body = exchange.startBody(status);
-                send(exchange, body, () -> body.write(inPlace.get().ranges(range.offset(), range.length())).await());
+                send(exchange, body, () -> sendInPlace(body, inPlace.get(), range, file.reader(), slot.chunkBytes()));
                 return;
             }
             try (ChunkedCopy copy = ChunkedCopy.start(file.reader(), range, slot, readers)) {
@@ -114,6 +116,32 @@ final class ObjectHandler {
                 BodyWriter body = exchange.startBody(status);
                 send(exchange, body, () -> copy.writeTo(body));
             }
+        }
+    }
+
+    /**
+     * Sends {@code range} from the pool files in place, a chunk at a time with the next one queued behind it. The
+     * bytes leave by sendfile, which no read of the store checks, so before each chunk is queued the file's lease
+     * must still hold: once the file is deleted, or its lease runs out while the master cannot be reached, its room
+     * may be reused by another object, and no more than the chunk queued already goes out from it.
+     */
+    private static void sendInPlace(BodyWriter body, InPlaceFiles files, Range range, ObjectReader reader, int chunkBytes)
+            throws IOException {
+        BodyWriter.Sent queued = null;
+        for (long at = range.offset(); at < range.end(); at += chunkBytes) {
+            try {
+                reader.requireLeaseHeld();
+            } catch (StoreException e) {
+                throw new ChunkedCopy.ReadFailed("the file's lease ended mid-transfer: " + e.getMessage(), e);
+            }
+            BodyWriter.Sent sent = body.write(files.ranges(at, Math.min(chunkBytes, range.end() - at)));
+            if (queued != null) {
+                queued.await();
+            }
+            queued = sent;
+        }
+        if (queued != null) {
+            queued.await();
         }
     }
 

@@ -28,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -53,7 +54,8 @@ class GatewayLeaseTest {
 
     @BeforeEach
     void start() throws IOException {
-        store = EmbeddedStore.open(tmp.resolve("home"), 128L << 20, ClientOptions.defaults());
+        // Leases of 2 s, renewed every second: a file removed under a GET is found gone within about a second.
+        store = EmbeddedStore.open(tmp.resolve("home"), 128L << 20, ClientOptions.defaults().withLeaseDuration(Duration.ofSeconds(2)));
         catalog = new Catalog(store);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
                 4, 8, 64 << 10, GatewayConfig.DEFAULT_IDLE_TIMEOUT,
@@ -99,6 +101,30 @@ class GatewayLeaseTest {
         // The connection is gone mid-body: the gateway's next write fails and the GET ends, releasing its lease.
         LeasedDeletes.deleteOnceNotRead(catalog, id);
         assertThat(catalog.manifest(id)).isEmpty();
+    }
+
+    @Test
+    void aFileSentInPlaceStopsOnceItsObjectIsRemovedUnderTheTransfer() throws Exception {
+        CheckpointId id = new CheckpointId("removed");
+        int size = 48 << 20;
+        importFile(id, size);
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(64 << 10);
+            socket.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
+            socket.getOutputStream().write(("GET /weights/removed/" + FILE + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[1 << 20];
+            long read = in.readNBytes(buffer, 0, buffer.length);
+            // Removed with force, its lease and all: from here its room is the store's to give to another object.
+            store.remove("weights/removed/files/" + FILE, true);
+            // Taken a MiB every 50 ms, so that the whole file would take seconds after the removal.
+            for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0; n = in.readNBytes(buffer, 0, buffer.length)) {
+                read += n;
+                Thread.sleep(50);
+            }
+            assertThat(read).as("bytes of the response, headers and all, before the gateway closed it").isLessThan(size);
+        }
     }
 
     @Test

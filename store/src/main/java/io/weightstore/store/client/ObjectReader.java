@@ -34,6 +34,8 @@ public final class ObjectReader implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Located located;
     private volatile long renewAtMillis;
+    /** When the lease held now runs out unless renewed, by this host's clock ({@link System#nanoTime}). */
+    private volatile long leaseEndsNanos;
     private volatile StoreException gone;
 
     private ObjectReader(StoreClient client, String key, Located located) {
@@ -219,6 +221,22 @@ public final class ObjectReader implements AutoCloseable {
 
     private void scheduleRenewal() {
         renewAtMillis = System.currentTimeMillis() + leaseDuration.toMillis() / 2;
+        // Counted from the grant's answer, less a tenth for the time it took: the master counts from its receipt.
+        leaseEndsNanos = System.nanoTime() + leaseDuration.toNanos() / 10 * 9;
+    }
+
+    /**
+     * Fails unless this handle's lease holds now: NOT_FOUND once the object is gone, UNAVAILABLE once the
+     * lease ran out because it could not be renewed. For a caller that sends the object's bytes from its
+     * room in place (sendfile), which no read of the store checks: the lease is what keeps that room the
+     * object's.
+     */
+    public void requireLeaseHeld() throws StoreException {
+        located();
+        if (System.nanoTime() - leaseEndsNanos > 0) {
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "the read lease on " + key
+                    + " ran out: the master could not renew it");
+        }
     }
 
     private void releaseQuietly(Located held) {
