@@ -105,18 +105,23 @@ class NodeCheckTrustTest {
             assertThat(columns.get(ValueLayout.JAVA_BYTE, row * 64 + 2))
                     .isEqualTo((byte) ~data.get(ValueLayout.JAVA_BYTE, TestCluster.SLICE + inSlice));
 
-            Instant deadline = Instant.now().plus(PATIENCE);
-            while (true) {
-                try {
-                    object.readStrided(everyRow, columns);
-                } catch (StoreException e) {
-                    assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT);
-                    assertThat(e).hasMessageContaining("slice 1");
-                    break;
-                }
-                assertThat(Instant.now()).as("the scrubber to find the bad block").isBefore(deadline);
-                Thread.sleep(100);
+            StoreException refused = refusedOnceScrubbed(object, everyRow, columns);
+            assertThat(refused.code()).isEqualTo(StoreException.Code.CORRUPT);
+            assertThat(refused).hasMessageContaining("slice 1");
+        }
+    }
+
+    /** What a read of {@code rows} fails with once the scrubber has flagged a block it returns, read every 100 ms until then. */
+    private static StoreException refusedOnceScrubbed(ObjectReader object, Stride rows, MemorySegment into) throws Exception {
+        Instant deadline = Instant.now().plus(PATIENCE);
+        while (true) {
+            try {
+                object.readStrided(rows, into);
+            } catch (StoreException e) {
+                return e;
             }
+            assertThat(Instant.now()).as("the scrubber to find the bad block").isBefore(deadline);
+            Thread.sleep(100);
         }
     }
 
@@ -124,8 +129,7 @@ class NodeCheckTrustTest {
     void aSliceTheScrubberFlagsIsTrustedInNoBlockAfterTheBadOne() throws Exception {
         start(64_000_000);
         StoreClient client = cluster.client();
-        MemorySegment data = Bytes.random(arena, SIZE, 6);
-        client.put("twice-rotten", data, PutOptions.defaults().withReplicas(1));
+        client.put("twice-rotten", Bytes.random(arena, SIZE, 6), PutOptions.defaults().withReplicas(1));
         MemorySegment columns = arena.allocate(64L * (SIZE / 4096));
         Stride everyRow = new Stride(128, 64, 4096, (int) (SIZE / 4096));
         // The rows of block 12 of slice 1 alone; the scrubber meets the bad block 1 of that slice first.
@@ -134,16 +138,7 @@ class NodeCheckTrustTest {
             object.readStrided(everyRow, columns);
             cluster.flipByte("twice-rotten", 1, BLOCK + 130);
             cluster.flipByte("twice-rotten", 1, 12L * BLOCK + 130);
-            Instant deadline = Instant.now().plus(PATIENCE);
-            while (true) {
-                try {
-                    object.readStrided(everyRow, columns);
-                } catch (StoreException e) {
-                    break;
-                }
-                assertThat(Instant.now()).as("the scrubber to find the bad block").isBefore(deadline);
-                Thread.sleep(100);
-            }
+            refusedOnceScrubbed(object, everyRow, columns);
             assertThatThrownBy(() -> object.readStrided(rowsOfALaterBlock, columns))
                     .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT));
