@@ -99,6 +99,18 @@ class ConnectionLimitTest {
     }
 
     @Test
+    void aPeerThatStopsInsideTheTicketOfItsHelloMakesWayOnceItHasBeenSoForASecond() throws Exception {
+        try (Socket stopped = new Socket("127.0.0.1", cluster.node(0).port()); StoreClient client = impatient()) {
+            // A hello whose header announces a ticket of 1,000 bytes, none of which follow.
+            stopped.getOutputStream().write(ByteBuffer.allocate(FrameCodec.HELLO_BYTES).putInt(FrameCodec.MAGIC)
+                    .putShort(FrameCodec.VERSION).putShort((short) 1000).array());
+            Thread.sleep(AGED_MILLIS);
+            assertThat(readsBack(client)).isTrue();
+            assertThat(stopped.getInputStream().read()).as("the node closed the connection stopped inside its hello").isEqualTo(-1);
+        }
+    }
+
+    @Test
     void aPeerAdmittedThatSendsNoRequestMakesWayOnceItHasWaitedASecond() throws Exception {
         try (Socket admitted = new Socket("127.0.0.1", cluster.node(0).port()); StoreClient client = impatient()) {
             ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());

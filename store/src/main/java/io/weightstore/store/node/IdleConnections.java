@@ -14,9 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #MIN_IDLE_NANOS} at least (a connection between two pieces of a load in progress is idle for
  * microseconds), to admit the new connection. Its client finds it closed when it next uses it, before
  * any byte of an answer, and opens another, as it does for one the idle timeout closed. A client sends
- * its handshake and first request as soon as it connects, so a connection still without them after
- * that long is a peer that stays silent or stops halfway; it is taken as well, or anyone who can
- * reach the port could hold every place without ever proving who they are.
+ * its hello as soon as it is connected (and TLS is up), and its first request as soon as the hello is
+ * answered, so a connection without a whole hello or a first request after that long is a peer that
+ * stays silent or stops halfway; it is taken as well, or anyone who can reach the port could hold every
+ * place without ever proving who they are.
  *
  * <p>Whoever takes a connection out of here owns it: the node to close it, or its handler to go on
  * with the handshake or request that arrived; a handler that finds it taken ends without answering.

@@ -197,14 +197,26 @@ final class RequestHandler implements Runnable {
     private boolean handshake() throws IOException {
         ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
         readFully(hello);
+        byte[] presented = null;
+        FrameException malformed = null;
+        try {
+            ByteBuffer ticket = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
+            readFully(ticket);
+            presented = ticket.array();
+        } catch (FrameException e) {
+            malformed = e;
+        }
+        // Claimed only once the whole hello, ticket and all, is in: a peer that stops inside it makes way as one that never
+        // sent a byte does.
         if (!idle.claim(socket)) {
             return false;
         }
         Status status = Status.OK;
         try {
-            ByteBuffer presented = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
-            readFully(presented);
-            session = security.admission().admit(presented.array(), DataPlaneSecurity.certifiedPeer(transport));
+            if (malformed != null) {
+                throw malformed;
+            }
+            session = security.admission().admit(presented, DataPlaneSecurity.certifiedPeer(transport));
         } catch (FrameException e) {
             status = e.status();
             refusals.warn("refused data-plane handshake from {}: {}: {}", peer(), status, e.getMessage());

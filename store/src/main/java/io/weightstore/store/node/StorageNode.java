@@ -299,7 +299,7 @@ public final class StorageNode implements AutoCloseable {
                     continue;
                 }
                 connections.add(socket);
-                // Not at work until its handshake arrives: a peer that connects and stays silent may be closed to make room.
+                // Not at work until its whole hello arrives: a peer that connects and stays silent may be closed to make room.
                 idle.idle(socket);
                 serve(Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()), () -> {
                     try {
