@@ -63,6 +63,33 @@ class BusyReplicaTest {
     }
 
     @Test
+    void aPieceWhoseOnlyReplicaWasBusyForAMomentIsCountedBusyOnceAndNoFailover() throws Exception {
+        try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
+            MemorySegment data = Bytes.random(arena, TestCluster.SLICE, 13);
+            try (StoreClient writer = cluster.client(ClientOptions.defaults().withSameHostPath(false))) {
+                writer.put("k", data, PutOptions.defaults().withReplicas(1));
+            }
+            try (StoreClient reader = reader(cluster, PATIENT)) {
+                int holding = cluster.indexOf(reader.stat("k").slices().getFirst().replicas().getFirst().nodeId());
+                BusyConnection holder = BusyConnection.on(cluster.node(holding).port());
+                Thread release = Thread.ofVirtual().start(() -> {
+                    try {
+                        Thread.sleep(300);
+                        holder.close();
+                    } catch (InterruptedException | IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                assertThat(Bytes.equal(Bytes.readWhole(reader, "k", arena), data)).isTrue();
+                release.join();
+                assertThat(failures(reader, "busy")).as("the one piece found its only replica busy, however often it asked").isEqualTo(1);
+                assertThat(Metrics.value(reader.metrics().registry(), "weightstore_client_replica_failovers"))
+                        .as("served by the replica asked first").isZero();
+            }
+        }
+    }
+
+    @Test
     void aSliceWhoseOnlyReplicaStaysBusyPastTheBaseDeadlineFailsUnavailableNamingIt() throws Exception {
         try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
             try (StoreClient writer = cluster.client(ClientOptions.defaults().withSameHostPath(false))) {

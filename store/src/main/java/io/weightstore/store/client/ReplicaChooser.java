@@ -102,8 +102,15 @@ final class ReplicaChooser {
         });
     }
 
-    /** {@code nodeId} had no connection to spare: asked after the others for a moment, unless suspect for longer already. */
-    void busy(String nodeId) {
+    /**
+     * {@code nodeId} had no connection to spare for the {@code bytes} it was just asked for: the ask is not counted, and
+     * the node is asked after the others for a moment, unless suspect for longer already.
+     */
+    void busy(String nodeId, long bytes) {
+        asked.computeIfPresent(nodeId, (id, count) -> {
+            count.updateAndGet(b -> Math.max(0, b - bytes));
+            return count;
+        });
         long until = System.currentTimeMillis() + BUSY_MS;
         suspects.merge(nodeId, new Suspicion(until, 0),
                 (previous, mark) -> previous.untilMillis() >= until ? previous : new Suspicion(until, previous.failures()));

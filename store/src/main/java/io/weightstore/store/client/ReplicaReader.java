@@ -21,11 +21,13 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -167,8 +169,9 @@ final class ReplicaReader {
                 bytesRead.add(job.task().bytes());
                 return;
             } catch (StoreException e) {
-                // Every replica failed. A node may have come back on another port: look again once.
-                if (attempt > 0 || e.code() != StoreException.Code.UNAVAILABLE) {
+                // Every replica failed. A node may have come back on another port: look again once. Not for nodes that
+                // stayed busy: they are where the master says, and asking it again only adds a call per piece.
+                if (attempt > 0 || e.code() != StoreException.Code.UNAVAILABLE || e.getCause() instanceof NodeBusy) {
                     throw e;
                 }
                 job.object().relocate(located);
@@ -185,26 +188,22 @@ final class ReplicaReader {
     private void fromReplicas(Located located, ReadTask task, MemorySegment dst, Optional<ArrivedCrc> crc) throws IOException {
         ObjectMeta object = located.object();
         SliceMeta slice = object.slice(task.slice());
-        Failures failures = new Failures();
+        Attempts attempts = new Attempts();
         List<ReplicaRef> toAsk = chooser.order(located, task.slice());
         BusyPauses pauses = null;
-        int passedOver = 0;
         while (true) {
             List<ReplicaRef> busy = new ArrayList<>();
             for (ReplicaRef replica : toAsk) {
                 NodeStatus node = located.nodes().get(replica.nodeId());
                 if (node == null) {
-                    failures.add(replica.nodeId() + ": unknown node", false);
+                    attempts.add(replica.nodeId() + ": unknown node", false);
                     continue;
                 }
-                switch (ask(node, replica.offset(), object, task, dst, crc, failures, passedOver)) {
+                switch (ask(node, replica.offset(), object, task, dst, crc, attempts)) {
                     case SERVED -> {
                         return;
                     }
-                    case BUSY -> {
-                        busy.add(replica);
-                        passedOver++;
-                    }
+                    case BUSY -> busy.add(replica);
                     case FAILED -> { }
                 }
             }
@@ -217,37 +216,65 @@ final class ReplicaReader {
                     // Busy past the base deadline: the next pieces go to the other replicas first, rather than each wait as long.
                     metrics.replicaUnavailable();
                     chooser.suspect(replica.nodeId());
-                    failures.add(replica.nodeId() + ": busy (every connection it allows at work) for " + deadlines.base().toMillis()
-                            + " ms", false);
+                    attempts.addStayedBusy(replica.nodeId() + ": busy (every connection it allows at work) for "
+                            + deadlines.base().toMillis() + " ms");
                 }
                 break;
             }
             toAsk = busy;
         }
-        throw new StoreException(failures.allCorrupt() ? StoreException.Code.CORRUPT : StoreException.Code.UNAVAILABLE,
+        throw new StoreException(attempts.allCorrupt() ? StoreException.Code.CORRUPT : StoreException.Code.UNAVAILABLE,
                 "no replica could serve slice " + task.slice() + " (bytes " + slice.offset() + ".." + slice.end() + ") of "
-                        + object.key() + ": " + failures);
+                        + object.key() + ": " + attempts, attempts.onlyBusy());
     }
 
     /** How one replica answered a task. */
     private enum Answer { SERVED, BUSY, FAILED }
 
-    /** What the replicas asked for one task so far failed with. */
-    private static final class Failures {
+    /** How one task's asks of its replicas went so far. */
+    private static final class Attempts {
         private final List<String> errors = new ArrayList<>();
+        private final Set<String> foundBusy = new HashSet<>();
         private boolean allCorrupt = true;
+        private boolean allStayedBusy = true;
+        private String firstAsked;
+        private NodeBusy lastBusy;
+
+        void asking(String nodeId) {
+            if (firstAsked == null) {
+                firstAsked = nodeId;
+            }
+        }
+
+        /** Whether {@code nodeId}, which served the task, is not the replica asked first. */
+        boolean servedByAnother(String nodeId) {
+            return !nodeId.equals(firstAsked);
+        }
+
+        /** {@code nodeId} answered BUSY; true the first time it did for this task. */
+        boolean foundBusy(String nodeId, NodeBusy busy) {
+            lastBusy = busy;
+            return foundBusy.add(nodeId);
+        }
 
         void add(String error, boolean corrupt) {
             errors.add(error);
             allCorrupt &= corrupt;
+            allStayedBusy = false;
         }
 
-        boolean isEmpty() {
-            return errors.isEmpty();
+        void addStayedBusy(String error) {
+            errors.add(error);
+            allCorrupt = false;
         }
 
         boolean allCorrupt() {
             return allCorrupt && !errors.isEmpty();
+        }
+
+        /** The last BUSY answer, when every replica failed by staying busy; else null. */
+        NodeBusy onlyBusy() {
+            return allStayedBusy && !errors.isEmpty() ? lastBusy : null;
         }
 
         @Override
@@ -258,10 +285,11 @@ final class ReplicaReader {
 
     /**
      * Runs {@code task} on {@code node}'s replica at {@code replicaOffset}, unless the node is busy. A
-     * failure is logged and added to {@code failures}; {@code passedOver} busy answers came before this one.
+     * failure is logged and added to {@code attempts}.
      */
     private Answer ask(NodeStatus node, long replicaOffset, ObjectMeta object, ReadTask task, MemorySegment dst,
-            Optional<ArrivedCrc> crc, Failures failures, int passedOver) throws IOException {
+            Optional<ArrivedCrc> crc, Attempts attempts) throws IOException {
+        attempts.asking(node.nodeId());
         chooser.asking(node.nodeId(), task.bytes());
         try {
             NodeAccess access = connections.access(node.info());
@@ -271,15 +299,17 @@ final class ReplicaReader {
             crc.ifPresent(c -> c.piece(task.dstOffset(), task.bytes(), delivered));
             metrics.pieceRead(node.nodeId(), access instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
             chooser.answered(node.nodeId());
-            if (!failures.isEmpty() || passedOver > 0) {
+            if (attempts.servedByAnother(node.nodeId())) {
                 metrics.failedOver();
             }
             return Answer.SERVED;
         } catch (NodeBusy e) {
             // Every connection the node allows is at work, which passes as soon as a transfer ends: the next pieces go to
             // the other replicas first for a moment, not for a suspect's while.
-            metrics.replicaBusy();
-            chooser.busy(node.nodeId());
+            if (attempts.foundBusy(node.nodeId(), e)) {
+                metrics.replicaBusy();
+            }
+            chooser.busy(node.nodeId(), task.bytes());
             log.debug("slice {} of {}: node {} busy, asking another replica first", task.slice(), object.key(), node.nodeId());
             return Answer.BUSY;
         } catch (StoreException e) {
@@ -293,7 +323,7 @@ final class ReplicaReader {
             } else {
                 metrics.replicaUnavailable();
             }
-            failures.add(node.nodeId() + ": " + e.getMessage(), e.code() == StoreException.Code.CORRUPT);
+            attempts.add(node.nodeId() + ": " + e.getMessage(), e.code() == StoreException.Code.CORRUPT);
             log.warn("slice {} of {} failed on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
             return Answer.FAILED;
         } catch (IOException e) {
@@ -310,7 +340,7 @@ final class ReplicaReader {
             }
             metrics.replicaUnreachable();
             chooser.suspect(node.nodeId());
-            failures.add(node.nodeId() + ": " + e.getMessage(), false);
+            attempts.add(node.nodeId() + ": " + e.getMessage(), false);
             log.warn("slice {} of {} unreachable on node {}: {}", task.slice(), object.key(), node.nodeId(), e.getMessage());
             return Answer.FAILED;
         }

@@ -35,7 +35,8 @@ public final class ClientMetrics {
         Counter failures = Counter.builder().name("weightstore_client_replica_failures")
                 .help("Replica reads that failed, by reason: corrupt (a checksum block did not match, on arrival or on the node),"
                         + " unavailable (the node refused, or stayed busy past the base deadline), unreachable (connection or"
-                        + " deadline), busy (the node had no connection to spare and another replica was asked first)")
+                        + " deadline), busy (the node had no connection to spare: the read asked another replica or waited;"
+                        + " once per replica and piece)")
                 .labelNames("reason").withoutExemplars().register(registry);
         corrupt = failures.labelValues("corrupt");
         unavailable = failures.labelValues("unavailable");
@@ -78,7 +79,7 @@ public final class ClientMetrics {
         unavailable.inc();
     }
 
-    /** A replica's node had no connection to spare, and the read went on to another replica without waiting. */
+    /** A replica's node had no connection to spare for a piece (counted once per replica and piece). */
     public void replicaBusy() {
         busy.inc();
     }
