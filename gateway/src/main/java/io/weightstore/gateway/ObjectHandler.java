@@ -106,6 +106,8 @@ final class ObjectHandler {
             // Opened and checked before the status is sent, so a copy here that fails its check is never what is served.
             Optional<InPlaceFiles> inPlace = file.inPlace();
             if (inPlace.isPresent()) {
+                // A lease that no longer holds is an S3 error while nothing of the object went out yet.
+                file.reader().requireLeaseHeld();
                 headers.forEach(exchange::header);
                 BodyWriter body = exchange.startBody(status);
                 send(exchange, body, () -> sendInPlace(body, inPlace.get(), range, file.reader(), slot.chunkBytes()));
@@ -131,8 +133,9 @@ final class ObjectHandler {
         for (long at = range.offset(); at < range.end(); at += chunkBytes) {
             try {
                 reader.requireLeaseHeld();
-            } catch (StoreException e) {
-                throw new ChunkedCopy.ReadFailed("the file's lease ended mid-transfer: " + e.getMessage(), e);
+            } catch (StoreException | IllegalStateException e) {
+                // Gone, run out, or the store client closing under the transfer.
+                throw new LeaseEnded("the file's lease ended mid-transfer: " + e.getMessage(), e);
             }
             BodyWriter.Sent sent = body.write(files.ranges(at, Math.min(chunkBytes, range.end() - at)));
             if (queued != null) {
@@ -142,6 +145,15 @@ final class ObjectHandler {
         }
         if (queued != null) {
             queued.await();
+        }
+    }
+
+    /** The lease of a file sent in place no longer held after part of the range was sent. */
+    private static final class LeaseEnded extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        LeaseEnded(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
@@ -157,10 +169,10 @@ final class ObjectHandler {
     private void send(Exchange exchange, BodyWriter body, Transfer transfer) {
         try {
             transfer.run();
-        } catch (ChunkedCopy.ReadFailed e) {
+        } catch (ChunkedCopy.ReadFailed | LeaseEnded e) {
             log.warn("GET {}: {}; closing the connection", exchange.rawPath(), e.getMessage());
             body.abort();
-            exchange.note("a store read failed mid-transfer; connection closed");
+            exchange.note((e instanceof LeaseEnded ? "the file's lease ended" : "a store read failed") + " mid-transfer; connection closed");
             exchange.closeAfter();
             return;
         } catch (IOException e) {

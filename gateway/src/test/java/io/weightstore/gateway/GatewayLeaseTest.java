@@ -118,10 +118,11 @@ class GatewayLeaseTest {
             long read = in.readNBytes(buffer, 0, buffer.length);
             // Removed with force, its lease and all: from here its room is the store's to give to another object.
             store.remove("weights/removed/files/" + FILE, true);
-            // Taken a MiB every 50 ms, so that the whole file would take seconds after the removal.
+            // Taken a MiB every 100 ms, so that the rest of the file takes over four seconds, and the gateway's reader, whose
+            // lease is renewed every second, learns of the removal well before.
             for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0; n = in.readNBytes(buffer, 0, buffer.length)) {
                 read += n;
-                Thread.sleep(50);
+                Thread.sleep(100);
             }
             assertThat(read).as("bytes of the response, headers and all, before the gateway closed it").isLessThan(size);
         }

@@ -18,11 +18,11 @@ import java.util.concurrent.Future;
  * as a broken transfer and retry.
  */
 public final class ChunkedCopy implements AutoCloseable {
-    /** A read from the store failed, or the lease of a file sent in place ended, after part of the range was sent. */
+    /** A read from the store failed after part of the range was sent. */
     public static final class ReadFailed extends IOException {
         private static final long serialVersionUID = 1L;
 
-        public ReadFailed(String message, Throwable cause) {
+        ReadFailed(String message, Throwable cause) {
             super(message, cause);
         }
     }

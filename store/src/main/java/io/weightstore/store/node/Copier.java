@@ -142,9 +142,10 @@ final class Copier implements AutoCloseable {
             return new CopyOutcome.Failed(e.getMessage(), false);
         } catch (RuntimeException e) {
             // An order this node cannot carry out (room outside its pool, fewer checksums than blocks): unreported, the
-            // master would list it again and it would fail the same way at every heartbeat.
-            log.error("node {}: copy {} of slice {} of {} cannot be made", pool.nodeId(), copy.task.taskId(), copy.task.slice(),
-                    copy.task.key(), e);
+            // master would list it again and it would fail the same way at every heartbeat. One line, no trace: the master
+            // may order the same copy again.
+            log.warn("node {}: copy {} of slice {} of {} cannot be made: {}", pool.nodeId(), copy.task.taskId(), copy.task.slice(),
+                    copy.task.key(), e.toString());
             return new CopyOutcome.Failed("node " + pool.nodeId() + " cannot make the copy of slice " + copy.task.slice() + " of "
                     + copy.task.key() + ": " + e, false);
         }
