@@ -267,65 +267,102 @@ public final class StorageNode implements AutoCloseable {
     /**
      * Accepts connections. A failed accept is retried after a pause that doubles to a second: the
      * usual cause is a process out of file descriptors, which no retry cures at once, and retrying at
-     * once would spin a core and flood the log while the pending connections wait in the backlog.
+     * once would spin a core and flood the log while the pending connections wait in the backlog. A
+     * connection that cannot be served (a process out of threads, as a container's limit on them makes
+     * it) is closed, and accepting goes on after the same pause: this thread ending would leave the
+     * port bound, the node heartbeating, and no connection ever answered.
      */
     private void acceptLoop() {
         long pauseMillis = 0;
         while (!closed.get()) {
+            SocketChannel socket;
             try {
-                SocketChannel socket = server.accept();
-                pauseMillis = 0;
-                try {
-                    socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                } catch (IOException e) {
-                    socket.close();
-                    throw e;
-                }
-                if (connections.size() >= options.maxConnections() && !makeRoom(socket)) {
-                    // Each refusal holds a descriptor for up to its handshake's deadline: past a bound, a flood is just closed.
-                    if (refusing.tryAcquire()) {
-                        refused.add(socket);
-                        serve(Thread.ofVirtual().name("node-refuse-" + pool.nodeId()), () -> {
-                            try {
-                                refuseBusy(socket);
-                            } finally {
-                                refused.remove(socket);
-                                refusing.release();
-                            }
-                        });
-                    } else {
-                        socket.close();
-                    }
-                    continue;
-                }
-                connections.add(socket);
-                // Not at work until its whole hello arrives: a peer that connects and stays silent may be closed to make room.
-                idle.idle(socket);
-                serve(Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()), () -> {
-                    try {
-                        new RequestHandler(socket, pool, writesThroughMapping, verified, security, options.deadlines(), deadlines,
-                                refusals, counters, metrics, idle).run();
-                    } finally {
-                        idle.forget(socket);
-                        connections.remove(socket);
-                    }
-                });
+                socket = server.accept();
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                if (!closed.get()) {
-                    pauseMillis = Math.clamp(pauseMillis * 2, MIN_ACCEPT_PAUSE_MILLIS, MAX_ACCEPT_PAUSE_MILLIS);
-                    refusals.warn("node {}: accept failed: {}; accepting again in {} ms", pool.nodeId(), e.getMessage(), pauseMillis);
-                    try {
-                        Thread.sleep(pauseMillis);
-                    } catch (InterruptedException interrupted) {
-                        return;
-                    }
+                if (closed.get()) {
+                    return;
+                }
+                pauseMillis = nextPause(pauseMillis);
+                refusals.warn("node {}: accept failed: {}; accepting again in {} ms", pool.nodeId(), e.getMessage(), pauseMillis);
+                if (!pause(pauseMillis)) {
+                    return;
+                }
+                continue;
+            }
+            try {
+                admit(socket);
+                pauseMillis = 0;
+            } catch (IOException | RuntimeException | OutOfMemoryError e) {
+                idle.forget(socket);
+                connections.remove(socket);
+                closeQuietly(socket);
+                pauseMillis = nextPause(pauseMillis);
+                refusals.warn("node {}: cannot serve a connection: {}; accepting again in {} ms", pool.nodeId(), e.toString(),
+                        pauseMillis);
+                if (!pause(pauseMillis)) {
+                    return;
                 }
             }
         }
     }
 
+    private static long nextPause(long previousMillis) {
+        return Math.clamp(previousMillis * 2, MIN_ACCEPT_PAUSE_MILLIS, MAX_ACCEPT_PAUSE_MILLIS);
+    }
+
+    /** False when interrupted: the node is closing. */
+    private static boolean pause(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException interrupted) {
+            return false;
+        }
+    }
+
+    /** Serves {@code socket} on a thread of its own, or at the limit makes room for it, or refuses it BUSY, or closes it. */
+    private void admit(SocketChannel socket) throws IOException {
+        socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        if (connections.size() >= options.maxConnections() && !makeRoom(socket)) {
+            // Each refusal holds a descriptor for up to its handshake's deadline: past a bound, a flood is just closed.
+            if (!refusing.tryAcquire()) {
+                socket.close();
+                return;
+            }
+            refused.add(socket);
+            try {
+                serve(Thread.ofVirtual().name("node-refuse-" + pool.nodeId()), () -> {
+                    try {
+                        refuseBusy(socket);
+                    } finally {
+                        refused.remove(socket);
+                        refusing.release();
+                    }
+                });
+            } catch (RuntimeException | OutOfMemoryError e) {
+                refused.remove(socket);
+                refusing.release();
+                throw e;
+            }
+            return;
+        }
+        connections.add(socket);
+        // Not at work until its whole hello arrives: a peer that connects and stays silent may be closed to make room.
+        idle.idle(socket);
+        serve(Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()), () -> {
+            try {
+                new RequestHandler(socket, pool, writesThroughMapping, verified, security, options.deadlines(), deadlines,
+                        refusals, counters, metrics, idle).run();
+            } finally {
+                idle.forget(socket);
+                connections.remove(socket);
+            }
+        });
+    }
+
+    /** Starts {@code work} on a thread from {@code builder}, which a close waits for; throws, holding nothing, when none can start. */
     private void serve(Thread.Builder builder, Runnable work) {
         Thread thread = builder.unstarted(() -> {
             try {
@@ -335,7 +372,20 @@ public final class StorageNode implements AutoCloseable {
             }
         });
         serving.add(thread);
-        thread.start();
+        try {
+            thread.start();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            serving.remove(thread);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(SocketChannel socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Dropped all the same.
+        }
     }
 
     /** Closes the connection idle longest to admit {@code socket} at the limit; false when every connection is at work. */

@@ -1,0 +1,71 @@
+package io.weightstore.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node that cannot start a thread for a connection (a container's limit on processes and threads
+ * reached) drops that connection and accepts on: its accepting thread ending would leave the port
+ * bound and the node heartbeating, with no connection ever answered. The limit is a real one, the
+ * kernel's pids controller on the node's process, which holds for root as for anyone.
+ */
+class NodeOutOfThreadsTest {
+    /** The pids controller of cgroup v1, where these machines mount it. */
+    private static final Path PIDS = Path.of("/sys/fs/cgroup/pids");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aNodeOutOfThreadsDropsTheConnectionsItCannotServeAndServesOnceThreadsAreFree() throws Exception {
+        Path log = tmp.resolve("node.log");
+        Path group = PIDS.resolve("weightstore-test-" + ProcessHandle.current().pid());
+        Files.createDirectory(group);
+        try (ChildProcess node = ChildProcess.start(ProcessBuilder.Redirect.to(log.toFile()), "node", tmp.resolve("cluster").toString())) {
+            int port = Integer.parseInt(node.detail());
+            Files.writeString(group.resolve("cgroup.procs"), Long.toString(node.pid()));
+            long threads = Long.parseLong(Files.readString(group.resolve("pids.current")).trim());
+            Files.writeString(group.resolve("pids.max"), Long.toString(threads + 2));
+            List<Socket> flood = new ArrayList<>();
+            try {
+                // Each accepted connection wants a thread of its own: past the first two, none can start.
+                for (int i = 0; i < 16; i++) {
+                    flood.add(new Socket("127.0.0.1", port));
+                }
+                Thread.sleep(500);
+            } finally {
+                Files.writeString(group.resolve("pids.max"), "max");
+                for (Socket socket : flood) {
+                    socket.close();
+                }
+            }
+            assertThat(handshakeAnswered(port)).as("a new connection, once threads are free, is answered").isTrue();
+            assertThat(Files.readAllLines(log).stream().filter(line -> line.contains("cannot serve a connection")).count())
+                    .as("warnings of connections the node could not serve").isPositive();
+        } finally {
+            Files.delete(group);
+        }
+    }
+
+    /** Whether the node answers a hello within 20 s (its pause is at most a second; the flood's handlers end at their deadline). */
+    private static boolean handshakeAnswered(int port) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(BadInputTest.hello());
+            return socket.getInputStream().readNBytes(8).length == 8;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+}
