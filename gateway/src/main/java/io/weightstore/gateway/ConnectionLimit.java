@@ -9,9 +9,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * more clients wait in the kernel's backlog (their connect completes, their request waits) rather than
  * being refused, and each close lets one more in. Every count and every switch happens on the
  * listening channel's event loop, so a close and an accept cannot leave it switched off below the
- * cap. One read of the listening socket may accept a few connections past the cap before the switch
- * takes effect; those are closed at once. One instance per listening channel: it counts that
- * channel's connections.
+ * cap. The listening channel accepts one connection a read ({@code S3Gateway}), so the switch takes
+ * effect before the next; one accepted past the cap all the same is closed at once. One instance per
+ * listening channel: it counts that channel's connections.
  */
 final class ConnectionLimit extends ChannelInboundHandlerAdapter {
     private final int max;

@@ -1,6 +1,7 @@
 package io.weightstore.gateway;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -88,6 +89,9 @@ public final class S3Gateway implements AutoCloseable {
                 new DefaultThreadFactory("gateway-io", true), NioIoHandler.newFactory());
         ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
                 .handler(new ConnectionLimit(config.maxConnections()))
+                // One accept per read, so that the cap switches accepting off before a burst is taken past it (Netty takes
+                // up to 16 a read, and ConnectionLimit must close those past the cap, where they would have waited).
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new ServerChannelRecvByteBufAllocator().maxMessagesPerRead(1))
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -151,6 +152,33 @@ class GatewayConnectionTest {
                 first.close();
                 third.setSoTimeout(10_000);
                 assertThat(read(in, false).status()).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
+    void aBurstOfConnectionsPastTheLimitWaitsInTheBacklogAndIsAnsweredInTurn() throws Exception {
+        byte[] get = ("GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        try (S3Gateway gateway = S3Gateway.start(GatewayFixture.config(Access.anonymousOnly(), GatewayConfig.DEFAULT_IDLE_TIMEOUT,
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT).withMaxConnections(2), fixture.store)) {
+            List<Socket> burst = new ArrayList<>();
+            try {
+                for (int i = 0; i < 12; i++) {
+                    burst.add(connect(gateway.port()));
+                }
+                for (Socket socket : burst) {
+                    socket.getOutputStream().write(get);
+                }
+                // Each answered once the ones before it closed, none closed unanswered past the limit.
+                for (Socket socket : burst) {
+                    assertThat(read(new BufferedInputStream(socket.getInputStream()), false).status()).isEqualTo(200);
+                    socket.close();
+                }
+            } finally {
+                for (Socket socket : burst) {
+                    socket.close();
+                }
             }
         }
     }
