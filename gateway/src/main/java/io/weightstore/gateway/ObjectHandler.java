@@ -107,7 +107,11 @@ final class ObjectHandler {
             Optional<InPlaceFiles> inPlace = file.inPlace();
             if (inPlace.isPresent()) {
                 // A lease that no longer holds is an S3 error while nothing of the object went out yet.
-                file.reader().requireLeaseHeld();
+                try {
+                    file.reader().requireLeaseHeld();
+                } catch (IllegalStateException closing) {
+                    throw new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the gateway is stopping");
+                }
                 headers.forEach(exchange::header);
                 BodyWriter body = exchange.startBody(status);
                 send(exchange, body, () -> sendInPlace(body, inPlace.get(), range, file.reader(), slot.chunkBytes()));

@@ -72,11 +72,12 @@ class BusyReplicaTest {
             try (StoreClient reader = reader(cluster, PATIENT)) {
                 int holding = cluster.indexOf(reader.stat("k").slices().getFirst().replicas().getFirst().nodeId());
                 BusyConnection holder = BusyConnection.on(cluster.node(holding).port());
+                // Freed once the read found the node busy, however long the read took to get there.
                 Thread release = Thread.ofVirtual().start(() -> {
                     try {
-                        Thread.sleep(300);
+                        Awaits.until(Duration.ofSeconds(30), "the read to find the node busy", () -> failures(reader, "busy") >= 1);
                         holder.close();
-                    } catch (InterruptedException | IOException e) {
+                    } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
                 });

@@ -8,8 +8,10 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,16 +22,32 @@ import org.junit.jupiter.api.io.TempDir;
  * kernel's pids controller on the node's process, which holds for root as for anyone.
  */
 class NodeOutOfThreadsTest {
-    /** The pids controller of cgroup v1, where these machines mount it. */
-    private static final Path PIDS = Path.of("/sys/fs/cgroup/pids");
+    /** The hierarchy of cgroup v1's pids controller, where these machines mount it. */
+    private static final Path PIDS_V1 = Path.of("/sys/fs/cgroup/pids");
+    /** The unified hierarchy of cgroup v2, whose root may hand the pids controller to its children. */
+    private static final Path UNIFIED = Path.of("/sys/fs/cgroup");
 
     @TempDir
     Path tmp;
 
+    /** A directory under which a new cgroup has the pids controller: v1's, or v2's root with pids handed down. */
+    private static Path pidsHierarchy() throws IOException {
+        if (Files.isDirectory(PIDS_V1)) {
+            return PIDS_V1;
+        }
+        Path controllers = UNIFIED.resolve("cgroup.controllers");
+        if (Files.exists(controllers) && List.of(Files.readString(controllers).trim().split(" ")).contains("pids")) {
+            Files.writeString(UNIFIED.resolve("cgroup.subtree_control"), "+pids");
+            return UNIFIED;
+        }
+        throw new IllegalStateException("this test needs the kernel's pids cgroup controller, at " + PIDS_V1 + " (cgroup v1) or in "
+                + controllers + " (cgroup v2), and root to use it");
+    }
+
     @Test
     void aNodeOutOfThreadsDropsTheConnectionsItCannotServeAndServesOnceThreadsAreFree() throws Exception {
         Path log = tmp.resolve("node.log");
-        Path group = PIDS.resolve("weightstore-test-" + ProcessHandle.current().pid());
+        Path group = pidsHierarchy().resolve("weightstore-test-" + UUID.randomUUID());
         Files.createDirectory(group);
         try (ChildProcess node = ChildProcess.start(ProcessBuilder.Redirect.to(log.toFile()), "node", tmp.resolve("cluster").toString())) {
             int port = Integer.parseInt(node.detail());
@@ -53,8 +71,15 @@ class NodeOutOfThreadsTest {
             assertThat(Files.readAllLines(log).stream().filter(line -> line.contains("cannot serve a connection")).count())
                     .as("warnings of connections the node could not serve").isPositive();
         } finally {
-            Files.delete(group);
+            deleteOnceEmpty(group);
         }
+    }
+
+    /** Removes the cgroup once the killed child has left it: the kernel refuses while a process of it lives. */
+    private static void deleteOnceEmpty(Path group) throws Exception {
+        Awaits.until(Duration.ofSeconds(10), "the child process to leave " + group,
+                () -> Files.readString(group.resolve("cgroup.procs")).isBlank());
+        Files.delete(group);
     }
 
     /** Whether the node answers a hello within 20 s (its pause is at most a second; the flood's handlers end at their deadline). */

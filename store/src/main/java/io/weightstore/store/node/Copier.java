@@ -146,6 +146,7 @@ final class Copier implements AutoCloseable {
             // may order the same copy again.
             log.warn("node {}: copy {} of slice {} of {} cannot be made: {}", pool.nodeId(), copy.task.taskId(), copy.task.slice(),
                     copy.task.key(), e.toString());
+            log.debug("node {}: copy {} cannot be made", pool.nodeId(), copy.task.taskId(), e);
             return new CopyOutcome.Failed("node " + pool.nodeId() + " cannot make the copy of slice " + copy.task.slice() + " of "
                     + copy.task.key() + ": " + e, false);
         }
