@@ -15,8 +15,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,6 +67,18 @@ class BadInputTest {
     /** A plaintext hello with no ticket, as an insecure cluster takes. */
     static byte[] hello() {
         return ByteBuffer.allocate(8).putInt(FrameCodec.MAGIC).putShort(FrameCodec.VERSION).putShort((short) 0).array();
+    }
+
+    /** Whether the node on {@code port} answers a hello within 20 s. */
+    static boolean handshakeAnswered(int port) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(hello());
+            return socket.getInputStream().readNBytes(8).length == 8;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
     }
 
     /** Reads the node's answer until it closes the connection or a response header arrives. */

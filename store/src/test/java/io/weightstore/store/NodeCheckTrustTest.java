@@ -42,6 +42,8 @@ class NodeCheckTrustTest {
     /** A few columns of each 4 KiB row of one checksum block, as a tensor-parallel rank reads them. */
     private static final Stride COLUMNS_OF_A_BLOCK = new Stride(RAW_OFFSET + 256, 64, 4096, BLOCK / 4096);
     private static final Duration PATIENCE = Duration.ofSeconds(90);
+    /** 64 bytes of each 4 KiB row of an object of {@link #SIZE}, as a tensor-parallel rank reads a column shard. */
+    private static final Stride EVERY_ROW = new Stride(128, 64, 4096, (int) (SIZE / 4096));
 
     @TempDir
     Path tmp;
@@ -92,20 +94,19 @@ class NodeCheckTrustTest {
         StoreClient client = cluster.client();
         MemorySegment data = Bytes.random(arena, SIZE, 3);
         client.put("scrubbed", data, PutOptions.defaults().withReplicas(1));
-        MemorySegment columns = arena.allocate(64L * (SIZE / 4096));
-        Stride everyRow = new Stride(128, 64, 4096, (int) (SIZE / 4096));
+        MemorySegment columns = arena.allocate(EVERY_ROW.bytes());
         // Byte 130 of row 17 of slice 1: one the strided read returns.
         long inSlice = 17 * 4096 + 130;
         long row = (TestCluster.SLICE + inSlice) / 4096;
         try (ObjectReader object = client.open("scrubbed")) {
-            object.readStrided(everyRow, columns);
+            object.readStrided(EVERY_ROW, columns);
             cluster.flipByte("scrubbed", 1, inSlice);
             // Found intact a moment ago and not written since: the node serves the block without hashing it again, rot and all.
-            object.readStrided(everyRow, columns);
+            object.readStrided(EVERY_ROW, columns);
             assertThat(columns.get(ValueLayout.JAVA_BYTE, row * 64 + 2))
                     .isEqualTo((byte) ~data.get(ValueLayout.JAVA_BYTE, TestCluster.SLICE + inSlice));
 
-            StoreException refused = refusedOnceScrubbed(object, everyRow, columns);
+            StoreException refused = refusedOnceScrubbed(object, EVERY_ROW, columns);
             assertThat(refused.code()).isEqualTo(StoreException.Code.CORRUPT);
             assertThat(refused).hasMessageContaining("slice 1");
         }
@@ -130,15 +131,14 @@ class NodeCheckTrustTest {
         start(64_000_000);
         StoreClient client = cluster.client();
         client.put("twice-rotten", Bytes.random(arena, SIZE, 6), PutOptions.defaults().withReplicas(1));
-        MemorySegment columns = arena.allocate(64L * (SIZE / 4096));
-        Stride everyRow = new Stride(128, 64, 4096, (int) (SIZE / 4096));
+        MemorySegment columns = arena.allocate(EVERY_ROW.bytes());
         // The rows of block 12 of slice 1 alone; the scrubber meets the bad block 1 of that slice first.
         Stride rowsOfALaterBlock = new Stride(TestCluster.SLICE + 12L * BLOCK + 128, 64, 4096, BLOCK / 4096);
         try (ObjectReader object = client.open("twice-rotten")) {
-            object.readStrided(everyRow, columns);
+            object.readStrided(EVERY_ROW, columns);
             cluster.flipByte("twice-rotten", 1, BLOCK + 130);
             cluster.flipByte("twice-rotten", 1, 12L * BLOCK + 130);
-            refusedOnceScrubbed(object, everyRow, columns);
+            refusedOnceScrubbed(object, EVERY_ROW, columns);
             assertThatThrownBy(() -> object.readStrided(rowsOfALaterBlock, columns))
                     .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT));
@@ -150,9 +150,9 @@ class NodeCheckTrustTest {
         start(0);
         StoreClient client = cluster.client();
         client.put("checked", Bytes.random(arena, SIZE, 4), PutOptions.defaults().withReplicas(1));
-        MemorySegment columns = arena.allocate(64L * (SIZE / 4096));
+        MemorySegment columns = arena.allocate(EVERY_ROW.bytes());
         try (ObjectReader object = client.open("checked")) {
-            object.readStrided(new Stride(128, 64, 4096, (int) (SIZE / 4096)), columns);
+            object.readStrided(EVERY_ROW, columns);
             cluster.flipByte("checked", 2, 5);
             assertThat(object.checkReplicas()).filteredOn(v -> v.slice() == 2).singleElement()
                     .satisfies(v -> assertThat(v.state()).isEqualTo(ReplicaVerdict.State.CORRUPT));
@@ -164,12 +164,11 @@ class NodeCheckTrustTest {
         cluster = new TestCluster(tmp, 1, TestCluster.config(), options -> options.withCheckTrust(Duration.ZERO));
         StoreClient client = cluster.client();
         client.put("untrusted", Bytes.random(arena, SIZE, 5), PutOptions.defaults().withReplicas(1));
-        MemorySegment columns = arena.allocate(64L * (SIZE / 4096));
-        Stride everyRow = new Stride(128, 64, 4096, (int) (SIZE / 4096));
+        MemorySegment columns = arena.allocate(EVERY_ROW.bytes());
         try (ObjectReader object = client.open("untrusted")) {
-            object.readStrided(everyRow, columns);
+            object.readStrided(EVERY_ROW, columns);
             cluster.flipByte("untrusted", 0, 9);
-            assertThatThrownBy(() -> object.readStrided(everyRow, columns))
+            assertThatThrownBy(() -> object.readStrided(EVERY_ROW, columns))
                     .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT));
         }

@@ -3,7 +3,6 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +54,7 @@ class NodeOutOfDescriptorsTest {
             }
             assertThat(Files.readAllLines(log).stream().filter(line -> line.contains("accept failed")).count())
                     .as("warnings of failed accepts").isBetween(1L, 10L);
-            assertThat(handshakeAnswered(port)).as("a new connection, once descriptors are free, is answered").isTrue();
+            assertThat(BadInputTest.handshakeAnswered(port)).as("a new connection, once descriptors are free, is answered").isTrue();
         }
     }
 
@@ -64,15 +63,5 @@ class NodeOutOfDescriptorsTest {
         String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-    }
-
-    /** Whether the node answers a hello within 20 s (its pause is at most a second; the flood's handlers end at their deadline). */
-    private static boolean handshakeAnswered(int port) throws IOException {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-            socket.setSoTimeout(20_000);
-            socket.getOutputStream().write(BadInputTest.hello());
-            return socket.getInputStream().readNBytes(8).length == 8;
-        }
     }
 }

@@ -3,9 +3,7 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,7 +65,7 @@ class NodeOutOfThreadsTest {
                     socket.close();
                 }
             }
-            assertThat(handshakeAnswered(port)).as("a new connection, once threads are free, is answered").isTrue();
+            assertThat(BadInputTest.handshakeAnswered(port)).as("a new connection, once threads are free, is answered").isTrue();
             assertThat(Files.readAllLines(log).stream().filter(line -> line.contains("cannot serve a connection")).count())
                     .as("warnings of connections the node could not serve").isPositive();
         } finally {
@@ -80,17 +78,5 @@ class NodeOutOfThreadsTest {
         Awaits.until(Duration.ofSeconds(10), "the child process to leave " + group,
                 () -> Files.readString(group.resolve("cgroup.procs")).isBlank());
         Files.delete(group);
-    }
-
-    /** Whether the node answers a hello within 20 s (its pause is at most a second; the flood's handlers end at their deadline). */
-    private static boolean handshakeAnswered(int port) throws IOException {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-            socket.setSoTimeout(20_000);
-            socket.getOutputStream().write(BadInputTest.hello());
-            return socket.getInputStream().readNBytes(8).length == 8;
-        } catch (SocketTimeoutException e) {
-            return false;
-        }
     }
 }
