@@ -2,6 +2,9 @@ package io.weightstore.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
@@ -123,5 +126,42 @@ class GatewayOverNodeSocketsTest {
                 assertThat(response.body()).isEqualTo(data);
             }
         }
+    }
+    @Test
+    void requestsThatFindTheChecksDueTogetherMakeOneCallOfEachToTheMaster() throws Exception {
+        URI file = URI.create("http://127.0.0.1:" + gateway.port() + "/weights/remote/" + FILE);
+        URI bucket = URI.create("http://127.0.0.1:" + gateway.port() + "/weights?list-type=2");
+        HttpRequest head = HttpRequest.newBuilder(file).method("HEAD", HttpRequest.BodyPublishers.noBody()).build();
+        HttpRequest list = HttpRequest.newBuilder(bucket).build();
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            assertThat(client.send(head, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+            assertThat(client.send(list, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+            // Past the second a manifest's check and the checkpoints' listing hold.
+            Thread.sleep(1_100);
+            double stats = masterCalls("Stat");
+            double lists = masterCalls("List");
+            List<CompletableFuture<HttpResponse<Void>>> together = IntStream.range(0, 16)
+                    .mapToObj(i -> client.sendAsync(i % 2 == 0 ? head : list, HttpResponse.BodyHandlers.discarding())).toList();
+            for (CompletableFuture<HttpResponse<Void>> pending : together) {
+                assertThat(pending.join().statusCode()).isEqualTo(200);
+            }
+            assertThat(masterCalls("Stat") - stats).as("checks of the manifest with the master").isEqualTo(1);
+            assertThat(masterCalls("List") - lists).as("listings of the store's checkpoints").isEqualTo(1);
+        }
+    }
+
+    /** gRPC calls of {@code method} the master answered so far. */
+    private double masterCalls(String method) {
+        double calls = 0;
+        for (MetricSnapshot metric : master.metrics().registry().scrape()) {
+            if (metric.getMetadata().getName().equals("weightstore_master_calls")) {
+                for (DataPointSnapshot point : metric.getDataPoints()) {
+                    if (method.equals(point.getLabels().get("method"))) {
+                        calls += ((CounterSnapshot.CounterDataPointSnapshot) point).getValue();
+                    }
+                }
+            }
+        }
+        return calls;
     }
 }

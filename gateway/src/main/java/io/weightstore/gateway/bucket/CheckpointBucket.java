@@ -57,7 +57,14 @@ public final class CheckpointBucket {
     private final String name;
     private final Catalog catalog;
     private final ConcurrentMap<CheckpointId, Known> manifests = new ConcurrentHashMap<>();
+    /** One lock per checkpoint seen, held while its manifest is checked with the master. */
+    private final ConcurrentMap<CheckpointId, Object> checking = new ConcurrentHashMap<>();
+    private final Object listingIds = new Object();
+    private volatile ListedIds ids;
     private final SharedLeases leases = new SharedLeases();
+
+    /** The store's checkpoint ids as one listing found them, and when (a {@link System#nanoTime} value). */
+    private record ListedIds(List<CheckpointId> ids, long listedAt) {}
 
     /**
      * A checkpoint's manifest as read at one version (empty when it was not READY), when that version
@@ -191,7 +198,7 @@ public final class CheckpointBucket {
         } else {
             // Each checkpoint as a GET of its files finds it (the manifests known, checked with the master once a
             // second): one whose manifest cannot be trusted or read is left out, as its files cannot be fetched.
-            for (CheckpointId id : catalog.ids()) {
+            for (CheckpointId id : checkpointIds()) {
                 if (!id.value().startsWith(prefix)) {
                     continue;
                 }
@@ -218,13 +225,43 @@ public final class CheckpointBucket {
         return objects;
     }
 
-    /** The manifest as last known, checked with the master if that was longer ago than {@link #RECHECK}; null when there is none. */
+    /**
+     * The store's checkpoint ids, listed again when the last listing is older than {@link #RECHECK}: a listing of the
+     * whole bucket comes a page at a time, and the master's listing names every object of every checkpoint.
+     */
+    private List<CheckpointId> checkpointIds() throws IOException {
+        ListedIds listed = ids;
+        if (listed != null && System.nanoTime() - listed.listedAt() < RECHECK.toNanos()) {
+            return listed.ids();
+        }
+        synchronized (listingIds) {
+            listed = ids;
+            if (listed == null || System.nanoTime() - listed.listedAt() >= RECHECK.toNanos()) {
+                long asked = System.nanoTime();
+                listed = new ListedIds(List.copyOf(catalog.ids()), asked);
+                ids = listed;
+            }
+            return listed.ids();
+        }
+    }
+
+    /**
+     * The manifest as last known, checked with the master if that was longer ago than {@link #RECHECK}; null when there
+     * is none. Requests that find the check due at once wait for one of them to make it, and take what it found.
+     */
     private Known current(CheckpointId id) throws IOException {
         Known known = manifests.get(id);
-        if (known != null && System.nanoTime() - known.confirmedAt < RECHECK.toNanos()) {
+        if (confirmedLately(known)) {
             return known;
         }
-        return refresh(id);
+        synchronized (checking.computeIfAbsent(id, key -> new Object())) {
+            known = manifests.get(id);
+            return confirmedLately(known) ? known : refresh(id);
+        }
+    }
+
+    private static boolean confirmedLately(Known known) {
+        return known != null && System.nanoTime() - known.confirmedAt < RECHECK.toNanos();
     }
 
     /** Asks the master for the manifest's version; reads the manifest again only when that changed. Null when there is none. */
