@@ -13,6 +13,7 @@ import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.HelloReply;
 import io.weightstore.store.wire.MacTransport;
+import io.weightstore.store.wire.Peers;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
@@ -405,13 +406,6 @@ final class RequestHandler implements Runnable {
     }
 
     private String peer() {
-        if (transport != null) {
-            return transport.peer();
-        }
-        try {
-            return String.valueOf(socket.getRemoteAddress());
-        } catch (IOException e) {
-            return "?";
-        }
+        return transport != null ? transport.peer() : Peers.address(socket);
     }
 }

@@ -15,6 +15,7 @@ import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.Peers;
 import io.weightstore.store.wire.Status;
 import io.weightstore.store.wire.Transport;
 import java.io.IOException;
@@ -297,7 +298,7 @@ public final class StorageNode implements AutoCloseable {
             } catch (IOException | RuntimeException | OutOfMemoryError e) {
                 idle.forget(socket);
                 connections.remove(socket);
-                closeQuietly(socket);
+                Peers.closeQuietly(socket);
                 pauseMillis = nextPause(pauseMillis);
                 refusals.warn("node {}: cannot serve a connection: {}; accepting again in {} ms", pool.nodeId(), e.toString(),
                         pauseMillis);
@@ -380,19 +381,11 @@ public final class StorageNode implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(SocketChannel socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // Dropped all the same.
-        }
-    }
-
     /** Closes the connection idle longest to admit {@code socket} at the limit; false when every connection is at work. */
     private boolean makeRoom(SocketChannel socket) {
         if (idle.closeLongestIdle()) {
             log.debug("node {}: at its {} connections, closed the longest idle to admit one from {}", pool.nodeId(),
-                    options.maxConnections(), remote(socket));
+                    options.maxConnections(), Peers.address(socket));
             return true;
         }
         return false;
@@ -401,7 +394,7 @@ public final class StorageNode implements AutoCloseable {
     /** Takes the client's hello (so the reply is not lost to a reset) and answers BUSY, within the handshake deadline. */
     private void refuseBusy(SocketChannel socket) {
         refusals.warn("node {}: refused a connection from {}: {} connections are open, the limit", pool.nodeId(),
-                remote(socket), options.maxConnections());
+                Peers.address(socket), options.maxConnections());
         // In the connection's own protocol, TLS handshake included, so the client hears BUSY rather than a broken handshake.
         try (socket; DeadlineTimer.Deadline deadline = deadlines.arm(socket, options.deadlines().base());
                 Transport transport = security.accept(socket)) {
@@ -412,14 +405,6 @@ public final class StorageNode implements AutoCloseable {
             transport.write(FrameCodec.encodeHelloReply(Status.BUSY));
         } catch (IOException e) {
             log.debug("node {}: refusing a connection: {}", pool.nodeId(), e.getMessage());
-        }
-    }
-
-    private static String remote(SocketChannel socket) {
-        try {
-            return String.valueOf(socket.getRemoteAddress());
-        } catch (IOException e) {
-            return "?";
         }
     }
 

@@ -5,12 +5,12 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 
-/** Small socket chores the transports share. */
-final class Peers {
+/** Small socket chores the transports, and the node that accepts their sockets, share. */
+public final class Peers {
     private Peers() {}
 
     /** The remote address for messages, or "?" when the socket can no longer say. */
-    static String address(SocketChannel socket) {
+    public static String address(SocketChannel socket) {
         try {
             return String.valueOf(socket.getRemoteAddress());
         } catch (IOException e) {
@@ -45,7 +45,7 @@ final class Peers {
         }
     }
 
-    static void closeQuietly(SocketChannel socket) {
+    public static void closeQuietly(SocketChannel socket) {
         try {
             socket.close();
         } catch (IOException ignored) {
