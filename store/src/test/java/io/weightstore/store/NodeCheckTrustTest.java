@@ -12,6 +12,7 @@ import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.ReplicaVerdict;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.client.access.OnBusy;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.DeadlineTimer;
@@ -75,15 +76,16 @@ class NodeCheckTrustTest {
         try (DeadlineTimer timer = new DeadlineTimer("test-deadlines"); SocketNodeAccess node = new SocketNodeAccess("127.0.0.1",
                 cluster.node(0).port(), Optional.empty(), Ticket::none, TransferDeadlines.defaults(), timer)) {
             node.write(RAW_OFFSET, first, Ticket.none());
-            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns, false);
+            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns, false, OnBusy.WAIT);
 
             node.write(RAW_OFFSET, second, Ticket.none());
             // A reader still holding the first bytes' CRC is refused: the write made the node hash the block again.
-            assertThatThrownBy(() -> node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns, false))
+            assertThatThrownBy(() -> node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns, false, OnBusy.WAIT))
                     .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT))
                     .hasMessageContaining("checksum mismatch");
-            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(new BlockCheck(RAW_OFFSET, BLOCK, Checksums.crc32c(second))), columns, false);
+            node.readStrided(COLUMNS_OF_A_BLOCK, List.of(new BlockCheck(RAW_OFFSET, BLOCK, Checksums.crc32c(second))), columns, false,
+                    OnBusy.WAIT);
             assertThat(columns.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo(second.get(ValueLayout.JAVA_BYTE, 256));
         }
     }

@@ -31,6 +31,7 @@ import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.client.access.OnBusy;
 import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.master.MasterConfig;
@@ -324,9 +325,9 @@ class SecureClusterAttackTest {
                     assertThatThrownBy(() -> node.read(List.of(new Range(replica.offset(), 1 << 20)), List.of(), whole))
                             .isInstanceOf(IOException.class);
                     assertThatThrownBy(() -> {
-                        node.readStrided(columns, List.of(), strided, false);
-                        node.readStrided(columns, List.of(), strided, false);
-                        node.readStrided(columns, List.of(), strided, false);
+                        node.readStrided(columns, List.of(), strided, false, OnBusy.WAIT);
+                        node.readStrided(columns, List.of(), strided, false, OnBusy.WAIT);
+                        node.readStrided(columns, List.of(), strided, false, OnBusy.WAIT);
                     }).isInstanceOf(IOException.class);
                 }
             }

@@ -23,11 +23,6 @@ public sealed interface NodeAccess extends AutoCloseable permits SocketNodeAcces
     /** Reads the ranges, packed in order into {@code dst}; a busy node is waited out or not as {@code onBusy} says. */
     void read(List<Range> ranges, List<BlockCheck> checks, MemorySegment dst, OnBusy onBusy) throws IOException;
 
-    /** As {@link #readStrided(Stride, List, MemorySegment, boolean, OnBusy)}, waiting out a busy node. */
-    default int readStrided(Stride stride, List<BlockCheck> checks, MemorySegment dst, boolean hash) throws IOException {
-        return readStrided(stride, checks, dst, hash, OnBusy.WAIT);
-    }
-
     /**
      * Reads the rows of {@code stride}, packed into {@code dst}; returns their CRC32C, hashed as they
      * landed, when {@code hash}, else 0. A busy node is waited out or not as {@code onBusy} says.
