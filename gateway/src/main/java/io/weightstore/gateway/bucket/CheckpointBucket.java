@@ -231,12 +231,12 @@ public final class CheckpointBucket {
      */
     private List<CheckpointId> checkpointIds() throws IOException {
         ListedIds listed = ids;
-        if (listed != null && System.nanoTime() - listed.listedAt() < RECHECK.toNanos()) {
+        if (listed != null && lately(listed.listedAt())) {
             return listed.ids();
         }
         synchronized (listingIds) {
             listed = ids;
-            if (listed == null || System.nanoTime() - listed.listedAt() >= RECHECK.toNanos()) {
+            if (listed == null || !lately(listed.listedAt())) {
                 long asked = System.nanoTime();
                 listed = new ListedIds(List.copyOf(catalog.ids()), asked);
                 ids = listed;
@@ -261,7 +261,12 @@ public final class CheckpointBucket {
     }
 
     private static boolean confirmedLately(Known known) {
-        return known != null && System.nanoTime() - known.confirmedAt < RECHECK.toNanos();
+        return known != null && lately(known.confirmedAt);
+    }
+
+    /** Whether {@code nanos} (a {@link System#nanoTime} value) is less than {@link #RECHECK} ago. */
+    private static boolean lately(long nanos) {
+        return System.nanoTime() - nanos < RECHECK.toNanos();
     }
 
     /** Asks the master for the manifest's version; reads the manifest again only when that changed. Null when there is none. */
