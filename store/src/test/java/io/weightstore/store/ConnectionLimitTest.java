@@ -91,41 +91,42 @@ class ConnectionLimitTest {
 
     @Test
     void aPeerSilentSinceItConnectedMakesWayOnceItHasBeenSoForASecond() throws Exception {
-        try (Socket silent = new Socket("127.0.0.1", cluster.node(0).port()); StoreClient client = impatient()) {
-            Thread.sleep(AGED_MILLIS);
-            assertThat(readsBack(client)).isTrue();
-            assertThat(silent.getInputStream().read()).as("the node closed the silent connection").isEqualTo(-1);
+        try (Socket silent = new Socket("127.0.0.1", cluster.node(0).port())) {
+            assertMakesWayOnceAged(silent, "the silent connection");
         }
     }
 
     @Test
     void aPeerThatStopsInsideTheTicketOfItsHelloMakesWayOnceItHasBeenSoForASecond() throws Exception {
-        try (Socket stopped = new Socket("127.0.0.1", cluster.node(0).port()); StoreClient client = impatient()) {
+        try (Socket stopped = new Socket("127.0.0.1", cluster.node(0).port())) {
             // A hello whose header announces a ticket of 1,000 bytes, none of which follow.
             stopped.getOutputStream().write(ByteBuffer.allocate(FrameCodec.HELLO_BYTES).putInt(FrameCodec.MAGIC)
                     .putShort(FrameCodec.VERSION).putShort((short) 1000).array());
-            Thread.sleep(AGED_MILLIS);
-            assertThat(readsBack(client)).isTrue();
-            assertThat(stopped.getInputStream().read()).as("the node closed the connection stopped inside its hello").isEqualTo(-1);
+            assertMakesWayOnceAged(stopped, "the connection stopped inside its hello");
         }
     }
 
     @Test
     void aPeerAdmittedThatSendsNoRequestMakesWayOnceItHasWaitedASecond() throws Exception {
-        try (Socket admitted = new Socket("127.0.0.1", cluster.node(0).port()); StoreClient client = impatient()) {
+        try (Socket admitted = new Socket("127.0.0.1", cluster.node(0).port())) {
             ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
             admitted.getOutputStream().write(hello.array(), 0, hello.remaining());
             assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(admitted.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)))
                     .status()).isEqualTo(Status.OK);
-            Thread.sleep(AGED_MILLIS);
-            assertThat(readsBack(client)).isTrue();
-            assertThat(admitted.getInputStream().read()).as("the node closed the connection that sent nothing").isEqualTo(-1);
+            assertMakesWayOnceAged(admitted, "the connection that sent nothing");
         }
     }
 
-    /** A client that waits half a second for a busy node, so that one still holding its place fails the read. */
-    private StoreClient impatient() throws IOException {
-        return cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(1)
-                .withDeadlines(new TransferDeadlines(Duration.ofMillis(500), 1_000_000, Duration.ofSeconds(30))));
+    /**
+     * Once {@code peer} has held the node's one place, not at work, for over a second, a client that waits only half a
+     * second for a busy node reads all the same, and {@code peer} finds its connection closed.
+     */
+    private void assertMakesWayOnceAged(Socket peer, String what) throws Exception {
+        Thread.sleep(AGED_MILLIS);
+        try (StoreClient impatient = cluster.client(ClientOptions.defaults().withSameHostPath(false).withConnections(1)
+                .withDeadlines(new TransferDeadlines(Duration.ofMillis(500), 1_000_000, Duration.ofSeconds(30))))) {
+            assertThat(readsBack(impatient)).isTrue();
+        }
+        assertThat(peer.getInputStream().read()).as("the node closed " + what).isEqualTo(-1);
     }
 }
