@@ -1,5 +1,7 @@
 package io.weightstore.bench;
 
+import io.weightstore.store.api.CongestionControl;
+import io.weightstore.store.wire.TcpSockets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,7 +20,9 @@ import java.util.concurrent.Future;
 /**
  * The limits of this machine, measured in the same run as the store: one-thread memory copy, and a
  * raw loopback socket that sends a file with sendfile into off-heap memory, as the data plane does
- * but with no protocol, no checksums and no store.
+ * but with no protocol, no checksums and no store, under the TCP congestion control the data plane
+ * uses by default (a ceiling under another algorithm than the store's would measure the kernel's
+ * pacing, not the store).
  */
 public final class Ceilings {
     private Ceilings() {}
@@ -47,20 +51,24 @@ public final class Ceilings {
         private final MemorySegment dst;
         private final int connections;
         private final long share;
+        private final String algorithm;
 
         private RawSocket(Path file, MemorySegment dst, int connections) throws IOException {
             this.dst = dst;
             this.connections = connections;
             // Equal shares, so any accepted connection carries exactly what any client expects.
             this.share = dst.byteSize() / connections;
-            this.server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+            this.server = ServerSocketChannel.open();
+            TcpSockets.setCongestionControl(server, CongestionControl.CUBIC);
+            server.bind(new InetSocketAddress("127.0.0.1", 0));
+            this.algorithm = TcpSockets.congestionControl(server);
             this.source = FileChannel.open(file, StandardOpenOption.READ);
             this.pool = Executors.newFixedThreadPool(2 * connections);
         }
 
         public Measurement.Timed timed() {
-            return new Measurement.Timed("raw socket", "sendfile -> off-heap, " + connections + " conn", share * connections,
-                    this::transfer);
+            return new Measurement.Timed("raw socket", "sendfile -> off-heap, " + connections + " conn, TCP " + algorithm,
+                    share * connections, this::transfer);
         }
 
         private void transfer() throws Exception {
@@ -80,7 +88,9 @@ public final class Ceilings {
                     return null;
                 }));
                 running.add(pool.submit(() -> {
-                    try (SocketChannel socket = SocketChannel.open(server.getLocalAddress())) {
+                    try (SocketChannel socket = SocketChannel.open()) {
+                        TcpSockets.setCongestionControl(socket, CongestionControl.CUBIC);
+                        socket.connect(server.getLocalAddress());
                         receive(socket, dst.asSlice(offset, share));
                     }
                     return null;

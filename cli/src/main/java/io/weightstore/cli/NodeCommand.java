@@ -3,6 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.cli.ops.MetricsOptions;
 import io.weightstore.cli.ops.OpsServer;
 import io.weightstore.cli.ops.Readiness;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
@@ -104,6 +105,14 @@ final class NodeCommand implements Callable<Integer> {
                     + "them, no one can change them unnoticed). Default: ${DEFAULT-VALUE}.")
     private DataPlaneProtection dataPlane;
 
+    @Option(names = "--tcp-congestion", defaultValue = "cubic", paramLabel = "NAME|system", converter = CongestionControlConverter.class,
+            description = "TCP congestion control the node's answers are sent under: a kernel algorithm (cubic, reno, bbr, ...), or"
+                    + " system for the host's net.ipv4.tcp_congestion_control. Under bbr without the fq queueing discipline the"
+                    + " kernel paces each connection with timers of its own, which on loopback cost three times the CPU per byte"
+                    + " of cubic. Needs the launcher's --add-exports java.base/sun.nio.ch=ALL-UNNAMED; without it the host's"
+                    + " default stays, as the log says. Default: ${DEFAULT-VALUE}.")
+    private CongestionControl congestionControl;
+
     @Mixin
     private MetricsOptions metrics;
 
@@ -125,7 +134,7 @@ final class NodeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
-                maxConnections, dataPlane, ByteSizes.parse(scrubRate), checkTrust);
+                maxConnections, dataPlane, ByteSizes.parse(scrubRate), checkTrust, congestionControl);
         try (StorageNode node = StorageNode.start(address, options);
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {
@@ -134,8 +143,9 @@ final class NodeCommand implements Callable<Integer> {
                 log.warn("pool {} is on a tmpfs in 4 KiB pages, each a lookup for sendfile and for same-host readers;"
                         + " a tmpfs mounted with huge=within_size serves faster", pool);
             }
-            spec.commandLine().getOut().printf("node %s serving %s (%s, %s) on %s:%d, master %s, %s%n", node.nodeId(), pool,
-                    ByteSizes.format(node.capacity()), pages, host, node.port(), address, options.secure() ? dataPlane.name() : "INSECURE");
+            spec.commandLine().getOut().printf("node %s serving %s (%s, %s) on %s:%d, master %s, %s, TCP %s%n", node.nodeId(), pool,
+                    ByteSizes.format(node.capacity()), pages, host, node.port(), address, options.secure() ? dataPlane.name() : "INSECURE",
+                    node.congestionControl());
             metrics.announce(spec.commandLine().getOut(), ops);
             spec.commandLine().getOut().flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));

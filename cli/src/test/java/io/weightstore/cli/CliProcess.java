@@ -37,7 +37,8 @@ final class CliProcess {
     static CliProcess start(Path log, Map<String, String> environment, List<String> wrapper, String... args) throws IOException {
         List<String> command = new ArrayList<>(wrapper);
         command.addAll(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "--add-exports",
+                "java.base/sun.nio.ch=ALL-UNNAMED"));
         // As the launcher does: the verbs that run a model need Jlama's incubating Vector API.
         if (args.length > 0 && Set.of("generate", "serve", "quickstart").contains(args[0])) {
             command.addAll(List.of("--add-modules", "jdk.incubator.vector"));

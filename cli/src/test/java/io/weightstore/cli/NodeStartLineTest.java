@@ -14,7 +14,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What a node says as it starts: where its pool is, in which pages, and, on a tmpfs in 4 KiB pages, what serves faster. */
+/**
+ * What a node says as it starts: where its pool is, in which pages, and, on a tmpfs in 4 KiB pages, what serves faster; and
+ * the TCP congestion control its answers go out under.
+ */
 class NodeStartLineTest {
     private static final String HINT = "a tmpfs mounted with huge=within_size serves faster";
 
@@ -36,7 +39,8 @@ class NodeStartLineTest {
                 // Whether this machine's /dev/shm has huge pages is PoolPagesTest's to check; this one checks what the node says.
                 PoolPages pages = PoolPages.of(pool);
                 assertThat(pages.fileSystem()).isEqualTo(Files.getFileStore(pool).type());
-                assertThat(node.output()).contains("serving " + pool + " (64.0 MiB, " + pages + ") on 127.0.0.1:");
+                assertThat(node.output()).contains("serving " + pool + " (64.0 MiB, " + pages + ") on 127.0.0.1:")
+                        .as("run with the launcher's flags, the node reaches its socket to set cubic").contains(", INSECURE, TCP cubic");
                 // The hint is logged before the serving line, so it is there by now if it is coming at all.
                 if (pages.smallTmpfsPages()) {
                     assertThat(node.output()).contains(HINT);

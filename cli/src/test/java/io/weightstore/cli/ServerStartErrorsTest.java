@@ -62,6 +62,20 @@ class ServerStartErrorsTest {
     }
 
     @Test
+    void nodeRefusesATcpCongestionControlItCannotSetBeforeItCreatesAPool() {
+        Path pool = tmp.resolve("bad-congestion.pool");
+        CliRun lacking = CliRun.of("node", "--insecure", "--master", address, "--pool", pool.toString(), "--capacity", "64M", "--port", "0",
+                "--tcp-congestion", "no_such_cc");
+        assertThat(lacking.exitCode()).isEqualTo(2);
+        assertThat(lacking.err()).contains("the kernel refused TCP congestion control 'no_such_cc': it has no such algorithm (available: ");
+        CliRun malformed = CliRun.of("node", "--insecure", "--master", address, "--pool", pool.toString(), "--capacity", "64M", "--port",
+                "0", "--tcp-congestion", "BBR");
+        assertThat(malformed.exitCode()).isEqualTo(2);
+        assertThat(malformed.err()).contains("--tcp-congestion").contains("algorithm=BBR");
+        assertThat(pool).doesNotExist();
+    }
+
+    @Test
     void nodeOnAPortInUseNamesItAndLeavesNoPoolBehind() throws IOException {
         Path pool = tmp.resolve("taken.pool");
         Path existing = tmp.resolve("existing.pool");

@@ -61,7 +61,8 @@ final class ChildProcess implements AutoCloseable {
     static ChildProcess start(ProcessBuilder.Redirect log, String... args) throws IOException {
         // INFO in the child's log: its elections and take-overs tell why a test found no leader.
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-cp",
+                "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-cp",
                 System.getProperty("java.class.path"), ChildProcess.class.getName()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectError(log).start();

@@ -95,7 +95,8 @@ public final class BedCluster implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of("env", "-u", "WEIGHTSTORE_MASTER", "-u", "WEIGHTSTORE_CONFIG", "-u",
                 "WEIGHTSTORE_CREDENTIALS", "-u", "WEIGHTSTORE_TOKEN", "WEIGHTSTORE_HOME=" + bed.privateDir().resolve("home"),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
+                "--sun-misc-unsafe-memory-access=allow", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"),
                 "io.weightstore.cli.WeightstoreCli"));
         command.addAll(List.of(args));
         return command;

@@ -1,5 +1,6 @@
 package io.weightstore.store.node;
 
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.security.Role;
@@ -20,10 +21,11 @@ import java.util.Optional;
  * @param scrubBytesPerSecond how fast the scrubber re-checks the node's replicas against their checksums; 0 turns it off
  * @param checkTrust how long a checksum block the node found intact is served to partial and strided reads without being
  *     hashed again, unless written since (see {@link VerifiedBlocks}); zero hashes every block for every read
+ * @param congestionControl the TCP congestion control the node's answers are sent under
  */
 public record NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication,
         TransferDeadlines deadlines, int maxConnections, DataPlaneProtection dataPlane, long scrubBytesPerSecond,
-        Duration checkTrust) {
+        Duration checkTrust, CongestionControl congestionControl) {
     public static final int DEFAULT_MAX_CONNECTIONS = 256;
     /** 16 MB/s: a 16 GiB pool is checked in about 18 minutes, for a few per cent of one core. */
     public static final long DEFAULT_SCRUB_BYTES_PER_SECOND = 16_000_000;
@@ -47,6 +49,9 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
         if (checkTrust == null || checkTrust.isNegative()) {
             throw new IllegalArgumentException("checkTrust must be >= 0 (0 checks every read): checkTrust=" + checkTrust);
         }
+        if (congestionControl == null) {
+            throw new IllegalArgumentException("congestionControl=null: use CongestionControl.HOST_DEFAULT for the host's");
+        }
         if (authentication instanceof Authentication.BearerToken) {
             throw new IllegalArgumentException("a node needs a node certificate, not a token: its data plane speaks TLS as the node");
         }
@@ -57,7 +62,7 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
 
     public NodeOptions(Path pool, long capacity, String bindHost, int port, String advertisedHost, Authentication authentication) {
         this(pool, capacity, bindHost, port, advertisedHost, authentication, TransferDeadlines.defaults(), DEFAULT_MAX_CONNECTIONS,
-                DataPlaneProtection.TLS, DEFAULT_SCRUB_BYTES_PER_SECOND, DEFAULT_CHECK_TRUST);
+                DataPlaneProtection.TLS, DEFAULT_SCRUB_BYTES_PER_SECOND, DEFAULT_CHECK_TRUST, CongestionControl.CUBIC);
     }
 
     /** Whether the node runs with a credential: TLS to its master, and tickets checked on its data plane. */
@@ -81,36 +86,41 @@ public record NodeOptions(Path pool, long capacity, String bindHost, int port, S
 
     public NodeOptions withPort(int value) {
         return new NodeOptions(pool, capacity, bindHost, value, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
-                scrubBytesPerSecond, checkTrust);
+                scrubBytesPerSecond, checkTrust, congestionControl);
     }
 
     public NodeOptions withAuthentication(Authentication value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, value, deadlines, maxConnections, dataPlane,
-                scrubBytesPerSecond, checkTrust);
+                scrubBytesPerSecond, checkTrust, congestionControl);
     }
 
     public NodeOptions withDeadlines(TransferDeadlines value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, value, maxConnections, dataPlane,
-                scrubBytesPerSecond, checkTrust);
+                scrubBytesPerSecond, checkTrust, congestionControl);
     }
 
     public NodeOptions withDataPlane(DataPlaneProtection value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, value,
-                scrubBytesPerSecond, checkTrust);
+                scrubBytesPerSecond, checkTrust, congestionControl);
     }
 
     public NodeOptions withMaxConnections(int value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, value, dataPlane,
-                scrubBytesPerSecond, checkTrust);
+                scrubBytesPerSecond, checkTrust, congestionControl);
     }
 
     public NodeOptions withScrubBytesPerSecond(long value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
-                value, checkTrust);
+                value, checkTrust, congestionControl);
     }
 
     public NodeOptions withCheckTrust(Duration value) {
         return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
-                scrubBytesPerSecond, value);
+                scrubBytesPerSecond, value, congestionControl);
+    }
+
+    public NodeOptions withCongestionControl(CongestionControl value) {
+        return new NodeOptions(pool, capacity, bindHost, port, advertisedHost, authentication, deadlines, maxConnections, dataPlane,
+                scrubBytesPerSecond, checkTrust, value);
     }
 }

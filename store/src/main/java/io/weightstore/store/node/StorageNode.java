@@ -1,5 +1,6 @@
 package io.weightstore.store.node;
 
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
@@ -17,6 +18,7 @@ import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Peers;
 import io.weightstore.store.wire.Status;
+import io.weightstore.store.wire.TcpSockets;
 import io.weightstore.store.wire.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -164,6 +166,8 @@ public final class StorageNode implements AutoCloseable {
         try {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            // Before the bind: every connection accepted then takes the algorithm from its first packet.
+            setCongestionControl(server, options.congestionControl());
             server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
             return server;
         } catch (IOException e) {
@@ -174,8 +178,28 @@ public final class StorageNode implements AutoCloseable {
                     e.addSuppressed(suppressed);
                 }
             }
+            if (e instanceof StoreException refused) {
+                throw refused;
+            }
             throw new StoreException(StoreException.Code.IO, "cannot listen on " + options.bindHost() + ":" + options.port() + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    private static void setCongestionControl(ServerSocketChannel server, CongestionControl algorithm) throws StoreException {
+        try {
+            TcpSockets.setCongestionControl(server, algorithm);
+        } catch (IOException refused) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "node data plane: " + refused.getMessage(), refused);
+        }
+    }
+
+    /** The TCP congestion control the node's answers go out under, as the kernel reports it for the listening socket. */
+    public String congestionControl() {
+        try {
+            return TcpSockets.congestionControl(server);
+        } catch (IOException e) {
+            throw new IllegalStateException("node socket closed", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.weightstore.store.client.access;
 
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.wire.DeadlineTimer;
@@ -10,6 +11,7 @@ import io.weightstore.store.wire.MacTransport;
 import io.weightstore.store.wire.PlainTransport;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
+import io.weightstore.store.wire.TcpSockets;
 import io.weightstore.store.wire.TlsEndpoint;
 import io.weightstore.store.wire.TlsTransport;
 import io.weightstore.store.wire.Transport;
@@ -66,13 +68,15 @@ final class DataPlaneConnection implements AutoCloseable {
     /**
      * Connects and shakes hands, each within {@code timeout}: TLS first when {@code tls} is present
      * (the node must prove to be the node the master named), then the hello with {@code session}.
+     * What the connection sends goes out under {@code congestionControl}.
      */
     static DataPlaneConnection open(String host, int port, Optional<TlsEndpoint> tls, Ticket session, Duration timeout,
-            DeadlineTimer timer) throws IOException {
+            DeadlineTimer timer, CongestionControl congestionControl) throws IOException {
         SocketChannel socket = SocketChannel.open();
         DataPlaneConnection connection = null;
         try {
             socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            TcpSockets.setCongestionControl(socket, congestionControl);
             socket.socket().connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             DataPlaneConnection opened = new DataPlaneConnection(socket, host + ":" + port, timer, timeout);
             connection = opened;

@@ -1,5 +1,6 @@
 package io.weightstore.store.client.access;
 
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
@@ -49,18 +50,26 @@ public final class SocketNodeAccess implements NodeAccess {
     private final Supplier<Ticket> session;
     private final TransferDeadlines deadlines;
     private final DeadlineTimer timer;
+    private final CongestionControl congestionControl;
     private final ConcurrentLinkedDeque<DataPlaneConnection> idle = new ConcurrentLinkedDeque<>();
     /** Connections in an exchange now: a close ends them too, as their deadlines may stop with the client's timer. */
     private final Set<DataPlaneConnection> inUse = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    /**
-     * Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}; a new
-     * connection speaks TLS as {@code tls} when present, and presents the ticket {@code session} gives
-     * at that moment.
-     */
+    /** As the constructor below, with what a new connection sends going out under CUBIC. */
     public SocketNodeAccess(String host, int port, Optional<TlsEndpoint> tls, Supplier<Ticket> session, TransferDeadlines deadlines,
             DeadlineTimer timer) {
+        this(host, port, tls, session, deadlines, timer, CongestionControl.CUBIC);
+    }
+
+    /**
+     * Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}; a new
+     * connection speaks TLS as {@code tls} when present, presents the ticket {@code session} gives
+     * at that moment, and sends under {@code congestionControl}.
+     */
+    public SocketNodeAccess(String host, int port, Optional<TlsEndpoint> tls, Supplier<Ticket> session, TransferDeadlines deadlines,
+            DeadlineTimer timer, CongestionControl congestionControl) {
+        this.congestionControl = congestionControl;
         this.host = host;
         this.port = port;
         this.tls = tls;
@@ -117,7 +126,7 @@ public final class SocketNodeAccess implements NodeAccess {
         BusyPauses pauses = new BusyPauses(deadlines.base());
         while (true) {
             try {
-                return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer);
+                return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer, congestionControl);
             } catch (NodeBusy busy) {
                 if (onBusy == OnBusy.FAIL_AT_ONCE) {
                     throw busy;

@@ -1,0 +1,82 @@
+package io.weightstore.store.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.weightstore.store.api.CongestionControl;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.security.MasterSecurity;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node's answers and a client's writes go out under the TCP congestion control each was given, whatever the host's
+ * default: {@code ss} reads it off the kernel's sockets on both ends of the data plane.
+ */
+class NodeCongestionControlTest {
+    private static final CongestionControl RENO = new CongestionControl("reno");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theConnectionsANodeAcceptsAndAClientOpensSendUnderTheAlgorithmsTheyWereGiven() throws Exception {
+        try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0,
+                MasterSecurity.insecure());
+                StorageNode node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(dir.resolve("pool"), 64 << 20)
+                        .withCongestionControl(RENO));
+                StoreClient client = StoreClient.connect("127.0.0.1:" + master.port(), ClientOptions.defaults().withSameHostPath(false)
+                        .withCongestionControl(CongestionControl.CUBIC))) {
+            assertThat(node.congestionControl()).isEqualTo("reno");
+            // The put's connection stays in the client's pool, open at both ends, for ss to read.
+            client.put("object", new byte[1 << 20], PutOptions.defaults());
+            assertThat(algorithms("sport = :" + node.port())).as("the node's end").containsExactly("reno");
+            assertThat(algorithms("dport = :" + node.port())).as("the client's end").containsExactly("cubic");
+        }
+    }
+
+    @Test
+    void aNodeGivenAnAlgorithmTheKernelLacksRefusesToStartAndCreatesNoPool() throws Exception {
+        Path pool = dir.resolve("never.pool");
+        try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0,
+                MasterSecurity.insecure())) {
+            assertThatThrownBy(() -> StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(pool, 64 << 20)
+                    .withCongestionControl(new CongestionControl("no_such_cc"))))
+                    .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.code()).isEqualTo(StoreException.Code.INVALID_ARGUMENT))
+                    .hasMessageStartingWith("node data plane: the kernel refused TCP congestion control 'no_such_cc'");
+        }
+        assertThat(pool).doesNotExist();
+    }
+
+    /** The congestion control of each established TCP socket {@code filter} selects, as {@code ss -ti} reports it. */
+    private static List<String> algorithms(String filter) throws IOException, InterruptedException {
+        Set<String> known = Set.of(Files.readString(Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control")).strip().split(" "));
+        Process ss = new ProcessBuilder("ss", "-tinH", "state", "established", "( " + filter + " )").redirectErrorStream(true).start();
+        String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(ss.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(ss.exitValue()).as(out).isZero();
+        List<String> found = new ArrayList<>();
+        // Each socket is a line of addresses, then an indented line of details, one of them the algorithm's name.
+        for (String line : out.split("\n")) {
+            if (line.startsWith("\t") || line.startsWith(" ")) {
+                found.addAll(Arrays.stream(line.strip().split(" ")).filter(known::contains).limit(1).toList());
+            }
+        }
+        assertThat(found).as("ss said:%n%s", out).isNotEmpty();
+        return found.stream().distinct().toList();
+    }
+}
