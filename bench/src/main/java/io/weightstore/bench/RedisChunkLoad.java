@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
 
 /**
@@ -23,6 +25,7 @@ import redis.clients.jedis.JedisPooled;
  */
 final class RedisChunkLoad implements AutoCloseable {
     static final int CHUNK = 64 << 20;
+    private static final int SOCKET_TIMEOUT_MILLIS = 60_000;
 
     private final PeerProcess redis;
     private final JedisPooled client;
@@ -32,7 +35,9 @@ final class RedisChunkLoad implements AutoCloseable {
     private RedisChunkLoad(PeerProcess redis, int connections) {
         this.redis = redis;
         this.connections = connections;
-        this.client = new JedisPooled("127.0.0.1", redis.port());
+        // A 64 MiB value on a shared 2-core machine can take longer than Jedis's default of 2 s to move.
+        this.client = new JedisPooled(new HostAndPort("127.0.0.1", redis.port()), DefaultJedisClientConfig.builder()
+                .socketTimeoutMillis(SOCKET_TIMEOUT_MILLIS).build());
         this.pool = Executors.newFixedThreadPool(connections, Thread.ofPlatform().daemon().factory());
     }
 
