@@ -18,6 +18,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.PutGrant;
@@ -283,7 +284,8 @@ class SecureClusterAttackTest {
         Authentication reader = cluster.authentication(Role.READER, "reader-1");
         TlsEndpoint expectingNode0 = TlsEndpoint.client(reader, ExpectedPeer.exactly(new Identity("node-0", Role.NODE)));
         try (SocketNodeAccess impostor = new SocketNodeAccess("127.0.0.1", cluster.node(1).port(), Optional.of(expectingNode0),
-                () -> located.tickets().getOrDefault("node-0", Ticket.none()), TransferDeadlines.defaults(), timer)) {
+                () -> located.tickets().getOrDefault("node-0", Ticket.none()), TransferDeadlines.defaults(), timer,
+                        CongestionControl.CUBIC)) {
             assertThatThrownBy(() -> impostor.read(List.of(new Range(0, 100)), List.of(), arena.allocate(100)))
                     .isInstanceOf(IOException.class).hasMessageContaining("expected node node-0");
         }
@@ -315,7 +317,8 @@ class SecureClusterAttackTest {
         for (long flipAt : new long[] {-1, 200_000}) {
             try (TamperingProxy proxy = new TamperingProxy(nodePort, flipAt);
                     SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", proxy.port(), Optional.of(tls),
-                            () -> located.tickets().get(replica.nodeId()), TransferDeadlines.defaults(), timer)) {
+                            () -> located.tickets().get(replica.nodeId()), TransferDeadlines.defaults(), timer,
+                                    CongestionControl.CUBIC)) {
                 MemorySegment whole = arena.allocate(1 << 20);
                 MemorySegment strided = arena.allocate(columns.bytes());
                 if (flipAt < 0) {
@@ -457,7 +460,7 @@ class SecureClusterAttackTest {
             TlsEndpoint tls = TlsEndpoint.client(writer1, ExpectedPeer.exactly(new Identity(place.nodeId(), Role.NODE)));
             MemorySegment data = arena.allocate(8192);
             try (SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", quick.node(0).port(), Optional.of(tls),
-                    () -> grant.tickets().get(place.nodeId()), TransferDeadlines.defaults(), timer)) {
+                    () -> grant.tickets().get(place.nodeId()), TransferDeadlines.defaults(), timer, CongestionControl.CUBIC)) {
                 node.write(place.offset(), data, grant.writeGrants().get(place));
                 // Past the put's deadline the master frees its room for the next put; the grant must not write there any more.
                 Thread.sleep(Math.max(0, Duration.between(Instant.now(), grant.deadline()).toMillis()) + 500);
@@ -532,7 +535,7 @@ class SecureClusterAttackTest {
     private SocketNodeAccess access(String nodeId, Authentication as, Ticket session) throws Exception {
         return new SocketNodeAccess("127.0.0.1", cluster.node(cluster.indexOf(nodeId)).port(),
                 Optional.of(TlsEndpoint.client(as, ExpectedPeer.exactly(new Identity(nodeId, Role.NODE)))), () -> session,
-                TransferDeadlines.defaults(), timer);
+                TransferDeadlines.defaults(), timer, CongestionControl.CUBIC);
     }
 
     /** The status a node answers a hello carrying {@code ticket} with, over TLS as {@code as}. */

@@ -2,6 +2,7 @@ package io.weightstore.store.node;
 
 import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.CopyProgress;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.CopyTask;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.Range;
@@ -64,12 +65,14 @@ final class Copier implements AutoCloseable {
     private final DeadlineTimer timer;
     private final NodeCounters counters;
     private final VerifiedBlocks verified;
+    private final CongestionControl congestionControl;
     private final ByteRate rate = new ByteRate(1);
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final ExecutorService workers;
 
     Copier(PoolFile pool, MasterApi master, Authentication authentication, TransferDeadlines deadlines, DeadlineTimer timer,
-            NodeCounters counters, VerifiedBlocks verified) {
+            NodeCounters counters, VerifiedBlocks verified, CongestionControl congestionControl) {
+        this.congestionControl = congestionControl;
         this.pool = pool;
         this.verified = verified;
         this.authentication = authentication;
@@ -189,7 +192,7 @@ final class Copier implements AutoCloseable {
         int block = task.checksumBlockSize();
         long piece = Math.max(block, PIECE_BYTES / block * block);
         try (SocketNodeAccess source = new SocketNodeAccess(task.source().endpoint().host(), task.source().endpoint().port(),
-                tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer)) {
+                tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer, congestionControl)) {
             for (long at = 0; at < task.length() && !copy.cancelled; at += piece) {
                 long length = Math.min(piece, task.length() - at);
                 rate.acquire(length);

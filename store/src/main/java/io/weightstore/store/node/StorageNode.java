@@ -95,7 +95,8 @@ public final class StorageNode implements AutoCloseable {
         this.keys = keys;
         this.security = security;
         this.verified = new VerifiedBlocks(pool.capacity(), options.checkTrust(), System::nanoTime);
-        this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters, verified);
+        this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters, verified,
+                options.congestionControl());
         this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters, verified);
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
@@ -196,6 +197,10 @@ public final class StorageNode implements AutoCloseable {
 
     /** The TCP congestion control the node's answers go out under, as the kernel reports it for the listening socket. */
     public String congestionControl() {
+        if (!server.isOpen()) {
+            // Its descriptor's number may belong to another socket by now.
+            throw new IllegalStateException("node " + pool.nodeId() + " is closed");
+        }
         try {
             return TcpSockets.congestionControl(server);
         } catch (IOException e) {

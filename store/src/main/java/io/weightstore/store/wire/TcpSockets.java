@@ -17,27 +17,32 @@ import java.nio.channels.NetworkChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TCP socket options the JDK does not offer, set with {@code setsockopt(2)} through the foreign
- * function API. The JDK keeps a channel's descriptor in {@code sun.nio.ch}, which a JVM reaches only
- * when started with {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED} (the launcher, the test
- * runs and the container image pass it). Without it nothing is set, and that is said once in the log.
+ * TCP socket options the JDK does not offer, set with Linux's {@code setsockopt(2)} through the
+ * foreign function API. The JDK keeps a channel's descriptor in {@code sun.nio.ch}, which a JVM
+ * reaches only when started with {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED} (the
+ * launcher, the container image's launcher and the test JVMs pass it). Where the descriptor or the
+ * calls are out of reach (no export, native access denied, not Linux), nothing is set, and the log
+ * says so once.
  */
 public final class TcpSockets {
     private static final Logger log = LoggerFactory.getLogger(TcpSockets.class);
-    /** From {@code <netinet/in.h>} and {@code <netinet/tcp.h>} on Linux. */
+    /** From Linux's {@code <netinet/in.h>} and {@code <netinet/tcp.h>}. */
     private static final int IPPROTO_TCP = 6;
     private static final int TCP_CONGESTION = 13;
     private static final int TCP_CA_NAME_MAX = 16;
     private static final int ENOENT = 2;
+    private static final Path HOST_DEFAULT = Path.of("/proc/sys/net/ipv4/tcp_congestion_control");
     private static final Path AVAILABLE = Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control");
     private static final Path ALLOWED = Path.of("/proc/sys/net/ipv4/tcp_allowed_congestion_control");
     private static final AtomicBoolean TOLD_OUT_OF_REACH = new AtomicBoolean();
+    private static final AtomicBoolean TOLD_REFUSED = new AtomicBoolean();
 
     private TcpSockets() {}
 
@@ -58,10 +63,11 @@ public final class TcpSockets {
         String algorithm = congestionControl.algorithm();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = arena.allocateFrom(algorithm);
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            int result = (int) Libc.SETSOCKOPT.invokeExact(state, (int) fd.get(), IPPROTO_TCP, TCP_CONGESTION, name, algorithm.length());
+            MemorySegment state = arena.allocate(Native.CALL_STATE);
+            int result = (int) Native.calls().setsockopt().invokeExact(state, (int) fd.get(), IPPROTO_TCP, TCP_CONGESTION, name,
+                    algorithm.length());
             if (result != 0) {
-                int errno = (int) Libc.ERRNO.get(state, 0L);
+                int errno = (int) Native.ERRNO.get(state, 0L);
                 throw new IOException("the kernel refused TCP congestion control '" + algorithm + "': " + (errno == ENOENT
                         ? "it has no such algorithm (available: " + read(AVAILABLE) + ")"
                         : "errno " + errno + " (an unprivileged process may use only: " + read(ALLOWED) + ")"));
@@ -75,21 +81,37 @@ public final class TcpSockets {
     }
 
     /**
+     * As {@link #setCongestionControl}, for a connection that must go ahead whatever the kernel thinks of
+     * the algorithm: a refusal leaves the host's default, said once in the log, instead of failing.
+     */
+    public static void preferCongestionControl(NetworkChannel channel, CongestionControl congestionControl) {
+        try {
+            setCongestionControl(channel, congestionControl);
+        } catch (IOException refused) {
+            if (TOLD_REFUSED.compareAndSet(false, true)) {
+                log.warn("data-plane connections keep the host's TCP congestion control ({}): {}", read(HOST_DEFAULT),
+                        refused.getMessage());
+            }
+        }
+    }
+
+    /**
      * The algorithm {@code channel} sends under, as the kernel reports it; where the descriptor is out of
      * reach, the host's default, which it then has.
      */
     public static String congestionControl(NetworkChannel channel) throws IOException {
         Optional<Integer> fd = descriptor(channel);
         if (fd.isEmpty()) {
-            return hostDefault();
+            return read(HOST_DEFAULT);
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = arena.allocate(TCP_CA_NAME_MAX);
             MemorySegment length = arena.allocateFrom(ValueLayout.JAVA_INT, TCP_CA_NAME_MAX);
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            int result = (int) Libc.GETSOCKOPT.invokeExact(state, (int) fd.get(), IPPROTO_TCP, TCP_CONGESTION, name, length);
+            MemorySegment state = arena.allocate(Native.CALL_STATE);
+            int result = (int) Native.calls().getsockopt().invokeExact(state, (int) fd.get(), IPPROTO_TCP, TCP_CONGESTION, name,
+                    length);
             if (result != 0) {
-                throw new IOException("getsockopt(TCP_CONGESTION) failed: errno " + (int) Libc.ERRNO.get(state, 0L));
+                throw new IOException("getsockopt(TCP_CONGESTION) failed: errno " + (int) Native.ERRNO.get(state, 0L));
             }
             return name.getString(0);
         } catch (IOException | RuntimeException | Error e) {
@@ -99,18 +121,13 @@ public final class TcpSockets {
         }
     }
 
-    /** The host's default algorithm. */
-    private static String hostDefault() {
-        return read(Path.of("/proc/sys/net/ipv4/tcp_congestion_control"));
-    }
-
     private static Optional<Integer> descriptor(NetworkChannel channel) {
-        if (Libc.FD_VAL == null) {
-            tellOutOfReach("this platform has no sun.nio.ch.SelChImpl");
+        if (Native.CALLS.isEmpty()) {
+            tellOutOfReach(Native.WHY_NOT);
             return Optional.empty();
         }
         try {
-            return Optional.of((Integer) Libc.FD_VAL.invoke(channel));
+            return Optional.of((Integer) Native.calls().fdVal().invoke(channel));
         } catch (IllegalAccessException e) {
             tellOutOfReach("this JVM does not export sun.nio.ch: start it with --add-exports java.base/sun.nio.ch=ALL-UNNAMED,"
                     + " as the weightstore launcher does");
@@ -123,7 +140,7 @@ public final class TcpSockets {
 
     private static void tellOutOfReach(String why) {
         if (TOLD_OUT_OF_REACH.compareAndSet(false, true)) {
-            log.info("data-plane sockets keep the host's TCP congestion control ({}): {}", hostDefault(), why);
+            log.info("data-plane sockets keep the host's TCP congestion control ({}): {}", read(HOST_DEFAULT), why);
         }
     }
 
@@ -135,30 +152,47 @@ public final class TcpSockets {
         }
     }
 
-    /** libc's calls and the JDK's descriptor accessor, linked on first use. */
-    private static final class Libc {
-        static final Linker LINKER = Linker.nativeLinker();
+    /** libc's two calls and the JDK's descriptor accessor, linked on first use, or why they cannot be. */
+    private static final class Native {
+        record Calls(MethodHandle setsockopt, MethodHandle getsockopt, Method fdVal) {}
+
         static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
         static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-        static final MethodHandle SETSOCKOPT = function("setsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-        static final MethodHandle GETSOCKOPT = function("getsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-        static final Method FD_VAL = fdVal();
+        static final Optional<Calls> CALLS;
+        static final String WHY_NOT;
 
-        private Libc() {}
-
-        private static MethodHandle function(String name, FunctionDescriptor descriptor) {
-            MemorySegment symbol = LINKER.defaultLookup().find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name));
-            return LINKER.downcallHandle(symbol, descriptor, Linker.Option.captureCallState("errno"));
+        static {
+            Optional<Calls> calls = Optional.empty();
+            String whyNot = "";
+            if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
+                whyNot = "the option numbers are Linux's, and this is " + System.getProperty("os.name");
+            } else {
+                try {
+                    Linker linker = Linker.nativeLinker();
+                    calls = Optional.of(new Calls(
+                            function(linker, "setsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT)),
+                            function(linker, "getsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS)),
+                            Class.forName("sun.nio.ch.SelChImpl").getMethod("getFDVal")));
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    // A JVM that denies native access throws IllegalCallerException here; a JDK without SelChImpl, the rest.
+                    whyNot = "cannot link setsockopt(2) or find the JDK's descriptor accessor: " + e;
+                }
+            }
+            CALLS = calls;
+            WHY_NOT = whyNot;
         }
 
-        private static Method fdVal() {
-            try {
-                return Class.forName("sun.nio.ch.SelChImpl").getMethod("getFDVal");
-            } catch (ReflectiveOperationException e) {
-                return null;
-            }
+        private Native() {}
+
+        static Calls calls() {
+            return CALLS.orElseThrow();
+        }
+
+        private static MethodHandle function(Linker linker, String name, FunctionDescriptor descriptor) {
+            MemorySegment symbol = linker.defaultLookup().find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name));
+            return linker.downcallHandle(symbol, descriptor, Linker.Option.captureCallState("errno"));
         }
     }
 }

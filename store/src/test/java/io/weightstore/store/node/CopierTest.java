@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.Awaits;
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.CopyTask;
 import io.weightstore.store.api.Endpoint;
@@ -47,7 +48,8 @@ class CopierTest {
         try (PoolFile pool = PoolFile.openOrCreate(tmp.resolve("pool"), CAPACITY, "target");
                 DeadlineTimer timer = new DeadlineTimer("test-deadlines");
                 Copier copier = new Copier(pool, master, Authentication.insecure(), TransferDeadlines.defaults(), timer,
-                        new NodeCounters(), new VerifiedBlocks(CAPACITY, Duration.ofSeconds(10), System::nanoTime))) {
+                        new NodeCounters(), new VerifiedBlocks(CAPACITY, Duration.ofSeconds(10), System::nanoTime),
+                                CongestionControl.CUBIC)) {
             copier.accept(List.of(outside), 0);
             Awaits.until(Duration.ofSeconds(10), "the copy to be reported", () -> reported.containsKey("t1"));
         }

@@ -2,6 +2,7 @@ package io.weightstore.store.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.PutOptions;
@@ -19,13 +20,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node's answers and a client's writes go out under the TCP congestion control each was given, whatever the host's
- * default: {@code ss} reads it off the kernel's sockets on both ends of the data plane.
+ * default, and a client whose algorithm the kernel refuses goes on under the host's: {@code ss} reads it off the
+ * kernel's sockets on both ends of the data plane.
  */
 class NodeCongestionControlTest {
     private static final CongestionControl RENO = new CongestionControl("reno");
@@ -35,17 +39,38 @@ class NodeCongestionControlTest {
 
     @Test
     void theConnectionsANodeAcceptsAndAClientOpensSendUnderTheAlgorithmsTheyWereGiven() throws Exception {
+        // Neither the host's default nor the node's, so that only the client's setting can put it on its sockets.
+        String host = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip();
+        String clientAlgorithm = Stream.of("cubic", "bbr").filter(name -> !name.equals(host)).filter(available()::contains).findFirst()
+                .orElse(null);
+        assumeTrue(clientAlgorithm != null, "this kernel offers no algorithm but " + host + " and reno");
         try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0,
                 MasterSecurity.insecure());
                 StorageNode node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(dir.resolve("pool"), 64 << 20)
                         .withCongestionControl(RENO));
                 StoreClient client = StoreClient.connect("127.0.0.1:" + master.port(), ClientOptions.defaults().withSameHostPath(false)
-                        .withCongestionControl(CongestionControl.CUBIC))) {
+                        .withCongestionControl(new CongestionControl(clientAlgorithm)))) {
             assertThat(node.congestionControl()).isEqualTo("reno");
             // The put's connection stays in the client's pool, open at both ends, for ss to read.
             client.put("object", new byte[1 << 20], PutOptions.defaults());
             assertThat(algorithms("sport = :" + node.port())).as("the node's end").containsExactly("reno");
-            assertThat(algorithms("dport = :" + node.port())).as("the client's end").containsExactly("cubic");
+            assertThat(algorithms("dport = :" + node.port())).as("the client's end").containsExactly(clientAlgorithm);
+        }
+    }
+
+    @Test
+    void aClientGivenAnAlgorithmTheKernelLacksStillWritesAndReadsUnderTheHostsDefault() throws Exception {
+        String host = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip();
+        byte[] bytes = new byte[1 << 20];
+        new SplittableRandom(7).nextBytes(bytes);
+        try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0,
+                MasterSecurity.insecure());
+                StorageNode node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(dir.resolve("pool"), 64 << 20));
+                StoreClient client = StoreClient.connect("127.0.0.1:" + master.port(), ClientOptions.defaults().withSameHostPath(false)
+                        .withCongestionControl(new CongestionControl("no_such_cc")))) {
+            client.put("object", bytes, PutOptions.defaults());
+            assertThat(client.readAll("object")).isEqualTo(bytes);
+            assertThat(algorithms("dport = :" + node.port())).as("the client's end").containsExactly(host);
         }
     }
 
@@ -62,9 +87,13 @@ class NodeCongestionControlTest {
         assertThat(pool).doesNotExist();
     }
 
+    private static Set<String> available() throws IOException {
+        return Set.of(Files.readString(Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control")).strip().split(" "));
+    }
+
     /** The congestion control of each established TCP socket {@code filter} selects, as {@code ss -ti} reports it. */
     private static List<String> algorithms(String filter) throws IOException, InterruptedException {
-        Set<String> known = Set.of(Files.readString(Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control")).strip().split(" "));
+        Set<String> known = available();
         Process ss = new ProcessBuilder("ss", "-tinH", "state", "established", "( " + filter + " )").redirectErrorStream(true).start();
         String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(ss.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -68,7 +68,7 @@ final class DataPlaneConnection implements AutoCloseable {
     /**
      * Connects and shakes hands, each within {@code timeout}: TLS first when {@code tls} is present
      * (the node must prove to be the node the master named), then the hello with {@code session}.
-     * What the connection sends goes out under {@code congestionControl}.
+     * What the connection sends goes out under {@code congestionControl}, or the host's default where the kernel refuses it.
      */
     static DataPlaneConnection open(String host, int port, Optional<TlsEndpoint> tls, Ticket session, Duration timeout,
             DeadlineTimer timer, CongestionControl congestionControl) throws IOException {
@@ -76,7 +76,7 @@ final class DataPlaneConnection implements AutoCloseable {
         DataPlaneConnection connection = null;
         try {
             socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            TcpSockets.setCongestionControl(socket, congestionControl);
+            TcpSockets.preferCongestionControl(socket, congestionControl);
             socket.socket().connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             DataPlaneConnection opened = new DataPlaneConnection(socket, host + ":" + port, timer, timeout);
             connection = opened;

@@ -56,12 +56,6 @@ public final class SocketNodeAccess implements NodeAccess {
     private final Set<DataPlaneConnection> inUse = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    /** As the constructor below, with what a new connection sends going out under CUBIC. */
-    public SocketNodeAccess(String host, int port, Optional<TlsEndpoint> tls, Supplier<Ticket> session, TransferDeadlines deadlines,
-            DeadlineTimer timer) {
-        this(host, port, tls, session, deadlines, timer, CongestionControl.CUBIC);
-    }
-
     /**
      * Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}; a new
      * connection speaks TLS as {@code tls} when present, presents the ticket {@code session} gives

@@ -3,6 +3,7 @@ package io.weightstore.store.client.access;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
@@ -22,8 +23,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -93,7 +94,8 @@ class ClientDeadlinesTest {
 
     @Test
     void aNodeThatNeverAnswersTheHandshakeTimesOut() {
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer,
+                CongestionControl.CUBIC);
         long start = System.nanoTime();
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 10)), List.of(), Arena.ofAuto().allocate(10)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("127.0.0.1:" + server.getLocalPort())
@@ -119,7 +121,8 @@ class ClientDeadlinesTest {
     @Test
     void aNodeThatStopsAnsweringMidReadIsCutAfterTheStallWindow() {
         answerHandshake = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer,
+                CongestionControl.CUBIC);
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
                 .hasMessageContaining("moved nothing for " + SHORT.stall().toMillis() + " ms");
@@ -128,7 +131,8 @@ class ClientDeadlinesTest {
     @Test
     void closingTheAccessEndsAnExchangeInFlightAtOnce() throws Exception {
         answerHandshake = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, LONG, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, LONG, timer,
+                CongestionControl.CUBIC);
         CompletableFuture<Void> read = CompletableFuture.runAsync(() -> {
             try {
                 node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20));
@@ -146,7 +150,8 @@ class ClientDeadlinesTest {
     void aNodeThatKeepsTricklingIsCutWhenTheWholeAllowanceRunsOut() {
         answerHandshake = true;
         trickle = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer,
+                CongestionControl.CUBIC);
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
                 .hasMessageContaining("took longer than " + SHORT.forBytes(1 << 20).toMillis() + " ms");
