@@ -13,8 +13,10 @@ import java.util.regex.Pattern;
  * control").
  */
 public record CongestionControl(String algorithm) {
-    /** The kernel's names: lower-case letters, digits and underscores, at most 15 bytes (TCP_CA_NAME_MAX less its NUL). */
-    // Before the constants below, which the constructor checks against it.
+    /**
+     * The kernel's names: lower-case letters, digits and underscores, at most 15 bytes (TCP_CA_NAME_MAX less its
+     * NUL). Declared before the constants below, whose construction checks against it.
+     */
     private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,15}");
 
     /** Keeps whatever the host's {@code net.ipv4.tcp_congestion_control} says. */

@@ -14,7 +14,8 @@ import java.time.Duration;
  * @param maxPieceBytes largest unit of parallel work; a large range is cut into pieces this size
  * @param leaseDuration how long each read lease lasts; open readers renew theirs at half that
  * @param deadlines how long a node may take to connect and to move a piece's bytes before the read moves to another replica
- * @param congestionControl the TCP congestion control what this client sends to nodes (the bytes of a put) goes out under
+ * @param congestionControl the TCP congestion control this client sends to nodes under (the bytes of a put); one the
+ *     kernel refuses leaves the host's default
  */
 public record ClientOptions(int connections, boolean sameHostPath, Authentication authentication, long maxPieceBytes, Duration leaseDuration,
         TransferDeadlines deadlines, CongestionControl congestionControl) {

@@ -61,7 +61,8 @@ final class NodeConnections implements AutoCloseable {
                         + node.poolPath() + " is not visible here");
             }
             return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(), tlsTo(node),
-                    () -> sessions.getOrDefault(node.nodeId(), Ticket.none()), options.deadlines(), deadlines, options.congestionControl());
+                    () -> sessions.getOrDefault(node.nodeId(), Ticket.none()), options.deadlines(), deadlines,
+                    options.congestionControl());
         });
     }
 
