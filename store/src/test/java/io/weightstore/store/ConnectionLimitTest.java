@@ -46,6 +46,9 @@ class ConnectionLimitTest {
         try (StoreClient writer = sockets()) {
             writer.put("k", data, PutOptions.defaults());
         }
+        // The node frees the writer's place once it reads the close: a peer that came first would be refused BUSY.
+        Awaits.until(Duration.ofSeconds(10), "the node to count the writer's connection closed",
+                () -> cluster.node(0).openConnections() == 0);
     }
 
     @AfterEach
