@@ -10,6 +10,7 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.wire.MacTransport;
+import io.weightstore.store.wire.TcpSockets;
 import io.weightstore.store.node.PoolPages;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
@@ -47,7 +48,6 @@ public final class LoadBench {
     private static final int CONNECTIONS = 8;
     /** nginx serves the files to ranges of this size, as HTTP and S3 loaders fetch in large pieces. */
     private static final long NGINX_RANGE = 64L << 20;
-    private static final Path HOST_CONGESTION_CONTROL = Path.of("/proc/sys/net/ipv4/tcp_congestion_control");
 
     /** The measurements, per-rank bytes of the TP=4 run, and notes on paths that could not be measured. */
     public record Report(long checkpointBytes, int runs, Measurement memcpy, Measurement rawSocket, Measurement rawStore,
@@ -169,7 +169,7 @@ public final class LoadBench {
             int runs, int connections, List<Measurement> paths, List<String> notes) throws Exception {
         List<String> names = weights.stream().map(CheckpointFile::path).toList();
         List<Long> sizes = weights.stream().map(CheckpointFile::size).toList();
-        String hostAlgorithm = Files.readString(HOST_CONGESTION_CONTROL).strip();
+        String hostAlgorithm = TcpSockets.hostDefault();
         if (!hostAlgorithm.equals(CongestionControl.CUBIC.algorithm())) {
             // The peers cannot choose theirs: under BBR without fq they pay for its pacing, and the store does not.
             notes.add("nginx and Redis send under the host's TCP congestion control (" + hostAlgorithm + "), the store and the raw"

@@ -89,7 +89,7 @@ public final class TcpSockets {
             setCongestionControl(channel, congestionControl);
         } catch (IOException refused) {
             if (TOLD_REFUSED.compareAndSet(false, true)) {
-                log.warn("data-plane connections keep the host's TCP congestion control ({}): {}", read(HOST_DEFAULT),
+                log.warn("data-plane connections keep the host's TCP congestion control ({}): {}", hostDefault(),
                         refused.getMessage());
             }
         }
@@ -102,7 +102,7 @@ public final class TcpSockets {
     public static String congestionControl(NetworkChannel channel) throws IOException {
         Optional<Integer> fd = descriptor(channel);
         if (fd.isEmpty()) {
-            return read(HOST_DEFAULT);
+            return hostDefault();
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = arena.allocate(TCP_CA_NAME_MAX);
@@ -140,8 +140,13 @@ public final class TcpSockets {
 
     private static void tellOutOfReach(String why) {
         if (TOLD_OUT_OF_REACH.compareAndSet(false, true)) {
-            log.info("data-plane sockets keep the host's TCP congestion control ({}): {}", read(HOST_DEFAULT), why);
+            log.info("data-plane sockets keep the host's TCP congestion control ({}): {}", hostDefault(), why);
         }
+    }
+
+    /** The host's default algorithm ({@code net.ipv4.tcp_congestion_control}), which sockets not set otherwise send under. */
+    public static String hostDefault() {
+        return read(HOST_DEFAULT);
     }
 
     private static String read(Path file) {
