@@ -33,10 +33,12 @@ module io.weightstore.store {
     // The CRC32C the weights catalog checks tensors with, and the benchmarks measure.
     exports io.weightstore.store.checksum to io.weightstore.bench, io.weightstore.weights;
 
+    // The socket options the S3 gateway sets on its listener, as the nodes do on theirs; the benchmarks too.
+    exports io.weightstore.store.wire to io.weightstore.bench, io.weightstore.gateway;
+
     // Internals the benchmarks measure directly.
     exports io.weightstore.store.client.access to io.weightstore.bench;
     exports io.weightstore.store.client.plan to io.weightstore.bench;
     exports io.weightstore.store.grpc to io.weightstore.bench;
     exports io.weightstore.store.pool to io.weightstore.bench;
-    exports io.weightstore.store.wire to io.weightstore.bench;
 }

@@ -1,6 +1,5 @@
 package io.weightstore.bench;
 
-import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.wire.TcpSockets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -59,7 +58,7 @@ public final class Ceilings {
             // Equal shares, so any accepted connection carries exactly what any client expects.
             this.share = dst.byteSize() / connections;
             this.server = ServerSocketChannel.open();
-            TcpSockets.setCongestionControl(server, CongestionControl.CUBIC);
+            TcpSockets.setCongestionControl(server, CongestionTerms.store());
             server.bind(new InetSocketAddress("127.0.0.1", 0));
             this.algorithm = TcpSockets.congestionControl(server);
             this.source = FileChannel.open(file, StandardOpenOption.READ);
@@ -89,7 +88,7 @@ public final class Ceilings {
                 }));
                 running.add(pool.submit(() -> {
                     try (SocketChannel socket = SocketChannel.open()) {
-                        TcpSockets.setCongestionControl(socket, CongestionControl.CUBIC);
+                        TcpSockets.setCongestionControl(socket, CongestionTerms.store());
                         socket.connect(server.getLocalAddress());
                         receive(socket, dst.asSlice(offset, share));
                     }

@@ -107,7 +107,7 @@ public final class GatewayBench {
             GatewayConfig defaults = GatewayConfig.defaults(0, Access.anonymousOnly());
             GatewayConfig config = new GatewayConfig(defaults.host(), 0, defaults.bucket(), defaults.access(), defaults.maxConcurrent(),
                     defaults.maxWaiting(), chunkBytes, defaults.idleTimeout(), defaults.requestHeadTimeout(),
-                    defaults.sendTimeout(), defaults.maxConnections());
+                    defaults.sendTimeout(), defaults.maxConnections(), defaults.congestionControl());
             try (SocketRangedGets sockets = new SocketRangedGets(connections, rangeBytes);
                     NginxPeer nginx = NginxPeer.start(source, work);
                     StoreClient sameHostStore = cluster.client(true, STORE_CONNECTIONS);
@@ -163,6 +163,7 @@ public final class GatewayBench {
                 notes.add(GatewayLeaseCount.of(sameHost).describe("gateway, same host"));
                 notes.add(GatewayLeaseCount.of(loopback).describe("gateway, loopback nodes"));
                 notes.add("pools in " + poolDir + " (" + PoolPages.of(poolDir) + ")");
+                CongestionTerms.unequal("nginx's responses", "the gateways' and the nodes'").ifPresent(notes::add);
                 List<Measured> results = new ArrayList<>();
                 for (int i = 0; i < measured.size(); i++) {
                     results.add(new Measured(measured.get(i), nginxPaths.get(i), meters.get(i).secondsPerGb(weightBytes)));

@@ -3,14 +3,12 @@ package io.weightstore.bench;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.FileKind;
-import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.wire.MacTransport;
-import io.weightstore.store.wire.TcpSockets;
 import io.weightstore.store.node.PoolPages;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
@@ -169,12 +167,7 @@ public final class LoadBench {
             int runs, int connections, List<Measurement> paths, List<String> notes) throws Exception {
         List<String> names = weights.stream().map(CheckpointFile::path).toList();
         List<Long> sizes = weights.stream().map(CheckpointFile::size).toList();
-        String hostAlgorithm = TcpSockets.hostDefault();
-        if (!hostAlgorithm.equals(CongestionControl.CUBIC.algorithm())) {
-            // The peers cannot choose theirs: under BBR without fq they pay for its pacing, and the store does not.
-            notes.add("nginx and Redis send under the host's TCP congestion control (" + hostAlgorithm + "), the store and the raw"
-                    + " socket under cubic: for equal terms, sysctl -w net.ipv4.tcp_congestion_control=cubic during the run");
-        }
+        CongestionTerms.unequal("nginx and Redis", "the store and the raw socket").ifPresent(notes::add);
         try (NginxPeer nginx = NginxPeer.start(source, work); RangedGets httpClient = new RangedGets(connections, NGINX_RANGE);
                 SocketRangedGets sockets = new SocketRangedGets(connections, NGINX_RANGE)) {
             if (nginx == null) {

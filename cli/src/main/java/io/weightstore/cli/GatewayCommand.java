@@ -95,6 +95,9 @@ final class GatewayCommand implements Callable<Integer> {
     private int maxConnections;
 
     @Mixin
+    private TcpCongestionOption congestionControl;
+
+    @Mixin
     private MetricsOptions metrics;
 
     @Mixin
@@ -116,7 +119,7 @@ final class GatewayCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--chunk-size " + chunkSize + " is too large; at most 256M");
         }
         GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk, idleTimeout,
-                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, sendTimeout, maxConnections);
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, sendTimeout, maxConnections, congestionControl.algorithm);
         PrintWriter out = spec.commandLine().getOut();
         if (anonymous && !InetAddress.getByName(bind).isLoopbackAddress()) {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);
@@ -126,8 +129,9 @@ final class GatewayCommand implements Callable<Integer> {
                 OpsServer ops = metrics.start(List.of(gateway.metrics().registry(), store.metrics().registry()),
                         () -> Readiness.ready("serving bucket " + bucket))) {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + gateway.port();
-            out.printf("listening on %s: the READY checkpoints of the %s as bucket '%s' (%s)%n", url, selection.describe(), bucket,
-                    blank(id) ? "unsigned requests only" : "signed with access key " + id + (anonymous ? ", or unsigned" : ""));
+            out.printf("listening on %s: the READY checkpoints of the %s as bucket '%s' (%s, TCP %s)%n", url, selection.describe(),
+                    bucket, blank(id) ? "unsigned requests only" : "signed with access key " + id + (anonymous ? ", or unsigned" : ""),
+                    gateway.congestionControl());
             metrics.announce(out, ops);
             out.flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));

@@ -3,7 +3,6 @@ package io.weightstore.cli;
 import io.weightstore.cli.ops.MetricsOptions;
 import io.weightstore.cli.ops.OpsServer;
 import io.weightstore.cli.ops.Readiness;
-import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
@@ -105,13 +104,8 @@ final class NodeCommand implements Callable<Integer> {
                     + "them, no one can change them unnoticed). Default: ${DEFAULT-VALUE}.")
     private DataPlaneProtection dataPlane;
 
-    @Option(names = "--tcp-congestion", defaultValue = "cubic", paramLabel = "NAME|system", converter = CongestionControlConverter.class,
-            description = "TCP congestion control the node's answers are sent under: a kernel algorithm (cubic, reno, bbr, ...), or"
-                    + " system for the host's net.ipv4.tcp_congestion_control. Under bbr without the fq queueing discipline the"
-                    + " kernel paces each connection with timers of its own, which on loopback cost three times the CPU per byte"
-                    + " of cubic. Needs the launcher's --add-exports java.base/sun.nio.ch=ALL-UNNAMED; without it the host's"
-                    + " default stays, as the log says. Default: ${DEFAULT-VALUE}.")
-    private CongestionControl congestionControl;
+    @Mixin
+    private TcpCongestionOption congestionControl;
 
     @Mixin
     private MetricsOptions metrics;
@@ -134,7 +128,7 @@ final class NodeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
         NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
-                maxConnections, dataPlane, ByteSizes.parse(scrubRate), checkTrust, congestionControl);
+                maxConnections, dataPlane, ByteSizes.parse(scrubRate), checkTrust, congestionControl.algorithm);
         try (StorageNode node = StorageNode.start(address, options);
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {

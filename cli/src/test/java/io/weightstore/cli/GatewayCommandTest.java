@@ -49,7 +49,7 @@ class GatewayCommandTest {
         assertThat(help.await()).isZero();
         assertThat(help.output()).contains("--port", "--bind", "--bucket", "--access-key", "--secret-key", "--anonymous",
                 "--max-concurrent", "--max-queue", "--chunk-size", "--store", "--connections", "--max-connections",
-                GatewayConfig.SECRET_KEY_ENV, "Default: 127.0.0.1", "Default: weights").doesNotContain(SECRET);
+                "--tcp-congestion", GatewayConfig.SECRET_KEY_ENV, "Default: 127.0.0.1", "Default: weights").doesNotContain(SECRET);
     }
 
     @Test
@@ -61,6 +61,15 @@ class GatewayCommandTest {
         assertThat(half.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(half.err()).contains("needs both its id and its secret");
         assertThat(CliRun.of("gateway", "--anonymous", "--bucket", "Bad_Bucket").err()).contains("bucket 'Bad_Bucket'");
+    }
+
+    @Test
+    void refusesATcpCongestionControlTheKernelLacksBeforeItListens() {
+        CliRun lacking = CliRun.of("gateway", "--anonymous", "--port", "0", "--tcp-congestion", "no_such_cc");
+        assertThat(lacking.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(lacking.err()).contains("gateway: the kernel refused TCP congestion control 'no_such_cc': it has no such algorithm"
+                + " (available: ");
+        assertThat(lacking.out()).doesNotContain("listening on");
     }
 
     @Test
@@ -89,7 +98,8 @@ class GatewayCommandTest {
         } finally {
             gateway.stop();
         }
-        assertThat(gateway.output()).contains("signed with access key reader, or unsigned", "GET /weights/tiny/config.json 200",
+        assertThat(gateway.output()).as("run with the launcher's flags, the gateway reaches its socket to set cubic")
+                .contains("signed with access key reader, or unsigned, TCP cubic)", "GET /weights/tiny/config.json 200",
                 "GET /weights/tiny/config.json 403").doesNotContain(SECRET).doesNotContain("Exception");
     }
 

@@ -1,5 +1,6 @@
 package io.weightstore.gateway;
 
+import io.weightstore.store.api.CongestionControl;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
@@ -18,9 +19,10 @@ import java.util.regex.Pattern;
  * @param sendTimeout how long a response may go without the client taking a byte of it before the connection is closed,
  *     and how long a transfer waits for a slot before it is answered 503 SlowDown
  * @param maxConnections client connections open at once; more wait in the kernel's backlog until one closes
+ * @param congestionControl the TCP congestion control responses are sent under, as the store's nodes send theirs
  */
 public record GatewayConfig(String host, int port, String bucket, Access access, int maxConcurrent, int maxWaiting, int chunkBytes,
-        Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout, int maxConnections) {
+        Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout, int maxConnections, CongestionControl congestionControl) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final String DEFAULT_BUCKET = "weights";
     public static final int DEFAULT_MAX_CONCURRENT = 16;
@@ -65,16 +67,25 @@ public record GatewayConfig(String host, int port, String bucket, Access access,
         if (maxConnections < 1) {
             throw new IllegalArgumentException("max connections must be >= 1, found " + maxConnections);
         }
+        if (congestionControl == null) {
+            throw new IllegalArgumentException("congestionControl=null: use CongestionControl.HOST_DEFAULT for the host's");
+        }
     }
 
     public GatewayConfig withMaxConnections(int value) {
         return new GatewayConfig(host, port, bucket, access, maxConcurrent, maxWaiting, chunkBytes, idleTimeout, requestHeadTimeout,
-                sendTimeout, value);
+                sendTimeout, value, congestionControl);
+    }
+
+    public GatewayConfig withCongestionControl(CongestionControl value) {
+        return new GatewayConfig(host, port, bucket, access, maxConcurrent, maxWaiting, chunkBytes, idleTimeout, requestHeadTimeout,
+                sendTimeout, maxConnections, value);
     }
 
     /** The defaults, on {@code port}, for {@code access}. */
     public static GatewayConfig defaults(int port, Access access) {
         return new GatewayConfig(DEFAULT_HOST, port, DEFAULT_BUCKET, access, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_WAITING,
-                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_SEND_TIMEOUT, DEFAULT_MAX_CONNECTIONS);
+                DEFAULT_CHUNK_BYTES, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_SEND_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+                CongestionControl.CUBIC);
     }
 }

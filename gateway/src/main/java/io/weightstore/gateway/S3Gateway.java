@@ -21,11 +21,14 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.weightstore.gateway.bucket.CheckpointBucket;
 import io.weightstore.gateway.sigv4.SigV4Verifier;
 import io.weightstore.gateway.transfer.TransferSlots;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.wire.TcpSockets;
 import io.weightstore.weights.Catalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.ExecutorService;
@@ -49,6 +52,8 @@ public final class S3Gateway implements AutoCloseable {
     private static final int MAX_HEADERS = 16 << 10;
 
     private final Channel server;
+    /** The JDK's side of {@link #server}, whose socket options the kernel reports. */
+    private final ServerSocketChannel listener;
     private final ChannelGroup connections;
     private final EventLoopGroup loops;
     private final ExecutorService requests;
@@ -56,9 +61,10 @@ public final class S3Gateway implements AutoCloseable {
     private final TransferSlots slots;
     private final GatewayMetrics metrics;
 
-    private S3Gateway(Channel server, ChannelGroup connections, EventLoopGroup loops, ExecutorService requests, ExecutorService readers,
-            TransferSlots slots, GatewayMetrics metrics) {
+    private S3Gateway(Channel server, ServerSocketChannel listener, ChannelGroup connections, EventLoopGroup loops,
+            ExecutorService requests, ExecutorService readers, TransferSlots slots, GatewayMetrics metrics) {
         this.server = server;
+        this.listener = listener;
         this.connections = connections;
         this.loops = loops;
         this.requests = requests;
@@ -71,8 +77,10 @@ public final class S3Gateway implements AutoCloseable {
      * Starts serving {@code store} as {@code config} says; the port is known once this returns.
      *
      * @throws UncheckedIOException when the address cannot be listened on
+     * @throws IllegalArgumentException when the kernel refuses the configured TCP congestion control
      */
     public static S3Gateway start(GatewayConfig config, StoreClient store) {
+        ServerSocketChannel listener = listener(config.congestionControl());
         Clock clock = Clock.systemUTC();
         CheckpointBucket bucket = new CheckpointBucket(config.bucket(), new Catalog(store));
         ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
@@ -86,7 +94,8 @@ public final class S3Gateway implements AutoCloseable {
         ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
         EventLoopGroup loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory("gateway-io", true), NioIoHandler.newFactory());
-        ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+        ServerBootstrap bootstrap = new ServerBootstrap().group(loops)
+                .channelFactory(() -> new NioServerSocketChannel(listener))
                 .handler(new ConnectionLimit(config.maxConnections()))
                 // One accept per read, so that the cap switches accepting off before a burst is taken past it (Netty takes
                 // up to 16 a read, and ConnectionLimit must close those past the cap, where they would have waited).
@@ -112,11 +121,52 @@ public final class S3Gateway implements AutoCloseable {
             throw new UncheckedIOException(new IOException("the gateway cannot listen on " + config.host() + ":" + config.port() + ": "
                     + bound.cause().getMessage(), bound.cause()));
         }
-        return new S3Gateway(bound.channel(), connections, loops, requests, readers, slots, metrics);
+        return new S3Gateway(bound.channel(), listener, connections, loops, requests, readers, slots, metrics);
+    }
+
+    /**
+     * The listening socket, set before its bind to send under {@code congestionControl}: the connections it accepts inherit
+     * the algorithm, and one set after a connection is up keeps the pacing the first one switched on.
+     *
+     * @throws IllegalArgumentException when the kernel refuses the algorithm
+     * @throws UncheckedIOException when no socket can be opened
+     */
+    private static ServerSocketChannel listener(CongestionControl congestionControl) {
+        ServerSocketChannel listener;
+        try {
+            listener = ServerSocketChannel.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException("the gateway cannot open a socket to listen on: " + e.getMessage(), e));
+        }
+        try {
+            TcpSockets.setCongestionControl(listener, congestionControl);
+            return listener;
+        } catch (IOException | RuntimeException e) {
+            try {
+                listener.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e instanceof RuntimeException unchecked ? unchecked
+                    : new IllegalArgumentException("gateway: " + e.getMessage(), e);
+        }
     }
 
     public int port() {
         return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    /** The TCP congestion control responses go out under, as the kernel reports it for the listening socket. */
+    public String congestionControl() {
+        if (!listener.isOpen()) {
+            // Its descriptor's number may belong to another socket by now.
+            throw new IllegalStateException("the gateway is closed");
+        }
+        try {
+            return TcpSockets.congestionControl(listener);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the gateway's listening socket: " + e.getMessage(), e);
+        }
     }
 
     /** Requests, bytes and transfer slots, for whoever runs the gateway to expose. */

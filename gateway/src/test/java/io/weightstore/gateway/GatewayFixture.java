@@ -3,6 +3,7 @@ package io.weightstore.gateway;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.client.ClientOptions;
@@ -82,7 +83,7 @@ final class GatewayFixture implements AutoCloseable {
 
     static GatewayConfig config(Access access, Duration idleTimeout, Duration requestHeadTimeout, Duration sendTimeout) {
         return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, access, 4, 8, CHUNK, idleTimeout,
-                requestHeadTimeout, sendTimeout, GatewayConfig.DEFAULT_MAX_CONNECTIONS);
+                requestHeadTimeout, sendTimeout, GatewayConfig.DEFAULT_MAX_CONNECTIONS, CongestionControl.CUBIC);
     }
 
     String endpoint() {

@@ -3,6 +3,7 @@ package io.weightstore.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.ObjectReader;
@@ -59,7 +60,8 @@ class GatewayLeaseTest {
         catalog = new Catalog(store);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
                 4, 8, 64 << 10, GatewayConfig.DEFAULT_IDLE_TIMEOUT,
-                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS),
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS,
+                CongestionControl.CUBIC),
                 store);
     }
 

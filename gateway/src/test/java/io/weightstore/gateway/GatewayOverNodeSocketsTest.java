@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
@@ -69,7 +70,8 @@ class GatewayOverNodeSocketsTest {
                 false, 1), Progress.NONE);
         gateway = S3Gateway.start(new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(),
                 SLOTS, 8, CHUNK, GatewayConfig.DEFAULT_IDLE_TIMEOUT,
-                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS),
+                GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, GatewayConfig.DEFAULT_SEND_TIMEOUT, GatewayConfig.DEFAULT_MAX_CONNECTIONS,
+                CongestionControl.CUBIC),
                 store);
     }
 

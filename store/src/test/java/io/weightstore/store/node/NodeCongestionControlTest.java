@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.weightstore.store.SocketAlgorithms;
 import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
@@ -12,16 +13,8 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.security.MasterSecurity;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,8 +33,8 @@ class NodeCongestionControlTest {
     @Test
     void theConnectionsANodeAcceptsAndAClientOpensSendUnderTheAlgorithmsTheyWereGiven() throws Exception {
         // Neither the host's default nor the node's, so that only the client's setting can put it on its sockets.
-        String host = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip();
-        String clientAlgorithm = Stream.of("cubic", "bbr").filter(name -> !name.equals(host)).filter(available()::contains).findFirst()
+        String host = SocketAlgorithms.hostDefault();
+        String clientAlgorithm = Stream.of("cubic", "bbr").filter(name -> !name.equals(host)).filter(SocketAlgorithms.available()::contains).findFirst()
                 .orElse(null);
         assumeTrue(clientAlgorithm != null, "this kernel offers no algorithm but " + host + " and reno");
         try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0,
@@ -53,14 +46,14 @@ class NodeCongestionControlTest {
             assertThat(node.congestionControl()).isEqualTo("reno");
             // The put's connection stays in the client's pool, open at both ends, for ss to read.
             client.put("object", new byte[1 << 20], PutOptions.defaults());
-            assertThat(algorithms("sport = :" + node.port())).as("the node's end").containsExactly("reno");
-            assertThat(algorithms("dport = :" + node.port())).as("the client's end").containsExactly(clientAlgorithm);
+            assertThat(SocketAlgorithms.of("sport = :" + node.port())).as("the node's end").containsExactly("reno");
+            assertThat(SocketAlgorithms.of("dport = :" + node.port())).as("the client's end").containsExactly(clientAlgorithm);
         }
     }
 
     @Test
     void aClientGivenAnAlgorithmTheKernelLacksStillWritesAndReadsUnderTheHostsDefault() throws Exception {
-        String host = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip();
+        String host = SocketAlgorithms.hostDefault();
         byte[] bytes = new byte[1 << 20];
         new SplittableRandom(7).nextBytes(bytes);
         try (MasterServer master = MasterServer.start(dir.resolve("master"), MasterConfig.defaults(), "127.0.0.1", 0,
@@ -70,7 +63,7 @@ class NodeCongestionControlTest {
                         .withCongestionControl(new CongestionControl("no_such_cc")))) {
             client.put("object", bytes, PutOptions.defaults());
             assertThat(client.readAll("object")).isEqualTo(bytes);
-            assertThat(algorithms("dport = :" + node.port())).as("the client's end").containsExactly(host);
+            assertThat(SocketAlgorithms.of("dport = :" + node.port())).as("the client's end").containsExactly(host);
         }
     }
 
@@ -85,27 +78,5 @@ class NodeCongestionControlTest {
                     .hasMessageStartingWith("node data plane: the kernel refused TCP congestion control 'no_such_cc'");
         }
         assertThat(pool).doesNotExist();
-    }
-
-    private static Set<String> available() throws IOException {
-        return Set.of(Files.readString(Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control")).strip().split(" "));
-    }
-
-    /** The congestion control of each established TCP socket {@code filter} selects, as {@code ss -ti} reports it. */
-    private static List<String> algorithms(String filter) throws IOException, InterruptedException {
-        Set<String> known = available();
-        Process ss = new ProcessBuilder("ss", "-tinH", "state", "established", "( " + filter + " )").redirectErrorStream(true).start();
-        String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(ss.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(ss.exitValue()).as(out).isZero();
-        List<String> found = new ArrayList<>();
-        // Each socket is a line of addresses, then an indented line of details, one of them the algorithm's name.
-        for (String line : out.split("\n")) {
-            if (line.startsWith("\t") || line.startsWith(" ")) {
-                found.addAll(Arrays.stream(line.strip().split(" ")).filter(known::contains).limit(1).toList());
-            }
-        }
-        assertThat(found).as("ss said:%n%s", out).isNotEmpty();
-        return found.stream().distinct().toList();
     }
 }
