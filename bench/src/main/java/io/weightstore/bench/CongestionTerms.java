@@ -24,7 +24,7 @@ final class CongestionTerms {
             return Optional.empty();
         }
         // Under BBR without fq they pay for its pacing, and the store does not.
-        return Optional.of(peers + " send under the host's TCP congestion control (" + host + "), " + ours + " under " + store
-                + ": for equal terms, sysctl -w net.ipv4.tcp_congestion_control=" + store + " during the run");
+        return Optional.of("TCP congestion control: " + peers + " under the host's (" + host + "), " + ours + " under " + store
+                + "; for equal terms, sysctl -w net.ipv4.tcp_congestion_control=" + store + " during the run");
     }
 }

@@ -163,7 +163,7 @@ public final class GatewayBench {
                 notes.add(GatewayLeaseCount.of(sameHost).describe("gateway, same host"));
                 notes.add(GatewayLeaseCount.of(loopback).describe("gateway, loopback nodes"));
                 notes.add("pools in " + poolDir + " (" + PoolPages.of(poolDir) + ")");
-                CongestionTerms.unequal("nginx's responses", "the gateways' and the nodes'").ifPresent(notes::add);
+                CongestionTerms.unequal("nginx", "the gateways and the nodes").ifPresent(notes::add);
                 List<Measured> results = new ArrayList<>();
                 for (int i = 0; i < measured.size(); i++) {
                     results.add(new Measured(measured.get(i), nginxPaths.get(i), meters.get(i).secondsPerGb(weightBytes)));
