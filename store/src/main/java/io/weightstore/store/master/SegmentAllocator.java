@@ -1,6 +1,7 @@
 package io.weightstore.store.master;
 
 import io.weightstore.store.api.Range;
+import io.weightstore.store.pool.PoolFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,9 +11,18 @@ import java.util.TreeMap;
 /**
  * Free space of one node's pool segment: first-fit allocation of aligned ranges, with neighbouring
  * free ranges merged on release. Not thread-safe; the master serialises access.
+ *
+ * <p>A range of a huge page or more starts where the pool file's huge pages start, where one fits:
+ * a reader on the node's host maps it by whole 2 MiB entries (ten times as fast to read the first
+ * time as 4 KiB ones on the VMs measured), which needs the mapping's addresses and the file's offsets
+ * to agree modulo 2 MiB, and slices placed anywhere else could not all agree with one mapping.
+ * Where none fits so, it goes first fit, so alignment never costs a put its room.
  */
 final class SegmentAllocator {
     static final long ALIGNMENT = 4096;
+    static final long HUGE_PAGE = 2L << 20;
+    /** The data offsets at which the file's huge pages start: data begins after the pool's header. */
+    static final long HUGE_PAGE_PHASE = Math.floorMod(-PoolFile.DATA_START, HUGE_PAGE);
 
     private final long capacity;
     private final TreeMap<Long, Long> free = new TreeMap<>();
@@ -43,17 +53,27 @@ final class SegmentAllocator {
 
     OptionalLong allocate(long length) {
         long size = aligned(Math.max(1, length));
+        OptionalLong onHugePages = size >= HUGE_PAGE ? firstFit(size, HUGE_PAGE, HUGE_PAGE_PHASE) : OptionalLong.empty();
+        return onHugePages.isPresent() ? onHugePages : firstFit(size, ALIGNMENT, 0);
+    }
+
+    /** The first free place for {@code size} bytes at an offset that is {@code phase} modulo {@code alignment}, taken. */
+    private OptionalLong firstFit(long size, long alignment, long phase) {
         for (Map.Entry<Long, Long> range : free.entrySet()) {
             // Read the entry before removing it: TreeMap reuses a removed node for its successor's mapping.
             long offset = range.getKey();
-            long available = range.getValue();
-            if (available >= size) {
+            long end = offset + range.getValue();
+            long start = offset + Math.floorMod(phase - offset, alignment);
+            if (start + size <= end) {
                 free.remove(offset);
-                if (available > size) {
-                    free.put(offset + size, available - size);
+                if (start > offset) {
+                    free.put(offset, start - offset);
+                }
+                if (end > start + size) {
+                    free.put(start + size, end - start - size);
                 }
                 used += size;
-                return OptionalLong.of(offset);
+                return OptionalLong.of(start);
             }
         }
         return OptionalLong.empty();

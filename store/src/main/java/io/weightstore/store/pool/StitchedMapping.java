@@ -30,12 +30,20 @@ import java.util.UUID;
  * are placed with {@code mmap(MAP_FIXED)} into a range reserved first. Linux only; pieces must start
  * on a page and all but the last must fill whole pages, which the master's 4 KiB allocation and slice
  * sizes give, and stitching needs 4 KiB pages.
+ *
+ * <p>The kernel maps a pool in huge pages by whole 2 MiB entries only where the mapping's address and
+ * the file's offset agree modulo 2 MiB; elsewhere each 4 KiB page is an entry of its own, which the VMs
+ * measured read ten times as slowly the first time. So the stitched range starts where the first
+ * piece's file offset falls in its 2 MiB page: the master places slices of 2 MiB and more on the
+ * pool's huge pages, so the pieces that follow agree as well (the JDK's own mapping of one run gets
+ * this from the kernel).
  */
 public final class StitchedMapping {
     /** {@code length} bytes of the pool file {@code file} (whose header must name {@code pool}) from data offset {@code offset}. */
     public record Piece(Path file, UUID pool, long offset, long length) {}
 
     private static final long PAGE = 4096;
+    private static final long HUGE_PAGE = 2L << 20;
     private static final int PROT_NONE = 0;
     private static final int PROT_READ = 1;
     private static final int MAP_SHARED = 0x01;
@@ -89,12 +97,14 @@ public final class StitchedMapping {
         if (!Libc.FOUR_KIB_PAGES) {
             throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "stitched pool mappings need 4 KiB pages");
         }
-        long reserved = Math.max(PAGE, Math.ceilDiv(total, PAGE) * PAGE);
+        long reserved = Math.max(PAGE, Math.ceilDiv(total, PAGE) * PAGE) + HUGE_PAGE;
         Map<Path, Integer> files = new LinkedHashMap<>();
         try (Arena call = Arena.ofConfined()) {
             MemorySegment state = call.allocate(Libc.CALL_STATE);
-            MemorySegment base = mmap(state, MemorySegment.NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0,
-                    "reserve " + reserved + " bytes of addresses");
+            long reservation = mmap(state, MemorySegment.NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0,
+                    "reserve " + reserved + " bytes of addresses").address();
+            MemorySegment base = MemorySegment.ofAddress(reservation + Math.floorMod(PoolFile.DATA_START + pieces.getFirst().offset()
+                    - reservation, HUGE_PAGE));
             try {
                 long at = 0;
                 for (Piece piece : pieces) {
@@ -113,12 +123,12 @@ public final class StitchedMapping {
                     at += piece.length();
                 }
             } catch (StoreException | RuntimeException e) {
-                munmap(base.address(), reserved);
+                munmap(reservation, reserved);
                 throw e;
             } finally {
                 files.values().forEach(StitchedMapping::close);
             }
-            return MemorySegment.ofAddress(base.address()).reinterpret(total, arena, s -> munmap(s.address(), reserved)).asReadOnly();
+            return base.reinterpret(total, arena, s -> munmap(reservation, reserved)).asReadOnly();
         }
     }
 

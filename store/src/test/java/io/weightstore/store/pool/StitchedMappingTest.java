@@ -2,15 +2,20 @@ package io.weightstore.store.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weightstore.store.api.StoreException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * must not be able to tell the two apart, in bytes, in lifetime, or in what they refuse.
  */
 class StitchedMappingTest {
+    private static final long HUGE_PAGE = 2L << 20;
+    private static final Pattern VMA = Pattern.compile("([0-9a-f]+)-[0-9a-f]+ ");
+
     @TempDir
     Path tmp;
 
@@ -108,5 +116,61 @@ class StitchedMappingTest {
                     .isInstanceOf(StoreException.class).hasMessageContaining("cannot map 4096 bytes of " + gone)
                     .hasMessageContaining("NoSuchFileException");
         }
+    }
+
+    @Test
+    void aStitchedRangeStartsWhereItsFirstPiecesFileOffsetFallsInA2MiBPage() throws Exception {
+        try (PoolFile first = PoolFile.openOrCreate(tmp.resolve("pool-a"), 1 << 20);
+                PoolFile second = PoolFile.openOrCreate(tmp.resolve("pool-b"), 1 << 20); Arena arena = Arena.ofConfined()) {
+            for (long offset : new long[] {0, 8192, 12288}) {
+                MemorySegment mapped = StitchedMapping.map(List.of(new StitchedMapping.Piece(first.path(), first.uuid(), offset, 8192),
+                        new StitchedMapping.Piece(second.path(), second.uuid(), 0, 4096)), arena);
+                assertThat(Math.floorMod(mapped.address() - PoolFile.DATA_START - offset, HUGE_PAGE)).as("data offset %d", offset)
+                        .isZero();
+            }
+        }
+    }
+
+    @Test
+    void piecesOnTheHugePagesOfAPoolInHugePagesAreMappedByWhole2MiBEntries() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
+        Path mount = Files.createDirectory(tmp.resolve("huge"));
+        run("mount", "-t", "tmpfs", "-o", "size=32m,huge=within_size", "weightstore-test-huge", mount.toString());
+        try (PoolFile first = PoolFile.openOrCreate(mount.resolve("pool-a"), 8 << 20);
+                PoolFile second = PoolFile.openOrCreate(mount.resolve("pool-b"), 8 << 20); Arena arena = Arena.ofConfined()) {
+            int length = 4 << 20;
+            fill(first, 0, length, 3);
+            fill(second, 0, length, 5);
+            // Data offset 0 is file offset 4 KiB: each piece holds one whole huge page of its file, at file offset 2 MiB.
+            MemorySegment mapped = StitchedMapping.map(List.of(new StitchedMapping.Piece(first.path(), first.uuid(), 0, length),
+                    new StitchedMapping.Piece(second.path(), second.uuid(), 0, length)), arena);
+            assertThat(mapped.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(concat(expected(length, 3), expected(length, 5)));
+            assertThat(pmdMappedKib(mapped)).as("kB mapped by 2 MiB entries").isEqualTo(2 * 2048);
+        } finally {
+            run("umount", mount.toString());
+        }
+    }
+
+    /** What /proc/self/smaps says is mapped by PMD entries in the mappings that lie within {@code segment}. */
+    private static long pmdMappedKib(MemorySegment segment) throws Exception {
+        long total = 0;
+        boolean inside = false;
+        for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
+            Matcher vma = VMA.matcher(line);
+            if (vma.lookingAt()) {
+                long start = Long.parseUnsignedLong(vma.group(1), 16);
+                inside = start >= segment.address() && start < segment.address() + segment.byteSize();
+            } else if (inside && (line.startsWith("ShmemPmdMapped:") || line.startsWith("FilePmdMapped:"))) {
+                total += Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return total;
+    }
+
+    private static void run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
     }
 }
