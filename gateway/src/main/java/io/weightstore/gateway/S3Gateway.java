@@ -52,8 +52,8 @@ public final class S3Gateway implements AutoCloseable {
     private static final int MAX_HEADERS = 16 << 10;
 
     private final Channel server;
-    /** The JDK's side of {@link #server}, whose socket options the kernel reports. */
-    private final ServerSocketChannel listener;
+    /** As the kernel reported it for the listening socket, before the bind: read once, as the descriptor is the server's. */
+    private final String congestionControl;
     private final ChannelGroup connections;
     private final EventLoopGroup loops;
     private final ExecutorService requests;
@@ -61,10 +61,10 @@ public final class S3Gateway implements AutoCloseable {
     private final TransferSlots slots;
     private final GatewayMetrics metrics;
 
-    private S3Gateway(Channel server, ServerSocketChannel listener, ChannelGroup connections, EventLoopGroup loops,
+    private S3Gateway(Channel server, String congestionControl, ChannelGroup connections, EventLoopGroup loops,
             ExecutorService requests, ExecutorService readers, TransferSlots slots, GatewayMetrics metrics) {
         this.server = server;
-        this.listener = listener;
+        this.congestionControl = congestionControl;
         this.connections = connections;
         this.loops = loops;
         this.requests = requests;
@@ -81,6 +81,18 @@ public final class S3Gateway implements AutoCloseable {
      */
     public static S3Gateway start(GatewayConfig config, StoreClient store) {
         ServerSocketChannel listener = listener(config.congestionControl());
+        try {
+            return serve(config, store, listener, TcpSockets.congestionControl(listener));
+        } catch (IOException e) {
+            close(listener, e);
+            throw new UncheckedIOException("the gateway's listening socket: " + e.getMessage(), e);
+        } catch (RuntimeException | Error e) {
+            close(listener, e);
+            throw e;
+        }
+    }
+
+    private static S3Gateway serve(GatewayConfig config, StoreClient store, ServerSocketChannel listener, String algorithm) {
         Clock clock = Clock.systemUTC();
         CheckpointBucket bucket = new CheckpointBucket(config.bucket(), new Catalog(store));
         ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
@@ -121,7 +133,15 @@ public final class S3Gateway implements AutoCloseable {
             throw new UncheckedIOException(new IOException("the gateway cannot listen on " + config.host() + ":" + config.port() + ": "
                     + bound.cause().getMessage(), bound.cause()));
         }
-        return new S3Gateway(bound.channel(), listener, connections, loops, requests, readers, slots, metrics);
+        return new S3Gateway(bound.channel(), algorithm, connections, loops, requests, readers, slots, metrics);
+    }
+
+    private static void close(ServerSocketChannel listener, Throwable failure) {
+        try {
+            listener.close();
+        } catch (IOException suppressed) {
+            failure.addSuppressed(suppressed);
+        }
     }
 
     /**
@@ -142,11 +162,7 @@ public final class S3Gateway implements AutoCloseable {
             TcpSockets.setCongestionControl(listener, congestionControl);
             return listener;
         } catch (IOException | RuntimeException e) {
-            try {
-                listener.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            close(listener, e);
             throw e instanceof RuntimeException unchecked ? unchecked
                     : new IllegalArgumentException("gateway: " + e.getMessage(), e);
         }
@@ -156,17 +172,9 @@ public final class S3Gateway implements AutoCloseable {
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
-    /** The TCP congestion control responses go out under, as the kernel reports it for the listening socket. */
+    /** The TCP congestion control responses go out under, as the kernel reported it for the listening socket. */
     public String congestionControl() {
-        if (!listener.isOpen()) {
-            // Its descriptor's number may belong to another socket by now.
-            throw new IllegalStateException("the gateway is closed");
-        }
-        try {
-            return TcpSockets.congestionControl(listener);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the gateway's listening socket: " + e.getMessage(), e);
-        }
+        return congestionControl;
     }
 
     /** Requests, bytes and transfer slots, for whoever runs the gateway to expose. */

@@ -16,7 +16,9 @@ import java.util.TreeMap;
  * a reader on the node's host maps it by whole 2 MiB entries (ten times as fast to read the first
  * time as 4 KiB ones on the VMs measured), which needs the mapping's addresses and the file's offsets
  * to agree modulo 2 MiB, and slices placed anywhere else could not all agree with one mapping.
- * Where none fits so, it goes first fit, so alignment never costs a put its room.
+ * Where none fits so, it goes first fit. What that costs is room: a gap left before an aligned range
+ * (under 2 MiB) takes only smaller ranges, so a pool filled to its last slice may hold one slice
+ * fewer than without the rule (the master evicts from 95 % of capacity, well before that).
  */
 final class SegmentAllocator {
     static final long ALIGNMENT = 4096;

@@ -98,13 +98,13 @@ public final class StitchedMapping {
             throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "stitched pool mappings need 4 KiB pages");
         }
         long reserved = Math.max(PAGE, Math.ceilDiv(total, PAGE) * PAGE) + HUGE_PAGE;
+        long firstFileOffset = pieces.isEmpty() ? 0 : PoolFile.DATA_START + pieces.getFirst().offset();
         Map<Path, Integer> files = new LinkedHashMap<>();
         try (Arena call = Arena.ofConfined()) {
             MemorySegment state = call.allocate(Libc.CALL_STATE);
             long reservation = mmap(state, MemorySegment.NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0,
                     "reserve " + reserved + " bytes of addresses").address();
-            MemorySegment base = MemorySegment.ofAddress(reservation + Math.floorMod(PoolFile.DATA_START + pieces.getFirst().offset()
-                    - reservation, HUGE_PAGE));
+            MemorySegment base = MemorySegment.ofAddress(reservation + Math.floorMod(firstFileOffset - reservation, HUGE_PAGE));
             try {
                 long at = 0;
                 for (Piece piece : pieces) {
