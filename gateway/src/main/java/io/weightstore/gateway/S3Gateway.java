@@ -52,7 +52,7 @@ public final class S3Gateway implements AutoCloseable {
     private static final int MAX_HEADERS = 16 << 10;
 
     private final Channel server;
-    /** As the kernel reported it for the listening socket, before the bind: read once, as the descriptor is the server's. */
+    /** As the kernel reported it for the listening socket, read once before the bind: read later, it could race a close. */
     private final String congestionControl;
     private final ChannelGroup connections;
     private final EventLoopGroup loops;

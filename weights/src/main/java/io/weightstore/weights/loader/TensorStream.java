@@ -25,10 +25,10 @@ import java.util.concurrent.Future;
  * Tensors of a checkpoint (or of one rank's share of it) in file order, read in batches into one
  * reused off-heap buffer. The buffer has two 64-byte-aligned halves: while the consumer works
  * through the batch in one half, the next batch is read into the other, and the two reads in
- * flight overlap. Each batch is one
- * scatter-gather read over the nodes: tensors of one file that lie next to each other become one
- * range, and a column shard is one strided read, all in flight together. Each tensor, or the rank's
- * shard of it, is checked against the CRC32C the import recorded before its batch is handed out.
+ * flight overlap. Each batch is one scatter-gather read over the nodes: tensors of one file that
+ * lie next to each other become one range, and a column shard is one strided read, all in flight
+ * together. Each tensor, or the rank's shard of it, is checked against the CRC32C the import
+ * recorded before its batch is handed out.
  *
  * <p>A tensor seen in place in a pool mapped on this host is not read at all: the stream hands out
  * the source's read-only view of it, which outlives the stream (it is valid until the source closes).
