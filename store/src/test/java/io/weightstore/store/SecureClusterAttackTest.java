@@ -279,6 +279,20 @@ class SecureClusterAttackTest {
     }
 
     @Test
+    void aTicketOfACertificateCallerServesNoConnectionWithoutACertificate() throws Exception {
+        Located located = locateAs(Role.READER, "reader-1", placeObject());
+        String holder = located.object().slice(0).replicas().getFirst().nodeId();
+        byte[] readersTicket = located.tickets().get(holder).bytes();
+        // A token holder's connection presents no certificate: with the ticket read off reader-1's connection it would
+        // otherwise pass for reader-1.
+        Path tokenDir = tmp.resolve("thief-token");
+        cluster.ca().issueToken(Role.READER, "thief", tokenDir, false);
+        assertThat(helloStatus(holder, Authentication.load(tokenDir), readersTicket)).isEqualTo(io.weightstore.store.wire.Status.AUTH);
+        assertThat(helloStatus(holder, cluster.authentication(Role.READER, "reader-1"), readersTicket))
+                .isEqualTo(io.weightstore.store.wire.Status.OK);
+    }
+
+    @Test
     void aClientRefusesANodeThatIsNotTheOneTheMasterNamed() throws Exception {
         Located located = locateAs(Role.READER, "reader-1", placeObject());
         Authentication reader = cluster.authentication(Role.READER, "reader-1");

@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 final class CallerAuthorization implements ServerInterceptor {
     static final Context.Key<Identity> CALLER = Context.key("weightstore-caller");
+    /** Whether {@link #CALLER} proved itself with a certificate rather than a token: its session tickets are bound to it. */
+    static final Context.Key<Boolean> CERTIFIED = Context.keyWithDefault("weightstore-caller-certified", false);
     private static final String BEARER = "Bearer ";
     private static final RateLimitedLog REFUSALS =
             new RateLimitedLog(LoggerFactory.getLogger(CallerAuthorization.class), 10, Duration.ofMinutes(1));
@@ -40,8 +42,8 @@ final class CallerAuthorization implements ServerInterceptor {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         String method = call.getMethodDescriptor().getFullMethodName();
-        Optional<Identity> caller = certificateOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION))
-                .or(() -> tokenOf(headers.get(GrpcStatuses.AUTHORIZATION)));
+        Optional<Identity> certified = certificateOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+        Optional<Identity> caller = certified.or(() -> tokenOf(headers.get(GrpcStatuses.AUTHORIZATION)));
         if (caller.isEmpty()) {
             return refuse(call, Status.UNAUTHENTICATED, "present a client certificate of this cluster or a bearer token to call "
                     + method);
@@ -51,7 +53,8 @@ final class CallerAuthorization implements ServerInterceptor {
             return refuse(call, Status.PERMISSION_DENIED, caller.get().name() + " (" + caller.get().role().label() + ") may not "
                     + needed.map(p -> p.name() + " (" + method + ")").orElse("call " + method));
         }
-        return Contexts.interceptCall(Context.current().withValue(CALLER, caller.get()), call, headers, next);
+        return Contexts.interceptCall(Context.current().withValues(CALLER, caller.get(), CERTIFIED, certified.isPresent()), call,
+                headers, next);
     }
 
     private static Optional<Identity> certificateOf(SSLSession session) {

@@ -227,9 +227,10 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
                     .setObject(Protos.toProto(grant.object())).setDeadlineMs(grant.deadline().toEpochMilli());
             grant.nodes().values().forEach(n -> response.addNodes(Protos.toProto(n)));
             Identity caller = CallerAuthorization.CALLER.get();
+            boolean certified = CallerAuthorization.CERTIFIED.get();
             if (tickets.isPresent() && caller != null) {
                 for (String nodeId : grant.nodes().keySet()) {
-                    tickets.get().session(nodeId, caller).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
+                    tickets.get().session(nodeId, caller, certified).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
                 }
                 for (SliceMeta slice : grant.object().slices()) {
                     for (ReplicaRef replica : slice.replicas()) {
@@ -275,9 +276,10 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
                     .setLeaseId(located.lease().id()).setLeaseExpiresMs(located.lease().expiresAt().toEpochMilli());
             located.nodes().values().forEach(n -> response.addNodes(Protos.toProto(n)));
             Identity caller = CallerAuthorization.CALLER.get();
+            boolean certified = CallerAuthorization.CERTIFIED.get();
             if (tickets.isPresent() && caller != null) {
                 for (String nodeId : located.nodes().keySet()) {
-                    tickets.get().session(nodeId, caller).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
+                    tickets.get().session(nodeId, caller, certified).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
                 }
             }
             return response.build();
@@ -385,10 +387,11 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
                     request.getSlice(), request.getReplacingNodeId());
             RepairStartResponse.Builder response = Protos.toProto(grant).toBuilder();
             Identity caller = CallerAuthorization.CALLER.get();
+            boolean certified = CallerAuthorization.CERTIFIED.get();
             if (tickets.isPresent() && caller != null) {
                 String nodeId = grant.target().nodeId();
                 long length = master.stat(grant.key()).slice(grant.slice()).length();
-                tickets.get().session(nodeId, caller).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
+                tickets.get().session(nodeId, caller, certified).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
                 tickets.get().write(nodeId, caller, grant.target().offset(), length, grant.deadline())
                         .ifPresent(t -> response.setGrant(ByteString.copyFrom(t.bytes())));
             }

@@ -35,9 +35,10 @@ final class TicketOffice {
         return keys.containsKey(nodeId);
     }
 
-    Optional<Ticket> session(String nodeId, Identity caller) {
+    /** A session ticket for {@code caller}, bound to its certificate when {@code certified}: the master knew it by one. */
+    Optional<Ticket> session(String nodeId, Identity caller, boolean certified) {
         return Optional.ofNullable(keys.get(nodeId))
-                .map(key -> NodeTicket.session(nodeId, caller, Instant.now().plus(SESSION_LIFETIME)).seal(key.session()));
+                .map(key -> NodeTicket.session(nodeId, caller, Instant.now().plus(SESSION_LIFETIME), certified).seal(key.session()));
     }
 
     /** A node's grant to read one range of another node's pool, for a copy it was asked to make. */

@@ -41,7 +41,8 @@ sealed interface Admission {
     /**
      * Admits the connection that presented {@code ticket} in its hello, or refuses it with AUTH; a
      * caller that proved an identity with a certificate in the TLS handshake ({@code certified}) must
-     * be the ticket's, so a ticket read off one client cannot serve another.
+     * be the ticket's, and a ticket the master bound to a certificate needs one, so a ticket read off
+     * one client cannot serve another.
      */
     Session admit(byte[] ticket, Optional<Identity> certified) throws FrameException;
 
@@ -65,10 +66,13 @@ sealed interface Admission {
                 }
                 return readOnly(session);
             }
-            if (session.kind() != NodeTicket.Kind.SESSION) {
+            if (session.kind() != NodeTicket.Kind.SESSION && session.kind() != NodeTicket.Kind.CERTIFIED_SESSION) {
                 throw refused(false, "a write grant is not a session ticket");
             }
             Identity caller = session.caller();
+            if (session.kind() == NodeTicket.Kind.CERTIFIED_SESSION && certified.isEmpty()) {
+                throw refused(true, "the session ticket is bound to " + caller + "'s certificate, and the connection presents none");
+            }
             if (certified.isPresent() && !certified.get().equals(caller)) {
                 throw refused(true, "the session ticket is " + caller + "'s, but the connection's certificate is " + certified.get()
                         + "'s");

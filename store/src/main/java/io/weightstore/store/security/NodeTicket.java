@@ -8,7 +8,8 @@ import java.util.Optional;
 
 /**
  * What a ticket says, sealed by the master with the node's key and checked by the node. A session
- * ticket admits {@code caller} with {@code role} to {@code node} (its data-plane connections); a
+ * ticket admits {@code caller} with {@code role} to {@code node} (its data-plane connections), bound
+ * to the caller's certificate when the master knew the caller by one; a
  * write grant lets {@code caller} write exactly {@code length} bytes at {@code offset} of the node's
  * pool, the place a put was given; a read grant admits {@code caller} (another node, making a copy)
  * to a connection that may read only {@code length} bytes at {@code offset}. All expire. The MAC
@@ -21,14 +22,25 @@ import java.util.Optional;
 public record NodeTicket(Kind kind, String node, Identity caller, Instant expiresAt, long offset, long length) {
     /** What the ticket lets its holder do. */
     public enum Kind {
+        /**
+         * Admits a caller the master knew by its bearer token: on a connection without a certificate, or with the
+         * caller's own.
+         */
         SESSION,
         WRITE,
         /** Presented in a hello instead of a session ticket: the connection may read one range and nothing else. */
-        READ
+        READ,
+        /**
+         * Admits a caller the master knew by its certificate, only on a connection that presents it: a ticket read off
+         * such a caller's connection serves no one else, with a certificate or without. Last, so that the others keep
+         * their numbers on the wire.
+         */
+        CERTIFIED_SESSION
     }
 
-    public static NodeTicket session(String node, Identity caller, Instant expiresAt) {
-        return new NodeTicket(Kind.SESSION, node, caller, expiresAt, 0, 0);
+    /** A session ticket; {@code certified} when the master authenticated {@code caller} by its certificate. */
+    public static NodeTicket session(String node, Identity caller, Instant expiresAt, boolean certified) {
+        return new NodeTicket(certified ? Kind.CERTIFIED_SESSION : Kind.SESSION, node, caller, expiresAt, 0, 0);
     }
 
     public static NodeTicket read(String node, Identity caller, Instant expiresAt, long offset, long length) {

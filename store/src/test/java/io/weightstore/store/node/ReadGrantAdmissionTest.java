@@ -33,7 +33,7 @@ class ReadGrantAdmissionTest {
         // A copy reconnecting would present the read grant it started with, which a handshake refuses once it expired.
         assertThat(source.admit(grant, Optional.of(COPIER)).makesWayWhenIdle()).isFalse();
         Identity reader = new Identity("engine", Role.READER);
-        byte[] session = NodeTicket.session("node-0", reader, Instant.now().plusSeconds(60)).seal(keys.session()).bytes();
+        byte[] session = NodeTicket.session("node-0", reader, Instant.now().plusSeconds(60), false).seal(keys.session()).bytes();
         assertThat(source.admit(session, Optional.empty()).makesWayWhenIdle()).isTrue();
     }
 

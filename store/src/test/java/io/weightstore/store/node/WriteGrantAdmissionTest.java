@@ -25,7 +25,7 @@ class WriteGrantAdmissionTest {
     private static final Identity WRITER = new Identity("writer-1", Role.WRITER);
     private final NodeKeys keys = new NodeKeys();
     private final Admission node = new Admission.Ticketed("node-0", keys);
-    private final byte[] session = NodeTicket.session("node-0", WRITER, Instant.now().plusSeconds(60)).seal(keys.session()).bytes();
+    private final byte[] session = NodeTicket.session("node-0", WRITER, Instant.now().plusSeconds(60), false).seal(keys.session()).bytes();
 
     private Ticket grant() {
         return NodeTicket.write("node-0", WRITER, Instant.now().plusSeconds(60), 8192, 4096).seal(keys.grant());
@@ -49,7 +49,7 @@ class WriteGrantAdmissionTest {
 
     @Test
     void aConnectionServesNoRequestPastItsSessionTicketsExpiry() throws Exception {
-        byte[] brief = NodeTicket.session("node-0", WRITER, Instant.now().plusMillis(300)).seal(keys.session()).bytes();
+        byte[] brief = NodeTicket.session("node-0", WRITER, Instant.now().plusMillis(300), false).seal(keys.session()).bytes();
         Admission.Session connected = node.admit(brief, Optional.of(WRITER));
         Request read = new Request.Read(new Range(0, 4096), List.of());
         assertThatCode(() -> connected.authorize(read)).doesNotThrowAnyException();
@@ -64,7 +64,7 @@ class WriteGrantAdmissionTest {
         Ticket sealedAsSession = NodeTicket.write("node-0", WRITER, Instant.now().plusSeconds(60), 8192, 4096).seal(keys.session());
         assertThatThrownBy(() -> node.admit(session, Optional.of(WRITER))
                 .authorize(new Request.Write(new Range(8192, 4096), sealedAsSession))).isInstanceOf(FrameException.class);
-        byte[] sessionAsGrant = NodeTicket.session("node-0", WRITER, Instant.now().plusSeconds(60)).seal(keys.grant()).bytes();
+        byte[] sessionAsGrant = NodeTicket.session("node-0", WRITER, Instant.now().plusSeconds(60), false).seal(keys.grant()).bytes();
         assertThatThrownBy(() -> node.admit(sessionAsGrant, Optional.of(WRITER))).isInstanceOf(FrameException.class)
                 .hasMessageContaining("session ticket was not sealed for node node-0 by its master");
     }
