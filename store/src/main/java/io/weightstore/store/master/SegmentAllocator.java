@@ -22,9 +22,8 @@ import java.util.TreeMap;
  */
 final class SegmentAllocator {
     static final long ALIGNMENT = 4096;
-    static final long HUGE_PAGE = 2L << 20;
     /** The data offsets at which the file's huge pages start: data begins after the pool's header. */
-    static final long HUGE_PAGE_PHASE = Math.floorMod(-PoolFile.DATA_START, HUGE_PAGE);
+    static final long HUGE_PAGE_PHASE = Math.floorMod(-PoolFile.DATA_START, PoolFile.HUGE_PAGE);
 
     private final long capacity;
     private final TreeMap<Long, Long> free = new TreeMap<>();
@@ -55,7 +54,8 @@ final class SegmentAllocator {
 
     OptionalLong allocate(long length) {
         long size = aligned(Math.max(1, length));
-        OptionalLong onHugePages = size >= HUGE_PAGE ? firstFit(size, HUGE_PAGE, HUGE_PAGE_PHASE) : OptionalLong.empty();
+        OptionalLong onHugePages = size >= PoolFile.HUGE_PAGE ? firstFit(size, PoolFile.HUGE_PAGE, HUGE_PAGE_PHASE)
+                : OptionalLong.empty();
         return onHugePages.isPresent() ? onHugePages : firstFit(size, ALIGNMENT, 0);
     }
 

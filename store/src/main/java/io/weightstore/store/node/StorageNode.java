@@ -62,6 +62,8 @@ public final class StorageNode implements AutoCloseable {
     private final PoolFile pool;
     private final boolean writesThroughMapping;
     private final ServerSocketChannel server;
+    /** As the kernel reported it for the listening socket, read once before the bind: read later, it could race a close. */
+    private final String congestionControl;
     private final MasterApi master;
     private final NodeOptions options;
     private final Optional<NodeKeys> keys;
@@ -85,11 +87,12 @@ public final class StorageNode implements AutoCloseable {
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
     private volatile boolean registered;
 
-    private StorageNode(PoolFile pool, ServerSocketChannel server, MasterApi master, NodeOptions options, Optional<NodeKeys> keys,
+    private StorageNode(PoolFile pool, Listening listening, MasterApi master, NodeOptions options, Optional<NodeKeys> keys,
             DataPlaneSecurity security) {
         this.pool = pool;
         this.writesThroughMapping = writesThroughMapping(pool);
-        this.server = server;
+        this.server = listening.server();
+        this.congestionControl = listening.congestionControl();
         this.master = master;
         this.options = options;
         this.keys = keys;
@@ -139,19 +142,19 @@ public final class StorageNode implements AutoCloseable {
         DataPlaneSecurity security = DataPlaneSecurity.of(options, options.credentialNodeId().orElse(""), keys);
         PoolRoom.require(options.pool(), options.capacity());
         // The port first: one that is taken must not leave a new pool file behind.
-        ServerSocketChannel server = listen(options);
+        Listening listening = listen(options);
         PoolFile pool;
         try {
             pool = PoolFile.openOrCreate(options.pool(), options.capacity(), options.credentialNodeId().orElse(null));
         } catch (StoreException | RuntimeException e) {
             try {
-                server.close();
+                listening.server().close();
             } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;
         }
-        StorageNode node = new StorageNode(pool, server, master, options, keys, security);
+        StorageNode node = new StorageNode(pool, listening, master, options, keys, security);
         try {
             node.register();
         } catch (StoreException e) {
@@ -162,15 +165,19 @@ public final class StorageNode implements AutoCloseable {
         return node;
     }
 
-    private static ServerSocketChannel listen(NodeOptions options) throws StoreException {
+    /** The node's listening socket, and the congestion control the connections it accepts send under. */
+    private record Listening(ServerSocketChannel server, String congestionControl) {}
+
+    private static Listening listen(NodeOptions options) throws StoreException {
         ServerSocketChannel server = null;
         try {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             // Before the bind: every connection accepted then takes the algorithm from its first packet.
             setCongestionControl(server, options.congestionControl());
+            String algorithm = TcpSockets.congestionControl(server);
             server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
-            return server;
+            return new Listening(server, algorithm);
         } catch (IOException e) {
             if (server != null) {
                 try {
@@ -195,17 +202,9 @@ public final class StorageNode implements AutoCloseable {
         }
     }
 
-    /** The TCP congestion control the node's answers go out under, as the kernel reports it for the listening socket. */
+    /** The TCP congestion control the node's answers go out under, as the kernel reported it for the listening socket. */
     public String congestionControl() {
-        if (!server.isOpen()) {
-            // Its descriptor's number may belong to another socket by now.
-            throw new IllegalStateException("node " + pool.nodeId() + " is closed");
-        }
-        try {
-            return TcpSockets.congestionControl(server);
-        } catch (IOException e) {
-            throw new IllegalStateException("node socket closed", e);
-        }
+        return congestionControl;
     }
 
     public String nodeId() {

@@ -34,6 +34,11 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class PoolFile implements AutoCloseable {
     public static final long DATA_START = 4096;
     /**
+     * The page a pool on a tmpfs mounted with {@code huge=} is held in: slices placed on its boundaries, and mappings that
+     * agree with them, are mapped by whole 2 MiB entries.
+     */
+    public static final long HUGE_PAGE = 2L << 20;
+    /**
      * The writers of a pool (a put's slices in parallel, a node's connections) take turns in pieces of
      * this size: 1 MiB measured best on an import; 4 MiB and whole slices much worse (README, bench import).
      */

@@ -43,7 +43,6 @@ public final class StitchedMapping {
     public record Piece(Path file, UUID pool, long offset, long length) {}
 
     private static final long PAGE = 4096;
-    private static final long HUGE_PAGE = 2L << 20;
     private static final int PROT_NONE = 0;
     private static final int PROT_READ = 1;
     private static final int MAP_SHARED = 0x01;
@@ -97,14 +96,15 @@ public final class StitchedMapping {
         if (!Libc.FOUR_KIB_PAGES) {
             throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "stitched pool mappings need 4 KiB pages");
         }
-        long reserved = Math.max(PAGE, Math.ceilDiv(total, PAGE) * PAGE) + HUGE_PAGE;
+        long reserved = Math.max(PAGE, Math.ceilDiv(total, PAGE) * PAGE) + PoolFile.HUGE_PAGE;
         long firstFileOffset = pieces.isEmpty() ? 0 : PoolFile.DATA_START + pieces.getFirst().offset();
         Map<Path, Integer> files = new LinkedHashMap<>();
         try (Arena call = Arena.ofConfined()) {
             MemorySegment state = call.allocate(Libc.CALL_STATE);
             long reservation = mmap(state, MemorySegment.NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0,
                     "reserve " + reserved + " bytes of addresses").address();
-            MemorySegment base = MemorySegment.ofAddress(reservation + Math.floorMod(firstFileOffset - reservation, HUGE_PAGE));
+            MemorySegment base = MemorySegment.ofAddress(reservation + Math.floorMod(firstFileOffset - reservation,
+                    PoolFile.HUGE_PAGE));
             try {
                 long at = 0;
                 for (Piece piece : pieces) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class SegmentAllocatorTest {
     private static final long A = SegmentAllocator.ALIGNMENT;
-    private static final long HUGE = SegmentAllocator.HUGE_PAGE;
+    private static final long HUGE = PoolFile.HUGE_PAGE;
 
     @Test
     void allocatesAlignedRangesFirstFitUntilFull() {

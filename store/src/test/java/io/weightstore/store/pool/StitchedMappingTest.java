@@ -24,7 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * must not be able to tell the two apart, in bytes, in lifetime, or in what they refuse.
  */
 class StitchedMappingTest {
-    private static final long HUGE_PAGE = 2L << 20;
     private static final Pattern VMA = Pattern.compile("([0-9a-f]+)-[0-9a-f]+ ");
 
     @TempDir
@@ -125,7 +124,7 @@ class StitchedMappingTest {
             for (long offset : new long[] {0, 8192, 12288}) {
                 MemorySegment mapped = StitchedMapping.map(List.of(new StitchedMapping.Piece(first.path(), first.uuid(), offset, 8192),
                         new StitchedMapping.Piece(second.path(), second.uuid(), 0, 4096)), arena);
-                assertThat(Math.floorMod(mapped.address() - PoolFile.DATA_START - offset, HUGE_PAGE)).as("data offset %d", offset)
+                assertThat(Math.floorMod(mapped.address() - PoolFile.DATA_START - offset, PoolFile.HUGE_PAGE)).as("data offset %d", offset)
                         .isZero();
             }
         }
