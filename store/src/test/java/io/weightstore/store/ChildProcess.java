@@ -5,6 +5,7 @@ import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.store.ha.GroupSettings;
 import io.weightstore.store.ha.MasterGroup;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.master.RocksNativeLibrary;
 import io.weightstore.store.security.MasterSecurity;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -62,8 +63,13 @@ final class ChildProcess implements AutoCloseable {
         // INFO in the child's log: its elections and take-overs tell why a test found no leader.
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-cp",
-                System.getProperty("java.class.path"), ChildProcess.class.getName()));
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info"));
+        // The test JVM's kept RocksDB library: a child loading its own would leave it in /tmp when killed.
+        String nativeDir = System.getProperty(RocksNativeLibrary.DIRECTORY_PROPERTY);
+        if (nativeDir != null) {
+            command.add("-D" + RocksNativeLibrary.DIRECTORY_PROPERTY + "=" + nativeDir);
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ChildProcess.class.getName()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectError(log).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
