@@ -40,5 +40,6 @@ module io.weightstore.store {
     exports io.weightstore.store.client.access to io.weightstore.bench;
     exports io.weightstore.store.client.plan to io.weightstore.bench;
     exports io.weightstore.store.grpc to io.weightstore.bench;
-    exports io.weightstore.store.pool to io.weightstore.bench;
+    // Memory the loader reads tensors into for engines that keep them; the benchmarks measure pool mappings.
+    exports io.weightstore.store.pool to io.weightstore.bench, io.weightstore.weights;
 }

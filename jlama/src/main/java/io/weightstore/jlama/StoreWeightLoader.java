@@ -37,7 +37,7 @@ import java.util.Optional;
  * no rank reads the whole checkpoint. Thread-safe: Jlama loads layers in parallel.
  */
 public final class StoreWeightLoader implements WeightLoader {
-    /** Large enough that each batch is read from every node at once; four of them in flight. */
+    /** Large enough that each batch is read from every node at once; four of them queued, two read at a time. */
     static final long PREFETCH_BATCH = 256L << 20;
     static final int PREFETCH_AHEAD = 4;
 

@@ -14,8 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,8 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  * must not be able to tell the two apart, in bytes, in lifetime, or in what they refuse.
  */
 class StitchedMappingTest {
-    private static final Pattern VMA = Pattern.compile("([0-9a-f]+)-[0-9a-f]+ ");
-
     @TempDir
     Path tmp;
 
@@ -153,31 +149,15 @@ class StitchedMappingTest {
             // The kernel's own placement of one run is the reference: without huge pages there is nothing to map by them.
             MemorySegment run = StitchedMapping.map(List.of(new StitchedMapping.Piece(first.path(), first.uuid(), 0, length)), arena);
             assertThat(run.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected(length, 3));
-            assumeTrue(pmdMappedKib(run) == 2048, "the kernel gave this tmpfs no huge page to map");
+            assumeTrue(Smaps.kib(run, "ShmemPmdMapped", "FilePmdMapped") == 2048, "the kernel gave this tmpfs no huge page to map");
             // Data offset 0 is file offset 4 KiB: each piece holds one whole huge page of its file, at file offset 2 MiB.
             MemorySegment mapped = StitchedMapping.map(List.of(new StitchedMapping.Piece(first.path(), first.uuid(), 0, length),
                     new StitchedMapping.Piece(second.path(), second.uuid(), 0, length)), arena);
             assertThat(mapped.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(concat(expected(length, 3), expected(length, 5)));
-            assertThat(pmdMappedKib(mapped)).as("kB mapped by 2 MiB entries").isEqualTo(2 * 2048);
+            assertThat(Smaps.kib(mapped, "ShmemPmdMapped", "FilePmdMapped")).as("kB mapped by 2 MiB entries").isEqualTo(2 * 2048);
         } finally {
             // Lazily: a mapping of the test's still open would make a plain umount fail and hide the test's own failure.
             new ProcessBuilder("umount", "--lazy", mount.toString()).inheritIO().start().waitFor(60, TimeUnit.SECONDS);
         }
-    }
-
-    /** What /proc/self/smaps says is mapped by PMD entries in the mappings that lie within {@code segment}. */
-    private static long pmdMappedKib(MemorySegment segment) throws Exception {
-        long total = 0;
-        boolean inside = false;
-        for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
-            Matcher vma = VMA.matcher(line);
-            if (vma.lookingAt()) {
-                long start = Long.parseUnsignedLong(vma.group(1), 16);
-                inside = start >= segment.address() && start < segment.address() + segment.byteSize();
-            } else if (inside && (line.startsWith("ShmemPmdMapped:") || line.startsWith("FilePmdMapped:"))) {
-                total += Long.parseLong(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        return total;
     }
 }

@@ -5,6 +5,7 @@ import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.pool.AnonymousMemory;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,12 +30,16 @@ import java.util.concurrent.Future;
  *
  * <p>Each batch is one allocation that lives as long as any of its tensors is reachable (an
  * automatic arena): the engine owns the memory and the collector frees it with the engine's tensors.
+ * It is {@link AnonymousMemory}, in huge pages and outside the JVM's direct-memory limit, so that a
+ * model larger than the heap limit loads, and fresh memory is not cleared twice.
  * The prefetcher lets go of a batch once every tensor in it was taken, and of all of them when
  * closed, so that what the engine drops (a tensor it converts, one it never asks for) is freed even
  * while the engine keeps the prefetcher.
  */
 public final class TensorPrefetcher implements AutoCloseable {
     static final long ALIGNMENT = 64;
+    /** Batches read at once: the next one's reads queue for the store's connections while the last of this one's arrive. */
+    static final int READERS = 2;
 
     /** A tensor's place in its batch's memory. */
     private record Slot(int batch, long offset, long length) {}
@@ -50,17 +55,21 @@ public final class TensorPrefetcher implements AutoCloseable {
     private final int[] untaken;
     private final Set<String> taken = new HashSet<>();
     private final int ahead;
-    private final ExecutorService reader =
-            Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("tensor-prefetch").factory());
+    private final ExecutorService reader;
     private boolean closed;
 
     TensorPrefetcher(StoreClient store, List<CheckpointSource.Location> inFileOrder, long batchBytes, int ahead) {
-        if (batchBytes < ALIGNMENT || ahead < 1) {
-            throw new IllegalArgumentException("prefetch needs batchBytes >= 64 and ahead >= 1: batchBytes=" + batchBytes
-                    + " ahead=" + ahead);
+        this(store, inFileOrder, batchBytes, ahead, READERS);
+    }
+
+    TensorPrefetcher(StoreClient store, List<CheckpointSource.Location> inFileOrder, long batchBytes, int ahead, int readers) {
+        if (batchBytes < ALIGNMENT || ahead < 1 || readers < 1) {
+            throw new IllegalArgumentException("prefetch needs batchBytes >= 64, ahead >= 1 and readers >= 1: batchBytes="
+                    + batchBytes + " ahead=" + ahead + " readers=" + readers);
         }
         this.store = store;
         this.ahead = ahead;
+        this.reader = Executors.newFixedThreadPool(readers, Thread.ofPlatform().daemon().name("tensor-prefetch-", 0).factory());
         List<CheckpointSource.Location> current = new ArrayList<>();
         long offset = 0;
         for (CheckpointSource.Location tensor : inFileOrder) {
@@ -121,7 +130,7 @@ public final class TensorPrefetcher implements AutoCloseable {
 
     /** One scatter-gather read: adjacent tensors of one file become one range. */
     private MemorySegment read(Batch batch) throws IOException {
-        MemorySegment memory = Arena.ofAuto().allocate(Math.max(ALIGNMENT, batch.bytes()), ALIGNMENT);
+        MemorySegment memory = AnonymousMemory.allocate(batch.bytes(), Arena.ofAuto());
         List<Read> reads = new ArrayList<>();
         ObjectReader object = null;
         List<Range> ranges = new ArrayList<>();

@@ -1,0 +1,80 @@
+package io.weightstore.store.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AnonymousMemoryTest {
+    private static final long MIB = 1 << 20;
+
+    @Test
+    void memoryIsZeroedWritableAndStartsOnAHugePage() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = AnonymousMemory.allocate(3 * MIB + 5, arena);
+
+            assertThat(memory.byteSize()).isEqualTo(3 * MIB + 5);
+            assertThat(memory.address() % PoolFile.HUGE_PAGE).as("address modulo 2 MiB").isZero();
+            assertThat(memory.isReadOnly()).isFalse();
+            assertThat(memory.asSlice(memory.byteSize() - 4096).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0);
+            memory.set(ValueLayout.JAVA_LONG_UNALIGNED, memory.byteSize() - 8, -1L);
+            assertThat(memory.get(ValueLayout.JAVA_LONG_UNALIGNED, memory.byteSize() - 8)).isEqualTo(-1L);
+        }
+    }
+
+    @Test
+    void closingTheArenaUnmapsTheMemory() throws Exception {
+        MemorySegment memory;
+        try (Arena arena = Arena.ofConfined()) {
+            memory = AnonymousMemory.allocate(4 * MIB, arena);
+            memory.fill((byte) 7);
+            assertThat(Smaps.mapsAny(memory.address(), memory.address() + memory.byteSize())).isTrue();
+        }
+        assertThat(Smaps.mapsAny(memory.address(), memory.address() + memory.byteSize())).as("mapped after close").isFalse();
+        assertThatThrownBy(() -> memory.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void anEngineMayHoldMoreThanTheJvmsDirectMemoryLimit() throws Exception {
+        // As a prefetcher hands an engine its batches: each in an automatic arena, all held. Arena.allocate counts them
+        // against the direct-memory limit (the heap's when none is set, as in the tests) and refuses the one past it.
+        long chunk = 64 * MIB;
+        List<MemorySegment> held = new ArrayList<>();
+        for (long total = 0; total <= Runtime.getRuntime().maxMemory(); total += chunk) {
+            MemorySegment memory = AnonymousMemory.allocate(chunk, Arena.ofAuto());
+            memory.set(ValueLayout.JAVA_BYTE, chunk - 1, (byte) 1);
+            held.add(memory);
+        }
+
+        assertThat(held).allSatisfy(memory -> assertThat(memory.get(ValueLayout.JAVA_BYTE, chunk - 1)).isEqualTo((byte) 1));
+    }
+
+    @Test
+    void touchedMemoryIsBackedByHugePagesWhereTheKernelGivesThemOnAdvice() throws Exception {
+        Path setting = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
+        assumeTrue(Files.isReadable(setting) && !Files.readString(setting).contains("[never]"), "transparent huge pages are off");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = AnonymousMemory.allocate(8 * MIB, arena);
+            memory.fill((byte) 1);
+
+            assertThat(Smaps.kib(memory, "AnonHugePages")).as("kB in huge pages").isPositive();
+        }
+    }
+
+    @Test
+    void anEmptyAllocationIsAnEmptySegmentAndANegativeOneIsRefused() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            assertThat(AnonymousMemory.allocate(0, arena).byteSize()).isZero();
+            assertThatThrownBy(() -> AnonymousMemory.allocate(-1, arena)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("bytes=-1");
+        }
+    }
+}
