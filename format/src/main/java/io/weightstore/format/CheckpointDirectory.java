@@ -31,11 +31,12 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         if (!Files.isDirectory(root)) {
             throw new SafetensorsFormatException(Rule.DIRECTORY, "not a directory: " + root);
         }
+        // Walked from where the root really is: a walk started at a symlink to a directory sees the link, not the files.
         Path realRoot = root.toRealPath();
         List<CheckpointFile> files = new ArrayList<>();
-        for (Path path : listFiles(root)) {
-            String relative = relativeName(root, path);
-            requireNameRoundTrips(root, path, relative);
+        for (Path path : listFiles(realRoot)) {
+            String relative = relativeName(realRoot, path);
+            requireNameRoundTrips(realRoot, path, relative);
             Path target = path;
             if (Files.isSymbolicLink(path)) {
                 try {
@@ -56,6 +57,7 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             }
             files.add(new CheckpointFile(relative, size, FileKind.of(relative), header));
         }
+        requireEachTensorInOneFile(files);
         Optional<WeightIndex> index = Optional.empty();
         Path indexFile = root.resolve(WeightIndex.FILE_NAME);
         if (Files.exists(indexFile)) {
@@ -119,6 +121,26 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             return SafetensorsHeaderParser.read(source);
         } catch (SafetensorsFormatException e) {
             throw e.inFile(relative);
+        }
+    }
+
+    /**
+     * A loader finds a tensor by its name: one named in two safetensors files would be read from
+     * whichever it met last, which an engine reading by the index would not.
+     */
+    private static void requireEachTensorInOneFile(List<CheckpointFile> files) throws SafetensorsFormatException {
+        Map<String, String> fileOf = new HashMap<>();
+        for (CheckpointFile file : files) {
+            if (file.header().isEmpty()) {
+                continue;
+            }
+            for (String tensor : file.header().get().tensorsByName().keySet()) {
+                String first = fileOf.putIfAbsent(tensor, file.path());
+                if (first != null) {
+                    throw new SafetensorsFormatException(Rule.DUPLICATE_KEY, tensor, "found in both '" + first + "' and '" + file.path()
+                            + "'; a checkpoint names each tensor once");
+                }
+            }
         }
     }
 

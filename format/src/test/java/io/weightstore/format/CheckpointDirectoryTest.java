@@ -104,6 +104,22 @@ class CheckpointDirectoryTest {
     }
 
     @Test
+    void aDirectoryReachedThroughASymlinkIsReadAsTheDirectoryItself() throws IOException {
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), checkpoint);
+
+        assertThat(CheckpointDirectory.read(link).files()).isNotEmpty().extracting(CheckpointFile::path)
+                .isEqualTo(CheckpointDirectory.read(checkpoint).files().stream().map(CheckpointFile::path).toList());
+    }
+
+    @Test
+    void aTensorInTwoShardsIsRefusedNamingBothFiles() throws IOException {
+        String shard = CheckpointDirectory.read(checkpoint).files(FileKind.WEIGHT).getFirst().path();
+        Files.copy(checkpoint.resolve(shard), checkpoint.resolve("model-extra.safetensors"));
+
+        assertRefused(Rule.DUPLICATE_KEY, "found in both '" + shard + "' and 'model-extra.safetensors'");
+    }
+
+    @Test
     void aSymlinkToNothingIsRefusedWithItsName() throws IOException {
         Files.createSymbolicLink(checkpoint.resolve("notes.txt"), checkpoint.resolve("gone.txt"));
         assertRefused(Rule.DIRECTORY, "symlink notes.txt points to " + checkpoint.resolve("gone.txt") + ", which does not exist");
