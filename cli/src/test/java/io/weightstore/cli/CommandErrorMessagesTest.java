@@ -61,6 +61,17 @@ class CommandErrorMessagesTest {
     }
 
     @Test
+    void aManifestANewerWeightstoreWroteIsAFailureThatSaysToUpgradeNotAUsageError() throws IOException {
+        Path manifest = Files.writeString(tmp.resolve("manifest.json"), "{\"schemaVersion\": 99, \"files\": []}");
+        assertThat(CliRun.of("store", "put", "weights/newer/manifest", manifest.toString()).exitCode()).isZero();
+
+        CliRun verify = CliRun.of("model", "verify", "newer");
+        assertThat(verify.exitCode()).isEqualTo(1);
+        assertThat(verify.err()).contains("has schema version 99", "upgrade it");
+        assertNoClassName(verify);
+    }
+
+    @Test
     void loadWithAMissingPlanFileIsAUsageErrorAtAnyTensorParallelSize() {
         Path plan = tmp.resolve("no-plan.json");
         for (String tp : new String[] {"1", "2"}) {

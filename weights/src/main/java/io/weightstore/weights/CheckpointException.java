@@ -24,7 +24,9 @@ public final class CheckpointException extends IOException {
         /** The store has no room for the checkpoint, even after evicting what it may. */
         NO_SPACE,
         /** A source file changed while the import read it; running the import again, once it is still, may succeed. */
-        CHANGED
+        CHANGED,
+        /** Stored data in a format a newer weightstore wrote: this one cannot read it, and an upgrade can. */
+        UNSUPPORTED
     }
 
     private final Code code;

@@ -56,7 +56,7 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
             throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is not valid JSON: " + e.getMessage(), e);
         }
         if (manifest.schemaVersion() > SCHEMA_VERSION) {
-            throw new CheckpointException(CheckpointException.Code.INVALID, "manifest " + key + " has schema version "
+            throw new CheckpointException(CheckpointException.Code.UNSUPPORTED, "manifest " + key + " has schema version "
                     + manifest.schemaVersion() + "; this weightstore reads up to " + SCHEMA_VERSION + ", upgrade it");
         }
         // A file's version says where it lives; a version no import writes would send readers to keys it never wrote.
