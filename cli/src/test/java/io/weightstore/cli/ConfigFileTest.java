@@ -134,6 +134,38 @@ class ConfigFileTest {
         assertThat(missing.err()).contains("nowhere.yaml: line 1, column 1: no such file");
     }
 
+    @Test
+    void aVerbIsStoppedOnlyByTheSectionsItReadsSoRolesShareOneFile() throws Exception {
+        // The node host of a shared file: the master's credentials directory is not there (or not readable by the node).
+        Path file = Files.writeString(tmp.resolve("ws.yaml"), """
+                master:
+                  credentials: /nowhere/master
+                gateway:
+                  prot: 9000
+                """);
+
+        CliRun ls = CliRun.of("store", "ls", "--config", file.toString());
+        assertThat(ls.exitCode()).as(ls.err()).isZero();
+
+        CliRun master = CliRun.of("master", "--config", file.toString(), "--insecure", "--data-dir", tmp.resolve("m").toString());
+        assertThat(master.exitCode()).isEqualTo(2);
+        assertThat(master.err()).contains("master.credentials: no such credentials directory: /nowhere/master")
+                .doesNotContain("gateway.prot");
+
+        CliRun check = CliRun.of("config", "check", file.toString());
+        assertThat(check.exitCode()).isEqualTo(1);
+        assertThat(check.out()).contains("master.credentials", "gateway.prot");
+    }
+
+    @Test
+    void anUnknownSectionStopsEveryVerbAsItMayBeOneTheyReadMisspelt() throws Exception {
+        Path file = Files.writeString(tmp.resolve("ws.yaml"), "clinet:\n  store: m1:7070\n");
+
+        CliRun ls = CliRun.of("store", "ls", "--config", file.toString());
+        assertThat(ls.exitCode()).isEqualTo(2);
+        assertThat(ls.err()).contains("clinet", "unknown section (did you mean 'client'?)");
+    }
+
     private static Object value(CommandLine.ParseResult result, String option) {
         return result.commandSpec().findOption(option).getValue();
     }

@@ -11,8 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -31,6 +34,29 @@ public final class ConfigCheck {
     /** {@code commands} makes a fresh, unconfigured command line to judge values with. */
     public ConfigCheck(Supplier<CommandLine> commands) {
         this.commands = commands;
+    }
+
+    /**
+     * The problems a run of {@code verb} (a top-level verb, or empty for the bare command) meets: those
+     * in the sections it reads, and unknown sections, which may be one of those misspelt. A host
+     * sharing one file between roles runs its node with the master's credentials directory unreadable
+     * or absent; {@code config check} still reports every section.
+     */
+    public List<ConfigProblem> check(ConfigFile file, Optional<String> verb) {
+        Set<String> read = sectionsRead(verb.orElse(""));
+        return check(file).stream().filter(p -> read.contains(p.section()) || !Sections.ALL.contains(p.section())).toList();
+    }
+
+    /** As {@link ConfigDefaults} reads them: a server verb its own section, and every verb but the master the client's. */
+    private static Set<String> sectionsRead(String verb) {
+        Set<String> read = new HashSet<>();
+        if (Sections.VERBS.contains(verb)) {
+            read.add(verb);
+        }
+        if (!verb.equals("master")) {
+            read.add(ConfigFile.CLIENT);
+        }
+        return read;
     }
 
     public List<ConfigProblem> check(ConfigFile file) {

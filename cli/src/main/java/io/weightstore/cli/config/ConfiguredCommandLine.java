@@ -14,8 +14,8 @@ import picocli.CommandLine;
 /**
  * The command line with its defaults from the configuration file. Picocli settles every option's
  * default before it reads the options, so {@code --config FILE} is looked for in the arguments
- * first; the file (or {@code $WEIGHTSTORE_CONFIG}'s) is read and checked, and a file with any
- * problem stops the command with all of them, before anything starts. Verbs that only describe
+ * first; the file (or {@code $WEIGHTSTORE_CONFIG}'s) is read and checked, and a problem in a
+ * section the verb reads stops the command with all of them, before anything starts. Verbs that only describe
  * (help, completion, the man page, {@code config check} itself) do not read it.
  */
 public final class ConfiguredCommandLine extends CommandLine {
@@ -67,7 +67,7 @@ public final class ConfiguredCommandLine extends CommandLine {
         Optional<Path> path = named(args).or(ConfigFile::location);
         if (!describing(args) && path.isPresent()) {
             file = Optional.of(ConfigFile.read(path.get()));
-            List<ConfigProblem> problems = new ConfigCheck(fresh).check(file.get());
+            List<ConfigProblem> problems = new ConfigCheck(fresh).check(file.get(), verb(args));
             if (!problems.isEmpty()) {
                 throw new ConfigException(file.get().path(), problems);
             }
@@ -94,17 +94,23 @@ public final class ConfiguredCommandLine extends CommandLine {
 
     /** The verb is one that only describes, or help or the version is asked for. */
     private static boolean describing(String... args) {
-        String verb = null;
         for (int i = 0; i < args.length && !args[i].equals("--"); i++) {
             if (HELP.contains(args[i])) {
                 return true;
             }
+        }
+        return verb(args).filter(DESCRIBING::contains).isPresent();
+    }
+
+    /** The top-level verb: the first argument that is neither an option nor --config's FILE. */
+    private static Optional<String> verb(String... args) {
+        for (int i = 0; i < args.length && !args[i].equals("--"); i++) {
             if (args[i].equals("--config")) {
                 i++;
-            } else if (verb == null && !args[i].startsWith("-")) {
-                verb = args[i]; // the root command has no option that takes a value but --config
+            } else if (!args[i].startsWith("-")) {
+                return Optional.of(args[i]); // the root command has no option that takes a value but --config
             }
         }
-        return verb != null && DESCRIBING.contains(verb);
+        return Optional.empty();
     }
 }
