@@ -1,5 +1,6 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
@@ -32,13 +33,23 @@ final class ModelDeleteCommand implements Callable<Integer> {
     @Option(names = "--force", description = "Remove files even while readers hold leases on them.")
     private boolean force;
 
+    @Option(names = "--json", description = "Print what was deleted as JSON.")
+    private boolean json;
+
+    /** What {@code --json} prints. */
+    record Deleted(String checkpointId, int files) {}
+
     @Override
     public Integer call() throws Exception {
         int removed;
         try (StoreClient store = selection.open()) {
             removed = new CheckpointRemover(new Catalog(store)).run(CheckpointId.of(id), force);
         }
-        spec.commandLine().getOut().printf("deleted %s: %d files and the manifest%n", id, removed);
+        if (json) {
+            JsonOutput.print(spec.commandLine().getOut(), new Deleted(id, removed));
+        } else {
+            spec.commandLine().getOut().printf("deleted %s: %d files and the manifest%n", id, removed);
+        }
         return ExitCodes.OK;
     }
 }

@@ -1,5 +1,6 @@
 package io.weightstore.cli;
 
+import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
@@ -40,6 +41,12 @@ final class ModelExportCommand implements Callable<Integer> {
     @Option(names = "--output", required = true, paramLabel = "OUT", description = "Output directory, or output file with --path.")
     private Path output;
 
+    @Option(names = "--json", description = "Print the files written, each with its size and SHA-256, as JSON.")
+    private boolean json;
+
+    /** What {@code --json} prints: each file is the manifest's entry it was checked against. */
+    record Exported(String checkpointId, String output, long bytes, List<ManifestFile> files) {}
+
     @Override
     public Integer call() throws Exception {
         List<ManifestFile> files;
@@ -52,8 +59,12 @@ final class ModelExportCommand implements Callable<Integer> {
             }
         }
         long bytes = files.stream().mapToLong(ManifestFile::size).sum();
-        spec.commandLine().getOut().printf("exported %d file(s) of %s, %s, to %s (SHA-256 checked)%n", files.size(), id,
-                ByteSizes.format(bytes), output);
+        if (json) {
+            JsonOutput.print(spec.commandLine().getOut(), new Exported(id, output.toString(), bytes, files));
+        } else {
+            spec.commandLine().getOut().printf("exported %d file(s) of %s, %s, to %s (SHA-256 checked)%n", files.size(), id,
+                    ByteSizes.format(bytes), output);
+        }
         return ExitCodes.OK;
     }
 }

@@ -84,8 +84,18 @@ class ModelCommandsTest {
             }
         }
 
-        CliRun delete = run("model", "delete", "tiny");
+        CliRun exportedAgain = run("model", "export", "tiny", "--path", "config.json", "--output", tmp.resolve("config.json").toString(),
+                "--json");
+        assertThat(exportedAgain.exitCode()).as(exportedAgain.err()).isZero();
+        JsonNode exported = JSON.readTree(exportedAgain.out());
+        assertThat(exported.get("files")).singleElement().satisfies(f -> assertThat(f.get("path").asText()).isEqualTo("config.json"));
+        assertThat(exported.get("bytes").asLong()).isEqualTo(Files.size(source.resolve("config.json")));
+
+        CliRun delete = run("model", "delete", "tiny", "--json");
         assertThat(delete.exitCode()).as(delete.err()).isZero();
+        JsonNode deleted = JSON.readTree(delete.out());
+        assertThat(deleted.get("checkpointId").asText()).isEqualTo("tiny");
+        assertThat(deleted.get("files").asInt()).isEqualTo(listed.get(0).get("files").size());
         try (StoreClient client = cluster.client()) {
             assertThat(client.list("weights/tiny/")).isEmpty();
         }
