@@ -24,11 +24,11 @@ public final class ProgressBar implements Progress, AutoCloseable {
 
     /** A bar whose total the work announces through {@link #started}. */
     public ProgressBar(String label) {
-        this(label, 0, System.err, System.console() != null);
+        this(label, 0, System.err, Terminal.stderr());
     }
 
     public ProgressBar(String label, long total) {
-        this(label, total, System.err, System.console() != null);
+        this(label, total, System.err, Terminal.stderr());
     }
 
     ProgressBar(String label, long total, PrintStream err, boolean enabled) {

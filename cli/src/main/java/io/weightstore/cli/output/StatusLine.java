@@ -13,7 +13,7 @@ public final class StatusLine implements AutoCloseable {
     private boolean drawn;
 
     public StatusLine() {
-        this(System.err, System.console() != null);
+        this(System.err, Terminal.stderr());
     }
 
     StatusLine(PrintStream err, boolean enabled) {
