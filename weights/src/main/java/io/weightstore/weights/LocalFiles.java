@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
 
 /** Writing stored files to the local disk: only inside the directory asked for, and never half-visible. */
 final class LocalFiles {
@@ -17,6 +18,8 @@ final class LocalFiles {
     interface Filler {
         void fill(MemorySegment file) throws IOException;
     }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private LocalFiles() {}
 
@@ -33,6 +36,10 @@ final class LocalFiles {
     /**
      * Writes {@code size} bytes to {@code target} through a mapping of a {@code .partial} sibling,
      * which is moved into place only once {@code filler} returned: a failure leaves no file behind.
+     * The sibling's name is this call's own, created new: two processes writing one file (two loads
+     * filling a metadata cache at once) would otherwise truncate each other's mapping, delete each
+     * other's sibling, or move one half-filled into place; and a link planted under that name is
+     * not followed.
      */
     static void writeAtomically(Path target, long size, Filler filler) throws IOException {
         Path parent = target.toAbsolutePath().getParent();
@@ -44,10 +51,11 @@ final class LocalFiles {
             throw new CheckpointException(CheckpointException.Code.NO_SPACE, "writing " + target + ": its file system has " + usable
                     + " bytes free, the file needs " + size);
         }
-        Path partial = parent.resolve(target.getFileName() + ".partial");
+        // Hidden, so that a directory holding one a crash left is still read as a checkpoint without it.
+        Path partial = parent.resolve("." + target.getFileName() + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
         try {
-            try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
                     Arena arena = Arena.ofShared()) {
                 if (size > 0) {
                     channel.write(ByteBuffer.allocate(1), size - 1);

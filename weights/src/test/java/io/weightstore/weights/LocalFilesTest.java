@@ -1,0 +1,70 @@
+package io.weightstore.weights;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalFilesTest {
+    private static final int SIZE = 2 << 20;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void twoWritersOfOneFileEachWriteWholeAndTheFileIsOneOfThemWhole() throws Exception {
+        Path target = tmp.resolve("tokenizer.json");
+        try (ExecutorService writers = Executors.newFixedThreadPool(2)) {
+            for (int round = 0; round < 10; round++) {
+                List<Future<?>> running = new ArrayList<>();
+                for (byte value = 1; value <= 2; value++) {
+                    byte fill = value;
+                    running.add(writers.submit(() -> {
+                        LocalFiles.writeAtomically(target, SIZE, file -> {
+                            // In two halves, so the other writer has time to come between them.
+                            file.asSlice(0, SIZE / 2).fill(fill);
+                            Thread.onSpinWait();
+                            file.asSlice(SIZE / 2).fill(fill);
+                        });
+                        return null;
+                    }));
+                }
+                for (Future<?> writer : running) {
+                    writer.get();
+                }
+                byte[] bytes = Files.readAllBytes(target);
+                assertThat(bytes).hasSize(SIZE);
+                assertThat(bytes).as("round " + round).containsOnly(bytes[0]);
+                assertThat(bytes[0]).isIn((byte) 1, (byte) 2);
+            }
+        }
+        try (var left = Files.list(tmp)) {
+            assertThat(left).as("no partial file is left").containsExactly(target);
+        }
+    }
+
+    @Test
+    void aFailedWriteLeavesNothingAndAFileThereAlreadyAsItWas() throws Exception {
+        Path target = Files.writeString(tmp.resolve("config.json"), "{}");
+
+        assertThatThrownBy(() -> LocalFiles.writeAtomically(target, 16, file -> {
+            file.set(ValueLayout.JAVA_BYTE, 0, (byte) 'x');
+            throw new IOException("source went away");
+        })).isInstanceOf(IOException.class).hasMessage("source went away");
+
+        assertThat(Files.readString(target)).isEqualTo("{}");
+        try (var left = Files.list(tmp)) {
+            assertThat(left).containsExactly(target);
+        }
+    }
+}
