@@ -4,6 +4,7 @@ import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.format.SafetensorsHeader;
+import io.weightstore.store.api.ObjectKeys;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
@@ -70,6 +71,7 @@ public final class CheckpointImporter {
             throw new CheckpointException(CheckpointException.Code.INVALID, "a model id (ORG/NAME) is required");
         }
         CheckpointDirectory directory = validate(request.source());
+        requireStorableNames(request.checkpointId(), directory);
         Room room = store.room();
         if (room.nodesUp() < request.replicas()) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "replicas=" + request.replicas() + " needs "
@@ -201,6 +203,23 @@ public final class CheckpointImporter {
             throw new CheckpointException(CheckpointException.Code.INVALID, "checkpoint directory " + source + " has no files");
         }
         return directory;
+    }
+
+    /**
+     * Each file is stored under a key made of its name: a name no key may hold (a control character,
+     * or too long) is refused here, before anything is written, rather than by the store mid-import.
+     */
+    private static void requireStorableNames(CheckpointId id, CheckpointDirectory directory) throws CheckpointException {
+        for (CheckpointFile file : directory.files()) {
+            try {
+                // The longest keys the file may get: its tensor CRC table's and its own, under any version.
+                ObjectKeys.validate(Catalog.checksKey(id, Integer.MAX_VALUE, file.path()));
+                ObjectKeys.validate(Catalog.fileKey(id, Integer.MAX_VALUE, file.path()));
+            } catch (StoreException e) {
+                throw new CheckpointException(CheckpointException.Code.INVALID, "file name " + file.path().replaceAll("\\p{Cntrl}", "?")
+                        + " cannot be stored: " + e.getMessage(), e);
+            }
+        }
     }
 
     private static Manifest initialManifest(ImportRequest request, CheckpointDirectory directory, Manifest previous, int version) {

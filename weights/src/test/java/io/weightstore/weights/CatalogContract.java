@@ -364,6 +364,12 @@ abstract class CatalogContract {
     }
 
     @Test
+    void aFileNameNoKeyMayHoldIsRefusedBeforeAnythingIsWritten() throws Exception {
+        Files.writeString(source.resolve("notes\tv2.txt"), "tab");
+        assertRefusedAndNothingWritten(CheckpointException.Code.INVALID, "file name notes?v2.txt cannot be stored");
+    }
+
+    @Test
     void moreReplicasThanNodesUpIsRefusedBeforeAnythingIsWritten() throws Exception {
         int nodes = store().status().nodes().size();
         assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("many"), "org/tiny", "main", source,
