@@ -4,6 +4,8 @@ import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.format.SafetensorsHeader;
+import io.weightstore.format.SafetensorsHeaderParser;
+import io.weightstore.format.SegmentRangeSource;
 import io.weightstore.store.api.ObjectKeys;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
@@ -14,6 +16,7 @@ import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.checks.BlockChecksumDigest;
 import io.weightstore.weights.checks.TensorCrcTable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -373,6 +376,29 @@ public final class CheckpointImporter {
             return result;
         }
 
+        /**
+         * The CRC table and the manifest's entry are made from the header read when the directory was
+         * validated, which may be long before this file's turn: one rewritten meanwhile at the same size
+         * (another revision moved into place, tensors reordered) would be stored with a table of the
+         * other header's tensors, and every load of it would fail its checks.
+         */
+        private void requireHeaderAsValidated(ManifestFile file, MemorySegment bytes) throws IOException {
+            if (header.isEmpty()) {
+                return;
+            }
+            SafetensorsHeader now;
+            try {
+                now = SafetensorsHeaderParser.read(new SegmentRangeSource(bytes));
+            } catch (SafetensorsFormatException | EOFException e) {
+                throw new CheckpointException(CheckpointException.Code.CHANGED, file.path() + " changed during the import: its"
+                        + " header no longer reads (" + e.getMessage() + ")", e);
+            }
+            if (!now.equals(header.get())) {
+                throw new CheckpointException(CheckpointException.Code.CHANGED, file.path() + " changed during the import: its"
+                        + " header is not the one the import validated");
+            }
+        }
+
         private ManifestFile storeMapped(Path path, List<String> sentKeys, Progress progress) throws IOException {
             ManifestFile file = stored.file();
             try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
@@ -382,6 +408,7 @@ public final class CheckpointImporter {
                 }
                 MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
                         : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
+                requireHeaderAsValidated(file, bytes);
                 Optional<ManifestFile> unchanged = storedAlready(file, bytes);
                 if (unchanged.isPresent()) {
                     progress.advanced(file.size());

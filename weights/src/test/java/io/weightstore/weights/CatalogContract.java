@@ -460,6 +460,31 @@ abstract class CatalogContract {
     }
 
     @Test
+    void aShardWhoseHeaderWasRewrittenAfterValidationIsRefusedAsChanged() throws Exception {
+        // The same size, the tensors' names swapped: what a CRC table of the validated header would not match.
+        Path shard;
+        try (var files = Files.list(source)) {
+            shard = files.filter(p -> p.toString().endsWith(".safetensors")).findFirst().orElseThrow();
+        }
+        Progress swapOnce = onFirstBytes(() -> {
+            try (FileChannel channel = FileChannel.open(shard, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                channel.read(length, 0);
+                ByteBuffer header = ByteBuffer.allocate((int) length.getLong(0));
+                channel.read(header, 8);
+                String text = new String(header.array(), StandardCharsets.UTF_8);
+                assertThat(text).contains("self_attn.q_proj.weight", "self_attn.o_proj.weight");
+                String swapped = text.replace("self_attn.q_proj.", "self_attn.#_proj.").replace("self_attn.o_proj.", "self_attn.q_proj.")
+                        .replace("self_attn.#_proj.", "self_attn.o_proj.");
+                channel.write(ByteBuffer.wrap(swapped.getBytes(StandardCharsets.UTF_8)), 8);
+            }
+        });
+        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("swapped"), "org/tiny", "main", source,
+                replicas(), false, 1), swapOnce), CheckpointException.Code.CHANGED, shard.getFileName() + " changed during the import: its"
+                + " header is not the one the import validated");
+    }
+
+    @Test
     void badCheckpointIdIsRefused() throws Exception {
         for (String id : List.of("../x", "", "-x", "a/b", "x".repeat(256))) {
             assertCheckpointError(() -> importSource(id), CheckpointException.Code.INVALID, "must match");
