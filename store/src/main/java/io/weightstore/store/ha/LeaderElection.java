@@ -188,15 +188,32 @@ final class LeaderElection implements AutoCloseable {
                 .Else(Op.get(keys.leader(), GetOption.DEFAULT))
                 .commit(), timeout, "a bid for the leadership");
         if (response.isSucceeded()) {
-            Fence won = new Fence(response.getHeader().getRevision(), holder);
-            fence = won;
-            leaderAddress = address;
-            log.info("master {} leads cluster {} (fence: etcd revision {})", address, keys.cluster(), won.revision());
-            roles.execute(() -> listener.elected(won));
-        } else {
-            List<KeyValue> current = response.getGetResponses().getFirst().getKvs();
-            leaderAddress = current.isEmpty() ? null : addressIn(Etcd.text(current.getFirst().getValue()));
+            lead(new Fence(response.getHeader().getRevision(), holder));
+            return;
         }
+        List<KeyValue> current = response.getGetResponses().getFirst().getKvs();
+        if (current.isEmpty()) {
+            leaderAddress = null;
+        } else if (isOurs(current.getFirst())) {
+            // An earlier bid committed but its answer was lost. Nobody else can create the key while it exists,
+            // and this master's own renewals keep it alive: unless it takes the key up, the group has no leader.
+            lead(new Fence(current.getFirst().getCreateRevision(), holder));
+        } else {
+            leaderAddress = addressIn(Etcd.text(current.getFirst().getValue()));
+        }
+    }
+
+    /** True when {@code key} was written by this very incarnation, on the lease it is renewing now. */
+    private boolean isOurs(KeyValue key) {
+        // A key on an earlier lease of ours may be revoked or expire at any moment, whatever it holds.
+        return key.getLease() == leaseId && Etcd.text(key.getValue()).equals(holder);
+    }
+
+    private void lead(Fence won) {
+        fence = won;
+        leaderAddress = address;
+        log.info("master {} leads cluster {} (fence: etcd revision {})", address, keys.cluster(), won.revision());
+        roles.execute(() -> listener.elected(won));
     }
 
     /** The leader key must still be the one this master created. */

@@ -4,17 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Txn;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.weightstore.store.EtcdCluster;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.master.MetadataBatch;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -102,6 +111,67 @@ class FencingTest {
                         .extracting(ObjectMeta::key).containsExactly("before", "by-b");
             }
         }
+    }
+
+    @Test
+    void aBidWhoseAnswerWasLostIsAdoptedOnTheNextRound() throws Exception {
+        ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
+        Events a = new Events();
+        AtomicBoolean answerLost = new AtomicBoolean();
+        try (LeaderElection election = LeaderElection.start(losingFirstTxnAnswer(client, answerLost), keys, "a:1", LEASE,
+                Duration.ofSeconds(1), a)) {
+            Fence fence = next(a.elected);
+            assertThat(answerLost).as("the first bid committed but its answer never came").isTrue();
+            KeyValue key = client.getKVClient().get(keys.leader()).get().getKvs().getFirst();
+            assertThat(fence.revision()).isEqualTo(key.getCreateRevision());
+            assertThat(election.holds(fence)).isTrue();
+            assertThat(election.leaderAddress()).contains("a:1");
+        }
+    }
+
+    /** {@code etcd} as seen over a link that loses the answer to the first transaction after etcd committed it. */
+    private static Client losingFirstTxnAnswer(Client etcd, AtomicBoolean lost) {
+        KV kv = forwarding(KV.class, etcd.getKVClient(), (method, args) -> method.getName().equals("txn")
+                ? losingAnswer(etcd.getKVClient().txn(), lost) : null);
+        return forwarding(Client.class, etcd, (method, args) -> method.getName().equals("getKVClient") ? kv : null);
+    }
+
+    private static Txn losingAnswer(Txn txn, AtomicBoolean lost) {
+        Txn[] self = new Txn[1];
+        self[0] = forwarding(Txn.class, txn, (method, args) -> switch (method.getName()) {
+            case "If", "Then", "Else" -> {
+                method.invoke(txn, args);
+                yield self[0];
+            }
+            case "commit" -> {
+                if (!lost.compareAndSet(false, true)) {
+                    yield null;
+                }
+                txn.commit().get(10, TimeUnit.SECONDS);
+                yield new CompletableFuture<TxnResponse>();
+            }
+            default -> null;
+        });
+        return self[0];
+    }
+
+    /** Answers for {@code type}'s methods: a non-null result replaces the call to the real object. */
+    private interface Answer {
+        Object answer(Method method, Object[] args) throws Exception;
+    }
+
+    private static <T> T forwarding(Class<T> type, T real, Answer override) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            Object answer = override.answer(method, args);
+            if (answer != null) {
+                return answer;
+            }
+            try {
+                return method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }));
     }
 
     @Test
