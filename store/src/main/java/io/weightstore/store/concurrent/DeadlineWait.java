@@ -1,6 +1,7 @@
 package io.weightstore.store.concurrent;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -26,6 +27,11 @@ public final class DeadlineWait {
     /** Whether every task of {@code workers}, shut down, ended by {@code deadline}. */
     public static boolean termination(ExecutorService workers, long deadline) {
         return until(deadline, nanos -> workers.awaitTermination(Math.max(0, nanos), TimeUnit.NANOSECONDS));
+    }
+
+    /** Whether {@code latch} reached zero by {@code deadline}. */
+    public static boolean await(CountDownLatch latch, long deadline) {
+        return until(deadline, nanos -> latch.await(Math.max(0, nanos), TimeUnit.NANOSECONDS));
     }
 
     private static boolean until(long deadline, Wait wait) {

@@ -14,8 +14,9 @@ import java.util.Set;
  * Copies of slices handed out and not yet committed or given up: those nodes make on the master's
  * orders, and those clients make ({@code verify --repair}). Kept in memory only: nothing persisted
  * refers to a pending copy's room, so a master that restarts rebuilds its segments from the objects
- * and the room is free again by itself. At most one copy per slice is pending, so two copies never
- * race to replace the same replica. A node's copy that was given up keeps its room until the node
+ * and the room is free again by itself; safely so, as a node stops every copy it makes before it
+ * registers with a master that does not know it. At most one copy per slice is pending, so two
+ * copies never race to replace the same replica. A node's copy that was given up keeps its room until the node
  * says it stopped writing there, so the room is not handed to a put while its old copy still lands
  * in it. Not thread-safe; the master serialises access.
  */

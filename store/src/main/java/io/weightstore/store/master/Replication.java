@@ -386,7 +386,7 @@ final class Replication {
 
     // ---- events the master tells
 
-    /** A node (re)registered: whatever it was copying died with its old process. */
+    /** A node (re)registered: whatever it was copying died with its old process, or the node stopped it before registering. */
     void registered(String nodeId) {
         for (CopyTable.Copy copy : copies.involving(nodeId)) {
             if (copy.byNode() && copy.target().nodeId().equals(nodeId)) {

@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,7 +52,10 @@ final class Copier implements AutoCloseable {
     private static final class Running {
         final CopyTask task;
         final AtomicLong done = new AtomicLong();
+        final CountDownLatch ended = new CountDownLatch(1);
         volatile boolean cancelled;
+        /** The thread making the copy while it may write into the pool; guarded by this. */
+        private Thread worker;
 
         Running(CopyTask task) {
             this.task = task;
@@ -104,6 +108,29 @@ final class Copier implements AutoCloseable {
         }
     }
 
+    /**
+     * Gives up every copy, and waits until {@code deadline} (a {@link System#nanoTime} value) for all of them
+     * to stop writing into the pool; false when some still may. Copies are interrupted rather than left to
+     * finish their piece: one may sleep its turn at the copy rate for a long while and then still write.
+     */
+    boolean stopAll(long deadline) {
+        List<Running> stopping = List.copyOf(running.values());
+        for (Running copy : stopping) {
+            synchronized (copy) {
+                copy.cancelled = true;
+                if (copy.worker != null) {
+                    copy.worker.interrupt();
+                }
+            }
+        }
+        for (Running copy : stopping) {
+            if (!DeadlineWait.await(copy.ended, deadline)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Every copy still writing into the pool, with its progress: the master keeps a given-up copy's room until it is gone from here. */
     List<CopyProgress> progress() {
         List<CopyProgress> progress = new ArrayList<>();
@@ -114,6 +141,9 @@ final class Copier implements AutoCloseable {
     /** Makes the copy and reports it; it counts as running until the master heard how it ended, so it is not started twice. */
     private void run(Running copy) {
         CopyTask task = copy.task;
+        synchronized (copy) {
+            copy.worker = Thread.currentThread();
+        }
         try {
             CopyOutcome outcome = attempt(copy);
             if (copy.cancelled) {
@@ -127,7 +157,12 @@ final class Copier implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            synchronized (copy) {
+                // Cleared before the thread goes back to the pool, so no later interrupt meant for this copy hits another.
+                copy.worker = null;
+            }
             running.remove(task.taskId());
+            copy.ended.countDown();
         }
     }
 

@@ -58,6 +58,8 @@ public final class StorageNode implements AutoCloseable {
     private static final int MAX_REFUSING = 64;
     /** How long a close waits for the threads at work on the pool; each is bounded by its deadlines anyway. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+    /** How long a registration waits for the copies it stops; an interrupted copy stops at its next socket call. */
+    private static final Duration COPY_STOP_WAIT = Duration.ofSeconds(5);
 
     private final PoolFile pool;
     private final boolean writesThroughMapping;
@@ -238,9 +240,17 @@ public final class StorageNode implements AutoCloseable {
                 pool.uuid(), pool.capacity());
     }
 
-    /** Registers, with a new grant key: the master it reaches may not be the one that sealed the grants given so far. */
+    /**
+     * Registers, with a new grant key: the master it reaches may not be the one that sealed the grants given so far.
+     * A master that does not know this node does not know the copies it makes either (it restarted, or another took
+     * over), and counts their room free: it may hand that room to a put. So every copy stops writing first.
+     */
     private void register() throws StoreException {
         registered = false;
+        if (!copier.stopAll(System.nanoTime() + COPY_STOP_WAIT.toNanos())) {
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "node " + pool.nodeId() + " still has copies an earlier master"
+                    + " ordered writing into its pool " + COPY_STOP_WAIT.toSeconds() + " s after stopping them; it registers once they stop");
+        }
         keys.ifPresent(NodeKeys::renewGrantKey);
         heartbeatInterval = master.registerNode(info());
         registered = true;
