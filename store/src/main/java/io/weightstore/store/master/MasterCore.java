@@ -301,7 +301,13 @@ public final class MasterCore implements MasterApi, ClusterView {
         nodes.holders(object).forEach((id, status) -> involved.put(id, status.info()));
         PutGrant put = new PutGrant(UUID.randomUUID().toString(), object, involved,
                 Instant.ofEpochMilli(clock.getAsLong() + config.putTimeout().toMillis()), options.writer(), options.lock());
-        metadata.apply(new MetadataBatch().putPending(put));
+        try {
+            metadata.apply(new MetadataBatch().putPending(put));
+        } catch (StoreException | RuntimeException e) {
+            // No record names the room just placed, so neither a reaper nor a restart would ever free it.
+            nodes.release(object);
+            throw e;
+        }
         pending.put(put.putId(), put);
         grantedUntilDeadline(put);
         return put;
@@ -436,8 +442,9 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     /** Ends a put the master itself gives up: its deadline passed, or its writer lost its lock or is gone. */
     private void abort(PutGrant put) throws StoreException {
-        pending.remove(put.putId());
+        // The record first: while it stands the put is still pending (a restart loads it), so its room stays taken.
         metadata.apply(new MetadataBatch().deletePending(put.putId()));
+        pending.remove(put.putId());
         nodes.release(put.object());
     }
 

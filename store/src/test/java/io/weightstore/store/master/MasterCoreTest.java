@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,6 +76,13 @@ class MasterCoreTest {
     private void restartWithNodesRegistered() throws StoreException {
         master.close();
         master = open();
+        registerNodes();
+    }
+
+    /** The master opened again over its metadata as {@code wrap} makes the store, its nodes registered again. */
+    private void reopenOver(UnaryOperator<MetadataStore> wrap) throws StoreException {
+        master.close();
+        master = MasterCore.open(wrap.apply(RocksMetadataStore.open(dir)), config(), now::get);
         registerNodes();
     }
 
@@ -178,6 +186,29 @@ class MasterCoreTest {
         assertThat(master.status().nodes()).allSatisfy(n -> assertThat(n.used()).isZero());
         assertThat(master.putStart("next", SLICE, PutOptions.defaults()).object().slice(0).replicas())
                 .containsExactlyInAnyOrderElementsOf(aborted.object().slice(0).replicas());
+    }
+
+    @Test
+    void aPutWhoseRecordCannotBeWrittenTakesNoRoom() throws Exception {
+        reopenOver(store -> new FailsOneBatch(store, MetadataBatch.Change.PutPending.class));
+        assertCode(() -> start("unrecorded", 3 * SLICE, 2), StoreException.Code.IO);
+        assertThat(master.status().pendingPuts()).isZero();
+        assertThat(master.status().nodes()).allSatisfy(n -> assertThat(n.used()).isZero());
+        seal(start("unrecorded", 3 * SLICE, 2));
+        assertThat(master.status().used()).isEqualTo(2 * 3 * SLICE);
+    }
+
+    @Test
+    void anAbortWhoseRecordCannotBeDeletedKeepsThePutAndItsRoom() throws Exception {
+        reopenOver(store -> new FailsOneBatch(store, MetadataBatch.Change.DeletePending.class));
+        PutGrant put = start("kept", 2 * SLICE, 1);
+        long used = master.status().used();
+        assertCode(() -> master.putAbort(put.putId()), StoreException.Code.IO);
+        assertThat(master.status().pendingPuts()).as("the put its record still names").isEqualTo(1);
+        assertThat(master.status().used()).isEqualTo(used);
+        master.putAbort(put.putId());
+        assertThat(master.status().pendingPuts()).isZero();
+        assertThat(master.status().used()).isZero();
     }
 
     @Test
