@@ -141,10 +141,11 @@ public final class RocksMetadataStore implements MetadataStore {
         byte[] prefixBytes = bytes(prefix);
         List<T> found = new ArrayList<>();
         try (RocksIterator it = db.newIterator()) {
-            if (startAfter.isEmpty()) {
+            byte[] start = bytes(startAfter);
+            // A start before the prefix would land on keys outside it, and the scan would end there with nothing.
+            if (startAfter.isEmpty() || Arrays.compareUnsigned(start, prefixBytes) < 0) {
                 it.seek(prefixBytes);
             } else {
-                byte[] start = bytes(startAfter);
                 it.seek(start);
                 if (it.isValid() && Arrays.equals(it.key(), start)) {
                     it.next();

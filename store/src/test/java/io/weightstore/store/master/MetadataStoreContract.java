@@ -146,4 +146,18 @@ public abstract class MetadataStoreContract {
         assertThat(store.objects("m/", "m/\uD83D\uDE00", 2)).isEmpty();
         assertThat(store.objects("", "", 100)).hasSize(8);
     }
+
+    @Test
+    void aStartAfterThatSortsBeforeThePrefixListsThePrefixFromItsFirstKey() throws StoreException {
+        MetadataBatch batch = new MetadataBatch();
+        for (String key : List.of("a", "l/z", "m/a", "m/b", "m0")) {
+            batch.putObject(object(key, 1));
+        }
+        store.apply(batch);
+        for (String startAfter : List.of("a", "l/z", "m")) {
+            assertThat(store.objects("m/", startAfter, 100)).as("after " + startAfter).extracting(ObjectMeta::key)
+                    .containsExactly("m/a", "m/b");
+        }
+        assertThat(store.objects("m/", "m0", 100)).as("after the prefix's keys").isEmpty();
+    }
 }
