@@ -58,6 +58,10 @@ public sealed interface Authentication {
                     + " directory holds ca.crt and either identity.crt and identity.key, or a token file", e);
         } catch (IOException | GeneralSecurityException e) {
             throw new StoreException(Code.IO, "credentials " + dir + ": " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            // Not a token of ours; the directory may have come from $WEIGHTSTORE_CREDENTIALS, so say which file.
+            throw new StoreException(Code.INVALID_ARGUMENT, "credentials " + dir + ": " + dir.resolve(TOKEN_FILE) + ": " + e.getMessage(),
+                    e);
         }
     }
 
