@@ -20,8 +20,11 @@ public final class CheckpointExporter {
     public List<ManifestFile> exportAll(CheckpointId id, Path outputDir, Progress progress) throws IOException {
         Manifest manifest = catalog.readyManifest(id);
         progress.started(manifest.totalBytes());
-        for (StoredFile file : catalog.files(manifest)) {
-            file.exportTo(LocalFiles.resolveInside(outputDir, file.path()), progress);
+        List<StoredFile> files = catalog.files(manifest);
+        try (HeldFiles held = HeldFiles.of(files)) {
+            for (StoredFile file : files) {
+                file.exportTo(LocalFiles.resolveInside(outputDir, file.path()), progress);
+            }
         }
         return manifest.files();
     }

@@ -84,10 +84,11 @@ public final class CheckpointVerifier {
             manifestVerdict = copies(MANIFEST, reader, mode);
         }
         List<FileVerdict> verdicts = new ArrayList<>();
+        List<StoredFile> files = catalog.files(manifest);
         // Shared: the client's worker threads fill the buffer in parallel pieces.
-        try (Arena arena = Arena.ofShared()) {
+        try (HeldFiles held = HeldFiles.of(files); Arena arena = Arena.ofShared()) {
             MemorySegment buffer = mode == Mode.QUICK ? MemorySegment.NULL : arena.allocate(VerifiedCopy.CHUNK, 64);
-            for (StoredFile file : catalog.files(manifest)) {
+            for (StoredFile file : files) {
                 FileVerdict verdict = verify(file, mode, buffer, progress);
                 verdicts.add(manifest.checkable() ? verdict : verdict.with(verdict.status(), verdict.detail()
                         + "; schema 1 manifest: who wrote it and its checksums are not recorded, so not checked"));

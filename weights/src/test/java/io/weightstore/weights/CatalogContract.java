@@ -485,6 +485,32 @@ abstract class CatalogContract {
     }
 
     @Test
+    void aVerifyAndAnExportThatAReplaceOvertakesFinishOnTheVersionTheyStartedWith() throws Exception {
+        importSource("tiny");
+        // The last file in the manifest's order, changed: a replace removes the version before's copy once READY.
+        Path last = source.resolve("tokenizer_config.json");
+        Files.writeString(last, Files.readString(last).replace("}", ", \"padding_side\": \"left\"}"));
+        Meanwhile replace = () -> new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r2", source,
+                replicas(), true, 1), Progress.NONE);
+
+        CheckpointVerifier.Report verified = new CheckpointVerifier(catalog()).run(id("tiny"), CheckpointVerifier.Mode.FULL,
+                onFirstBytes(replace));
+        assertThat(verified.files()).extracting(FileVerdict::path, FileVerdict::status).contains(
+                tuple("tokenizer_config.json", FileVerdict.Status.OK));
+        assertThat(verified.status()).isEqualTo(FileVerdict.Status.OK);
+        assertThat(catalog().readyManifest(id("tiny")).revision()).isEqualTo("r2");
+
+        Files.writeString(last, Files.readString(last).replace("left", "right"));
+        Path out = tmp.resolve("export");
+        List<ManifestFile> exported = new CheckpointExporter(catalog()).exportAll(id("tiny"), out, onFirstBytes(() -> {
+            new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r3", source, replicas(), true, 1),
+                    Progress.NONE);
+        }));
+        assertThat(exported).extracting(ManifestFile::path).contains("tokenizer_config.json");
+        assertThat(Files.readString(out.resolve("tokenizer_config.json"))).contains("left");
+    }
+
+    @Test
     void badCheckpointIdIsRefused() throws Exception {
         for (String id : List.of("../x", "", "-x", "a/b", "x".repeat(256))) {
             assertCheckpointError(() -> importSource(id), CheckpointException.Code.INVALID, "must match");
