@@ -1,15 +1,21 @@
 package io.weightstore.store;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The contract against a group of three masters on etcd and three nodes, through a client given
@@ -17,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
  * on one shared etcd.
  */
 class MasterGroupContractTest extends StoreClientContract {
+    private static final int NODES = 3;
     private static EtcdCluster etcd;
     private MasterGroupCluster group;
     private StoreClient store;
@@ -34,7 +41,7 @@ class MasterGroupContractTest extends StoreClientContract {
     @BeforeEach
     void start() throws Exception {
         Files.createDirectories(tmp.resolve("group"));
-        group = new MasterGroupCluster(tmp.resolve("group"), etcd, "contract-" + UUID.randomUUID(), 3, 3, false);
+        group = new MasterGroupCluster(tmp.resolve("group"), etcd, "contract-" + UUID.randomUUID(), 3, NODES, false);
         group.awaitLeader(-1, Duration.ofSeconds(60));
         store = group.client();
     }
@@ -57,5 +64,33 @@ class MasterGroupContractTest extends StoreClientContract {
     @Override
     PutOptions put() {
         return super.put().withReplicas(2);
+    }
+
+    @Test
+    void aReplicaCountBeyondTheNodesIsRefusedAtOnceWithTheLeadersReason() throws Exception {
+        store.put("beyond/a", new byte[1000], put());
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> store.setReplicas(List.of("beyond/a"), NODES + 1, false))
+                .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                .satisfies(e -> {
+                    assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE);
+                    assertThat(e.getMessage()).contains((NODES + 1) + " replicas need " + (NODES + 1) + " nodes")
+                            .doesNotContain("answered as leader");
+                });
+        // Far inside the 30 s a call may spend looking for a leader: the group must not have looked for one.
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
+        assertThat(store.stat("beyond/a").replicas()).isEqualTo(2);
+    }
+
+    @Test
+    void aPutAskingMoreReplicasThanNodesUpFailsWithTheLeadersReasonNotAnUnknownOutcome() {
+        assertThatThrownBy(() -> store.put("beyond/b", new byte[1000], put().withReplicas(NODES + 1)))
+                .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                .satisfies(e -> {
+                    assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE);
+                    assertThat(e.getMessage()).contains("put of beyond/b needs " + (NODES + 1) + " nodes up")
+                            .doesNotContain("unknown");
+                });
     }
 }

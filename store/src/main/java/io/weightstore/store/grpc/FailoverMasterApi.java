@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * leader it named, else to the next master, backing off while no master leads, until the call's
  * budget runs out. A call that may have been carried out before its master went away (the
  * connection broke mid-call, or its deadline passed) is repeated only when repeating it is harmless;
- * a put's start or end, or a removal, then fails saying the outcome is unknown.
+ * a put's start or end, or a removal, then fails saying the outcome is unknown. What the leader itself
+ * answered, even UNAVAILABLE, is the call's answer.
  */
 final class FailoverMasterApi implements MasterApi {
     private static final Logger log = LoggerFactory.getLogger(FailoverMasterApi.class);
@@ -108,7 +109,9 @@ final class FailoverMasterApi implements MasterApi {
             try {
                 return call.on(master(target));
             } catch (StoreException e) {
-                if (e.code() != StoreException.Code.UNAVAILABLE) {
+                // The leader's own UNAVAILABLE (not enough nodes up, say) is its answer, as a single master's would be;
+                // taken for a master gone, it would bounce between followers for the whole budget, or leave a put unknown.
+                if (e.code() != StoreException.Code.UNAVAILABLE || GrpcStatuses.answeredAsLeader(e)) {
                     throw e;
                 }
                 failure = e;

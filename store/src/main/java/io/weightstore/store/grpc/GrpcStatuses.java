@@ -23,6 +23,11 @@ final class GrpcStatuses {
      * say) is not the cause. gRPC gives a status the transport made up no such trailer.
      */
     private static final Metadata.Key<String> ANSWERED = Metadata.Key.of("weightstore-answered", Metadata.ASCII_STRING_MARSHALLER);
+    /**
+     * On a failure because the leader stepped down during the call ({@link LeaderGate#steppedDown}): the
+     * master answered, but not as the leader, so a client of the group looks for the new one.
+     */
+    private static final Metadata.Key<String> STEPPED_DOWN = Metadata.Key.of("weightstore-stepped-down", Metadata.ASCII_STRING_MARSHALLER);
 
     private GrpcStatuses() {}
 
@@ -35,6 +40,16 @@ final class GrpcStatuses {
 
     private static boolean answered(StatusRuntimeException e) {
         return e.getTrailers() != null && e.getTrailers().containsKey(ANSWERED);
+    }
+
+    /**
+     * Whether a failed call was answered by the leader itself, as a single master would answer it (not
+     * enough nodes up, say): another master cannot answer otherwise, so the call is not worth moving.
+     * A follower's refusal names the leader, and a leader that stepped down during the call says so.
+     */
+    static boolean answeredAsLeader(StoreException e) {
+        Metadata trailers = e.getCause() instanceof StatusRuntimeException status ? status.getTrailers() : null;
+        return trailers != null && trailers.containsKey(ANSWERED) && !trailers.containsKey(LEADER) && !trailers.containsKey(STEPPED_DOWN);
     }
 
     static StatusRuntimeException toStatus(StoreException e) {
@@ -50,7 +65,11 @@ final class GrpcStatuses {
             case PERMISSION_DENIED -> Status.Code.PERMISSION_DENIED;
             case HELD, PROTOCOL, IO -> Status.Code.INTERNAL;
         };
-        return Status.fromCode(code).withDescription(e.getMessage()).asRuntimeException(answered());
+        Metadata trailers = answered();
+        if (LeaderGate.isSteppedDown(e)) {
+            trailers.put(STEPPED_DOWN, "true");
+        }
+        return Status.fromCode(code).withDescription(e.getMessage()).asRuntimeException(trailers);
     }
 
     private static boolean closedUnderTheCall(StatusRuntimeException e) {

@@ -5,6 +5,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.weightstore.store.api.StoreException;
 import java.util.Optional;
 
 /**
@@ -20,6 +21,15 @@ public final class LeaderGate implements ServerInterceptor {
     @FunctionalInterface
     public interface Policy {
         Optional<Refusal> refusal(String method);
+    }
+
+    /** Marks, among the causes of a failure, a leadership that ended under the call. */
+    private static final class SteppedDown extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        SteppedDown(Throwable cause) {
+            super("the master stopped leading", cause, false, false);
+        }
     }
 
     private final Policy policy;
@@ -38,5 +48,23 @@ public final class LeaderGate implements ServerInterceptor {
         trailers.put(GrpcStatuses.LEADER, refusal.get().leader().orElse(GrpcStatuses.NO_LEADER));
         call.close(Status.UNAVAILABLE.withDescription(refusal.get().reason()), trailers);
         return new ServerCall.Listener<>() {};
+    }
+
+    /**
+     * The failure of a call whose leadership ended under it (the master stepped down, or closed its
+     * metadata). It goes out marked, so a client of the group tries the next leader rather than take it
+     * for the leader's answer (not enough nodes up, say); whether the call took effect stays unknown.
+     */
+    public static StoreException steppedDown(String why, Throwable cause) {
+        return new StoreException(StoreException.Code.UNAVAILABLE, why, new SteppedDown(cause));
+    }
+
+    static boolean isSteppedDown(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SteppedDown) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -19,6 +19,7 @@ import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.grpc.LeaderGate;
 import io.weightstore.store.grpc.Protos;
 import io.weightstore.store.master.MetadataBatch;
 import io.weightstore.store.master.MetadataStore;
@@ -356,12 +357,12 @@ final class EtcdMetadataStore implements MetadataStore {
             log.warn("master metadata: {}; stepping down", why);
             onLostAuthority.run();
         }
-        return new StoreException(StoreException.Code.UNAVAILABLE, why, cause);
+        return LeaderGate.steppedDown(why, cause);
     }
 
     private void requireAuthority() throws StoreException {
         if (lost != null) {
-            throw new StoreException(StoreException.Code.UNAVAILABLE, "this master stepped down and serves no metadata: " + lost);
+            throw LeaderGate.steppedDown("this master stepped down and serves no metadata: " + lost, null);
         }
     }
 

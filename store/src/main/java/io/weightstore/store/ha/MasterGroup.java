@@ -174,7 +174,7 @@ public final class MasterGroup implements AutoCloseable {
     MasterCore core() throws StoreException {
         Leading current = leading;
         if (current == null) {
-            throw new StoreException(StoreException.Code.UNAVAILABLE, "master " + election.address() + " stopped leading");
+            throw LeaderGate.steppedDown("master " + election.address() + " stopped leading", null);
         }
         return current.core();
     }

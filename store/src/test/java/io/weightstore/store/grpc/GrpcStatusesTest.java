@@ -2,6 +2,7 @@ package io.weightstore.store.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.weightstore.store.api.StoreException;
 import java.io.IOException;
@@ -43,5 +44,25 @@ class GrpcStatusesTest {
 
         assertThat(reset.getMessage()).startsWith("stat: master unavailable: UNAVAILABLE: io exception (Connection reset by peer)")
                 .endsWith("give --credentials DIR (or $WEIGHTSTORE_CREDENTIALS)");
+    }
+
+    @Test
+    void onlyTheLeadersOwnRefusalIsTakenAsTheAnswerOfAGroup() {
+        StoreException own = GrpcStatuses.toStoreException(GrpcStatuses.toStatus(
+                new StoreException(StoreException.Code.UNAVAILABLE, "3 replicas need 3 nodes that are up and not being drained, 2 are")),
+                "set replicas", false);
+        StoreException steppedDown = GrpcStatuses.toStoreException(GrpcStatuses.toStatus(
+                LeaderGate.steppedDown("this master stepped down and serves no metadata: closed", null)), "set replicas", false);
+        Metadata followerTrailers = GrpcStatuses.answered();
+        followerTrailers.put(GrpcStatuses.LEADER, "127.0.0.1:1");
+        StoreException follower = GrpcStatuses.toStoreException(Status.UNAVAILABLE.withDescription("not the leader")
+                .asRuntimeException(followerTrailers), "set replicas", false);
+        StoreException unreachable = GrpcStatuses.toStoreException(Status.UNAVAILABLE.withDescription("io exception")
+                .asRuntimeException(), "set replicas", false);
+
+        assertThat(GrpcStatuses.answeredAsLeader(own)).isTrue();
+        assertThat(GrpcStatuses.answeredAsLeader(steppedDown)).isFalse();
+        assertThat(GrpcStatuses.answeredAsLeader(follower)).isFalse();
+        assertThat(GrpcStatuses.answeredAsLeader(unreachable)).isFalse();
     }
 }
