@@ -104,6 +104,7 @@ final class Replication {
     private int waiting;
     private int unreadable;
     private Map<String, Integer> replicasByNode = Map.of();
+    private boolean fullPassFinished;
 
     Replication(MetadataStore metadata, NodeRegistry nodes, LeaseTable leases, MasterConfig config, LongSupplier clock,
             Placement placement) {
@@ -435,9 +436,25 @@ final class Replication {
         dirtyKeys.add(key);
     }
 
-    /** Replicas on the node, as of the last full pass. */
-    int replicasOn(String nodeId) {
-        return replicasByNode.getOrDefault(nodeId, 0);
+    /**
+     * Replicas on the node, as of the last full pass. Until this master finished one (it just opened,
+     * or took over), counted in the metadata: no count yet is not zero, and a drain told zero would let
+     * the node be stopped with copies on it.
+     */
+    int replicasOn(String nodeId) throws StoreException {
+        if (fullPassFinished) {
+            return replicasByNode.getOrDefault(nodeId, 0);
+        }
+        int count = 0;
+        for (List<ObjectMeta> page = metadata.objects("", "", PAGE); !page.isEmpty();
+                page = metadata.objects("", page.getLast().key(), PAGE)) {
+            for (ObjectMeta object : page) {
+                for (SliceMeta slice : object.slices()) {
+                    count += (int) slice.replicas().stream().filter(r -> r.nodeId().equals(nodeId)).count();
+                }
+            }
+        }
+        return count;
     }
 
     ReplicationStatus status() {
@@ -528,7 +545,8 @@ final class Replication {
         waiting = pass.waiting;
         unreadable = pass.unreadable;
         replicasByNode = Map.copyOf(pass.replicasByNode);
-        return nodes.statuses().stream().map(s -> s.nodeId()).filter(id -> nodes.isPoolLost(id) && replicasOn(id) == 0
+        fullPassFinished = true;
+        return nodes.statuses().stream().map(s -> s.nodeId()).filter(id -> nodes.isPoolLost(id) && replicasByNode.getOrDefault(id, 0) == 0
                 && copies.involving(id).isEmpty()).toList();
     }
 

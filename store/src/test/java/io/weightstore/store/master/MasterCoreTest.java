@@ -19,6 +19,7 @@ import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
+import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
@@ -383,6 +384,19 @@ class MasterCoreTest {
             return null;
         });
         master.remove("shared", false);
+    }
+
+    @Test
+    void aDrainAskedBeforeTheFirstLookOverTheReplicasCountsTheCopiesTheNodeHolds() throws StoreException {
+        seal(start("held/a", 3 * SLICE, 2));
+        seal(start("held/b", SLICE, 2));
+        restartWithNodesRegistered();
+
+        // The reaper first looks a second after opening: a restarted or newly elected master has counted nothing yet.
+        NodeDrain drain = master.drainNode("n1", false);
+
+        assertThat(drain.draining()).isTrue();
+        assertThat(drain.replicasLeft()).isEqualTo(4);
     }
 
     @Test
