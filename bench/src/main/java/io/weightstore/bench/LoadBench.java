@@ -20,6 +20,7 @@ import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.ShardPlan;
 import io.weightstore.weights.loader.StreamBufferPool;
+import io.weightstore.weights.loader.TensorPrefetcher;
 import io.weightstore.weights.loader.TensorStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -124,6 +125,11 @@ public final class LoadBench {
                         new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as above, CRC tables not used",
                                 weightBytes, () -> loadAllRanks(tpClient, tpBuffers, 4, false, new ArrayList<>())))));
             }
+            // Fresh memory per run, as an engine's own: collected before each run, so runs do not pile up the last ones' memory.
+            try (StoreClient prefetchClient = cluster.client(false, CONNECTIONS)) {
+                paths.add(Measurement.of("loader, loopback, whole tensors", "as Jlama takes them, each kept in memory of its own, "
+                        + CONNECTIONS + " conn", weightBytes, runs, LoadBench::collect, () -> prefetchAll(prefetchClient)));
+            }
             paths.add(secureLoopback(work, directory, DataPlaneProtection.TLS, "data plane in TLS 1.3", weightBytes, runs));
             paths.add(secureLoopback(work, directory, DataPlaneProtection.MAC, "TLS handshake, then " + MacTransport.tagsProposedHere() + "-tagged chunks in clear",
                     weightBytes, runs));
@@ -217,6 +223,25 @@ public final class LoadBench {
                 }
             }
         });
+    }
+
+    /**
+     * Every tensor whole, in memory each keeps, through the prefetcher Jlama's loader reads a model
+     * over sockets with (its batch size and batches ahead).
+     */
+    private static void prefetchAll(StoreClient client) throws IOException {
+        try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults());
+                TensorPrefetcher tensors = checkpoint.prefetch(256L << 20, 4)) {
+            for (String name : checkpoint.tensors().keySet()) {
+                tensors.take(name).orElseThrow();
+            }
+        }
+    }
+
+    /** Lets the collector find the last run's tensors, and their memory go back to the kernel. */
+    private static void collect() throws InterruptedException {
+        System.gc();
+        Thread.sleep(200);
     }
 
     /** The checkpoint's weight files opened once, as a loader holds them open while it reads them. */

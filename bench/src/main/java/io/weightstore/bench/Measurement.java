@@ -6,6 +6,14 @@ import java.util.List;
 
 /** Throughputs of repeated runs of one path, in GB/s (10^9 bytes per second). */
 public record Measurement(String path, String detail, long bytes, List<Double> gbPerSecond) {
+    /**
+     * Untimed runs before the timed ones: the loader's code is still being compiled through its first
+     * loads (a loopback load of 2 GB ran at 3.8, 4.9 and 5.4 GB/s in its first three runs, 7.4-8.4 after,
+     * while a raw socket, with no code to compile, was steady from its first), and a ratio to a ceiling
+     * would measure the JIT.
+     */
+    static final int WARM_UP_RUNS = 3;
+
     public Measurement {
         gbPerSecond = List.copyOf(gbPerSecond);
     }
@@ -30,15 +38,17 @@ public record Measurement(String path, String detail, long bytes, List<Double> g
         return gbPerSecond.stream().mapToDouble(Double::doubleValue).max().orElse(0);
     }
 
-    /** Runs {@code work} (which moves {@code bytes}) {@code runs} times after one warm-up run. */
+    /** Runs {@code work} (which moves {@code bytes}) {@code runs} times after the warm-up runs. */
     public static Measurement of(String path, String detail, long bytes, int runs, Work work) throws Exception {
         return of(path, detail, bytes, runs, () -> {}, work);
     }
 
     /** As above, running {@code setup} untimed before each run (to drop caches, say). */
     public static Measurement of(String path, String detail, long bytes, int runs, Work setup, Work work) throws Exception {
-        setup.run();
-        work.run();
+        for (int i = 0; i < WARM_UP_RUNS; i++) {
+            setup.run();
+            work.run();
+        }
         double[] rates = new double[runs];
         for (int i = 0; i < runs; i++) {
             setup.run();
@@ -50,14 +60,16 @@ public record Measurement(String path, String detail, long bytes, List<Double> g
     }
 
     /**
-     * Times several paths in turns: one warm-up each, then run 1 of every path, run 2 of every path,
+     * Times several paths in turns: the warm-up runs of each, then run 1 of every path, run 2 of every path,
      * and so on. On a shared machine whose speed drifts over minutes, paths compared by a ratio
      * then see the same drift, where measuring one after the other would credit it to one of them.
      */
     public static List<Measurement> interleaved(int runs, List<Timed> paths) throws Exception {
         double[][] rates = new double[paths.size()][runs];
-        for (Timed path : paths) {
-            path.work().run();
+        for (int i = 0; i < WARM_UP_RUNS; i++) {
+            for (Timed path : paths) {
+                path.work().run();
+            }
         }
         for (int run = 0; run < runs; run++) {
             for (int p = 0; p < paths.size(); p++) {

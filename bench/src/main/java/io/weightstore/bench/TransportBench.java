@@ -244,9 +244,9 @@ public final class TransportBench {
         }
     }
 
-    /** The median of the timed runs' CPU times; the first entry is the warm-up. */
+    /** The median of the timed runs' CPU times; the first entries are the warm-up runs'. */
     private static double median(List<Long> cpu) {
-        return Measurement.median(cpu.subList(1, cpu.size()).stream().mapToDouble(Long::doubleValue).toArray());
+        return Measurement.median(cpu.subList(Measurement.WARM_UP_RUNS, cpu.size()).stream().mapToDouble(Long::doubleValue).toArray());
     }
 
     private static void verify(FileChannel file, MemorySegment dst, Variant variant) throws IOException {
