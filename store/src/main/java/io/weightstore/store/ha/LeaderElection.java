@@ -194,9 +194,10 @@ final class LeaderElection implements AutoCloseable {
         List<KeyValue> current = response.getGetResponses().getFirst().getKvs();
         if (current.isEmpty()) {
             leaderAddress = null;
-        } else if (isOurs(current.getFirst())) {
+        } else if (!revokeRequested && isOurs(current.getFirst())) {
             // An earlier bid committed but its answer was lost. Nobody else can create the key while it exists,
-            // and this master's own renewals keep it alive: unless it takes the key up, the group has no leader.
+            // and this master's own renewals keep it alive: unless it takes the key up, the group has no leader. Not
+            // when it has just stepped down: the revoke it asked for removes the key next round, for a clean slate.
             lead(new Fence(current.getFirst().getCreateRevision(), holder));
         } else {
             leaderAddress = addressIn(Etcd.text(current.getFirst().getValue()));
