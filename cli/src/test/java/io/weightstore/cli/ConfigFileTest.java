@@ -1,6 +1,7 @@
 package io.weightstore.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -155,6 +156,22 @@ class ConfigFileTest {
         CliRun check = CliRun.of("config", "check", file.toString());
         assertThat(check.exitCode()).isEqualTo(1);
         assertThat(check.out()).contains("master.credentials", "gateway.prot");
+    }
+
+    @Test
+    void aNodeReadsOnlyTheStoreOfTheClientSection() throws Exception {
+        // A node host of a shared file: the clients' credentials directory is not there.
+        Path file = Files.writeString(tmp.resolve("ws.yaml"), """
+                client:
+                  store: 127.0.0.1:7070
+                  credentials: /nowhere/client
+                """);
+
+        CommandLine.ParseResult node = WeightstoreCli.commandLine().parseArgs("--config", file.toString(), "node", "--pool", "/dev/shm/p",
+                "--capacity", "1G").subcommand();
+        assertThat(value(node, "--master")).isEqualTo("127.0.0.1:7070");
+        assertThatThrownBy(() -> WeightstoreCli.commandLine().parseArgs("--config", file.toString(), "store", "ls"))
+                .hasMessageContaining("client.credentials: no such credentials directory: /nowhere/client");
     }
 
     @Test

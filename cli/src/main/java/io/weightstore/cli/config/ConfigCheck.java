@@ -11,11 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -43,20 +41,24 @@ public final class ConfigCheck {
      * or absent; {@code config check} still reports every section.
      */
     public List<ConfigProblem> check(ConfigFile file, Optional<String> verb) {
-        Set<String> read = sectionsRead(verb.orElse(""));
-        return check(file).stream().filter(p -> read.contains(p.section()) || !Sections.ALL.contains(p.section())).toList();
+        String name = verb.orElse("");
+        return check(file).stream().filter(p -> reads(name, p) || !Sections.ALL.contains(p.section())).toList();
     }
 
-    /** As {@link ConfigDefaults} reads them: a server verb its own section, and every verb but the master the client's. */
-    private static Set<String> sectionsRead(String verb) {
-        Set<String> read = new HashSet<>();
-        if (Sections.VERBS.contains(verb)) {
-            read.add(verb);
+    /**
+     * Whether {@code verb} reads the setting {@code problem} is about, as {@link ConfigDefaults} reads
+     * them: a server verb its own section; the node, of the client's, only the store (as its master);
+     * the master none of it; every other verb the client section.
+     */
+    private static boolean reads(String verb, ConfigProblem problem) {
+        if (problem.section().equals(ConfigFile.CLIENT)) {
+            return switch (verb) {
+                case "master" -> false;
+                case "node" -> problem.key().equals("store");
+                default -> true;
+            };
         }
-        if (!verb.equals("master")) {
-            read.add(ConfigFile.CLIENT);
-        }
-        return read;
+        return problem.section().equals(verb) && Sections.VERBS.contains(verb);
     }
 
     public List<ConfigProblem> check(ConfigFile file) {
