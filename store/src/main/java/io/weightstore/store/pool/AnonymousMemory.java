@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Memory straight from the kernel for data that lives as long as whoever holds it (tensors an engine
  * keeps), mapped anonymous and private, starting on a 2 MiB boundary and advised to be backed by
- * huge pages.
+ * huge pages. On Linux, in a JVM that lets this module call native code; elsewhere it is
+ * {@link Arena#allocate}'s, with what that costs.
  *
  * <p>Not {@link Arena#allocate}: that zeroes what it hands out, which the kernel already did when it
  * faulted the pages in, so fresh memory was cleared twice; it maps in 4 KiB pages, a fault each (on
@@ -30,8 +31,9 @@ public final class AnonymousMemory {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must be >= 0: bytes=" + bytes);
         }
-        if (!Libc.LINUX) {
-            return arena.allocate(Math.max(1, bytes), PoolFile.HUGE_PAGE);
+        if (!Libc.LINUX || !AnonymousMemory.class.getModule().isNativeAccessEnabled()) {
+            // An engine embedding the loader in a JVM that denies native access still loads, as before this class.
+            return arena.allocate(Math.max(1, bytes), PoolFile.HUGE_PAGE).asSlice(0, bytes);
         }
         long length = Math.max(PoolFile.HUGE_PAGE, Math.ceilDiv(bytes, PoolFile.HUGE_PAGE) * PoolFile.HUGE_PAGE);
         // Mapped a huge page larger than asked, then trimmed to the first 2 MiB boundary: the kernel backs only

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,11 +34,15 @@ final class Smaps {
         return total;
     }
 
-    /** Whether any mapping of this process covers a byte of {@code [start, end)}. */
-    static boolean mapsAny(long start, long end) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
+    /** Whether a mapping of this process that covers a byte of {@code [start, end)} is advised to huge pages (flag hg). */
+    static boolean hugePageAdvised(long start, long end) throws IOException {
+        boolean overlaps = false;
+        for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
             Matcher vma = VMA.matcher(line);
-            if (vma.lookingAt() && Long.parseUnsignedLong(vma.group(1), 16) < end && start < Long.parseUnsignedLong(vma.group(2), 16)) {
+            if (vma.lookingAt()) {
+                overlaps = Long.parseUnsignedLong(vma.group(1), 16) < end && start < Long.parseUnsignedLong(vma.group(2), 16);
+            } else if (overlaps && line.startsWith("VmFlags:") && List.of(line.substring("VmFlags:".length()).trim().split(" "))
+                    .contains("hg")) {
                 return true;
             }
         }
