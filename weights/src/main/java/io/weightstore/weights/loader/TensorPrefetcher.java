@@ -180,17 +180,23 @@ public final class TensorPrefetcher implements AutoCloseable {
 
     /**
      * Stops reading ahead and lets go of every batch; tensors already taken stay valid, as their memory
-     * belongs to whoever holds them, and those asked for from now on are not here.
+     * belongs to whoever holds them, and those asked for from now on are not here. Then asks for a
+     * collection: batch memory is unmapped only once a collection finds it unreachable, and nothing
+     * else would ask soon, as it counts against no limit of the JVM's, so what the engine dropped while
+     * it loaded (tensors it converted) would stay resident beside what it made of them.
      */
     @Override
-    public synchronized void close() {
-        closed = true;
-        for (int i = 0; i < reads.size(); i++) {
-            Future<MemorySegment> read = reads.set(i, null);
-            if (read != null) {
-                read.cancel(false);
+    public void close() {
+        synchronized (this) {
+            closed = true;
+            for (int i = 0; i < reads.size(); i++) {
+                Future<MemorySegment> read = reads.set(i, null);
+                if (read != null) {
+                    read.cancel(false);
+                }
             }
+            reader.shutdown();
         }
-        reader.shutdown();
+        System.gc();
     }
 }

@@ -85,6 +85,25 @@ class TensorPrefetcherTest {
     }
 
     @Test
+    void closingLetsTheCollectorFreeWhatTheEngineDroppedWithoutBeingAsked() throws Exception {
+        List<WeakReference<MemorySegment.Scope>> scopes;
+        try (TensorPrefetcher prefetcher = source.prefetch(64 << 10, 2)) {
+            scopes = takeEachAndDropIt(prefetcher);
+        }
+
+        assertThat(scopes).as("the memory of every batch, once the prefetcher closed").allSatisfy(scope -> assertThat(scope.get()).isNull());
+    }
+
+    /** In a frame of its own, so that no local of the test's keeps the last tensor reachable. */
+    private List<WeakReference<MemorySegment.Scope>> takeEachAndDropIt(TensorPrefetcher prefetcher) throws Exception {
+        List<WeakReference<MemorySegment.Scope>> scopes = new ArrayList<>();
+        for (String name : source.tensors().keySet()) {
+            scopes.add(new WeakReference<>(prefetcher.take(name).orElseThrow().scope()));
+        }
+        return scopes;
+    }
+
+    @Test
     void anEmptyTensorBetweenTwoOthersLeavesTheOneAfterItReadable() throws Exception {
         Path dir = tmp.resolve("with-empty");
         Files.createDirectories(dir);
