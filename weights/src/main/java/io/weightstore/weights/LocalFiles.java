@@ -5,11 +5,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Writing stored files to the local disk: only inside the directory asked for, and never half-visible. */
 final class LocalFiles {
@@ -20,8 +23,26 @@ final class LocalFiles {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** A sibling: the file's name, the writer's process id, this call's random part. */
+    private static final Pattern PARTIAL = Pattern.compile("\\.(.+)\\.(\\d+)\\.[0-9a-z]+\\.partial");
 
     private LocalFiles() {}
+
+    /**
+     * The siblings of {@code name} that a process killed while it wrote them left, found by their writer's
+     * process id no longer running on this host (one that runs may still be writing).
+     */
+    private static void removeThoseOfDeadProcesses(Path dir, String name) throws IOException {
+        try (DirectoryStream<Path> siblings = Files.newDirectoryStream(dir, p -> p.getFileName().toString().startsWith("." + name + "."))) {
+            for (Path sibling : siblings) {
+                Matcher partial = PARTIAL.matcher(sibling.getFileName().toString());
+                if (partial.matches() && partial.group(1).equals(name)
+                        && ProcessHandle.of(Long.parseLong(partial.group(2))).filter(ProcessHandle::isAlive).isEmpty()) {
+                    Files.deleteIfExists(sibling);
+                }
+            }
+        }
+    }
 
     /** {@code dir/relative}, refused when a manifest path would leave {@code dir}. */
     static Path resolveInside(Path dir, String relative) throws CheckpointException {
@@ -51,8 +72,11 @@ final class LocalFiles {
             throw new CheckpointException(CheckpointException.Code.NO_SPACE, "writing " + target + ": its file system has " + usable
                     + " bytes free, the file needs " + size);
         }
-        // Hidden, so that a directory holding one a crash left is still read as a checkpoint without it.
-        Path partial = parent.resolve("." + target.getFileName() + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
+        removeThoseOfDeadProcesses(parent, target.getFileName().toString());
+        // Hidden, so that a directory holding one a crash left is still read as a checkpoint without it; named after this
+        // process, so that the next writer of the file can tell it is a crash's and remove it.
+        Path partial = parent.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
+                + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
         try {
             try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,6 +52,22 @@ class LocalFilesTest {
         try (var left = Files.list(tmp)) {
             assertThat(left).as("no partial file is left").containsExactly(target);
         }
+    }
+
+    @Test
+    void aSiblingAKilledWriterLeftIsRemovedByTheNextWriteAndALiveWritersIsNot() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path crashed = Files.writeString(tmp.resolve(".config.json." + gone.pid() + ".k1lled.partial"), "half");
+        Path writing = Files.writeString(tmp.resolve(".config.json." + ProcessHandle.current().pid() + ".st1ll.partial"), "half");
+        Path otherFile = Files.writeString(tmp.resolve(".config.json.bak." + gone.pid() + ".k1lled.partial"), "half");
+
+        LocalFiles.writeAtomically(tmp.resolve("config.json"), 2, file -> file.copyFrom(MemorySegment.ofArray("{}".getBytes())));
+
+        assertThat(Files.readString(tmp.resolve("config.json"))).isEqualTo("{}");
+        assertThat(crashed).doesNotExist();
+        assertThat(writing).exists();
+        assertThat(otherFile).as("another file's").exists();
     }
 
     @Test
