@@ -23,8 +23,8 @@ final class LocalFiles {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** A sibling: the file's name, the writer's process id, this call's random part. */
-    private static final Pattern PARTIAL = Pattern.compile("\\.(.+)\\.(\\d+)\\.[0-9a-z]+\\.partial");
+    /** A sibling: the file's name, the writer's process id (digits a long holds), this call's random part. */
+    private static final Pattern PARTIAL = Pattern.compile("\\.(.+)\\.(\\d{1,18})\\.[0-9a-z]+\\.partial");
 
     private LocalFiles() {}
 

@@ -61,6 +61,7 @@ class LocalFilesTest {
         Path crashed = Files.writeString(tmp.resolve(".config.json." + gone.pid() + ".k1lled.partial"), "half");
         Path writing = Files.writeString(tmp.resolve(".config.json." + ProcessHandle.current().pid() + ".st1ll.partial"), "half");
         Path otherFile = Files.writeString(tmp.resolve(".config.json.bak." + gone.pid() + ".k1lled.partial"), "half");
+        Path notAPid = Files.writeString(tmp.resolve(".config.json." + "9".repeat(30) + ".x.partial"), "someone's");
 
         LocalFiles.writeAtomically(tmp.resolve("config.json"), 2, file -> file.copyFrom(MemorySegment.ofArray("{}".getBytes())));
 
@@ -68,6 +69,7 @@ class LocalFilesTest {
         assertThat(crashed).doesNotExist();
         assertThat(writing).exists();
         assertThat(otherFile).as("another file's").exists();
+        assertThat(notAPid).as("no process id").exists();
     }
 
     @Test

@@ -5,10 +5,12 @@ import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.concurrent.DeadlineWait;
 import io.weightstore.store.pool.AnonymousMemory;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,6 +42,8 @@ public final class TensorPrefetcher implements AutoCloseable {
     static final long ALIGNMENT = 64;
     /** Batches read at once: the next one's reads queue for the store's connections while the last of this one's arrive. */
     static final int READERS = 2;
+    /** How long a close waits for reads in flight to end, each bounded by the store's deadlines anyway. */
+    private static final Duration READER_STOP = Duration.ofSeconds(10);
 
     /** A tensor's place in its batch's memory. */
     private record Slot(int batch, long offset, long length) {}
@@ -197,6 +201,8 @@ public final class TensorPrefetcher implements AutoCloseable {
             }
             reader.shutdown();
         }
+        // A reader thread's last task holds its batch until the thread moves on: the collection would miss it.
+        DeadlineWait.termination(reader, System.nanoTime() + READER_STOP.toNanos());
         System.gc();
     }
 }
