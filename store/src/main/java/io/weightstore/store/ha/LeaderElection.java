@@ -55,6 +55,8 @@ final class LeaderElection implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     private volatile boolean revokeRequested;
+    /** Whether the member key is written on the current lease; only the election's thread reads and writes it. */
+    private boolean memberWritten;
     private long leaseId;
     /** System.nanoTime() after which this master's lease may have expired in etcd. */
     private volatile long leaseValidUntil;
@@ -140,6 +142,9 @@ final class LeaderElection implements AutoCloseable {
         } else if (!keepAlive()) {
             return;
         }
+        if (!memberWritten) {
+            writeMember();
+        }
         if (fence == null) {
             campaign();
         } else {
@@ -152,8 +157,14 @@ final class LeaderElection implements AutoCloseable {
         long id = Etcd.await(etcd.getLeaseClient().grant(ttl.toSeconds()), timeout, "a lease grant").getID();
         leaseId = id;
         leaseValidUntil = sent + ttl.toNanos();
-        Etcd.await(etcd.getKVClient().put(keys.member(address), Etcd.bytes(holder), PutOption.builder().withLeaseId(id).build()),
+        memberWritten = false;
+    }
+
+    /** This master among the group's members, on its lease: written again each round until it is (a put may fail). */
+    private void writeMember() throws StoreException {
+        Etcd.await(etcd.getKVClient().put(keys.member(address), Etcd.bytes(holder), PutOption.builder().withLeaseId(leaseId).build()),
                 timeout, "the registration of master " + address);
+        memberWritten = true;
     }
 
     /** False when the lease is gone: then a new one is taken next round. */

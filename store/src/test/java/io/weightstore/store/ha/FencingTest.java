@@ -129,6 +129,23 @@ class FencingTest {
         }
     }
 
+    @Test
+    void aMasterWhoseRegistrationFailedIsListedOnceAnotherRoundWritesIt() throws Exception {
+        ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
+        AtomicBoolean failed = new AtomicBoolean();
+        KV kv = forwarding(KV.class, client.getKVClient(), (method, args) -> method.getName().equals("put") && failed.compareAndSet(false, true)
+                ? CompletableFuture.failedFuture(new IllegalStateException("the registration's put was lost")) : null);
+        Client failingFirstPut = forwarding(Client.class, client, (method, args) -> method.getName().equals("getKVClient") ? kv : null);
+        try (LeaderElection election = LeaderElection.start(failingFirstPut, keys, "a:1", LEASE, Duration.ofSeconds(1), new Events())) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            while (client.getKVClient().get(keys.member("a:1")).get().getKvs().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(failed).as("the first registration failed").isTrue();
+            assertThat(client.getKVClient().get(keys.member("a:1")).get().getKvs()).as("the member key").hasSize(1);
+        }
+    }
+
     /** {@code etcd} as seen over a link that loses the answer to the first transaction after etcd committed it. */
     private static Client losingFirstTxnAnswer(Client etcd, AtomicBoolean lost) {
         KV kv = forwarding(KV.class, etcd.getKVClient(), (method, args) -> method.getName().equals("txn")
