@@ -70,10 +70,10 @@ final class Libc {
         }
     }
 
-    /** madvise(2): whether the kernel took the advice (a kernel without the feature refuses it, which costs only speed). */
-    static boolean madvise(long address, long length, int advice) {
+    /** madvise(2); a kernel without the feature refuses the advice, which costs only speed, so its answer is not read. */
+    static void madvise(long address, long length, int advice) {
         try {
-            return (int) Linked.MADVISE.invokeExact(MemorySegment.ofAddress(address), length, advice) == 0;
+            int ignored = (int) Linked.MADVISE.invokeExact(MemorySegment.ofAddress(address), length, advice);
         } catch (Throwable e) {
             throw new IllegalStateException("madvise(2) failed to run", e);
         }

@@ -41,7 +41,7 @@ import java.util.concurrent.Future;
 public final class TensorPrefetcher implements AutoCloseable {
     static final long ALIGNMENT = 64;
     /** Batches read at once: the next one's reads queue for the store's connections while the last of this one's arrive. */
-    static final int READERS = 2;
+    private static final int READERS = 2;
     /** How long a close waits for reads in flight to end, each bounded by the store's deadlines anyway. */
     private static final Duration READER_STOP = Duration.ofSeconds(10);
 
@@ -63,17 +63,13 @@ public final class TensorPrefetcher implements AutoCloseable {
     private boolean closed;
 
     TensorPrefetcher(StoreClient store, List<CheckpointSource.Location> inFileOrder, long batchBytes, int ahead) {
-        this(store, inFileOrder, batchBytes, ahead, READERS);
-    }
-
-    TensorPrefetcher(StoreClient store, List<CheckpointSource.Location> inFileOrder, long batchBytes, int ahead, int readers) {
-        if (batchBytes < ALIGNMENT || ahead < 1 || readers < 1) {
-            throw new IllegalArgumentException("prefetch needs batchBytes >= 64, ahead >= 1 and readers >= 1: batchBytes="
-                    + batchBytes + " ahead=" + ahead + " readers=" + readers);
+        if (batchBytes < ALIGNMENT || ahead < 1) {
+            throw new IllegalArgumentException("prefetch needs batchBytes >= 64 and ahead >= 1: batchBytes=" + batchBytes
+                    + " ahead=" + ahead);
         }
         this.store = store;
         this.ahead = ahead;
-        this.reader = Executors.newFixedThreadPool(readers, Thread.ofPlatform().daemon().name("tensor-prefetch-", 0).factory());
+        this.reader = Executors.newFixedThreadPool(READERS, Thread.ofPlatform().daemon().name("tensor-prefetch-", 0).factory());
         List<CheckpointSource.Location> current = new ArrayList<>();
         long offset = 0;
         for (CheckpointSource.Location tensor : inFileOrder) {
