@@ -40,6 +40,15 @@ public record ObjectMeta(String key, long size, long sliceSize, int checksumBloc
         return slices.get(index);
     }
 
+    /** How many of this object's slice replicas node {@code nodeId} holds. */
+    public int replicasOn(String nodeId) {
+        int count = 0;
+        for (SliceMeta slice : slices) {
+            count += (int) slice.replicas().stream().filter(r -> r.nodeId().equals(nodeId)).count();
+        }
+        return count;
+    }
+
     public ObjectMeta withSlices(List<SliceMeta> changed) {
         return new ObjectMeta(key, size, sliceSize, checksumBlockSize, changed, pinned, createdAt, replicas, owner, autoReplicas,
                 localCopies);

@@ -26,6 +26,7 @@ import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.ScrubTask;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoredNode;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.HeartbeatResponse;
@@ -302,13 +303,14 @@ public final class Protos {
         }
     }
 
-    public static byte[] encode(NodeInfo node) {
-        return toProto(node).toByteArray();
+    public static byte[] encode(StoredNode node) {
+        return toProto(node.info()).toBuilder().setDraining(node.draining()).build().toByteArray();
     }
 
-    public static NodeInfo decodeNode(byte[] bytes) throws StoreException {
+    public static StoredNode decodeNode(byte[] bytes) throws StoreException {
         try {
-            return fromProto(io.weightstore.store.proto.NodeInfo.parseFrom(bytes));
+            io.weightstore.store.proto.NodeInfo node = io.weightstore.store.proto.NodeInfo.parseFrom(bytes);
+            return new StoredNode(fromProto(node), node.getDraining());
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("node", e);
         }

@@ -13,12 +13,12 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.grpc.Status;
 import io.weightstore.store.api.LockState;
-import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoredNode;
 import io.weightstore.store.grpc.LeaderGate;
 import io.weightstore.store.grpc.Protos;
 import io.weightstore.store.master.MetadataBatch;
@@ -75,7 +75,7 @@ final class EtcdMetadataStore implements MetadataStore {
     private final Duration timeout;
     private final Runnable onLostAuthority;
     private final NavigableMap<String, ObjectMeta> objects = new TreeMap<>(UTF8_ORDER);
-    private final Map<String, NodeInfo> nodes = new TreeMap<>(UTF8_ORDER);
+    private final Map<String, StoredNode> nodes = new TreeMap<>(UTF8_ORDER);
     private final Map<String, PutGrant> pending = new TreeMap<>();
     private final Map<String, LockState> locks = new TreeMap<>(UTF8_ORDER);
     private final Map<Long, ReadLease> leases = new TreeMap<>();
@@ -169,7 +169,7 @@ final class EtcdMetadataStore implements MetadataStore {
     }
 
     @Override
-    public synchronized List<NodeInfo> nodes() throws StoreException {
+    public synchronized List<StoredNode> nodes() throws StoreException {
         requireAuthority();
         return List.copyOf(nodes.values());
     }
@@ -282,7 +282,7 @@ final class EtcdMetadataStore implements MetadataStore {
         return switch (change) {
             case MetadataBatch.Change.PutObject c -> keys.record(ClusterKeys.OBJECT, c.object().key());
             case MetadataBatch.Change.DeleteObject c -> keys.record(ClusterKeys.OBJECT, c.key());
-            case MetadataBatch.Change.PutNode c -> keys.record(ClusterKeys.NODE, c.node().nodeId());
+            case MetadataBatch.Change.PutNode c -> keys.record(ClusterKeys.NODE, c.node().info().nodeId());
             case MetadataBatch.Change.DeleteNode c -> keys.record(ClusterKeys.NODE, c.nodeId());
             case MetadataBatch.Change.PutPending c -> keys.record(ClusterKeys.PENDING, c.put().putId());
             case MetadataBatch.Change.DeletePending c -> keys.record(ClusterKeys.PENDING, c.putId());
@@ -332,7 +332,7 @@ final class EtcdMetadataStore implements MetadataStore {
         switch (change) {
             case MetadataBatch.Change.PutObject c -> objects.put(c.object().key(), c.object());
             case MetadataBatch.Change.DeleteObject c -> objects.remove(c.key());
-            case MetadataBatch.Change.PutNode c -> nodes.put(c.node().nodeId(), c.node());
+            case MetadataBatch.Change.PutNode c -> nodes.put(c.node().info().nodeId(), c.node());
             case MetadataBatch.Change.DeleteNode c -> nodes.remove(c.nodeId());
             case MetadataBatch.Change.PutPending c -> pending.put(c.put().putId(), c.put());
             case MetadataBatch.Change.DeletePending c -> pending.remove(c.putId());

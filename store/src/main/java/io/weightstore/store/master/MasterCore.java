@@ -34,6 +34,7 @@ import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoreStatus;
+import io.weightstore.store.api.StoredNode;
 import io.weightstore.store.metrics.ClusterView;
 import io.weightstore.store.metrics.MasterMetrics;
 import java.time.Duration;
@@ -132,7 +133,10 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private void recover() throws StoreException {
-        metadata.nodes().forEach(nodes::recover);
+        for (StoredNode node : metadata.nodes()) {
+            nodes.recover(node.info());
+            nodes.drain(node.info().nodeId(), node.draining());
+        }
         List<ObjectMeta> objects = metadata.objects("", "", Integer.MAX_VALUE);
         for (ObjectMeta object : objects) {
             nodes.reserve(object);
@@ -215,7 +219,7 @@ public final class MasterCore implements MasterApi, ClusterView {
                 replication.changedEverywhere();
             }
         }
-        metadata.apply(new MetadataBatch().putNode(node));
+        metadata.apply(new MetadataBatch().putNode(node, nodes.isDraining(node.nodeId())));
         nodes.register(node);
         replication.registered(node.nodeId());
         log.info("node {} registered at {} with {} bytes ({})", node.nodeId(), node.endpoint(), node.capacity(),
@@ -895,10 +899,17 @@ public final class MasterCore implements MasterApi, ClusterView {
             log.info("draining node {}: its copies move to other nodes, and nothing new goes on it", nodeId);
         }
         if (nodes.isDraining(nodeId) == cancel) {
+            // Recorded first: a drain the master answered for goes on after a restart or a change of leader.
+            metadata.apply(new MetadataBatch().putNode(node, !cancel));
             nodes.drain(nodeId, !cancel);
             replication.changedEverywhere();
         }
-        return new NodeDrain(node.nodeId(), nodes.isDraining(nodeId), replication.replicasOn(nodeId));
+        return new NodeDrain(node.nodeId(), nodes.isDraining(nodeId), replication.replicasOn(nodeId) + pendingReplicasOn(nodeId));
+    }
+
+    /** Replicas that puts placed before the drain began will seal on the node, to be moved off it in turn. */
+    private int pendingReplicasOn(String nodeId) {
+        return pending.values().stream().mapToInt(put -> put.object().replicasOn(nodeId)).sum();
     }
 
     /** The sealed object of {@code key}, refused when it is not the version a caller checked. */

@@ -7,6 +7,7 @@ import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.RetiredRange;
+import io.weightstore.store.api.StoredNode;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,7 +19,7 @@ public final class MetadataBatch {
 
         record DeleteObject(String key) implements Change {}
 
-        record PutNode(NodeInfo node) implements Change {}
+        record PutNode(StoredNode node) implements Change {}
 
         record PutPending(PutGrant put) implements Change {}
 
@@ -50,8 +51,8 @@ public final class MetadataBatch {
         return add(new Change.DeleteObject(key));
     }
 
-    public MetadataBatch putNode(NodeInfo node) {
-        return add(new Change.PutNode(node));
+    public MetadataBatch putNode(NodeInfo node, boolean draining) {
+        return add(new Change.PutNode(new StoredNode(node, draining)));
     }
 
     public MetadataBatch putPending(PutGrant put) {

@@ -1,17 +1,17 @@
 package io.weightstore.store.master;
 
 import io.weightstore.store.api.LockState;
-import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoredNode;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The master's durable records: sealed objects, registered nodes, pending puts, locks and read leases. Changes
+ * The master's durable records: sealed objects, registered nodes (and which are being drained), pending puts, locks and read leases. Changes
  * go in batches applied all or nothing, so the master never persists half an operation.
  */
 public interface MetadataStore extends AutoCloseable {
@@ -20,7 +20,7 @@ public interface MetadataStore extends AutoCloseable {
     /** Sealed objects whose key starts with {@code prefix} and sorts after {@code startAfter} ("" for none), in key order. */
     List<ObjectMeta> objects(String prefix, String startAfter, int limit) throws StoreException;
 
-    List<NodeInfo> nodes() throws StoreException;
+    List<StoredNode> nodes() throws StoreException;
 
     List<PutGrant> pendingPuts() throws StoreException;
 

@@ -449,9 +449,7 @@ final class Replication {
         for (List<ObjectMeta> page = metadata.objects("", "", PAGE); !page.isEmpty();
                 page = metadata.objects("", page.getLast().key(), PAGE)) {
             for (ObjectMeta object : page) {
-                for (SliceMeta slice : object.slices()) {
-                    count += (int) slice.replicas().stream().filter(r -> r.nodeId().equals(nodeId)).count();
-                }
+                count += object.replicasOn(nodeId);
             }
         }
         return count;

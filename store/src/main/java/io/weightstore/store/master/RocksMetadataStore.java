@@ -1,12 +1,12 @@
 package io.weightstore.store.master;
 
 import io.weightstore.store.api.LockState;
-import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoredNode;
 import io.weightstore.store.grpc.Protos;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +77,7 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
-    public List<NodeInfo> nodes() throws StoreException {
+    public List<StoredNode> nodes() throws StoreException {
         return scan(NODE, "", Integer.MAX_VALUE, Protos::decodeNode);
     }
 
@@ -108,7 +108,7 @@ public final class RocksMetadataStore implements MetadataStore {
                 switch (change) {
                     case MetadataBatch.Change.PutObject c -> write.put(bytes(OBJECT + c.object().key()), Protos.encode(c.object()));
                     case MetadataBatch.Change.DeleteObject c -> write.delete(bytes(OBJECT + c.key()));
-                    case MetadataBatch.Change.PutNode c -> write.put(bytes(NODE + c.node().nodeId()), Protos.encode(c.node()));
+                    case MetadataBatch.Change.PutNode c -> write.put(bytes(NODE + c.node().info().nodeId()), Protos.encode(c.node()));
                     case MetadataBatch.Change.PutPending c -> write.put(bytes(PENDING + c.put().putId()), Protos.encode(c.put()));
                     case MetadataBatch.Change.DeletePending c -> write.delete(bytes(PENDING + c.putId()));
                     case MetadataBatch.Change.PutLock c -> write.put(bytes(LOCK + c.name()), Protos.encode(c.lock()));

@@ -1,12 +1,12 @@
 package io.weightstore.store.master;
 
 import io.weightstore.store.api.LockState;
-import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoredNode;
 import java.util.List;
 import java.util.Optional;
 
@@ -34,7 +34,7 @@ abstract class ForwardingMetadataStore implements MetadataStore {
     }
 
     @Override
-    public List<NodeInfo> nodes() throws StoreException {
+    public List<StoredNode> nodes() throws StoreException {
         return store.nodes();
     }
 

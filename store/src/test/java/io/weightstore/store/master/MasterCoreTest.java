@@ -400,6 +400,36 @@ class MasterCoreTest {
     }
 
     @Test
+    void aDrainGoesOnAfterTheMasterRestartsAndItsCancelToo() throws StoreException {
+        seal(start("held/a", SLICE, 2));
+        master.drainNode("n1", false);
+
+        restartWithNodesRegistered();
+
+        assertThat(draining()).containsExactly("n1");
+        assertThat(master.drainNode("n1", false).replicasLeft()).isEqualTo(1);
+        master.drainNode("n1", true);
+        restartWithNodesRegistered();
+        assertThat(draining()).isEmpty();
+    }
+
+    @Test
+    void aDrainCountsTheReplicasOfPutsStillWritingToTheNode() throws StoreException {
+        seal(start("held/a", SLICE, 2));
+        PutGrant writing = start("held/b", 3 * SLICE, 2);
+
+        NodeDrain drain = master.drainNode("n1", false);
+
+        assertThat(drain.replicasLeft()).isEqualTo(4);
+        master.putAbort(writing.putId());
+        assertThat(master.drainNode("n1", false).replicasLeft()).isEqualTo(1);
+    }
+
+    private List<String> draining() throws StoreException {
+        return master.status().nodes().stream().filter(NodeStatus::draining).map(NodeStatus::nodeId).toList();
+    }
+
+    @Test
     void aLeaseLongerThanTheMasterGrantsIsRefusedAndNotRenewedPastIt() throws StoreException {
         put("long", SLICE);
         assertCode(() -> master.locate("long", MasterCore.MAX_LEASE.plusSeconds(1)), INVALID_ARGUMENT);

@@ -13,6 +13,7 @@ import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoredNode;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,12 +104,12 @@ public abstract class MetadataStoreContract {
         LockState lock = new LockState(true, "owner-1", Instant.ofEpochMilli(5000), "writer importer");
         ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000), "reader-1");
         RetiredRange retired = new RetiredRange("w/x", 41, new ReplicaRef("n1", 1L << 33), 1000);
-        store.apply(new MetadataBatch().putObject(object).putNode(node("n1")).putNode(node("n0")).putPending(put)
+        store.apply(new MetadataBatch().putObject(object).putNode(node("n1"), true).putNode(node("n0"), false).putPending(put)
                 .putLock("l", lock).putLease(lease).putRetired(retired));
         store.close();
         store = reopen();
         assertThat(store.object("w/x")).contains(object);
-        assertThat(store.nodes()).containsExactly(node("n0"), node("n1"));
+        assertThat(store.nodes()).containsExactly(new StoredNode(node("n0"), false), new StoredNode(node("n1"), true));
         assertThat(store.pendingPuts()).containsExactly(put);
         assertThat(store.lock("l")).contains(lock);
         assertThat(store.leases()).containsExactly(lease);
