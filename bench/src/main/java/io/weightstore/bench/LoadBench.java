@@ -18,6 +18,7 @@ import io.weightstore.weights.Manifest;
 import io.weightstore.weights.StoredFile;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
+import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
 import io.weightstore.weights.loader.StreamBufferPool;
 import io.weightstore.weights.loader.TensorPrefetcher;
@@ -33,6 +34,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Loading a whole synthetic checkpoint into off-heap memory: through the loader from a three-node
@@ -123,7 +127,9 @@ public final class LoadBench {
                         new Measurement.Timed("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes,
                                 () -> loadAllRanks(tpClient, tpBuffers, 4, true, perRank)),
                         new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as above, CRC tables not used",
-                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, 4, false, new ArrayList<>())))));
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, 4, false, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks at once", "4 ranks on 4 threads, one source, loopback",
+                                weightBytes, () -> loadAllRanksAtOnce(tpClient, tpBuffers, 4)))));
             }
             // Fresh memory per run, as an engine's own: collected before each run, so runs do not pile up the last ones' memory.
             try (StoreClient prefetchClient = cluster.client(false, CONNECTIONS)) {
@@ -278,6 +284,23 @@ public final class LoadBench {
             checkpoint.tensors();
             for (int rank = 0; rank < worldSize; rank++) {
                 perRank.add(checkpoint.load(rank, worldSize, ShardPlan.preset("llama"), tensor -> {}, Progress.NONE).bytesRead());
+            }
+        }
+    }
+
+    /** The ranks of one process's tensor-parallel load, each on a thread of its own, as an engine driving several devices loads. */
+    private static void loadAllRanksAtOnce(StoreClient client, StreamBufferPool buffers, int worldSize) throws Exception {
+        try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers))) {
+            checkpoint.tensors();
+            List<Future<LoadReport>> ranks = new ArrayList<>();
+            try (ExecutorService threads = Executors.newFixedThreadPool(worldSize)) {
+                for (int rank = 0; rank < worldSize; rank++) {
+                    int r = rank;
+                    ranks.add(threads.submit(() -> checkpoint.load(r, worldSize, ShardPlan.preset("llama"), tensor -> {}, Progress.NONE)));
+                }
+            }
+            for (Future<LoadReport> rank : ranks) {
+                rank.get();
             }
         }
     }

@@ -1,5 +1,7 @@
 package io.weightstore.weights.loader;
 
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.pool.AnonymousMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -7,7 +9,8 @@ import java.lang.foreign.MemorySegment;
  * Memory for the batches of a {@link TensorStream} that do not fit in a half (an embedding, an
  * LM head). The stream keeps the largest block given back for the next such batch: fresh memory
  * costs about 3 us per 4 KiB page to touch the first time here, 0.8 s for a 1 GiB embedding, and an
- * embedding and its LM head come in every checkpoint. A block is allocated only when none is kept
+ * embedding and its LM head come in every checkpoint. Blocks are {@link AnonymousMemory}, as the
+ * stream's halves are (cleared once, in huge pages). A block is allocated only when none is kept
  * that fits (a kept one too small is freed first), so this never holds more than the two oversized
  * batches a stream may have in flight at once.
  */
@@ -15,16 +18,11 @@ final class OversizeMemory implements AutoCloseable {
     /** One allocation, freed by closing its arena. */
     record Block(Arena arena, MemorySegment memory) {}
 
-    private final long alignment;
     private Block kept;
     private boolean closed;
 
-    OversizeMemory(long alignment) {
-        this.alignment = alignment;
-    }
-
     /** A block of at least {@code bytes}: the kept one if it is large enough, else a new one. */
-    synchronized Block take(long bytes) {
+    synchronized Block take(long bytes) throws StoreException {
         if (closed) {
             throw new IllegalStateException("tensor stream is closed");
         }
@@ -37,7 +35,12 @@ final class OversizeMemory implements AutoCloseable {
             block.arena().close();
         }
         Arena arena = Arena.ofShared();
-        return new Block(arena, arena.allocate(Math.max(1, bytes), alignment));
+        try {
+            return new Block(arena, AnonymousMemory.allocate(bytes, arena));
+        } catch (StoreException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
     }
 
     /** Keeps {@code block} for the next batch if it is the largest given back, else frees it. */

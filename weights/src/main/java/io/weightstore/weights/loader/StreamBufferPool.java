@@ -1,48 +1,67 @@
 package io.weightstore.weights.loader;
 
+import io.weightstore.store.api.StoreException;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * Keeps the buffers of the last closed {@link TensorStream} for the next one, so their memory is
- * touched once rather than once per stream: on these VMs a first touch costs about 3 us per 4 KiB
- * page, 0.4 s for the default 512 MiB, which is most of a small checkpoint's load. A
+ * Keeps the buffers of closed {@link TensorStream}s for the next ones, so their memory is touched
+ * once rather than once per stream: on these VMs a first touch costs about 3 us per 4 KiB page,
+ * 0.4 s for the default 512 MiB, which is most of a small checkpoint's load. A
  * {@link CheckpointSource} has one of its own unless {@link LoadOptions#withBufferPool} gives it
  * one to share with other sources (a process that loads or reloads several checkpoints); whoever
- * creates a pool closes it. Streams open at the same time each get their own buffers; a stream
- * needing larger halves than those kept gets new ones.
+ * creates a pool closes it.
+ *
+ * <p>Streams open at the same time each get their own buffers (the ranks of a tensor-parallel load
+ * in one process, say), and each set comes back for the next round: the pool keeps as many sets as
+ * were lent at once, no more, since a borrow that finds only sets too small for it frees one before
+ * it allocates. Memory is allocated and freed outside the pool's lock, so a stream whose buffers
+ * are kept never waits behind another's first touch of 512 MiB.
  */
 public final class StreamBufferPool implements AutoCloseable {
-    private StreamBuffers spare;
+    private final List<StreamBuffers> spares = new ArrayList<>();
     private boolean closed;
 
-    synchronized StreamBuffers borrow(long halfBytes) {
-        if (closed) {
-            throw new IllegalStateException("stream buffer pool is closed");
+    StreamBuffers borrow(long halfBytes) throws StoreException {
+        StreamBuffers tooSmall = null;
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("stream buffer pool is closed");
+            }
+            for (int i = 0; i < spares.size(); i++) {
+                if (spares.get(i).halfBytes() >= halfBytes) {
+                    return spares.remove(i);
+                }
+            }
+            if (!spares.isEmpty()) {
+                tooSmall = spares.removeLast();
+            }
         }
-        StreamBuffers kept = spare;
-        spare = null;
-        if (kept != null && kept.halfBytes() >= halfBytes) {
-            return kept;
+        if (tooSmall != null) {
+            tooSmall.close();
         }
-        if (kept != null) {
-            kept.close();
-        }
-        return new StreamBuffers(halfBytes, TensorStream.ALIGNMENT);
+        return new StreamBuffers(halfBytes);
     }
 
-    synchronized void giveBack(StreamBuffers buffers) {
-        if (closed || spare != null) {
-            buffers.close();
-        } else {
-            spare = buffers;
+    void giveBack(StreamBuffers buffers) {
+        synchronized (this) {
+            if (!closed) {
+                spares.add(buffers);
+                return;
+            }
         }
+        buffers.close();
     }
 
     /** Frees the kept buffers; buffers of streams still open are freed when those streams close. */
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (spare != null) {
-            spare.close();
-            spare = null;
+    public void close() {
+        List<StreamBuffers> kept;
+        synchronized (this) {
+            closed = true;
+            kept = List.copyOf(spares);
+            spares.clear();
         }
+        kept.forEach(StreamBuffers::close);
     }
 }

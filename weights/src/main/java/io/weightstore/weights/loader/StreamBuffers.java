@@ -1,18 +1,30 @@
 package io.weightstore.weights.loader;
 
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.pool.AnonymousMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-/** The two halves a {@link TensorStream} reads into, lent by a {@link StreamBufferPool}. */
+/**
+ * The two halves a {@link TensorStream} reads into, lent by a {@link StreamBufferPool}: memory from
+ * the kernel in huge pages, neither cleared twice nor counted against the JVM's direct-memory limit
+ * (see {@link AnonymousMemory}), so that streams open at once each take theirs without the limit
+ * refusing one.
+ */
 final class StreamBuffers implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] halves = new MemorySegment[2];
     private final long halfBytes;
 
-    StreamBuffers(long halfBytes, long alignment) {
+    StreamBuffers(long halfBytes) throws StoreException {
         this.halfBytes = halfBytes;
-        for (int i = 0; i < 2; i++) {
-            halves[i] = arena.allocate(halfBytes, alignment);
+        try {
+            for (int i = 0; i < 2; i++) {
+                halves[i] = AnonymousMemory.allocate(halfBytes, arena);
+            }
+        } catch (StoreException | RuntimeException e) {
+            arena.close();
+            throw e;
         }
     }
 

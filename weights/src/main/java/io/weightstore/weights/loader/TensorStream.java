@@ -1,6 +1,7 @@
 package io.weightstore.weights.loader;
 
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.Futures;
@@ -84,7 +85,7 @@ public final class TensorStream implements AutoCloseable {
     /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
     private final Arena views = Arena.ofShared();
     private final MemorySegment[] halves = new MemorySegment[2];
-    private final OversizeMemory oversize = new OversizeMemory(ALIGNMENT);
+    private final OversizeMemory oversize = new OversizeMemory();
     /**
      * One thread per half: the next batch's reads queue for the store's connections while the last of this batch's
      * arrive, so no connection idles between batches (loopback, 2 GB, 16 loads of each in turns: 6.15 GB/s against
@@ -105,7 +106,7 @@ public final class TensorStream implements AutoCloseable {
     private boolean ended;
     private boolean closed;
 
-    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool) {
+    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool) throws StoreException {
         this.store = store;
         this.pool = pool;
         long half = Math.max(ALIGNMENT, bufferBytes / 2 / ALIGNMENT * ALIGNMENT);
@@ -114,7 +115,13 @@ public final class TensorStream implements AutoCloseable {
         this.tensorCount = items.size();
         this.clientChecked = (int) items.stream().filter(i -> i.check().byClient()).count();
         long largestBatch = batches.stream().filter(b -> b.bytes() <= half).mapToLong(Batch::bytes).max().orElse(0);
-        this.buffers = pool.borrow(Math.max(ALIGNMENT, Math.min(half, largestBatch)));
+        try {
+            this.buffers = pool.borrow(Math.max(ALIGNMENT, Math.min(half, largestBatch)));
+        } catch (StoreException | RuntimeException e) {
+            reader.shutdown();
+            views.close();
+            throw e;
+        }
         for (int i = 0; i < 2; i++) {
             halves[i] = buffers.half(i).reinterpret(views, null);
         }

@@ -40,6 +40,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
@@ -375,6 +378,38 @@ class LoaderTest {
                         .as(entry.getKey()).isEqualTo(full);
             }
         }
+    }
+
+    @Test
+    void ranksStreamingAtOnceFromOneSourceEachGetWhatTheyGetOneAfterAnother() throws Exception {
+        int worldSize = 4;
+        try (CheckpointSource checkpoint = open("ckpt", 2L << 20)) {
+            List<Map<String, byte[]>> oneAfterAnother = new ArrayList<>();
+            for (int rank = 0; rank < worldSize; rank++) {
+                oneAfterAnother.add(rankBytes(checkpoint, rank, worldSize));
+            }
+            for (int round = 0; round < 2; round++) {
+                List<Future<Map<String, byte[]>>> atOnce = new ArrayList<>();
+                try (ExecutorService ranks = Executors.newFixedThreadPool(worldSize)) {
+                    for (int rank = 0; rank < worldSize; rank++) {
+                        int r = rank;
+                        atOnce.add(ranks.submit(() -> rankBytes(checkpoint, r, worldSize)));
+                    }
+                }
+                for (int rank = 0; rank < worldSize; rank++) {
+                    assertThat(atOnce.get(rank).get()).as("rank %d, round %d", rank, round)
+                            .containsExactlyEntriesOf(oneAfterAnother.get(rank));
+                }
+            }
+        }
+    }
+
+    private static Map<String, byte[]> rankBytes(CheckpointSource checkpoint, int rank, int worldSize) throws IOException {
+        Map<String, byte[]> bytes = new LinkedHashMap<>();
+        try (TensorStream stream = checkpoint.stream(rank, worldSize, ShardPlan.preset("llama"))) {
+            collect(stream, bytes);
+        }
+        return bytes;
     }
 
     /** Bytes per row of a 2-D tensor in the source, from its shape. */

@@ -3,20 +3,21 @@ package io.weightstore.weights.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.StoreException;
 import org.junit.jupiter.api.Test;
 
 class OversizeMemoryTest {
-    private final OversizeMemory memory = new OversizeMemory(64);
+    private final OversizeMemory memory = new OversizeMemory();
 
     @Test
-    void blockGivenBackServesTheNextBatchThatFits() {
+    void blockGivenBackServesTheNextBatchThatFits() throws StoreException {
         OversizeMemory.Block block = memory.take(4096);
         memory.giveBack(block);
         assertThat(memory.take(1000)).isSameAs(block);
     }
 
     @Test
-    void ofTwoBlocksGivenBackTheLargerIsKeptAndTheOtherFreed() {
+    void ofTwoBlocksGivenBackTheLargerIsKeptAndTheOtherFreed() throws StoreException {
         OversizeMemory.Block small = memory.take(1024);
         OversizeMemory.Block large = memory.take(8192);
         memory.giveBack(small);
@@ -26,7 +27,7 @@ class OversizeMemoryTest {
     }
 
     @Test
-    void keptBlockTooSmallIsFreedBeforeALargerIsAllocated() {
+    void keptBlockTooSmallIsFreedBeforeALargerIsAllocated() throws StoreException {
         OversizeMemory.Block small = memory.take(1024);
         memory.giveBack(small);
         OversizeMemory.Block large = memory.take(8192);
@@ -35,7 +36,7 @@ class OversizeMemoryTest {
     }
 
     @Test
-    void closingFreesTheKeptBlockAndBlocksGivenBackLater() {
+    void closingFreesTheKeptBlockAndBlocksGivenBackLater() throws StoreException {
         OversizeMemory.Block kept = memory.take(1024);
         OversizeMemory.Block inFlight = memory.take(1024);
         memory.giveBack(kept);

@@ -3,27 +3,63 @@ package io.weightstore.weights.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.StoreException;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class StreamBufferPoolTest {
     private final StreamBufferPool pool = new StreamBufferPool();
 
     @Test
-    void givenBackBuffersServeTheNextBorrowThatFits() {
+    void givenBackBuffersServeTheNextBorrowThatFits() throws StoreException {
         StreamBuffers first = pool.borrow(4096);
         pool.giveBack(first);
         assertThat(pool.borrow(1024)).isSameAs(first);
     }
 
     @Test
-    void concurrentStreamsGetTheirOwnBuffers() {
+    void concurrentStreamsGetTheirOwnBuffers() throws StoreException {
         StreamBuffers first = pool.borrow(4096);
         assertThat(pool.borrow(4096)).isNotSameAs(first);
     }
 
     @Test
-    void tooSmallKeptBuffersAreFreedAndReplaced() {
+    void buffersOfStreamsOpenAtOnceAllComeBackForTheNextRound() throws StoreException {
+        List<StreamBuffers> round = List.of(pool.borrow(4096), pool.borrow(4096), pool.borrow(4096));
+        round.forEach(pool::giveBack);
+
+        List<StreamBuffers> next = List.of(pool.borrow(4096), pool.borrow(4096), pool.borrow(4096));
+
+        assertThat(next).containsExactlyInAnyOrderElementsOf(round);
+    }
+
+    @Test
+    void aBorrowFindingOnlyTooSmallSetsFreesOneSoThePoolHoldsNoMoreSetsThanWereLentAtOnce() throws StoreException {
+        StreamBuffers small = pool.borrow(1024);
+        StreamBuffers alsoSmall = pool.borrow(1024);
+        pool.giveBack(small);
+        pool.giveBack(alsoSmall);
+
+        StreamBuffers large = pool.borrow(8192);
+
+        assertThatThrownBy(() -> alsoSmall.half(0).get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+        assertThat(pool.borrow(1024)).isSameAs(small);
+        pool.giveBack(large);
+    }
+
+    @Test
+    void halvesAreAlignedForTheStreamAndWritable() throws StoreException {
+        StreamBuffers buffers = pool.borrow(3 << 20);
+        for (int i = 0; i < 2; i++) {
+            assertThat(buffers.half(i).address() % TensorStream.ALIGNMENT).isZero();
+            assertThat(buffers.half(i).byteSize()).isEqualTo(3 << 20);
+            buffers.half(i).set(ValueLayout.JAVA_BYTE, (3 << 20) - 1, (byte) 7);
+        }
+    }
+
+    @Test
+    void tooSmallKeptBuffersAreFreedAndReplaced() throws StoreException {
         StreamBuffers small = pool.borrow(1024);
         pool.giveBack(small);
         StreamBuffers large = pool.borrow(8192);
@@ -33,7 +69,7 @@ class StreamBufferPoolTest {
     }
 
     @Test
-    void closingThePoolFreesWhatItKeepsAndWhatComesBackLater() {
+    void closingThePoolFreesWhatItKeepsAndWhatComesBackLater() throws StoreException {
         StreamBuffers kept = pool.borrow(1024);
         StreamBuffers inUse = pool.borrow(1024);
         pool.giveBack(kept);
@@ -44,7 +80,7 @@ class StreamBufferPoolTest {
     }
 
     @Test
-    void aClosedPoolLendsNothing() {
+    void aClosedPoolLendsNothing() throws StoreException {
         pool.close();
         assertThatThrownBy(() -> pool.borrow(1024)).isInstanceOf(IllegalStateException.class)
                 .hasMessage("stream buffer pool is closed");
