@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,6 +90,17 @@ abstract class StoreClientContract {
         for (String key : List.of("from/file", "from/stream")) {
             assertThat(readWhole(key).toArray(ValueLayout.JAVA_BYTE)).as(key).isEqualTo(bytes);
         }
+    }
+
+    @Test
+    void fileShorterThanDeclaredIsRefusedAndLeavesNothing() throws IOException {
+        Path file = Files.write(tmp.resolve("short.bin"), new byte[(int) SLICE + 10]);
+        try (FileChannel channel = FileChannel.open(file)) {
+            assertThatThrownBy(() -> store().put("short-file", channel, 2 * SLICE, put(), Progress.NONE))
+                    .isInstanceOf(StoreException.class).hasMessageContaining("ended at byte " + (SLICE + 10) + ", expected " + 2 * SLICE);
+        }
+        assertCode(() -> store().stat("short-file"), StoreException.Code.NOT_FOUND);
+        assertThat(store().status().pendingPuts()).isZero();
     }
 
     @Test

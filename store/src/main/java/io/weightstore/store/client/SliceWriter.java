@@ -17,6 +17,8 @@ import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -28,6 +30,8 @@ import java.util.concurrent.ExecutorService;
  */
 final class SliceWriter {
     private static final long STREAM_ALIGNMENT = 64;
+    /** Bytes of a file read, checked and written at a time: a few checksum blocks, in cache between the three. */
+    private static final long FILE_PIECE = 4 << 20;
 
     private final MasterApi master;
     private final ExecutorService workers;
@@ -59,6 +63,65 @@ final class SliceWriter {
         } catch (IOException | RuntimeException e) {
             abort(grant, e);
             throw e;
+        }
+    }
+
+    /**
+     * Slices in parallel, as from memory, each read from {@code source} a piece at a time into a buffer
+     * of the writing thread's: the piece's block CRCs and its writes to every replica read it while it
+     * is in cache, and no page of the file is mapped. Writing from a mapping of the file instead made
+     * the kernel fault its pages in one by one inside every write: a same-host put of a file in the page
+     * cache ran at 1.8-1.9 GB/s that way, against 5.6-5.7 reading each piece first (a probe copying a
+     * 247 MiB shard into a fresh ext4 file by 1 MiB pieces); {@code store put} of a 1 GB file into a
+     * fresh embedded store took 2.74-2.89 s against 3.34-3.35 s, the whole process. (An import still
+     * writes from the mapping its hashing walks: there the writes fault the pages in ahead of the
+     * hashing threads, whose walk is the import's critical path, and reading instead measured slower.)
+     */
+    ObjectMeta put(String key, FileChannel source, long size, PutOptions options, Progress progress) throws IOException {
+        PutGrant grant = start(key, size, options);
+        try {
+            int blockSize = grant.object().checksumBlockSize();
+            long piece = Math.max(blockSize, FILE_PIECE / blockSize * blockSize);
+            List<RunningTasks.Call<BlockCrcs>> writes = new ArrayList<>();
+            for (SliceMeta slice : grant.object().slices()) {
+                writes.add(() -> {
+                    BlockCrcs crcs = writeFromFile(grant, slice, source, piece);
+                    progress.advanced(slice.length());
+                    return crcs;
+                });
+            }
+            List<BlockCrcs> checksums = RunningTasks.callAll(workers, writes);
+            return master.putEnd(grant.putId(), checksums);
+        } catch (IOException | RuntimeException e) {
+            abort(grant, e);
+            throw e;
+        }
+    }
+
+    private BlockCrcs writeFromFile(PutGrant grant, SliceMeta slice, FileChannel source, long piece) throws IOException {
+        int[] crcs = new int[(int) Math.ceilDiv(slice.length(), grant.object().checksumBlockSize())];
+        int filled = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(Math.max(1, Math.min(piece, slice.length())), STREAM_ALIGNMENT);
+            for (long done = 0; done < slice.length(); done += piece) {
+                MemorySegment data = buffer.asSlice(0, Math.min(piece, slice.length() - done));
+                readFully(source, slice.offset() + done, data, grant.object());
+                int[] pieceCrcs = Checksums.blockCrcs(data, grant.object().checksumBlockSize());
+                System.arraycopy(pieceCrcs, 0, crcs, filled, pieceCrcs.length);
+                filled += pieceCrcs.length;
+                writeToReplicas(grant, slice, done, data);
+            }
+        }
+        return BlockCrcs.of(crcs);
+    }
+
+    private static void readFully(FileChannel source, long position, MemorySegment data, ObjectMeta object) throws IOException {
+        ByteBuffer buffer = data.asByteBuffer();
+        while (buffer.hasRemaining()) {
+            if (source.read(buffer, position + buffer.position()) < 0) {
+                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "file for " + object.key() + " ended at byte "
+                        + (position + buffer.position()) + ", expected " + object.size());
+            }
         }
     }
 
@@ -100,20 +163,26 @@ final class SliceWriter {
 
     private BlockCrcs write(PutGrant grant, SliceMeta slice, MemorySegment data) throws IOException {
         BlockCrcs crcs = BlockCrcs.of(Checksums.blockCrcs(data, grant.object().checksumBlockSize()));
+        writeToReplicas(grant, slice, 0, data);
+        return crcs;
+    }
+
+    /** {@code data}, the slice's bytes from {@code sliceOffset} on, to every replica of the slice. */
+    private void writeToReplicas(PutGrant grant, SliceMeta slice, long sliceOffset, MemorySegment data) throws IOException {
         for (ReplicaRef replica : slice.replicas()) {
             NodeInfo node = grant.nodes().get(replica.nodeId());
             if (node == null) {
                 throw new StoreException(StoreException.Code.PROTOCOL, "master placed a replica on unknown node " + replica.nodeId());
             }
             try {
-                connections.access(node).write(replica.offset(), data, grant.writeGrants().getOrDefault(replica, Ticket.none()));
+                connections.access(node).write(replica.offset() + sliceOffset, data,
+                        grant.writeGrants().getOrDefault(replica, Ticket.none()));
             } catch (IOException e) {
                 throw new StoreException(e instanceof StoreException s ? s.code() : StoreException.Code.UNAVAILABLE,
                         "writing slice at " + slice.offset() + " of " + grant.object().key() + " to node " + node.nodeId()
                                 + " failed: " + e.getMessage(), e);
             }
         }
-        return crcs;
     }
 
     private void abort(PutGrant grant, Exception cause) {

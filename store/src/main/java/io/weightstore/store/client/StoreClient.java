@@ -19,7 +19,6 @@ import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.metrics.ClientMetrics;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -89,13 +88,22 @@ public final class StoreClient implements AutoCloseable {
 
     // ---- writes
 
-    /** Writes a local file as one object; the file is mapped, not read onto the heap. */
+    /** Writes a local file as one object, read a piece at a time into off-heap buffers (see the next method). */
     public ObjectMeta put(String key, Path file, PutOptions put, Progress progress) throws IOException {
-        try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = channel.size();
-            MemorySegment data = size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            return put(key, data, put, progress);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            return put(key, channel, channel.size(), put, progress);
         }
+    }
+
+    /**
+     * Writes the first {@code size} bytes of {@code source} as one object: slices go to their nodes in
+     * parallel, each read a few MiB at a time into a buffer of its own, never mapped; a file shorter than
+     * {@code size} fails the put (INVALID_ARGUMENT) and leaves nothing.
+     */
+    public ObjectMeta put(String key, FileChannel source, long size, PutOptions put, Progress progress) throws IOException {
+        ensureOpen();
+        progress.started(size);
+        return writer.put(key, source, size, put, progress);
     }
 
     /** Writes {@code data} as one object: slices go to their nodes in parallel, each to all its replicas. */
