@@ -48,22 +48,8 @@ final class SliceWriter {
      * none of its writes runs, and only then frees its space: {@code data} may be gone after it returns.
      */
     ObjectMeta put(String key, MemorySegment data, PutOptions options, Progress progress) throws IOException {
-        PutGrant grant = start(key, data.byteSize(), options);
-        try {
-            List<RunningTasks.Call<BlockCrcs>> writes = new ArrayList<>();
-            for (SliceMeta slice : grant.object().slices()) {
-                writes.add(() -> {
-                    BlockCrcs crcs = write(grant, slice, data.asSlice(slice.offset(), slice.length()));
-                    progress.advanced(slice.length());
-                    return crcs;
-                });
-            }
-            List<BlockCrcs> checksums = RunningTasks.callAll(workers, writes);
-            return master.putEnd(grant.putId(), checksums);
-        } catch (IOException | RuntimeException e) {
-            abort(grant, e);
-            throw e;
-        }
+        return putInParallel(key, data.byteSize(), options, progress,
+                (grant, slice) -> write(grant, slice, data.asSlice(slice.offset(), slice.length())));
     }
 
     /**
@@ -78,14 +64,27 @@ final class SliceWriter {
      * hashing threads, whose walk is the import's critical path, and reading instead measured slower.)
      */
     ObjectMeta put(String key, FileChannel source, long size, PutOptions options, Progress progress) throws IOException {
+        return putInParallel(key, size, options, progress, (grant, slice) -> writeFromFile(grant, slice, source));
+    }
+
+    /** Writes one slice of a put and returns its block CRCs. */
+    @FunctionalInterface
+    private interface SliceWrite {
+        BlockCrcs write(PutGrant grant, SliceMeta slice) throws IOException;
+    }
+
+    /**
+     * Every slice by {@code write}, in parallel on the workers. A put that fails returns once none of
+     * its writes runs, and only then frees its space.
+     */
+    private ObjectMeta putInParallel(String key, long size, PutOptions options, Progress progress, SliceWrite write)
+            throws IOException {
         PutGrant grant = start(key, size, options);
         try {
-            int blockSize = grant.object().checksumBlockSize();
-            long piece = Math.max(blockSize, FILE_PIECE / blockSize * blockSize);
             List<RunningTasks.Call<BlockCrcs>> writes = new ArrayList<>();
             for (SliceMeta slice : grant.object().slices()) {
                 writes.add(() -> {
-                    BlockCrcs crcs = writeFromFile(grant, slice, source, piece);
+                    BlockCrcs crcs = write.write(grant, slice);
                     progress.advanced(slice.length());
                     return crcs;
                 });
@@ -98,15 +97,17 @@ final class SliceWriter {
         }
     }
 
-    private BlockCrcs writeFromFile(PutGrant grant, SliceMeta slice, FileChannel source, long piece) throws IOException {
-        int[] crcs = new int[(int) Math.ceilDiv(slice.length(), grant.object().checksumBlockSize())];
+    private BlockCrcs writeFromFile(PutGrant grant, SliceMeta slice, FileChannel source) throws IOException {
+        int blockSize = grant.object().checksumBlockSize();
+        long piece = Math.max(blockSize, FILE_PIECE / blockSize * blockSize);
+        int[] crcs = new int[(int) Math.ceilDiv(slice.length(), blockSize)];
         int filled = 0;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buffer = arena.allocate(Math.max(1, Math.min(piece, slice.length())), STREAM_ALIGNMENT);
             for (long done = 0; done < slice.length(); done += piece) {
                 MemorySegment data = buffer.asSlice(0, Math.min(piece, slice.length() - done));
                 readFully(source, slice.offset() + done, data, grant.object());
-                int[] pieceCrcs = Checksums.blockCrcs(data, grant.object().checksumBlockSize());
+                int[] pieceCrcs = Checksums.blockCrcs(data, blockSize);
                 System.arraycopy(pieceCrcs, 0, crcs, filled, pieceCrcs.length);
                 filled += pieceCrcs.length;
                 writeToReplicas(grant, slice, done, data);
