@@ -22,8 +22,9 @@ import java.util.stream.Stream;
 /**
  * {@code model import} of a synthetic checkpoint into a fresh embedded store, timed in turns with
  * the two ceilings it cannot beat on this machine: reading the source out of the page cache, and
- * SHA-256 on every core, over mapped files and over reads, the faster of which counts ({@link ImportCeilings}), and with what each of its steps costs one core
- * ({@link ImportStageCosts}), which says how close to the ceilings the cores allow it to come.
+ * SHA-256 on every core, over mapped files and over reads, the faster of which counts
+ * ({@link ImportCeilings}); and with what each of its steps costs one core ({@link ImportStageCosts}),
+ * which says how close to the ceilings the cores allow it to come.
  */
 public final class ImportBench {
     private static final CheckpointId ID = new CheckpointId("bench-import");
@@ -90,8 +91,9 @@ public final class ImportBench {
         ImportStageCosts costs = new ImportStageCosts(CheckpointDirectory.read(source), stores);
         try (ImportCeilings ceilings = new ImportCeilings(files, threads)) {
             // The ceilings first, the steps after them, the import last: one turn of each per run.
-            List<Measurement.Timed> limits = List.of(ceilings.sourceRead(bytes), ceilings.sha256Mapped(bytes), ceilings.sha256Read(bytes),
-                    costs.sha256(bytes), costs.digests(bytes), costs.blockCrcs(bytes), costs.writeIntoFreshPool(bytes));
+            List<Measurement.Timed> limits = List.of(ceilings.sourceRead(bytes), ceilings.sha256Mapped(bytes),
+                    ceilings.sha256Read(bytes), costs.sha256(bytes), costs.digests(bytes), costs.blockCrcs(bytes),
+                    costs.writeIntoFreshPool(bytes));
             double[][] rates = new double[limits.size() + 1][runs];
             double[] cores = new double[runs];
             double[] coreSecondsPerGb = new double[runs];

@@ -288,7 +288,7 @@ public final class LoadBench {
         }
     }
 
-    /** The ranks of one process's tensor-parallel load, each on a thread of its own, as an engine driving several devices loads. */
+    /** The ranks of one process's tensor-parallel load, each on a thread of its own, as an engine driving several devices does. */
     private static void loadAllRanksAtOnce(StoreClient client, StreamBufferPool buffers, int worldSize) throws Exception {
         try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers))) {
             checkpoint.tensors();
@@ -296,7 +296,8 @@ public final class LoadBench {
             try (ExecutorService threads = Executors.newFixedThreadPool(worldSize)) {
                 for (int rank = 0; rank < worldSize; rank++) {
                     int r = rank;
-                    ranks.add(threads.submit(() -> checkpoint.load(r, worldSize, ShardPlan.preset("llama"), tensor -> {}, Progress.NONE)));
+                    ranks.add(threads.submit(() -> checkpoint.load(r, worldSize, ShardPlan.preset("llama"), tensor -> {},
+                            Progress.NONE)));
                 }
             }
             for (Future<LoadReport> rank : ranks) {

@@ -97,7 +97,8 @@ abstract class StoreClientContract {
         Path file = Files.write(tmp.resolve("short.bin"), new byte[(int) SLICE + 10]);
         try (FileChannel channel = FileChannel.open(file)) {
             assertThatThrownBy(() -> store().put("short-file", channel, 2 * SLICE, put(), Progress.NONE))
-                    .isInstanceOf(StoreException.class).hasMessageContaining("ended at byte " + (SLICE + 10) + ", expected " + 2 * SLICE);
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining("ended at byte " + (SLICE + 10) + ", expected " + 2 * SLICE);
         }
         assertCode(() -> store().stat("short-file"), StoreException.Code.NOT_FOUND);
         assertThat(store().status().pendingPuts()).isZero();

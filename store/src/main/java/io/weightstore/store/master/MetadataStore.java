@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The master's durable records: sealed objects, registered nodes (and which are being drained), pending puts, locks and read leases. Changes
- * go in batches applied all or nothing, so the master never persists half an operation.
+ * The master's durable records: sealed objects, registered nodes (and which are being drained), pending
+ * puts, locks and read leases. Changes go in batches applied all or nothing, so the master never
+ * persists half an operation.
  */
 public interface MetadataStore extends AutoCloseable {
     Optional<ObjectMeta> object(String key) throws StoreException;
