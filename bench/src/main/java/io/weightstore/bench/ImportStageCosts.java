@@ -5,18 +5,19 @@ import io.weightstore.format.CheckpointFile;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.client.access.MappedNodeAccess;
-import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.weights.FileDigests;
 import io.weightstore.weights.Sha256;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What each step of an import costs one core, over the same files: the work a core must do per
@@ -28,12 +29,12 @@ import java.util.List;
 public final class ImportStageCosts {
     private final CheckpointDirectory checkpoint;
     private final Path scratch;
-    /**
-     * What the write step writes: a put's slice already in this process's memory, as the block CRC32C
-     * that runs before the write leaves it. Written from the files' fresh mappings instead, the write
-     * would also pay for mapping in every source page, which in an import the steps before it paid.
-     */
-    private final MemorySegment slice = Arena.ofAuto().allocate(MasterConfig.DEFAULT_SLICE_SIZE, 4096).fill((byte) 1);
+    /** What a put reads, checks and writes at a time. */
+    private static final long PIECE = 4 << 20;
+    /** What the reading steps read into. */
+    private final MemorySegment pieceBuffer = Arena.ofAuto().allocate(PIECE, 4096);
+    /** What the write step writes: a put's piece in this process's memory, as the block CRC32C before the write leaves it. */
+    private final MemorySegment written = Arena.ofAuto().allocate(PIECE, 4096).fill((byte) 1);
 
     /** {@code scratch} is a directory on the file system the store's pool is on, for the write's target. */
     public ImportStageCosts(CheckpointDirectory checkpoint, Path scratch) {
@@ -42,30 +43,35 @@ public final class ImportStageCosts {
     }
 
     public Measurement.Timed sha256(long bytes) {
-        return stage("SHA-256, 1 core", "the JDK's, over mapped files", bytes, (file, data) -> Sha256.of(data));
+        return stage("SHA-256, 1 core", "the JDK's, over 4 MiB reads", bytes, (file, channel) -> {
+            Sha256 sha = new Sha256();
+            inPieces(channel, file.size(), sha::update);
+            sha.hex();
+        });
     }
 
     public Measurement.Timed digests(long bytes) {
-        return stage("SHA-256 + CRC table, 1 core", "one walk per file, as the import does", bytes,
-                (file, data) -> FileDigests.of(data, file.header()));
+        return stage("SHA-256 + CRC table, 1 core", "one walk per file, 4 MiB reads, as the import does", bytes,
+                (file, channel) -> FileDigests.of(channel, file.size(), file.header()));
     }
 
     public Measurement.Timed blockCrcs(long bytes) {
-        return stage("block CRC32C, 1 core", "1 MiB blocks, as a put seals them", bytes,
-                (file, data) -> Checksums.blockCrcs(data, Checksums.DEFAULT_BLOCK_SIZE));
+        return stage("block CRC32C, 1 core", "4 MiB reads, 1 MiB blocks, as a put seals them", bytes,
+                (file, channel) -> inPieces(channel, file.size(),
+                        piece -> Checksums.blockCrcs(piece, Checksums.DEFAULT_BLOCK_SIZE)));
     }
 
     public Measurement.Timed writeIntoFreshPool(long bytes) {
-        return stage("write into a fresh pool, 1 core", "64 MiB slices from memory, as a put writes them", bytes,
-                this::writeIntoFreshPool);
+        return stage("write into a fresh pool, 1 core", "4 MiB pieces from memory, as a put writes them", bytes,
+                (file, channel) -> writeOnePool(file.size()));
     }
 
-    /** Each file's size written into a pool of its own, by the same-host path a put into the embedded store takes. */
-    private void writeIntoFreshPool(CheckpointFile file, MemorySegment data) throws IOException {
+    /** A file's size written into a pool of its own, by the same-host path a put into the embedded store takes. */
+    private void writeOnePool(long size) throws IOException {
         Path path = scratch.resolve("write-target.pool");
-        try (PoolFile pool = PoolFile.openOrCreate(path, data.byteSize()); MappedNodeAccess access = new MappedNodeAccess(pool)) {
-            for (long done = 0; done < data.byteSize(); done += slice.byteSize()) {
-                access.write(done, slice.asSlice(0, Math.min(slice.byteSize(), data.byteSize() - done)), Ticket.none());
+        try (PoolFile pool = PoolFile.openOrCreate(path, size); MappedNodeAccess access = new MappedNodeAccess(pool)) {
+            for (long done = 0; done < size; done += PIECE) {
+                access.write(done, written.asSlice(0, Math.min(PIECE, size - done)), Ticket.none());
             }
         } finally {
             Files.deleteIfExists(path);
@@ -73,7 +79,7 @@ public final class ImportStageCosts {
     }
 
     private interface Step {
-        void run(CheckpointFile file, MemorySegment data) throws IOException;
+        void run(CheckpointFile file, FileChannel channel) throws IOException;
     }
 
     private Measurement.Timed stage(String path, String detail, long bytes, Step step) {
@@ -82,12 +88,24 @@ public final class ImportStageCosts {
                 if (file.size() == 0) {
                     continue;
                 }
-                try (Arena arena = Arena.ofConfined();
-                        FileChannel channel = FileChannel.open(checkpoint.root().resolve(file.path()), StandardOpenOption.READ)) {
-                    step.run(file, channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena));
+                try (FileChannel channel = FileChannel.open(checkpoint.root().resolve(file.path()), StandardOpenOption.READ)) {
+                    step.run(file, channel);
                 }
             }
         });
+    }
+
+    /** The file's bytes, 4 MiB at a time read into one reused buffer, as the import's walk and its put read them. */
+    private void inPieces(FileChannel channel, long size, Consumer<MemorySegment> piece) throws IOException {
+        for (long done = 0; done < size; done += PIECE) {
+            ByteBuffer into = pieceBuffer.asSlice(0, Math.min(PIECE, size - done)).asByteBuffer();
+            while (into.hasRemaining()) {
+                if (channel.read(into, done + into.position()) < 0) {
+                    throw new IOException("file ends at " + (done + into.position()) + ", expected " + size);
+                }
+            }
+            piece.accept(pieceBuffer.asSlice(0, into.limit()));
+        }
     }
 
     /** The steps an import cannot avoid, each a core's time per byte: the sum bounds an import on {@code cores} cores. */

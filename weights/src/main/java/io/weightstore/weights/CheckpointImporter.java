@@ -18,6 +18,7 @@ import io.weightstore.weights.checks.BlockChecksumDigest;
 import io.weightstore.weights.checks.TensorCrcTable;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
@@ -360,13 +361,19 @@ public final class CheckpointImporter {
             try {
                 result = storeMapped(path, sentKeys, progress);
             } catch (InternalError | CompletionException e) {
+                if (e instanceof CompletionException c && c.getCause() instanceof UncheckedIOException unchecked) {
+                    throw changedOr(path, opened, unchecked.getCause());
+                }
                 // A mapped file that shrank under the import faults on the next read past its end, which the JDK
-                // reports as an InternalError, here or in the thread that hashed or sent it.
+                // reports as an InternalError, here or in the thread that hashed it.
                 if (e instanceof CompletionException c && !(c.getCause() instanceof InternalError)) {
                     throw e;
                 }
                 throw new CheckpointException(CheckpointException.Code.CHANGED, stored.file().path() + " changed during the import:"
                         + " it could not be read to the end of its " + stored.file().size() + " bytes (" + e.getMessage() + ")", e);
+            } catch (IOException e) {
+                // A file that shrank under a read ends it early: the put or the hash fails, on what is a change of the file.
+                throw changedOr(path, opened, e);
             }
             FileTime now = Files.getLastModifiedTime(path);
             if (!now.equals(opened)) {
@@ -374,6 +381,22 @@ public final class CheckpointImporter {
                         + " modified at " + now + ", after the import opened it (modified at " + opened + ")");
             }
             return result;
+        }
+
+        /** {@code failure}, or CHANGED with it as the cause when the file is no longer as the import opened it. */
+        private IOException changedOr(Path path, FileTime opened, IOException failure) {
+            if (failure instanceof CheckpointException c && c.code() == CheckpointException.Code.CHANGED) {
+                return failure;
+            }
+            try {
+                if (Files.size(path) == stored.file().size() && Files.getLastModifiedTime(path).equals(opened)) {
+                    return failure;
+                }
+            } catch (IOException gone) {
+                failure.addSuppressed(gone);
+            }
+            return new CheckpointException(CheckpointException.Code.CHANGED, stored.file().path() + " changed during the import ("
+                    + failure.getMessage() + ")", failure);
         }
 
         /**
@@ -414,12 +437,20 @@ public final class CheckpointImporter {
                     progress.advanced(file.size());
                     return unchanged.get();
                 }
-                // Hash and compute the CRC table while the upload sends the same mapped pages. On the import's own
-                // threads: the common pool has one thread on two cores, and would hash the files one after another.
-                CompletableFuture<FileDigests> digests = CompletableFuture.supplyAsync(() -> FileDigests.of(bytes, header), hashing);
+                // Hash and compute the CRC table while the upload sends the same bytes. On the import's own threads: the
+                // common pool has one thread on two cores, and would hash the files one after another. Both read the file
+                // into buffers of their own rather than walk the mapping: on a VM, faulting mapped pages in cost the walk
+                // a third of its time, and a write from them more than the write.
+                CompletableFuture<FileDigests> digests = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return FileDigests.of(channel, file.size(), header);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }, hashing);
                 ObjectMeta object;
                 try {
-                    object = store.put(key, bytes, PutOptions.defaults().withReplicas(request.replicas())
+                    object = store.put(key, channel, file.size(), PutOptions.defaults().withReplicas(request.replicas())
                             .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress);
                 } catch (IOException | RuntimeException e) {
                     // The digests read the mapping: they finish before it is unmapped.

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.zip.Checksum;
 
 /**
  * Computes a tensor's {@link TensorCrcs} in one pass over its bytes. The tensor is a matrix of
@@ -23,9 +24,20 @@ public final class TensorCrcCalculator {
      * in cache, and bytes few enough that the call, which holds off the garbage collector, stays short.
      */
     private static final int CELLS_PER_BATCH = 4096;
-    private static final long BYTES_PER_BATCH = 4 << 20;
+    /** The most bytes asked of {@link Pieces} at once, unless one row is more. */
+    public static final long BYTES_PER_BATCH = 4 << 20;
 
     private TensorCrcCalculator() {}
+
+    /**
+     * A tensor's bytes, handed over a piece at a time, each piece after the one before it: from a
+     * mapping, a slice of it; from a file, the piece read into a buffer that the next call reuses.
+     */
+    @FunctionalInterface
+    public interface Pieces {
+        /** The tensor's {@code length} bytes from {@code offset}; valid until the next call. */
+        MemorySegment next(long offset, long length);
+    }
 
     /** The CRCs of {@code tensor}, whose bytes are {@code data}. */
     public static TensorCrcs compute(TensorInfo tensor, MemorySegment data) {
@@ -33,9 +45,17 @@ public final class TensorCrcCalculator {
             throw new IllegalArgumentException("tensor " + tensor.name() + " has " + tensor.byteSize() + " bytes, given "
                     + data.byteSize());
         }
+        return compute(tensor, data::asSlice);
+    }
+
+    /**
+     * The CRCs of {@code tensor}, whose bytes {@code pieces} hands over in order, every byte once, in
+     * pieces of at most {@link #BYTES_PER_BATCH} or one row, whichever is larger.
+     */
+    public static TensorCrcs compute(TensorInfo tensor, Pieces data) {
         List<Long> shape = tensor.shape();
-        if (shape.isEmpty() || data.byteSize() == 0) {
-            return new TensorCrcs(tensor.name(), Checksums.crc32c(data), Map.of(), Map.of());
+        if (shape.isEmpty() || tensor.byteSize() == 0) {
+            return new TensorCrcs(tensor.name(), crc32c(data, 0, tensor.byteSize()), Map.of(), Map.of());
         }
         long rows = shape.getFirst();
         long rowBits = tensor.dtype().bits() * elements(shape, 1);
@@ -43,14 +63,26 @@ public final class TensorCrcCalculator {
         List<Integer> columnSplits = shape.size() < 2 ? List.of() : TensorCrcs.WORLD_SIZES.stream()
                 .filter(t -> evenOnBytes(shape.get(1), t, tensor.dtype().bits() * elements(shape, 2))).toList();
         if (columnSplits.isEmpty()) {
-            return byRowBlocks(tensor.name(), data, rowSplits);
+            return byRowBlocks(tensor.name(), data, tensor.byteSize(), rowSplits);
         }
-        return byCells(tensor.name(), data, rows, rowSplits, columnSplits.getLast());
+        return byCells(tensor.name(), data, tensor.byteSize(), rows, rowSplits, columnSplits.getLast());
+    }
+
+    /** The CRC32C of {@code length} bytes from {@code offset}, taken a batch at a time. */
+    private static int crc32c(Pieces data, long offset, long length) {
+        if (length <= BYTES_PER_BATCH) {
+            return Checksums.crc32c(data.next(offset, length));
+        }
+        Checksum running = Checksums.newCrc32c();
+        for (long done = 0; done < length; done += BYTES_PER_BATCH) {
+            running.update(data.next(offset + done, Math.min(BYTES_PER_BATCH, length - done)).asByteBuffer());
+        }
+        return (int) running.getValue();
     }
 
     /** Rows and columns: every row cut into {@code cellsPerRow} cells, hashed once, joined into everything else. */
-    private static TensorCrcs byCells(String name, MemorySegment data, long rows, List<Integer> rowSplits, int cellsPerRow) {
-        long rowBytes = data.byteSize() / rows;
+    private static TensorCrcs byCells(String name, Pieces data, long bytes, long rows, List<Integer> rowSplits, int cellsPerRow) {
+        long rowBytes = bytes / rows;
         long cellBytes = rowBytes / cellsPerRow;
         // Level k holds world size cellsPerRow >> k: its parts are 2^k cells long, and so are its column shards' pieces.
         int levels = Integer.numberOfTrailingZeros(cellsPerRow);
@@ -72,7 +104,7 @@ public final class TensorCrcCalculator {
             long inBatch = row % rowsPerBatch;
             if (inBatch == 0) {
                 int count = (int) Math.min(rowsPerBatch, rows - row) * cellsPerRow;
-                Checksums.cellCrcs(data.asSlice(row * rowBytes, count * cellBytes), cellBytes, count, cells);
+                Checksums.cellCrcs(data.next(row * rowBytes, count * cellBytes), cellBytes, count, cells);
             }
             System.arraycopy(cells, (int) inBatch * cellsPerRow, parts, 0, cellsPerRow);
             // From cells to the whole row: each level's parts extend that world size's column shards, then
@@ -99,15 +131,15 @@ public final class TensorCrcCalculator {
     }
 
     /** Rows only: the finest row blocks are contiguous, so each is hashed straight from the bytes. */
-    private static TensorCrcs byRowBlocks(String name, MemorySegment data, List<Integer> rowSplits) {
+    private static TensorCrcs byRowBlocks(String name, Pieces data, long bytes, List<Integer> rowSplits) {
         if (rowSplits.isEmpty()) {
-            return new TensorCrcs(name, Checksums.crc32c(data), Map.of(), Map.of());
+            return new TensorCrcs(name, crc32c(data, 0, bytes), Map.of(), Map.of());
         }
         int count = rowSplits.getLast();
-        long blockBytes = data.byteSize() / count;
+        long blockBytes = bytes / count;
         int[] blocks = new int[count];
         for (int i = 0; i < count; i++) {
-            blocks[i] = Checksums.crc32c(data.asSlice(i * blockBytes, blockBytes));
+            blocks[i] = crc32c(data, i * blockBytes, blockBytes);
         }
         Map<Integer, List<Integer>> rowShards = coarser(blocks, blockBytes);
         int whole = blocks[0];
