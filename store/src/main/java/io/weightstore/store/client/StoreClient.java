@@ -98,7 +98,8 @@ public final class StoreClient implements AutoCloseable {
     /**
      * Writes the first {@code size} bytes of {@code source} as one object: slices go to their nodes in
      * parallel, each read a few MiB at a time into a buffer of its own, never mapped; a file shorter than
-     * {@code size} fails the put (INVALID_ARGUMENT) and leaves nothing.
+     * {@code size} fails the put (INVALID_ARGUMENT) and leaves nothing. A put cancelled by an interrupt
+     * may close {@code source}: an interrupted read closes its channel.
      */
     public ObjectMeta put(String key, FileChannel source, long size, PutOptions put, Progress progress) throws IOException {
         ensureOpen();

@@ -37,7 +37,7 @@ final class OversizeMemory implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try {
             return new Block(arena, AnonymousMemory.allocate(bytes, arena));
-        } catch (StoreException | RuntimeException e) {
+        } catch (StoreException | RuntimeException | Error e) {
             arena.close();
             throw e;
         }

@@ -28,10 +28,16 @@ public final class StreamBufferPool implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("stream buffer pool is closed");
             }
+            // The smallest set that fits, so that ranks asking for different sizes at once each find theirs again.
+            int fitting = -1;
             for (int i = 0; i < spares.size(); i++) {
-                if (spares.get(i).halfBytes() >= halfBytes) {
-                    return spares.remove(i);
+                long size = spares.get(i).halfBytes();
+                if (size >= halfBytes && (fitting < 0 || size < spares.get(fitting).halfBytes())) {
+                    fitting = i;
                 }
+            }
+            if (fitting >= 0) {
+                return spares.remove(fitting);
             }
             if (!spares.isEmpty()) {
                 tooSmall = spares.removeLast();

@@ -8,8 +8,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The two halves a {@link TensorStream} reads into, lent by a {@link StreamBufferPool}: memory from
  * the kernel in huge pages, neither cleared twice nor counted against the JVM's direct-memory limit
- * (see {@link AnonymousMemory}), so that streams open at once each take theirs without the limit
- * refusing one.
+ * (see {@link AnonymousMemory}; where native access is denied, {@code Arena} memory, with both), so
+ * that streams open at once each take theirs without the limit refusing one.
  */
 final class StreamBuffers implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
@@ -22,7 +22,7 @@ final class StreamBuffers implements AutoCloseable {
             for (int i = 0; i < 2; i++) {
                 halves[i] = AnonymousMemory.allocate(halfBytes, arena);
             }
-        } catch (StoreException | RuntimeException e) {
+        } catch (StoreException | RuntimeException | Error e) {
             arena.close();
             throw e;
         }

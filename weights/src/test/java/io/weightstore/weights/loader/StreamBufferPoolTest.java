@@ -6,10 +6,27 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.store.api.StoreException;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class StreamBufferPoolTest {
     private final StreamBufferPool pool = new StreamBufferPool();
+
+    @AfterEach
+    void close() {
+        pool.close();
+    }
+
+    @Test
+    void aBorrowTakesTheSmallestKeptSetThatFits() throws StoreException {
+        StreamBuffers large = pool.borrow(8192);
+        StreamBuffers small = pool.borrow(2048);
+        pool.giveBack(large);
+        pool.giveBack(small);
+
+        assertThat(pool.borrow(1024)).isSameAs(small);
+        assertThat(pool.borrow(4096)).isSameAs(large);
+    }
 
     @Test
     void givenBackBuffersServeTheNextBorrowThatFits() throws StoreException {
