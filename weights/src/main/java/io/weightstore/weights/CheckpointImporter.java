@@ -365,7 +365,7 @@ public final class CheckpointImporter {
                     throw changedOr(path, opened, unchecked.getCause());
                 }
                 // A mapped file that shrank under the import faults on the next read past its end, which the JDK
-                // reports as an InternalError, here or in the thread that hashed it.
+                // reports as an InternalError: here, where the header is checked and a file stored already is hashed.
                 if (e instanceof CompletionException c && !(c.getCause() instanceof InternalError)) {
                     throw e;
                 }
@@ -453,7 +453,7 @@ public final class CheckpointImporter {
                     object = store.put(key, channel, file.size(), PutOptions.defaults().withReplicas(request.replicas())
                             .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress);
                 } catch (IOException | RuntimeException e) {
-                    // The digests read the mapping: they finish before it is unmapped.
+                    // The digests read the channel: they finish before it is closed.
                     digests.exceptionally(failed -> null).join();
                     throw e;
                 }

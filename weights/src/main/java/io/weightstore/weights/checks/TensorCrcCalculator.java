@@ -49,7 +49,7 @@ public final class TensorCrcCalculator {
     }
 
     /**
-     * The CRCs of {@code tensor}, whose bytes {@code pieces} hands over in order, every byte once, in
+     * The CRCs of {@code tensor}, whose bytes {@code data} hands over in order, every byte once, in
      * pieces of at most {@link #BYTES_PER_BATCH} or one row, whichever is larger.
      */
     public static TensorCrcs compute(TensorInfo tensor, Pieces data) {
