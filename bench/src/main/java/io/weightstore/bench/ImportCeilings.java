@@ -1,5 +1,6 @@
 package io.weightstore.bench;
 
+import io.weightstore.store.client.PositionalReads;
 import io.weightstore.weights.Sha256;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 
 /**
  * The two limits of an import on this machine: reading the source files out of the page cache, and
@@ -92,31 +94,25 @@ public final class ImportCeilings implements AutoCloseable {
     }
 
     private static void read(FileChannel channel, long from, long length) throws IOException {
-        ByteBuffer buffer = BUFFERS.get();
-        for (long done = 0; done < length; done += buffer.position()) {
-            readPiece(channel, from + done, (int) Math.min(READ_BUFFER, length - done), buffer);
-        }
+        inPieces(channel, from, length, BUFFERS.get(), piece -> {});
     }
 
     private static void hashRead(FileChannel channel, long from, long length) throws IOException {
-        ByteBuffer buffer = BUFFERS.get();
         Sha256 sha = new Sha256();
-        for (long done = 0; done < length; ) {
-            int piece = (int) Math.min(READ_BUFFER, length - done);
-            readPiece(channel, from + done, piece, buffer);
-            sha.update(MemorySegment.ofBuffer(buffer.flip()));
-            done += piece;
-        }
+        inPieces(channel, from, length, BUFFERS.get(), sha::update);
         sha.hex();
     }
 
-    /** Reads the whole piece of {@code length} bytes at {@code position} into {@code buffer}, from its start. */
-    private static void readPiece(FileChannel channel, long position, int length, ByteBuffer buffer) throws IOException {
-        buffer.clear().limit(length);
-        while (buffer.hasRemaining()) {
-            if (channel.read(buffer, position + buffer.position()) < 0) {
-                throw new IOException("file ends at " + (position + buffer.position()) + ", expected " + (position + length));
+    /** {@code length} bytes of the file from {@code from}, read into {@code buffer} a buffer's worth at a time, each handed on. */
+    static void inPieces(FileChannel channel, long from, long length, ByteBuffer buffer, Consumer<MemorySegment> each)
+            throws IOException {
+        for (long done = 0; done < length; ) {
+            int piece = (int) Math.min(buffer.capacity(), length - done);
+            if (!PositionalReads.fill(channel, from + done, buffer.clear().limit(piece))) {
+                throw new IOException("file ends at " + (from + done + buffer.position()) + ", expected " + (from + length));
             }
+            each.accept(MemorySegment.ofBuffer(buffer.flip()));
+            done += piece;
         }
     }
 

@@ -32,7 +32,7 @@ public final class ImportStageCosts {
     /** What a put reads, checks and writes at a time. */
     private static final long PIECE = 4 << 20;
     /** What the reading steps read into. */
-    private final MemorySegment pieceBuffer = Arena.ofAuto().allocate(PIECE, 4096);
+    private final ByteBuffer pieceBuffer = ByteBuffer.allocateDirect((int) PIECE);
     /** What the write step writes: a put's piece in this process's memory, as the block CRC32C before the write leaves it. */
     private final MemorySegment written = Arena.ofAuto().allocate(PIECE, 4096).fill((byte) 1);
 
@@ -97,15 +97,7 @@ public final class ImportStageCosts {
 
     /** The file's bytes, 4 MiB at a time read into one reused buffer, as the import's walk and its put read them. */
     private void inPieces(FileChannel channel, long size, Consumer<MemorySegment> piece) throws IOException {
-        for (long done = 0; done < size; done += PIECE) {
-            ByteBuffer into = pieceBuffer.asSlice(0, Math.min(PIECE, size - done)).asByteBuffer();
-            while (into.hasRemaining()) {
-                if (channel.read(into, done + into.position()) < 0) {
-                    throw new IOException("file ends at " + (done + into.position()) + ", expected " + size);
-                }
-            }
-            piece.accept(pieceBuffer.asSlice(0, into.limit()));
-        }
+        ImportCeilings.inPieces(channel, 0, size, pieceBuffer, piece);
     }
 
     /** The steps an import cannot avoid, each a core's time per byte: the sum bounds an import on {@code cores} cores. */

@@ -2,6 +2,7 @@ package io.weightstore.weights;
 
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.TensorInfo;
+import io.weightstore.store.client.PositionalReads;
 import io.weightstore.weights.checks.TensorCrcCalculator;
 import io.weightstore.weights.checks.TensorCrcTable;
 import io.weightstore.weights.checks.TensorCrcs;
@@ -113,12 +114,10 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
             MemorySegment range = buffer.asSlice(0, length);
             ByteBuffer into = range.asByteBuffer();
             try {
-                while (into.hasRemaining()) {
-                    if (channel.read(into, offset + into.position()) < 0) {
-                        throw new CheckpointException(CheckpointException.Code.CHANGED, "the file ends at byte "
-                                + (offset + into.position()) + ", before the " + (offset + length) + " it had when the import"
-                                + " checked it");
-                    }
+                if (!PositionalReads.fill(channel, offset, into)) {
+                    throw new CheckpointException(CheckpointException.Code.CHANGED, "the file ends at byte "
+                            + (offset + into.position()) + ", before the " + (offset + length) + " it had when the import"
+                            + " checked it");
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

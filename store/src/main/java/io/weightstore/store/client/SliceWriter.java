@@ -118,11 +118,9 @@ final class SliceWriter {
 
     private static void readFully(FileChannel source, long position, MemorySegment data, ObjectMeta object) throws IOException {
         ByteBuffer buffer = data.asByteBuffer();
-        while (buffer.hasRemaining()) {
-            if (source.read(buffer, position + buffer.position()) < 0) {
-                throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "file for " + object.key() + " ended at byte "
-                        + (position + buffer.position()) + ", expected " + object.size());
-            }
+        if (!PositionalReads.fill(source, position, buffer)) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "file for " + object.key() + " ended at byte "
+                    + (position + buffer.position()) + ", expected " + object.size());
         }
     }
 
