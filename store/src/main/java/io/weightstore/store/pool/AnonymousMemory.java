@@ -55,4 +55,19 @@ public final class AnonymousMemory {
         Libc.madvise(aligned, length, Libc.MADV_HUGEPAGE);
         return MemorySegment.ofAddress(aligned).reinterpret(bytes, arena, ignored -> Libc.munmap(aligned, length));
     }
+
+    /**
+     * Leaves the pages of {@code memory}, from {@link #allocate}, for the kernel to take back when it
+     * runs short, without unmapping them (MADV_FREE): memory kept idle for a use that may not come
+     * costs nothing while memory is plenty, and when it is used again before the kernel took it, it
+     * is not faulted in anew. A page the kernel took reads as zeros until written. Whatever was in
+     * {@code memory} may be lost, so no one may be using it.
+     */
+    public static void reclaimable(MemorySegment memory) {
+        if (!Libc.LINUX || !AnonymousMemory.class.getModule().isNativeAccessEnabled() || memory.byteSize() == 0) {
+            return;
+        }
+        // Within the mapping, which ends on a 2 MiB boundary: the advice covers whole pages.
+        Libc.madvise(memory.address(), Math.ceilDiv(memory.byteSize(), 4096) * 4096, Libc.MADV_FREE);
+    }
 }

@@ -31,6 +31,7 @@ final class Libc {
     static final int MAP_NORESERVE = 0x4000;
     static final int O_RDONLY = 0;
     static final int O_CLOEXEC = 0x80000;
+    static final int MADV_FREE = 8;
     static final int MADV_HUGEPAGE = 14;
 
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();

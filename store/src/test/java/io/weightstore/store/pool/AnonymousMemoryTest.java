@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.weightstore.store.Smaps;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -78,6 +79,21 @@ class AnonymousMemoryTest {
             memory.fill((byte) 1);
 
             assertThat(Smaps.kib(memory, "AnonHugePages")).as("kB in huge pages").isPositive();
+        }
+    }
+
+    @Test
+    void reclaimableMemoryIsTheKernelsToTakeBackAndStaysUsable() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = AnonymousMemory.allocate(4 * MIB, arena);
+            memory.fill((byte) 7);
+            assertThat(Smaps.kib(memory, "LazyFree")).as("kB lazily freed before").isZero();
+
+            AnonymousMemory.reclaimable(memory);
+
+            assertThat(Smaps.kib(memory, "LazyFree")).as("kB lazily freed").isEqualTo(4 * 1024);
+            memory.set(ValueLayout.JAVA_LONG_UNALIGNED, 3 * MIB, 42L);
+            assertThat(memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 3 * MIB)).isEqualTo(42L);
         }
     }
 

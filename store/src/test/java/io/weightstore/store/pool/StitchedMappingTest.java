@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.weightstore.store.Smaps;
 import io.weightstore.store.api.StoreException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -36,6 +36,13 @@ final class StreamBuffers implements AutoCloseable {
         return halves[index];
     }
 
+    /** Idle until the next stream borrows it: the kernel's to take back if it runs short of memory meanwhile. */
+    void reclaimable() {
+        for (MemorySegment half : halves) {
+            AnonymousMemory.reclaimable(half);
+        }
+    }
+
     @Override
     public void close() {
         arena.close();

@@ -2,8 +2,11 @@ package io.weightstore.weights.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.weightstore.store.Smaps;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.pool.StitchedMapping;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +29,25 @@ class StreamBufferPoolTest {
 
         assertThat(pool.borrow(1024)).isSameAs(small);
         assertThat(pool.borrow(4096)).isSameAs(large);
+    }
+
+    @Test
+    void setsKeptBeyondTheFirstAreTheKernelsToTakeBackUntilBorrowedAgain() throws Exception {
+        assumeTrue(StitchedMapping.supported(), "buffers are mapped anonymous on Linux only");
+        StreamBuffers first = pool.borrow(4 << 20);
+        StreamBuffers second = pool.borrow(4 << 20);
+        first.half(0).fill((byte) 1);
+        second.half(0).fill((byte) 1);
+
+        pool.giveBack(first);
+        pool.giveBack(second);
+
+        assertThat(Smaps.kib(first.half(0), "LazyFree")).as("kB of the first kept set lazily freed").isZero();
+        assertThat(Smaps.kib(second.half(0), "LazyFree")).as("kB of the second lazily freed").isEqualTo(4 * 1024);
+        assertThat(pool.borrow(4 << 20)).isSameAs(first);
+        StreamBuffers again = pool.borrow(4 << 20);
+        again.half(0).set(ValueLayout.JAVA_BYTE, 5, (byte) 9);
+        assertThat(again.half(0).get(ValueLayout.JAVA_BYTE, 5)).isEqualTo((byte) 9);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.weightstore.store.pool;
+package io.weightstore.store;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -9,13 +9,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** What /proc/self/smaps says about the mappings of this process that lie within a range of addresses. */
-final class Smaps {
+public final class Smaps {
     private static final Pattern VMA = Pattern.compile("([0-9a-f]+)-([0-9a-f]+) ");
 
     private Smaps() {}
 
     /** The sum of the kB counters named {@code fields} (such as "AnonHugePages") over the mappings that start within {@code segment}. */
-    static long kib(MemorySegment segment, String... fields) throws IOException {
+    public static long kib(MemorySegment segment, String... fields) throws IOException {
         long total = 0;
         boolean inside = false;
         for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
@@ -35,7 +35,7 @@ final class Smaps {
     }
 
     /** Whether a mapping of this process that covers a byte of {@code [start, end)} is advised to huge pages (flag hg). */
-    static boolean hugePageAdvised(long start, long end) throws IOException {
+    public static boolean hugePageAdvised(long start, long end) throws IOException {
         boolean overlaps = false;
         for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
             Matcher vma = VMA.matcher(line);
