@@ -3,6 +3,7 @@ package io.weightstore.gateway;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -18,10 +19,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One connection's requests, answered one at a time in arrival order. Each runs on a virtual thread
- * of its own, since the store's calls block; the connection reads on only once a response is written,
- * so a pipelining client is answered in order and a slow one is not read ahead of. Request bodies are
- * not read (every operation is a GET or a HEAD): a request that has one is answered, then the
- * connection is closed. Every method but {@link #run} runs on the connection's event loop.
+ * of its own, since the store's calls block; the connection reads one pass ahead of a request in
+ * progress, so that a client closing the connection is seen while its request waits (for a transfer
+ * slot, which it then does not take), and reads on once a response is written: a pipelining client
+ * is answered in order and a slow one is read no further ahead than that. Request bodies are not
+ * read (every operation is a GET or a HEAD): a request that has one is answered, then the connection
+ * is closed. Every method but {@link #run} runs on the connection's event loop.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
@@ -33,6 +36,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final RequestHeadDeadline headDeadline;
     private final ArrayDeque<HttpRequest> pipelined = new ArrayDeque<>();
     private boolean busy;
+    /** The request in progress while {@link #busy}. */
+    private Exchange current;
+    /** The client shut its side of the connection: nothing more will come. */
+    private boolean inputClosed;
 
     /** {@code headDeadline}: the same connection's, before its HTTP decoder, told when requests start and finish. */
     ConnectionHandler(S3Routes routes, AccessLog accessLog, Executor requests, Duration sendTimeout, RequestHeadDeadline headDeadline) {
@@ -78,7 +85,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         // Idle with a request in progress is a handler waiting on the store or for a slot, each with deadlines of its own.
         if (event instanceof IdleStateEvent && !busy) {
             ctx.close();
+        } else if (event instanceof ChannelInputShutdownEvent) {
+            inputClosed = true;
+            if (busy) {
+                current.clientLeft();
+            } else {
+                ctx.close();
+            }
         }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (busy) {
+            current.clientLeft();
+        }
+        ctx.fireChannelInactive();
     }
 
     @Override
@@ -91,11 +113,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         busy = true;
         boolean closeAfter = request.decoderResult().isFailure() || !HttpUtil.isKeepAlive(request) || mayHaveBody(request);
         Exchange exchange = new Exchange(ctx.channel(), request, sendTimeout, closeAfter);
+        current = exchange;
+        if (inputClosed) {
+            exchange.clientLeft();
+        }
         try {
             requests.execute(() -> run(ctx, exchange));
         } catch (RejectedExecutionException stopping) {
             // The gateway is closing: its connections are being closed too.
             ctx.close();
+            return;
+        }
+        if (pipelined.isEmpty() && !inputClosed) {
+            // One pass ahead, to see the client close; requests that come in it wait in the queue, which then reads no more.
+            ctx.read();
         }
     }
 
@@ -150,6 +181,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         busy = false;
+        current = null;
         HttpRequest next = pipelined.poll();
         if (next != null) {
             try {
@@ -159,6 +191,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 log.error("connection from {}: a pipelined request could not start; closing it", ctx.channel().remoteAddress(), e);
                 ctx.close();
             }
+        } else if (inputClosed) {
+            ctx.close();
         } else {
             headDeadline.requestFinished();
             ctx.read();

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.weightstore.gateway.s3.HttpDates;
 import io.weightstore.gateway.transfer.BodyWriter;
+import io.weightstore.gateway.transfer.TransferSlots;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -38,6 +39,10 @@ final class Exchange {
     private int status;
     private ChannelFuture last;
     private String note;
+    /** Guards {@link #waiter} and {@link #clientLeft}, set on the event loop and read on the request's thread. */
+    private final Object departure = new Object();
+    private Thread waiter;
+    private boolean clientLeft;
 
     /** {@code closeAfter}: the connection ends with this response, as the client asked or because its request body is not read. */
     Exchange(Channel channel, HttpRequest request, Duration sendTimeout, boolean closeAfter) {
@@ -158,6 +163,74 @@ final class Exchange {
 
     Optional<String> note() {
         return Optional.ofNullable(note);
+    }
+
+    /**
+     * The client closed the connection, or its side of it, while this request was in progress: it
+     * waits for no transfer slot from now on. As nginx takes a client that closes while its request
+     * waits on an upstream, a half-close counts as leaving: one that shuts its side after sending a
+     * request and still reads the answer gets it if a slot is free at once. Called on the event loop.
+     */
+    void clientLeft() {
+        synchronized (departure) {
+            clientLeft = true;
+            if (waiter != null) {
+                waiter.interrupt();
+            }
+        }
+    }
+
+    /**
+     * A transfer slot, once one comes free.
+     *
+     * @throws ClientLeft when the client left and no slot was free at once, or left while this request
+     *     waited, which the slot (if one came free meanwhile) is given back for
+     * @throws InterruptedException when the gateway is stopping
+     */
+    TransferSlots.Slot awaitSlot(TransferSlots slots) throws InterruptedException {
+        boolean leftBefore;
+        synchronized (departure) {
+            leftBefore = clientLeft;
+            if (!leftBefore) {
+                waiter = Thread.currentThread();
+            }
+        }
+        if (leftBefore) {
+            return slots.tryAcquire().orElseThrow(ClientLeft::new);
+        }
+        TransferSlots.Slot slot = null;
+        InterruptedException interrupted = null;
+        try {
+            slot = slots.acquire();
+        } catch (InterruptedException e) {
+            interrupted = e;
+        }
+        boolean left;
+        synchronized (departure) {
+            waiter = null;
+            left = clientLeft;
+        }
+        if (left) {
+            // The interrupt, if it came after the slot did, was meant for the wait, not for whatever this thread does next.
+            Thread.interrupted();
+            if (slot != null) {
+                slot.close();
+            }
+            throw new ClientLeft();
+        }
+        if (interrupted != null) {
+            throw interrupted;
+        }
+        return slot;
+    }
+
+    /** The client closed the connection while its request waited: there is no one to answer. */
+    static final class ClientLeft extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ClientLeft() {
+            super("the client closed the connection while its request waited for a transfer slot", null, false, false);
+        }
     }
 
     /** The response's last write, or empty when nothing was answered. */

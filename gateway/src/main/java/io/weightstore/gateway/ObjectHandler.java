@@ -102,7 +102,7 @@ final class ObjectHandler {
             exchange.send(status);
             return;
         }
-        try (TransferSlots.Slot slot = slots.acquire(); OpenFile file = bucket.acquire(object)) {
+        try (TransferSlots.Slot slot = exchange.awaitSlot(slots); OpenFile file = bucket.acquire(object)) {
             // Opened and checked before the status is sent, so a copy here that fails its check is never what is served.
             Optional<InPlaceFiles> inPlace = file.inPlace();
             if (inPlace.isPresent()) {

@@ -113,6 +113,9 @@ public final class S3Gateway implements AutoCloseable {
                 // up to 16 a read, and ConnectionLimit must close those past the cap, where they would have waited).
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new ServerChannelRecvByteBufAllocator().maxMessagesPerRead(1))
                 .childOption(ChannelOption.AUTO_READ, false)
+                // A client's FIN is an event, not the connection's end: one that shuts its side after its request still
+                // gets the answer (ConnectionHandler decides).
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override

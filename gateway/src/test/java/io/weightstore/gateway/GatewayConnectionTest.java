@@ -3,6 +3,10 @@ package io.weightstore.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.weightstore.store.Awaits;
+import io.weightstore.store.api.CongestionControl;
+import io.weightstore.weights.ManifestFile;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -306,6 +311,59 @@ class GatewayConnectionTest {
             assertThat(response.header("Connection")).isEqualToIgnoringCase("close");
             assertThat(in.read()).isEqualTo(-1);
         }
+    }
+
+    @Test
+    void aClientThatClosesWhileItsRequestWaitsForATransferSlotGivesUpItsPlaceAndTheSlot() throws Exception {
+        // One slot, held by a client that asks for an 8 MiB shard and reads none of it: more than the sockets' buffers hold,
+        // so its transfer stalls, and the send timeout keeps it stalled for the whole test.
+        String shard = largestFile();
+        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/" + shard + " HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        GatewayConfig oneSlot = new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(), 1,
+                8, GatewayFixture.CHUNK, Duration.ofSeconds(60), GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, Duration.ofSeconds(60),
+                GatewayConfig.DEFAULT_MAX_CONNECTIONS, CongestionControl.CUBIC);
+        try (S3Gateway gateway = S3Gateway.start(oneSlot, fixture.store); Socket holder = new Socket()) {
+            holder.setReceiveBufferSize(4096);
+            holder.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
+            holder.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+            Awaits.until(Duration.ofSeconds(10), "the holder's transfer to run", () -> gauge(gateway, "running") == 1);
+
+            try (Socket leaver = connect(gateway.port())) {
+                leaver.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+                Awaits.until(Duration.ofSeconds(10), "the second request to wait for the slot", () -> gauge(gateway, "waiting") == 1);
+            }
+
+            // Without the close seen, the request would wait the send timeout, then take the slot for a client long gone.
+            Awaits.until(Duration.ofSeconds(5), "the request of the client that left to stop waiting", () -> gauge(gateway, "waiting") == 0);
+            assertThat(gauge(gateway, "running")).as("transfers running").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aClientThatShutsItsSideAfterItsRequestStillGetsTheAnswer() throws Exception {
+        String config = "/weights/" + GatewayFixture.CHECKPOINT + "/config.json";
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(("GET " + config + " HTTP/1.1\r\nHost: gateway\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.shutdownOutput();
+
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            Response response = read(in, false);
+
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo(Files.readAllBytes(fixture.source.resolve("config.json")));
+            assertThat(in.read()).as("after the answer, the connection ends").isEqualTo(-1);
+        }
+    }
+
+    private static String largestFile() {
+        return fixture.manifest.files().stream().max(Comparator.comparingLong(ManifestFile::size)).orElseThrow().path();
+    }
+
+    /** The gateway's {@code weightstore_gateway_transfers_<which>} gauge. */
+    private static double gauge(S3Gateway gateway, String which) {
+        return gateway.metrics().registry().scrape().stream()
+                .filter(m -> m.getMetadata().getName().equals("weightstore_gateway_transfers_" + which))
+                .map(m -> ((GaugeSnapshot) m).getDataPoints().getFirst().getValue()).findFirst().orElseThrow();
     }
 
     @Test

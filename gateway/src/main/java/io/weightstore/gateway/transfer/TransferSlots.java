@@ -5,6 +5,7 @@ import io.weightstore.gateway.s3.S3Error;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -89,22 +90,33 @@ public final class TransferSlots implements AutoCloseable {
      * @throws S3Error SlowDown when {@code maxWaiting} requests are waiting already, or none came free within {@code maxWait}
      */
     public Slot acquire() throws InterruptedException {
-        // tryAcquire with a timeout, unlike without, keeps the semaphore's first-come-first-served order.
-        if (!permits.tryAcquire(0, TimeUnit.SECONDS)) {
-            if (waiting.incrementAndGet() > maxWaiting) {
-                waiting.decrementAndGet();
-                throw new S3Error(ErrorCode.SLOW_DOWN, "every transfer slot is busy and " + maxWaiting
-                        + " requests are waiting for one; retry after a back-off");
-            }
-            try {
-                if (!permits.tryAcquire(maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
-                    throw new S3Error(ErrorCode.SLOW_DOWN, "no transfer slot came free within " + maxWait.toMillis()
-                            + " ms; retry after a back-off");
-                }
-            } finally {
-                waiting.decrementAndGet();
-            }
+        Optional<Slot> free = tryAcquire();
+        if (free.isPresent()) {
+            return free.get();
         }
+        if (waiting.incrementAndGet() > maxWaiting) {
+            waiting.decrementAndGet();
+            throw new S3Error(ErrorCode.SLOW_DOWN, "every transfer slot is busy and " + maxWaiting
+                    + " requests are waiting for one; retry after a back-off");
+        }
+        try {
+            if (!permits.tryAcquire(maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new S3Error(ErrorCode.SLOW_DOWN, "no transfer slot came free within " + maxWait.toMillis()
+                        + " ms; retry after a back-off");
+            }
+        } finally {
+            waiting.decrementAndGet();
+        }
+        return lend();
+    }
+
+    /** A slot if one is free now, with none waiting for it; else empty, without waiting. */
+    public Optional<Slot> tryAcquire() throws InterruptedException {
+        // tryAcquire with a timeout, unlike without, keeps the semaphore's first-come-first-served order.
+        return permits.tryAcquire(0, TimeUnit.SECONDS) ? Optional.of(lend()) : Optional.empty();
+    }
+
+    private Slot lend() {
         MemorySegment[] buffers = idle.poll();
         return new Slot(buffers != null ? buffers : new MemorySegment[2]);
     }
