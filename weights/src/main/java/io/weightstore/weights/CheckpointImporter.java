@@ -359,7 +359,7 @@ public final class CheckpointImporter {
             FileTime opened = Files.getLastModifiedTime(path);
             ManifestFile result;
             try {
-                result = storeMapped(path, sentKeys, progress);
+                result = readAndStore(path, sentKeys, progress);
             } catch (InternalError | CompletionException e) {
                 if (e instanceof CompletionException c && c.getCause() instanceof UncheckedIOException unchecked) {
                     throw changedOr(path, opened, unchecked.getCause());
@@ -422,7 +422,7 @@ public final class CheckpointImporter {
             }
         }
 
-        private ManifestFile storeMapped(Path path, List<String> sentKeys, Progress progress) throws IOException {
+        private ManifestFile readAndStore(Path path, List<String> sentKeys, Progress progress) throws IOException {
             ManifestFile file = stored.file();
             try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
                 if (channel.size() != file.size()) {
