@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
-import io.weightstore.store.node.PoolPages;
+import io.weightstore.store.pool.PoolPages;
 import io.weightstore.store.security.MasterSecurity;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -13,6 +13,7 @@ import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.metrics.NodeMetrics;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.pool.PoolPages;
 import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
@@ -27,7 +28,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -92,7 +92,7 @@ public final class StorageNode implements AutoCloseable {
     private StorageNode(PoolFile pool, Listening listening, MasterApi master, NodeOptions options, Optional<NodeKeys> keys,
             DataPlaneSecurity security) {
         this.pool = pool;
-        this.writesThroughMapping = writesThroughMapping(pool);
+        this.writesThroughMapping = PoolFile.writesThroughMapping(PoolPages.of(pool.path()));
         this.server = listening.server();
         this.congestionControl = listening.congestionControl();
         this.master = master;
@@ -106,17 +106,6 @@ public final class StorageNode implements AutoCloseable {
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
         metrics.watch(pool::capacity, connections::size, this::isRegistered);
-    }
-
-    /** {@link PoolFile#writesThroughMapping} of the pool's file system; through the mapping if it cannot be told. */
-    private static boolean writesThroughMapping(PoolFile pool) {
-        try {
-            return PoolFile.writesThroughMapping(Files.getFileStore(pool.path()));
-        } catch (IOException e) {
-            log.warn("node {}: cannot tell the file system of pool {} ({}); writes go through its mapping", pool.nodeId(), pool.path(),
-                    e.getMessage());
-            return true;
-        }
     }
 
     /**

@@ -6,6 +6,7 @@ import io.weightstore.store.api.Stride;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.pool.PoolPages;
 import io.weightstore.store.wire.BlockCheck;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -23,10 +24,12 @@ import java.util.zip.Checksum;
  */
 public final class MappedNodeAccess implements NodeAccess {
     private final PoolFile pool;
+    private final boolean writesThroughMapping;
 
     /** The mapping belongs to the caller, which closes it after this access. */
     public MappedNodeAccess(PoolFile pool) {
         this.pool = pool;
+        this.writesThroughMapping = PoolFile.writesThroughMapping(PoolPages.of(pool.path()));
     }
 
     /** A pool mapped on this host has no connections to run out of: {@code onBusy} never applies. */
@@ -95,7 +98,7 @@ public final class MappedNodeAccess implements NodeAccess {
             throw new StoreException(StoreException.Code.NO_SPACE, "file system of pool " + pool.path() + " has " + usable
                     + " bytes free, need " + src.byteSize());
         }
-        if (!src.isNative() || PoolFile.writesThroughMapping(fileSystem)) {
+        if (!src.isNative() || writesThroughMapping) {
             MemorySegment.copy(src, 0, target, 0, src.byteSize());
             return;
         }

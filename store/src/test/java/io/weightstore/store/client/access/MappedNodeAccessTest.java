@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.pool.PoolPages;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -27,8 +28,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Writes take {@code pwrite} into a pool on a disk and the mapping into a pool on a tmpfs: bytes
- * land alike either way. The disk is the temporary directory, the tmpfs {@code /dev/shm}.
+ * Writes take the mapping into a pool on a tmpfs in huge pages and {@code pwrite} into any other:
+ * bytes land alike either way. The disk is the temporary directory, the tmpfs {@code /dev/shm}.
  */
 class MappedNodeAccessTest {
     private static final long CAPACITY = 4 << 20;
@@ -76,6 +77,30 @@ class MappedNodeAccessTest {
             assertThat(pool.data().get(ValueLayout.JAVA_BYTE, offset - 1)).as("the byte before is untouched").isZero();
             assertThat(pool.data().get(ValueLayout.JAVA_BYTE, offset + expected.length)).as("the byte after").isZero();
         }
+    }
+
+    @Test
+    void offHeapBytesGoIntoATmpfsInSmallPagesByPwriteNotAFaultPerPage() throws IOException {
+        Path dir = dir("tmpfs");
+        assumeTrue(PoolPages.of(dir).smallTmpfsPages(), "/dev/shm holds its files in 4 KiB pages");
+        try (PoolFile pool = PoolFile.openOrCreate(dir.resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(CAPACITY).fill((byte) 5);
+            MappedNodeAccess access = new MappedNodeAccess(pool);
+
+            long faultsBefore = minorFaultsOfThisThread();
+            access.write(0, src, Ticket.none());
+            long faults = minorFaultsOfThisThread() - faultsBefore;
+
+            // A copy into the mapping faults each of the pool's 1,024 fresh pages in; a pwrite has the kernel fill them.
+            assertThat(faults).as("page faults of a 4 MiB write").isLessThan(CAPACITY / 4096 / 4);
+            assertThat(pool.data().asSlice(CAPACITY - 4096).toArray(ValueLayout.JAVA_BYTE)).containsOnly(5);
+        }
+    }
+
+    /** minflt, the tenth field of /proc/thread-self/stat; the second, the name in parentheses, may hold spaces. */
+    private static long minorFaultsOfThisThread() throws IOException {
+        String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[7]);
     }
 
     @ParameterizedTest(name = "on {0}")

@@ -1,4 +1,4 @@
-package io.weightstore.store.node;
+package io.weightstore.store.pool;
 
 import java.io.IOException;
 import java.nio.file.Files;

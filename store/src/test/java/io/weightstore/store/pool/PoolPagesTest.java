@@ -1,4 +1,4 @@
-package io.weightstore.store.node;
+package io.weightstore.store.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,6 +54,14 @@ class PoolPagesTest {
     void theKernelsDenyAndForceOverrideTheMountOption() {
         assertThat(PoolPages.of(TMPFS, List.of(tmpfs("/p", "rw,huge=within_size")), "deny").smallTmpfsPages()).isTrue();
         assertThat(PoolPages.of(TMPFS, List.of(tmpfs("/p", "rw")), "force").hugePages()).isTrue();
+    }
+
+    @Test
+    void onlyATmpfsInHugePagesIsWrittenThroughItsMapping() {
+        assertThat(PoolFile.writesThroughMapping(new PoolPages("tmpfs", true))).isTrue();
+        assertThat(PoolFile.writesThroughMapping(new PoolPages("tmpfs", false))).as("4 KiB pages").isFalse();
+        assertThat(PoolFile.writesThroughMapping(new PoolPages("ext4", false))).as("a disk").isFalse();
+        assertThat(PoolFile.writesThroughMapping(new PoolPages("unknown", false))).as("unknown").isFalse();
     }
 
     @Test
