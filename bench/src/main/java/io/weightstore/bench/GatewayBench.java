@@ -8,7 +8,7 @@ import io.weightstore.gateway.GatewayConfig;
 import io.weightstore.gateway.S3Gateway;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.StoreClient;
-import io.weightstore.store.node.PoolPages;
+import io.weightstore.store.pool.PoolPages;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;

@@ -1,6 +1,6 @@
 package io.weightstore.bench;
 
-import io.weightstore.store.node.PoolPages;
+import io.weightstore.store.pool.PoolPages;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

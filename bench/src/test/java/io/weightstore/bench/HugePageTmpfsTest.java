@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.weightstore.store.node.PoolPages;
+import io.weightstore.store.pool.PoolPages;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.weightstore.bench.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.weightstore.store.node.PoolPages;
+import io.weightstore.store.pool.PoolPages;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
