@@ -67,6 +67,11 @@ public final class AnonymousMemory {
         if (!Libc.LINUX || !AnonymousMemory.class.getModule().isNativeAccessEnabled() || memory.byteSize() == 0) {
             return;
         }
+        if (memory.address() % PoolFile.HUGE_PAGE != 0) {
+            // The advice is rounded up to whole pages: on a slice, or on memory of another allocator, it could free a neighbour's.
+            throw new IllegalArgumentException("memory must be as allocate gave it, starting on a 2 MiB boundary: address=0x"
+                    + Long.toHexString(memory.address()));
+        }
         // Within the mapping, which ends on a 2 MiB boundary: the advice covers whole pages.
         Libc.madvise(memory.address(), Math.ceilDiv(memory.byteSize(), 4096) * 4096, Libc.MADV_FREE);
     }

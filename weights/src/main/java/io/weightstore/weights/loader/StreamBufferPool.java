@@ -18,12 +18,12 @@ import java.util.List;
  * it allocates. Memory is allocated and freed outside the pool's lock, so a stream whose buffers
  * are kept never waits behind another's first touch of 512 MiB.
  *
- * <p>Every kept set but the first is the kernel's to take back when it runs short of memory
- * ({@link StreamBuffers#reclaimable}): a source that four ranks once streamed from at once, then
+ * <p>Every kept set but one is the kernel's to take back when it runs short of memory
+ * ({@link StreamBuffers#markReclaimable}): a source that four ranks once streamed from at once, then
  * kept open for its mapped tensors, would otherwise hold 2 GiB it may never use again. While memory
  * is plenty the next streams find those pages where they were, at some cost: a load into a set
  * given back so took 10 % longer (2 GB over loopback, 241 ms against 219, medians of eight in turns),
- * which is why the first set, the one that loads one after another take, is kept as it is.
+ * which is why one set, the one loads one after another take, is kept as it is.
  */
 public final class StreamBufferPool implements AutoCloseable {
     private final List<StreamBuffers> spares = new ArrayList<>();
@@ -44,7 +44,10 @@ public final class StreamBufferPool implements AutoCloseable {
                 }
             }
             if (fitting >= 0) {
-                return spares.remove(fitting);
+                StreamBuffers lent = spares.remove(fitting);
+                // The stream writes its pages again: whatever advice they had, they are in use now.
+                lent.inUse();
+                return lent;
             }
             if (!spares.isEmpty()) {
                 tooSmall = spares.removeLast();
@@ -58,13 +61,13 @@ public final class StreamBufferPool implements AutoCloseable {
 
     void giveBack(StreamBuffers buffers) {
         synchronized (this) {
-            if (!closed && spares.isEmpty()) {
+            if (!closed && spares.stream().allMatch(StreamBuffers::reclaimable)) {
                 spares.add(buffers);
                 return;
             }
         }
         // Before another stream can borrow it: advised while in use, what that stream wrote could be lost.
-        buffers.reclaimable();
+        buffers.markReclaimable();
         synchronized (this) {
             if (!closed) {
                 spares.add(buffers);

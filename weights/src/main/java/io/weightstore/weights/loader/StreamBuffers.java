@@ -15,6 +15,8 @@ final class StreamBuffers implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] halves = new MemorySegment[2];
     private final long halfBytes;
+    /** Advised to the kernel since it was last lent; guarded by the pool that keeps it. */
+    private boolean reclaimable;
 
     StreamBuffers(long halfBytes) throws StoreException {
         this.halfBytes = halfBytes;
@@ -37,10 +39,20 @@ final class StreamBuffers implements AutoCloseable {
     }
 
     /** Idle until the next stream borrows it: the kernel's to take back if it runs short of memory meanwhile. */
-    void reclaimable() {
+    void markReclaimable() {
         for (MemorySegment half : halves) {
             AnonymousMemory.reclaimable(half);
         }
+        reclaimable = true;
+    }
+
+    boolean reclaimable() {
+        return reclaimable;
+    }
+
+    /** Lent to a stream, which writes its pages again. */
+    void inUse() {
+        reclaimable = false;
     }
 
     @Override
