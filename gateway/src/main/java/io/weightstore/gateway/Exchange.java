@@ -24,9 +24,12 @@ import java.util.Optional;
 /**
  * One request and its response. A handler answers once: with a whole response ({@link #send}), or
  * with a status and headers and then a body it streams ({@link #startBody}, {@link #endBody}). The
- * connection reads its next request only once this response is written.
+ * connection starts its next request only once this response is written.
  */
 final class Exchange {
+    /** nginx's status for a request whose client closed the connection before it was answered. */
+    static final int CLIENT_CLOSED_REQUEST = 499;
+
     private final Channel channel;
     private final HttpRequest request;
     private final String rawPath;
@@ -188,31 +191,35 @@ final class Exchange {
      * @throws InterruptedException when the gateway is stopping
      */
     TransferSlots.Slot awaitSlot(TransferSlots slots) throws InterruptedException {
-        boolean leftBefore;
-        synchronized (departure) {
-            leftBefore = clientLeft;
-            if (!leftBefore) {
-                waiter = Thread.currentThread();
-            }
+        // Tried before this thread can be interrupted for the client: a client that shut its side gets a free slot.
+        Optional<TransferSlots.Slot> free = slots.tryAcquire();
+        if (free.isPresent()) {
+            return free.get();
         }
-        if (leftBefore) {
-            return slots.tryAcquire().orElseThrow(ClientLeft::new);
+        synchronized (departure) {
+            if (clientLeft) {
+                throw new ClientLeft();
+            }
+            waiter = Thread.currentThread();
         }
         TransferSlots.Slot slot = null;
         InterruptedException interrupted = null;
+        boolean left;
         try {
             slot = slots.acquire();
         } catch (InterruptedException e) {
             interrupted = e;
-        }
-        boolean left;
-        synchronized (departure) {
-            waiter = null;
-            left = clientLeft;
+        } finally {
+            synchronized (departure) {
+                waiter = null;
+                left = clientLeft;
+            }
+            if (left) {
+                // Meant for the wait (which may have ended in a slot, or in SlowDown), not for what this thread does next.
+                Thread.interrupted();
+            }
         }
         if (left) {
-            // The interrupt, if it came after the slot did, was meant for the wait, not for whatever this thread does next.
-            Thread.interrupted();
             if (slot != null) {
                 slot.close();
             }
@@ -222,6 +229,16 @@ final class Exchange {
             throw interrupted;
         }
         return slot;
+    }
+
+    /**
+     * Nothing goes out: the client left before an answer could. Logged and counted with nginx's 499
+     * (client closed request), a status no response carries, rather than 0, which would say nothing.
+     */
+    void clientClosedRequest(String why) {
+        status = CLIENT_CLOSED_REQUEST;
+        note = why;
+        closeAfter = true;
     }
 
     /** The client closed the connection while its request waited: there is no one to answer. */

@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * as long as it likes without ever asking for anything. Sits before the HTTP decoder, where the bytes
  * arrive; {@link ConnectionHandler} tells it when a request's head is decoded and when its response
  * is written. Bytes that come while a request is in progress (the next pipelined head, read in the
- * same pass) start no deadline: one starts with the next bytes after the response.
+ * pass the connection reads ahead) start no deadline: one starts with the next bytes after the
+ * response. A head begun in that pass whose client then sends nothing more is bounded by the idle
+ * timeout instead, which closes a connection with no request in progress and no bytes moving.
  */
 final class RequestHeadDeadline extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestHeadDeadline.class);

@@ -62,8 +62,7 @@ final class S3Routes {
             log.warn("{} {} (request {}): {} {}", method, exchange.rawPath(), exchange.id().value(), error.code().code(), e.getMessage());
             answer(exchange, error);
         } catch (Exchange.ClientLeft e) {
-            exchange.note(e.getMessage());
-            exchange.closeAfter();
+            exchange.clientClosedRequest(e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             answer(exchange, new S3Error(ErrorCode.SERVICE_UNAVAILABLE, "the gateway is stopping"));

@@ -3,6 +3,7 @@ package io.weightstore.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.weightstore.store.Awaits;
 import io.weightstore.store.api.CongestionControl;
@@ -336,6 +337,10 @@ class GatewayConnectionTest {
             // Without the close seen, the request would wait the send timeout, then take the slot for a client long gone.
             Awaits.until(Duration.ofSeconds(5), "the request of the client that left to stop waiting", () -> gauge(gateway, "waiting") == 0);
             assertThat(gauge(gateway, "running")).as("transfers running").isEqualTo(1);
+            Awaits.until(Duration.ofSeconds(5), "the request to be counted as its client's close",
+                    () -> answered(gateway, Exchange.CLIENT_CLOSED_REQUEST) == 1);
+            holder.close();
+            Awaits.until(Duration.ofSeconds(10), "the slot to come back once the holder left too", () -> gauge(gateway, "running") == 0);
         }
     }
 
@@ -357,6 +362,15 @@ class GatewayConnectionTest {
 
     private static String largestFile() {
         return fixture.manifest.files().stream().max(Comparator.comparingLong(ManifestFile::size)).orElseThrow().path();
+    }
+
+    /** Requests the gateway counted with {@code status}, whatever their method. */
+    private static double answered(S3Gateway gateway, int status) {
+        return gateway.metrics().registry().scrape().stream()
+                .filter(m -> m.getMetadata().getName().equals("weightstore_gateway_requests"))
+                .flatMap(m -> ((CounterSnapshot) m).getDataPoints().stream())
+                .filter(point -> point.getLabels().get("status").equals(Integer.toString(status)))
+                .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue).sum();
     }
 
     /** The gateway's {@code weightstore_gateway_transfers_<which>} gauge. */
