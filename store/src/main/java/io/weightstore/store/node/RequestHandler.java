@@ -77,7 +77,7 @@ final class RequestHandler implements Runnable {
     private Transport transport;
     private DeadlineTimer.Deadline current;
 
-    /** {@code writesThroughMapping}: {@link PoolFile#writesThroughMapping} of the pool's file system, else {@code pwrite}. */
+    /** {@code writesThroughMapping}: the pool's {@link PoolFile#writesThroughMapping}; else writes go by {@code pwrite}. */
     RequestHandler(SocketChannel socket, PoolFile pool, boolean writesThroughMapping, VerifiedBlocks verified, DataPlaneSecurity security,
             TransferDeadlines deadlines, DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics,
             IdleConnections idle) {

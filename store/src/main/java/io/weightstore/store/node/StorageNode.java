@@ -13,7 +13,6 @@ import io.weightstore.store.grpc.MasterClients;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.metrics.NodeMetrics;
 import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.pool.PoolPages;
 import io.weightstore.store.security.NodeKeys;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
@@ -92,7 +91,7 @@ public final class StorageNode implements AutoCloseable {
     private StorageNode(PoolFile pool, Listening listening, MasterApi master, NodeOptions options, Optional<NodeKeys> keys,
             DataPlaneSecurity security) {
         this.pool = pool;
-        this.writesThroughMapping = PoolFile.writesThroughMapping(PoolPages.of(pool.path()));
+        this.writesThroughMapping = pool.writesThroughMapping();
         this.server = listening.server();
         this.congestionControl = listening.congestionControl();
         this.master = master;

@@ -85,7 +85,12 @@ public final class PoolFile implements AutoCloseable {
      * {@code pwrite}, 0.37-0.41 GB/s against 1.40-1.51. In huge pages the two measured alike (README).
      */
     public static boolean writesThroughMapping(PoolPages pages) {
-        return pages.hugePages();
+        return pages.fileSystem().equals("tmpfs") && pages.hugePages();
+    }
+
+    /** {@link #writesThroughMapping(PoolPages)} of the file system this pool is on, as the mount table says now. */
+    public boolean writesThroughMapping() {
+        return writesThroughMapping(PoolPages.of(path));
     }
 
     /** Opens the pool at {@code path}, creating it with a new identity when missing. */

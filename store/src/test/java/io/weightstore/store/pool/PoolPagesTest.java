@@ -62,6 +62,7 @@ class PoolPagesTest {
         assertThat(PoolFile.writesThroughMapping(new PoolPages("tmpfs", false))).as("4 KiB pages").isFalse();
         assertThat(PoolFile.writesThroughMapping(new PoolPages("ext4", false))).as("a disk").isFalse();
         assertThat(PoolFile.writesThroughMapping(new PoolPages("unknown", false))).as("unknown").isFalse();
+        assertThat(PoolFile.writesThroughMapping(new PoolPages("ext4", true))).as("huge pages claimed off a tmpfs").isFalse();
     }
 
     @Test

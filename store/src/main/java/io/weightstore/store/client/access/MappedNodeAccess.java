@@ -6,7 +6,6 @@ import io.weightstore.store.api.Stride;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.pool.PoolFile;
-import io.weightstore.store.pool.PoolPages;
 import io.weightstore.store.wire.BlockCheck;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -29,7 +28,7 @@ public final class MappedNodeAccess implements NodeAccess {
     /** The mapping belongs to the caller, which closes it after this access. */
     public MappedNodeAccess(PoolFile pool) {
         this.pool = pool;
-        this.writesThroughMapping = PoolFile.writesThroughMapping(PoolPages.of(pool.path()));
+        this.writesThroughMapping = pool.writesThroughMapping();
     }
 
     /** A pool mapped on this host has no connections to run out of: {@code onBusy} never applies. */

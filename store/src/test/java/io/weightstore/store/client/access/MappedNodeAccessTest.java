@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Writes take the mapping into a pool on a tmpfs in huge pages and {@code pwrite} into any other:
- * bytes land alike either way. The disk is the temporary directory, the tmpfs {@code /dev/shm}.
+ * bytes land alike either way. The disk is the temporary directory, the tmpfs {@code /dev/shm}, and
+ * the tmpfs in huge pages one the test mounts (as root).
  */
 class MappedNodeAccessTest {
     private static final long CAPACITY = 4 << 20;
@@ -39,6 +41,15 @@ class MappedNodeAccessTest {
     Path disk;
 
     private Path tmpfsDir;
+    private Path hugeMount;
+
+    @AfterEach
+    void unmountHugeTmpfs() throws Exception {
+        if (hugeMount != null) {
+            // Lazily: a mapping still open would make a plain umount fail and hide the test's own failure.
+            new ProcessBuilder("umount", "--lazy", hugeMount.toString()).inheritIO().start().waitFor(60, TimeUnit.SECONDS);
+        }
+    }
 
     @AfterEach
     void removeTmpfsDir() throws IOException {
@@ -51,10 +62,21 @@ class MappedNodeAccessTest {
         }
     }
 
-    private Path dir(String kind) throws IOException {
+    private Path dir(String kind) throws Exception {
         if (kind.equals("disk")) {
             assumeTrue(!Files.getFileStore(disk).type().equals("tmpfs"), "the temporary directory is on a disk");
             return disk;
+        }
+        if (kind.equals("huge tmpfs")) {
+            Path mount = Files.createDirectory(disk.resolve("huge"));
+            Process mounting = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=32m,huge=within_size", "weightstore-test-huge",
+                    mount.toString()).redirectErrorStream(true).start();
+            String said = new String(mounting.getInputStream().readAllBytes());
+            assertThat(mounting.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assumeTrue(mounting.exitValue() == 0, "cannot mount a tmpfs in huge pages here: " + said);
+            hugeMount = mount;
+            assumeTrue(PoolPages.of(mount).hugePages(), "the kernel gives this tmpfs no huge pages");
+            return mount;
         }
         assumeTrue(Files.isDirectory(TMPFS) && Files.getFileStore(TMPFS).type().equals("tmpfs"), "/dev/shm is a tmpfs");
         tmpfsDir = Files.createTempDirectory(TMPFS, "mapped-node-access-");
@@ -62,8 +84,8 @@ class MappedNodeAccessTest {
     }
 
     @ParameterizedTest(name = "on {0}")
-    @ValueSource(strings = {"disk", "tmpfs"})
-    void offHeapBytesLandAtTheirDataOffsetInTheFileAndTheMappingSeesThem(String kind) throws IOException {
+    @ValueSource(strings = {"disk", "tmpfs", "huge tmpfs"})
+    void offHeapBytesLandAtTheirDataOffsetInTheFileAndTheMappingSeesThem(String kind) throws Exception {
         byte[] expected = random((1 << 20) * 3 + 17, 1);
         long offset = 12_345;
         try (PoolFile pool = PoolFile.openOrCreate(dir(kind).resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
@@ -80,7 +102,7 @@ class MappedNodeAccessTest {
     }
 
     @Test
-    void offHeapBytesGoIntoATmpfsInSmallPagesByPwriteNotAFaultPerPage() throws IOException {
+    void offHeapBytesGoIntoATmpfsInSmallPagesByPwriteNotAFaultPerPage() throws Exception {
         Path dir = dir("tmpfs");
         assumeTrue(PoolPages.of(dir).smallTmpfsPages(), "/dev/shm holds its files in 4 KiB pages");
         try (PoolFile pool = PoolFile.openOrCreate(dir.resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
@@ -105,7 +127,7 @@ class MappedNodeAccessTest {
 
     @ParameterizedTest(name = "on {0}")
     @ValueSource(strings = {"disk", "tmpfs"})
-    void heapBytesLandAsOffHeapBytesDo(String kind) throws IOException {
+    void heapBytesLandAsOffHeapBytesDo(String kind) throws Exception {
         byte[] expected = random(4096 + 17, 2);
         try (PoolFile pool = PoolFile.openOrCreate(dir(kind).resolve("pool"), CAPACITY)) {
             new MappedNodeAccess(pool).write(CAPACITY - expected.length, MemorySegment.ofArray(expected), Ticket.none());
@@ -116,7 +138,7 @@ class MappedNodeAccessTest {
 
     @ParameterizedTest(name = "on {0}")
     @ValueSource(strings = {"disk", "tmpfs"})
-    void aWritePastThePoolIsRefusedBeforeAnyByteLands(String kind) throws IOException {
+    void aWritePastThePoolIsRefusedBeforeAnyByteLands(String kind) throws Exception {
         try (PoolFile pool = PoolFile.openOrCreate(dir(kind).resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(8192).fill((byte) 7);
             MappedNodeAccess access = new MappedNodeAccess(pool);
@@ -128,7 +150,7 @@ class MappedNodeAccessTest {
     }
 
     @Test
-    void anInterruptedWriteOnADiskLeavesTheAccessWritable() throws IOException {
+    void anInterruptedWriteOnADiskLeavesTheAccessWritable() throws Exception {
         byte[] expected = random(64 << 10, 3);
         try (PoolFile pool = PoolFile.openOrCreate(dir("disk").resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(expected.length);
@@ -148,7 +170,7 @@ class MappedNodeAccessTest {
     }
 
     @Test
-    void aWriteOnADiskIntoAPoolReplacedAtItsPathIsRefused() throws IOException {
+    void aWriteOnADiskIntoAPoolReplacedAtItsPathIsRefused() throws Exception {
         Path path = dir("disk").resolve("pool");
         try (PoolFile pool = PoolFile.openOrCreate(path, CAPACITY); Arena arena = Arena.ofConfined()) {
             MappedNodeAccess access = new MappedNodeAccess(pool);
