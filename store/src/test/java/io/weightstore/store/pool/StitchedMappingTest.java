@@ -4,17 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.weightstore.store.HugeTmpfs;
 import io.weightstore.store.Smaps;
 import io.weightstore.store.api.StoreException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -136,14 +135,8 @@ class StitchedMappingTest {
 
     @Test
     void piecesOnTheHugePagesOfAPoolInHugePagesAreMappedByWhole2MiBEntries() throws Exception {
-        Path mount = Files.createDirectory(tmp.resolve("huge"));
-        Process mounting = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=32m,huge=within_size", "weightstore-test-huge",
-                mount.toString()).redirectErrorStream(true).start();
-        String said = new String(mounting.getInputStream().readAllBytes());
-        assertThat(mounting.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assumeTrue(mounting.exitValue() == 0, "cannot mount a tmpfs in huge pages here: " + said);
-        try (PoolFile first = PoolFile.openOrCreate(mount.resolve("pool-a"), 8 << 20);
-                PoolFile second = PoolFile.openOrCreate(mount.resolve("pool-b"), 8 << 20); Arena arena = Arena.ofConfined()) {
+        try (HugeTmpfs huge = HugeTmpfs.mount(tmp.resolve("huge"), 32); PoolFile first = PoolFile.openOrCreate(huge.dir().resolve("pool-a"), 8 << 20);
+                PoolFile second = PoolFile.openOrCreate(huge.dir().resolve("pool-b"), 8 << 20); Arena arena = Arena.ofConfined()) {
             int length = 4 << 20;
             fill(first, 0, length, 3);
             fill(second, 0, length, 5);
@@ -156,9 +149,6 @@ class StitchedMappingTest {
                     new StitchedMapping.Piece(second.path(), second.uuid(), 0, length)), arena);
             assertThat(mapped.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(concat(expected(length, 3), expected(length, 5)));
             assertThat(Smaps.kib(mapped, "ShmemPmdMapped", "FilePmdMapped")).as("kB mapped by 2 MiB entries").isEqualTo(2 * 2048);
-        } finally {
-            // Lazily: a mapping of the test's still open would make a plain umount fail and hide the test's own failure.
-            new ProcessBuilder("umount", "--lazy", mount.toString()).inheritIO().start().waitFor(60, TimeUnit.SECONDS);
         }
     }
 }

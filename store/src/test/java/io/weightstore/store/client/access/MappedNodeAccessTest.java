@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.weightstore.store.HugeTmpfs;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.pool.PoolFile;
@@ -20,7 +21,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,13 +41,12 @@ class MappedNodeAccessTest {
     Path disk;
 
     private Path tmpfsDir;
-    private Path hugeMount;
+    private HugeTmpfs huge;
 
     @AfterEach
     void unmountHugeTmpfs() throws Exception {
-        if (hugeMount != null) {
-            // Lazily: a mapping still open would make a plain umount fail and hide the test's own failure.
-            new ProcessBuilder("umount", "--lazy", hugeMount.toString()).inheritIO().start().waitFor(60, TimeUnit.SECONDS);
+        if (huge != null) {
+            huge.close();
         }
     }
 
@@ -68,15 +67,9 @@ class MappedNodeAccessTest {
             return disk;
         }
         if (kind.equals("huge tmpfs")) {
-            Path mount = Files.createDirectory(disk.resolve("huge"));
-            Process mounting = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=32m,huge=within_size", "weightstore-test-huge",
-                    mount.toString()).redirectErrorStream(true).start();
-            String said = new String(mounting.getInputStream().readAllBytes());
-            assertThat(mounting.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assumeTrue(mounting.exitValue() == 0, "cannot mount a tmpfs in huge pages here: " + said);
-            hugeMount = mount;
-            assumeTrue(PoolPages.of(mount).hugePages(), "the kernel gives this tmpfs no huge pages");
-            return mount;
+            huge = HugeTmpfs.mount(disk.resolve("huge"), 32);
+            assumeTrue(PoolPages.of(huge.dir()).hugePages(), "the kernel gives this tmpfs no huge pages");
+            return huge.dir();
         }
         assumeTrue(Files.isDirectory(TMPFS) && Files.getFileStore(TMPFS).type().equals("tmpfs"), "/dev/shm is a tmpfs");
         tmpfsDir = Files.createTempDirectory(TMPFS, "mapped-node-access-");
