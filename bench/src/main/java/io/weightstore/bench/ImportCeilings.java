@@ -1,6 +1,6 @@
 package io.weightstore.bench;
 
-import io.weightstore.store.client.PositionalReads;
+import io.weightstore.store.pool.PositionalReads;
 import io.weightstore.weights.Sha256;
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -2,7 +2,7 @@ package io.weightstore.weights;
 
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.TensorInfo;
-import io.weightstore.store.client.PositionalReads;
+import io.weightstore.store.pool.PositionalReads;
 import io.weightstore.weights.checks.TensorCrcCalculator;
 import io.weightstore.weights.checks.TensorCrcTable;
 import io.weightstore.weights.checks.TensorCrcs;

@@ -12,6 +12,7 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.pool.PositionalReads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;

@@ -181,9 +181,8 @@ public final class PoolFile implements AutoCloseable {
     /** As {@link #requireIdentity(MemorySegment, Path, UUID)}, for the header read through {@code file}, a channel on that pool file. */
     public static void requireIdentity(FileChannel file, Path path, UUID expected) throws IOException {
         ByteBuffer header = ByteBuffer.allocate((int) DATA_START);
-        while (header.hasRemaining() && file.read(header, header.position()) >= 0) {
-            // A file shorter than a header ends the loop, and fails the check below.
-        }
+        // A file shorter than a header fills it only in part, and fails the check below.
+        PositionalReads.fill(file, 0, header);
         requireIdentity(MemorySegment.ofBuffer(header.flip()), path, expected);
     }
 

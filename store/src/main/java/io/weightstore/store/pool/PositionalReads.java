@@ -1,10 +1,10 @@
-package io.weightstore.store.client;
+package io.weightstore.store.pool;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
-/** Positional reads of a local file that fill a buffer, as a put from a file and an import's walk read their source. */
+/** Positional reads of a local file that fill a buffer: a put from a file and an import's walk read their source so, and a pool its header. */
 public final class PositionalReads {
     private PositionalReads() {}
 
