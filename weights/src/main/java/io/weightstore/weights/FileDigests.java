@@ -31,12 +31,6 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
         }
     }
 
-    /** A file's bytes, a range at a time: each range is valid until the next is asked for. */
-    @FunctionalInterface
-    private interface Source {
-        MemorySegment bytes(long offset, long length);
-    }
-
     /** The digests of {@code file}, all of it; {@code header} is its safetensors header, if it has one. */
     public static FileDigests of(MemorySegment file, Optional<SafetensorsHeader> header) {
         return of(file.byteSize(), header, file::asSlice);
@@ -56,10 +50,10 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
         }
     }
 
-    private static FileDigests of(long size, Optional<SafetensorsHeader> header, Source file) {
+    private static FileDigests of(long size, Optional<SafetensorsHeader> header, TensorCrcCalculator.Pieces file) {
         Sha256 sha = new Sha256();
         if (header.isEmpty()) {
-            hash(sha, file, 0, size);
+            file.inBatches(0, size, sha::update);
             return new FileDigests(sha.hex(), Optional.empty());
         }
         List<TensorInfo> tensors = header.get().tensors();
@@ -73,26 +67,20 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
             long start = dataStart + tensor.begin();
             if (start >= hashed) {
                 // Header, padding, or bytes no tensor claims before it: they are hashed all the same.
-                hash(sha, file, hashed, start - hashed);
+                file.inBatches(hashed, start - hashed, sha::update);
                 crcs[i] = TensorCrcCalculator.compute(tensor, (offset, length) -> {
-                    MemorySegment piece = file.bytes(start + offset, length);
+                    MemorySegment piece = file.next(start + offset, length);
                     sha.update(piece);
                     return piece;
                 });
                 hashed = start + tensor.byteSize();
             } else {
                 // A tensor inside bytes already hashed (an empty one, or one listed out of data order) only needs its CRCs.
-                crcs[i] = TensorCrcCalculator.compute(tensor, (offset, length) -> file.bytes(start + offset, length));
+                crcs[i] = TensorCrcCalculator.compute(tensor, (offset, length) -> file.next(start + offset, length));
             }
         }
-        hash(sha, file, hashed, size - hashed);
+        file.inBatches(hashed, size - hashed, sha::update);
         return new FileDigests(sha.hex(), Optional.of(TensorCrcTable.of(List.of(crcs))));
-    }
-
-    private static void hash(Sha256 sha, Source file, long from, long length) {
-        for (long done = 0; done < length; done += TensorCrcCalculator.BYTES_PER_BATCH) {
-            sha.update(file.bytes(from + done, Math.min(TensorCrcCalculator.BYTES_PER_BATCH, length - done)));
-        }
     }
 
     /** One off-heap buffer the file's ranges are read into, made larger when a range asks for more. */

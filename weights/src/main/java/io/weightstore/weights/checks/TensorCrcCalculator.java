@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.zip.Checksum;
 
 /**
@@ -30,13 +31,21 @@ public final class TensorCrcCalculator {
     private TensorCrcCalculator() {}
 
     /**
-     * A tensor's bytes, handed over a piece at a time, each piece after the one before it: from a
-     * mapping, a slice of it; from a file, the piece read into a buffer that the next call reuses.
+     * Bytes (a tensor's, or a whole file's) handed over a piece at a time, each piece after the one
+     * before it: from a mapping, a slice of it; from a file, the piece read into a buffer that the next
+     * call reuses.
      */
     @FunctionalInterface
     public interface Pieces {
-        /** The tensor's {@code length} bytes from {@code offset}; valid until the next call. */
+        /** The {@code length} bytes from {@code offset}; valid until the next call. */
         MemorySegment next(long offset, long length);
+
+        /** The {@code length} bytes from {@code offset}, handed to {@code each} at most {@link #BYTES_PER_BATCH} at a time. */
+        default void inBatches(long offset, long length, Consumer<MemorySegment> each) {
+            for (long done = 0; done < length; done += BYTES_PER_BATCH) {
+                each.accept(next(offset + done, Math.min(BYTES_PER_BATCH, length - done)));
+            }
+        }
     }
 
     /** The CRCs of {@code tensor}, whose bytes are {@code data}. */
@@ -74,9 +83,7 @@ public final class TensorCrcCalculator {
             return Checksums.crc32c(data.next(offset, length));
         }
         Checksum running = Checksums.newCrc32c();
-        for (long done = 0; done < length; done += BYTES_PER_BATCH) {
-            running.update(data.next(offset + done, Math.min(BYTES_PER_BATCH, length - done)).asByteBuffer());
-        }
+        data.inBatches(offset, length, piece -> running.update(piece.asByteBuffer()));
         return (int) running.getValue();
     }
 
