@@ -23,12 +23,12 @@ import java.util.zip.Checksum;
  */
 public final class MappedNodeAccess implements NodeAccess {
     private final PoolFile pool;
-    private final boolean writesThroughMapping;
+    /** {@link PoolFile#writesThroughMapping}, read from the mount table at the first write: a loader never writes. */
+    private volatile Boolean writesThroughMapping;
 
     /** The mapping belongs to the caller, which closes it after this access. */
     public MappedNodeAccess(PoolFile pool) {
         this.pool = pool;
-        this.writesThroughMapping = pool.writesThroughMapping();
     }
 
     /** A pool mapped on this host has no connections to run out of: {@code onBusy} never applies. */
@@ -97,7 +97,7 @@ public final class MappedNodeAccess implements NodeAccess {
             throw new StoreException(StoreException.Code.NO_SPACE, "file system of pool " + pool.path() + " has " + usable
                     + " bytes free, need " + src.byteSize());
         }
-        if (!src.isNative() || writesThroughMapping) {
+        if (!src.isNative() || writesThroughMapping()) {
             MemorySegment.copy(src, 0, target, 0, src.byteSize());
             return;
         }
@@ -107,6 +107,16 @@ public final class MappedNodeAccess implements NodeAccess {
             PoolFile.requireIdentity(file, pool.path(), pool.uuid());
             pool.writeInTurn(file, offset, src);
         }
+    }
+
+    private boolean writesThroughMapping() {
+        Boolean known = writesThroughMapping;
+        if (known == null) {
+            // Two first writes at once may both read the table, and find the same.
+            known = pool.writesThroughMapping();
+            writesThroughMapping = known;
+        }
+        return known;
     }
 
     @Override
