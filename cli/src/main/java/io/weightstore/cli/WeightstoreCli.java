@@ -15,6 +15,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -80,6 +81,7 @@ public final class WeightstoreCli implements Runnable {
         if (System.getProperty(RocksNativeLibrary.DIRECTORY_PROPERTY) == null) {
             System.setProperty(RocksNativeLibrary.DIRECTORY_PROPERTY, WeightstoreHome.resolve().resolve("native").toString());
         }
+        EmbeddedStorePreload.startIfWanted(List.of(args));
         System.exit(commandLine().execute(args));
     }
 

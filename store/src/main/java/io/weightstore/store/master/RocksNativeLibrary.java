@@ -36,8 +36,18 @@ public final class RocksNativeLibrary {
 
     private RocksNativeLibrary() {}
 
-    /** Called once, by {@link RocksMetadataStore}'s class initialisation, before any RocksDB class is used. */
-    static void load() {
+    private static boolean loaded;
+
+    /**
+     * Loads the library, before any RocksDB class is used: {@link RocksMetadataStore}'s class initialisation
+     * does, and a process that will open a store soon may do it first on a thread of its own. Safe from any
+     * thread, any number of times: one call loads, a call meanwhile waits for it, and later ones return at
+     * once; after a failure the next call tries again.
+     */
+    public static synchronized void load() {
+        if (loaded) {
+            return;
+        }
         String directory = System.getProperty(DIRECTORY_PROPERTY);
         Path jar = directory == null ? null : rocksJar();
         if (jar == null) {
@@ -50,6 +60,7 @@ public final class RocksNativeLibrary {
                 throw new UncheckedIOException("cannot keep RocksDB's native library in " + directory + ": " + e.getMessage(), e);
             }
         }
+        loaded = true;
     }
 
     /** The jar RocksDB's classes came from, or null when they did not come from one. */

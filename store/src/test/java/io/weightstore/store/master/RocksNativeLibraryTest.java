@@ -7,7 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,5 +64,28 @@ class RocksNativeLibraryTest {
         Files.write(library, damaged);
         RocksNativeLibrary.keep(jar(), root);
         assertThat(Files.readAllBytes(library(dir))).isEqualTo(original);
+    }
+
+    /** A process loads it ahead on a thread of its own while its store opens on another. */
+    @Test
+    void threadsLoadingAtOnceEachReturnWithTheLibraryUsable() throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> loads = new ArrayList<>();
+        try (ExecutorService threads = Executors.newFixedThreadPool(4)) {
+            for (int i = 0; i < 4; i++) {
+                loads.add(threads.submit(() -> {
+                    start.await();
+                    RocksNativeLibrary.load();
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> load : loads) {
+                load.get();
+            }
+        }
+        try (RocksMetadataStore store = RocksMetadataStore.open(root.resolve("db"))) {
+            assertThat(store.object("nothing/here")).isEmpty();
+        }
     }
 }
