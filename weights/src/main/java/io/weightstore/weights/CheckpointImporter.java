@@ -201,12 +201,21 @@ public final class CheckpointImporter {
         } catch (SafetensorsFormatException e) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "invalid checkpoint " + source + ": " + e.getMessage(), e);
         } catch (NoSuchFileException e) {
-            throw new CheckpointException(CheckpointException.Code.INVALID, "no such directory: " + source, e);
+            throw new CheckpointException(CheckpointException.Code.INVALID, missing(source, e), e);
         }
         if (directory.files().isEmpty()) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "checkpoint directory " + source + " has no files");
         }
         return directory;
+    }
+
+    /** What a file missing while the source was read means: no source at all, or a file of it gone since it was listed. */
+    static String missing(Path source, NoSuchFileException e) {
+        if (e.getFile() == null || Path.of(e.getFile()).equals(source)) {
+            return "no such directory: " + source;
+        }
+        return "file " + e.getFile() + " vanished while checkpoint " + source + " was read (is something still writing or"
+                + " moving its files?); nothing was written";
     }
 
     /**
