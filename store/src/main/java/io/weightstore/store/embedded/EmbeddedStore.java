@@ -3,8 +3,8 @@ package io.weightstore.store.embedded;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.StoreException;
-import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.checksum.Checksums;
+import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterCore;
@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * and semantics as a cluster; bytes move by memory copy.
  */
 public final class EmbeddedStore {
-    private static final Logger log = LoggerFactory.getLogger(EmbeddedStore.class);
     /** Default pool size; the file is sparse, so unused capacity takes no disk. */
     public static final long DEFAULT_CAPACITY = 64L << 30;
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedStore.class);
 
     private EmbeddedStore() {}
 

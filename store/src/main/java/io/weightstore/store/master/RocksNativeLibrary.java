@@ -34,9 +34,9 @@ public final class RocksNativeLibrary {
     /** The directory of kept native libraries. */
     public static final String DIRECTORY_PROPERTY = "weightstore.native.dir";
 
-    private RocksNativeLibrary() {}
-
     private static boolean loaded;
+
+    private RocksNativeLibrary() {}
 
     /**
      * Loads the library, before any RocksDB class is used: {@link RocksMetadataStore}'s class initialisation
