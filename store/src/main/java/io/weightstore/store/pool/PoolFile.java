@@ -244,9 +244,9 @@ public final class PoolFile implements AutoCloseable {
     /**
      * Writes all of {@code bytes} (off-heap) at data offset {@code offset} by {@code pwrite} through
      * {@code file} (this pool's channel, or one of the caller's own on the same file), in pieces that end
-     * on the file's {@link #WRITE_PIECE} grid, one writer of this pool at a time per piece. Writers of one file queue on
-     * its lock in the kernel anyway, and there the waiting ones spin on a core while the holder copies;
-     * here they park, and the core does other work.
+     * on the file's {@link #WRITE_PIECE} grid, one writer of this pool at a time per piece. Writers of one
+     * file queue on its lock in the kernel anyway, and there the waiting ones spin on a core while the
+     * holder copies; here they park, and the core does other work.
      */
     public void writeInTurn(FileChannel file, long offset, MemorySegment bytes) throws IOException {
         for (long done = 0; done < bytes.byteSize(); ) {
