@@ -73,6 +73,6 @@ public final class AnonymousMemory {
                     + Long.toHexString(memory.address()));
         }
         // Within the mapping, which ends on a 2 MiB boundary: the advice covers whole pages.
-        Libc.madvise(memory.address(), Math.ceilDiv(memory.byteSize(), 4096) * 4096, Libc.MADV_FREE);
+        Libc.madvise(memory.address(), Math.ceilDiv(memory.byteSize(), Libc.PAGE) * Libc.PAGE, Libc.MADV_FREE);
     }
 }
