@@ -34,6 +34,13 @@ public final class RocksMetadataStore implements MetadataStore {
     private static final String LOCK = "l/";
     private static final String LEASE = "r/";
     private static final String RETIRED = "t/";
+    /**
+     * RocksDB's own logs (LOG, then LOG.old.*) kept in the directory: every open starts a new one,
+     * and the embedded store opens at every command, so without a bound they pile up by the thousand.
+     */
+    static final int KEPT_INFO_LOGS = 4;
+    /** A master that runs for months rolls its log at this size, so the logs kept stay bounded too. */
+    static final long INFO_LOG_BYTES = 16L << 20;
 
     static {
         RocksNativeLibrary.load();
@@ -56,7 +63,7 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     public static RocksMetadataStore open(Path dir) throws StoreException {
-        Options options = new Options().setCreateIfMissing(true);
+        Options options = new Options().setCreateIfMissing(true).setKeepLogFileNum(KEPT_INFO_LOGS).setMaxLogFileSize(INFO_LOG_BYTES);
         try {
             Files.createDirectories(dir);
             return new RocksMetadataStore(RocksDB.open(options, dir.toString()), options);

@@ -1,6 +1,12 @@
 package io.weightstore.store.master;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The metadata contract on RocksDB, as the single master and the embedded store keep it. */
@@ -16,5 +22,21 @@ class RocksMetadataStoreTest extends MetadataStoreContract {
     @Override
     protected MetadataStore reopen() throws Exception {
         return RocksMetadataStore.open(dir);
+    }
+
+    @Test
+    void opensOneAfterAnotherKeepABoundedNumberOfRocksLogs() throws Exception {
+        Path another = dir.resolve("another");
+        for (int i = 0; i < 3 * RocksMetadataStore.KEPT_INFO_LOGS; i++) {
+            RocksMetadataStore.open(another).close();
+        }
+
+        assertThat(rocksLogs(another)).hasSizeBetween(1, RocksMetadataStore.KEPT_INFO_LOGS);
+    }
+
+    private static String[] rocksLogs(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(name -> name.startsWith("LOG")).toArray(String[]::new);
+        }
     }
 }
