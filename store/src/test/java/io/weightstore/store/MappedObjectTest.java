@@ -18,7 +18,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Objects seen in place in the pools of nodes on this host: slices of three pools stitched into one read-only segment. */
+/**
+ * Objects seen in place in the pools of nodes on this host: slices of three pools stitched into one
+ * read-only segment. Here the pools are on the file system of the test's temporary directory, whose
+ * blocks the check reads from the pool files; {@link MappedObjectInHugePagesTest} checks them
+ * through the mapping.
+ */
 class MappedObjectTest {
     private static final long SIZE = 5 * TestCluster.SLICE + 12_345;
 
@@ -31,12 +36,17 @@ class MappedObjectTest {
 
     @BeforeEach
     void start() throws Exception {
-        cluster = new TestCluster(tmp.resolve("cluster"), 3);
+        cluster = new TestCluster(clusterDir(tmp), 3);
         arena = Arena.ofShared();
         source = Bytes.random(arena, SIZE, 17);
         try (StoreClient writer = cluster.client()) {
             writer.put("w", source, PutOptions.defaults().withSliceSize(TestCluster.SLICE));
         }
+    }
+
+    /** Where the cluster keeps its master's records and its nodes' pools. */
+    protected Path clusterDir(Path tmp) throws Exception {
+        return tmp.resolve("cluster");
     }
 
     @AfterEach

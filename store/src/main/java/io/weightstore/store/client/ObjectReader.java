@@ -118,7 +118,7 @@ public final class ObjectReader implements AutoCloseable {
         if (view.byteSize() != size()) {
             throw new IllegalArgumentException("view of " + view.byteSize() + " bytes is not " + key + " of " + size() + " bytes");
         }
-        client.mapper().check(located().object(), view);
+        client.mapper().check(located(), view);
     }
 
     /**
