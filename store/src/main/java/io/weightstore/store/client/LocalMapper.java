@@ -97,7 +97,7 @@ final class LocalMapper {
             List<RunningTasks.Task> checks = new ArrayList<>();
             for (int i = 0; i < object.slices().size(); i++) {
                 int index = i;
-                checks.add(throughView.get(i) ? () -> checkSlice(object, index, (offset, length) -> view.asSlice(offset, length))
+                checks.add(throughView.get(i) ? () -> checkSlice(object, index, view::asSlice)
                         : () -> checkSliceRead(object, index, files));
             }
             RunningTasks.runAll(workers, checks);
@@ -147,7 +147,7 @@ final class LocalMapper {
             int actual = Checksums.crc32c(blocks.bytes(slice.offset() + start, length));
             if (actual != slice.crcs().get(block)) {
                 throw new StoreException(StoreException.Code.CORRUPT, "checksum mismatch in " + object.key() + ", slice " + index
-                        + " block " + block + " (mapped on this host): expected " + Integer.toHexString(slice.crcs().get(block))
+                        + " block " + block + " (in a pool on this host): expected " + Integer.toHexString(slice.crcs().get(block))
                         + ", found " + Integer.toHexString(actual));
             }
         }
