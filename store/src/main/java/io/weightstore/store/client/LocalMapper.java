@@ -8,11 +8,11 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.pool.PoolPages;
+import io.weightstore.store.pool.PositionalReads;
 import io.weightstore.store.pool.StitchedMapping;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,12 +120,9 @@ final class LocalMapper {
     private static MemorySegment read(InPlaceFiles files, long offset, MemorySegment into) throws IOException {
         long at = 0;
         for (InPlaceFiles.FileRange range : files.ranges(offset, into.byteSize())) {
-            ByteBuffer part = into.asSlice(at, range.length()).asByteBuffer();
-            while (part.hasRemaining()) {
-                if (range.file().read(part, range.position() + part.position()) < 0) {
-                    throw new StoreException(StoreException.Code.IO, "a pool file ended within object bytes " + offset + "-"
-                            + (offset + into.byteSize()) + " of the object it holds");
-                }
+            if (!PositionalReads.fill(range.file(), range.position(), into.asSlice(at, range.length()).asByteBuffer())) {
+                throw new StoreException(StoreException.Code.IO, "a pool file ended within object bytes " + offset + "-"
+                        + (offset + into.byteSize()) + " of the object it holds");
             }
             at += range.length();
         }
