@@ -52,6 +52,16 @@ public interface MasterApi extends AutoCloseable {
     /** Ends a read lease before it expires. */
     void releaseLease(String key, long leaseId) throws StoreException;
 
+    /**
+     * {@link #locate} of each of {@code keys}, in their order, all or nothing: NOT_FOUND for the first
+     * key with no sealed object, and then no lease is taken. One call, and one metadata write for all
+     * the leases, where a checkpoint's files took one of each per file.
+     */
+    List<Located> locateAll(List<String> keys, Duration lease) throws StoreException;
+
+    /** {@link #releaseLease} of each of {@code leases}, in one call. */
+    void releaseLeases(List<HeldLease> leases) throws StoreException;
+
     /** Removes a sealed object; refused while readers hold leases unless {@code force}. */
     void remove(String key, boolean force) throws StoreException;
 

@@ -4,6 +4,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.CopyOutcome;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
@@ -298,6 +299,20 @@ final class FailoverMasterApi implements MasterApi {
     public void releaseLease(String key, long leaseId) throws StoreException {
         call("release lease on " + key, Replay.SAFE, m -> {
             m.releaseLease(key, leaseId);
+            return null;
+        });
+    }
+
+    /** Safe to repeat, as {@link #locate} is. */
+    @Override
+    public List<Located> locateAll(List<String> keys, Duration lease) throws StoreException {
+        return call("locate " + keys.size() + " objects", Replay.SAFE, m -> m.locateAll(keys, lease));
+    }
+
+    @Override
+    public void releaseLeases(List<HeldLease> leases) throws StoreException {
+        call("release " + leases.size() + " leases", Replay.SAFE, m -> {
+            m.releaseLeases(leases);
             return null;
         });
     }

@@ -9,10 +9,12 @@ import io.grpc.ForwardingClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.CopyOutcome;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
@@ -39,6 +41,7 @@ import io.weightstore.store.proto.ForgetNodeResponse;
 import io.weightstore.store.proto.KeepLocalCopiesRequest;
 import io.weightstore.store.proto.ListRequest;
 import io.weightstore.store.proto.ListResponse;
+import io.weightstore.store.proto.LocateAllRequest;
 import io.weightstore.store.proto.LocateRequest;
 import io.weightstore.store.proto.LocateResponse;
 import io.weightstore.store.proto.LockRequest;
@@ -50,6 +53,7 @@ import io.weightstore.store.proto.PutStartRequest;
 import io.weightstore.store.proto.PutStartResponse;
 import io.weightstore.store.proto.RegisterNodeRequest;
 import io.weightstore.store.proto.ReleaseLeaseRequest;
+import io.weightstore.store.proto.ReleaseLeasesRequest;
 import io.weightstore.store.proto.RemoveAllRequest;
 import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RenewLeaseRequest;
@@ -150,6 +154,18 @@ public final class GrpcMasterApi implements MasterApi {
         }
     }
 
+    /** As {@link #call}; empty when the master does not know the call (a release before it). */
+    private <T> Optional<T> callUnlessUnimplemented(String what, Rpc<T> rpc) throws StoreException {
+        try {
+            return Optional.of(rpc.call(stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)));
+        } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
+                return Optional.empty();
+            }
+            throw GrpcStatuses.toStoreException(e, what + " at master " + target, plaintext);
+        }
+    }
+
     @Override
     public Duration registerNode(NodeInfo node) throws StoreException {
         RegisterNodeRequest.Builder request = RegisterNodeRequest.newBuilder().setNode(Protos.toProto(node));
@@ -209,12 +225,62 @@ public final class GrpcMasterApi implements MasterApi {
 
     @Override
     public Located locate(String key, Duration lease) throws StoreException {
-        return call("locate " + key, s -> {
-            LocateResponse response = s.locate(LocateRequest.newBuilder().setKey(key).setLeaseMs(lease.toMillis()).build());
-            return new Located(Protos.fromProto(response.getObject()), Protos.nodeStatuses(response.getNodesList()),
-                    new Lease(response.getLeaseId(), Instant.ofEpochMilli(response.getLeaseExpiresMs())),
-                    Protos.tickets(response.getTicketsList()));
+        return call("locate " + key, s -> located(s.locate(LocateRequest.newBuilder().setKey(key).setLeaseMs(lease.toMillis()).build())));
+    }
+
+    private static Located located(LocateResponse response) throws StoreException {
+        return new Located(Protos.fromProto(response.getObject()), Protos.nodeStatuses(response.getNodesList()),
+                new Lease(response.getLeaseId(), Instant.ofEpochMilli(response.getLeaseExpiresMs())),
+                Protos.tickets(response.getTicketsList()));
+    }
+
+    /** A master of a release before this call answers UNIMPLEMENTED: then each object is located in a call of its own. */
+    @Override
+    public List<Located> locateAll(List<String> keys, Duration lease) throws StoreException {
+        LocateAllRequest request = LocateAllRequest.newBuilder().addAllKeys(keys).setLeaseMs(lease.toMillis()).build();
+        Optional<List<Located>> all = callUnlessUnimplemented("locate " + keys.size() + " objects", s -> {
+            List<Located> located = new ArrayList<>();
+            for (LocateResponse response : s.locateAll(request).getLocatedList()) {
+                located.add(located(response));
+            }
+            return located;
         });
+        if (all.isPresent()) {
+            if (all.get().size() != keys.size()) {
+                throw new StoreException(StoreException.Code.PROTOCOL, "master " + target + " located " + all.get().size()
+                        + " objects for " + keys.size() + " keys");
+            }
+            return all.get();
+        }
+        List<Located> located = new ArrayList<>();
+        try {
+            for (String key : keys) {
+                located.add(locate(key, lease));
+            }
+        } catch (StoreException e) {
+            // All or nothing, as the master's own call is.
+            for (Located taken : located) {
+                try {
+                    releaseLease(taken.object().key(), taken.lease().id());
+                } catch (StoreException again) {
+                    e.addSuppressed(again);
+                }
+            }
+            throw e;
+        }
+        return located;
+    }
+
+    /** As {@link #locateAll}, one call per lease on a master of a release before this call. */
+    @Override
+    public void releaseLeases(List<HeldLease> leases) throws StoreException {
+        ReleaseLeasesRequest.Builder request = ReleaseLeasesRequest.newBuilder();
+        leases.forEach(l -> request.addLeases(ReleaseLeaseRequest.newBuilder().setKey(l.key()).setLeaseId(l.leaseId())));
+        if (callUnlessUnimplemented("release " + leases.size() + " leases", s -> s.releaseLeases(request.build())).isEmpty()) {
+            for (HeldLease lease : leases) {
+                releaseLease(lease.key(), lease.leaseId());
+            }
+        }
     }
 
     @Override

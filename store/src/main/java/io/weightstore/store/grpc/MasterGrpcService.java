@@ -6,6 +6,7 @@ import io.grpc.stub.StreamObserver;
 import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.CopyTask;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
@@ -36,6 +37,8 @@ import io.weightstore.store.proto.KeepLocalCopiesRequest;
 import io.weightstore.store.proto.KeepLocalCopiesResponse;
 import io.weightstore.store.proto.ListRequest;
 import io.weightstore.store.proto.ListResponse;
+import io.weightstore.store.proto.LocateAllRequest;
+import io.weightstore.store.proto.LocateAllResponse;
 import io.weightstore.store.proto.LocateRequest;
 import io.weightstore.store.proto.LocateResponse;
 import io.weightstore.store.proto.LockRequest;
@@ -51,6 +54,8 @@ import io.weightstore.store.proto.RegisterNodeRequest;
 import io.weightstore.store.proto.RegisterNodeResponse;
 import io.weightstore.store.proto.ReleaseLeaseRequest;
 import io.weightstore.store.proto.ReleaseLeaseResponse;
+import io.weightstore.store.proto.ReleaseLeasesRequest;
+import io.weightstore.store.proto.ReleaseLeasesResponse;
 import io.weightstore.store.proto.RemoveAllRequest;
 import io.weightstore.store.proto.RemoveAllResponse;
 import io.weightstore.store.proto.RemoveRequest;
@@ -270,19 +275,40 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
 
     @Override
     public void locate(LocateRequest request, StreamObserver<LocateResponse> observer) {
+        unary(observer, () -> located(master.locate(request.getKey(), Duration.ofMillis(Math.max(0, request.getLeaseMs())))));
+    }
+
+    @Override
+    public void locateAll(LocateAllRequest request, StreamObserver<LocateAllResponse> observer) {
         unary(observer, () -> {
-            Located located = master.locate(request.getKey(), Duration.ofMillis(Math.max(0, request.getLeaseMs())));
-            LocateResponse.Builder response = LocateResponse.newBuilder().setObject(Protos.toProto(located.object()))
-                    .setLeaseId(located.lease().id()).setLeaseExpiresMs(located.lease().expiresAt().toEpochMilli());
-            located.nodes().values().forEach(n -> response.addNodes(Protos.toProto(n)));
-            Identity caller = CallerAuthorization.CALLER.get();
-            boolean certified = CallerAuthorization.CERTIFIED.get();
-            if (tickets.isPresent() && caller != null) {
-                for (String nodeId : located.nodes().keySet()) {
-                    tickets.get().session(nodeId, caller, certified).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
-                }
+            LocateAllResponse.Builder response = LocateAllResponse.newBuilder();
+            for (Located located : master.locateAll(request.getKeysList(), Duration.ofMillis(Math.max(0, request.getLeaseMs())))) {
+                response.addLocated(located(located));
             }
             return response.build();
+        });
+    }
+
+    /** Where the object is, its lease, and on a secure master a session ticket per node holding it for the caller. */
+    private LocateResponse located(Located located) {
+        LocateResponse.Builder response = LocateResponse.newBuilder().setObject(Protos.toProto(located.object()))
+                .setLeaseId(located.lease().id()).setLeaseExpiresMs(located.lease().expiresAt().toEpochMilli());
+        located.nodes().values().forEach(n -> response.addNodes(Protos.toProto(n)));
+        Identity caller = CallerAuthorization.CALLER.get();
+        boolean certified = CallerAuthorization.CERTIFIED.get();
+        if (tickets.isPresent() && caller != null) {
+            for (String nodeId : located.nodes().keySet()) {
+                tickets.get().session(nodeId, caller, certified).ifPresent(t -> response.addTickets(Protos.toProto(nodeId, t)));
+            }
+        }
+        return response.build();
+    }
+
+    @Override
+    public void releaseLeases(ReleaseLeasesRequest request, StreamObserver<ReleaseLeasesResponse> observer) {
+        unary(observer, () -> {
+            master.releaseLeases(request.getLeasesList().stream().map(l -> new HeldLease(l.getKey(), l.getLeaseId())).toList());
+            return ReleaseLeasesResponse.getDefaultInstance();
         });
     }
 

@@ -22,6 +22,8 @@ final class MethodPermissions {
             Map.entry("Locate", Permission.LEASE),
             Map.entry("RenewLease", Permission.LEASE),
             Map.entry("ReleaseLease", Permission.LEASE),
+            Map.entry("LocateAll", Permission.LEASE),
+            Map.entry("ReleaseLeases", Permission.LEASE),
             Map.entry("Remove", Permission.DELETE),
             Map.entry("RemoveAll", Permission.DELETE),
             Map.entry("List", Permission.LIST),

@@ -2,6 +2,7 @@ package io.weightstore.store.ha;
 
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.CopyOutcome;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
@@ -133,6 +134,16 @@ final class LeaderApi implements MasterApi {
     @Override
     public void releaseLease(String key, long leaseId) throws StoreException {
         group.core().releaseLease(key, leaseId);
+    }
+
+    @Override
+    public List<Located> locateAll(List<String> keys, Duration lease) throws StoreException {
+        return group.core().locateAll(keys, lease);
+    }
+
+    @Override
+    public void releaseLeases(List<HeldLease> leases) throws StoreException {
+        group.core().releaseLeases(leases);
     }
 
     @Override

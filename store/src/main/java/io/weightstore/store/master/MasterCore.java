@@ -11,6 +11,7 @@ import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.CopyOutcome;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
@@ -590,18 +591,47 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     @Override
     public synchronized Located locate(String key, Duration lease) throws StoreException {
-        ObjectMeta object = sealed(key);
+        return locateAll(List.of(key), lease).getFirst();
+    }
+
+    @Override
+    public synchronized List<Located> locateAll(List<String> keys, Duration lease) throws StoreException {
+        List<ObjectMeta> objects = new ArrayList<>();
+        for (String key : keys) {
+            objects.add(sealed(key));
+        }
+        long millis = leaseMillis(lease);
         long now = clock.getAsLong();
         String holder = Caller.current();
-        Lease granted = leases.grant(object.key(), now, leaseMillis(lease), holder);
+        List<Lease> granted = new ArrayList<>();
+        MetadataBatch batch = new MetadataBatch();
+        for (ObjectMeta object : objects) {
+            Lease one = leases.grant(object.key(), now, millis, holder);
+            granted.add(one);
+            batch.putLease(new ReadLease(object.key(), one.id(), one.expiresAt(), holder));
+        }
         try {
-            metadata.apply(new MetadataBatch().putLease(new ReadLease(object.key(), granted.id(), granted.expiresAt(), holder)));
+            metadata.apply(batch);
         } catch (StoreException e) {
-            leases.release(object.key(), granted.id(), holder);
+            for (int i = 0; i < objects.size(); i++) {
+                leases.release(objects.get(i).key(), granted.get(i).id(), holder);
+            }
             throw e;
         }
-        lastRead.put(object.key(), now);
-        return new Located(object, nodes.holders(object), granted);
+        List<Located> located = new ArrayList<>();
+        for (int i = 0; i < objects.size(); i++) {
+            ObjectMeta object = objects.get(i);
+            lastRead.put(object.key(), now);
+            located.add(new Located(object, nodes.holders(object), granted.get(i)));
+        }
+        return located;
+    }
+
+    @Override
+    public synchronized void releaseLeases(List<HeldLease> held) throws StoreException {
+        for (HeldLease lease : held) {
+            releaseLease(lease.key(), lease.leaseId());
+        }
     }
 
     @Override

@@ -17,8 +17,10 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Caller;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
+import io.weightstore.store.api.Located;
 import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
@@ -276,6 +278,30 @@ class MasterCoreTest {
         assertThat(master.stat("read-now").size()).isEqualTo(8 * SLICE);
         master.releaseLease("read-now", lease.id());
         master.remove("read-now", false);
+    }
+
+    @Test
+    void locateAllLeasesEachObjectInTheKeysOrderAndTheLeasesOutliveARestartUntilReleasedTogether() throws StoreException {
+        put("ckpt/a", SLICE);
+        put("ckpt/b", 2 * SLICE);
+        List<Located> located = master.locateAll(List.of("ckpt/b", "ckpt/a"), MINUTE);
+        assertThat(located).extracting(l -> l.object().key()).containsExactly("ckpt/b", "ckpt/a");
+        assertThat(located).extracting(l -> l.lease().id()).doesNotHaveDuplicates();
+        master.close();
+        master = open();
+        registerNodes();
+        assertCode(() -> master.remove("ckpt/a", false), FAILED_PRECONDITION);
+        assertCode(() -> master.remove("ckpt/b", false), FAILED_PRECONDITION);
+        master.releaseLeases(located.stream().map(l -> new HeldLease(l.object().key(), l.lease().id())).toList());
+        master.remove("ckpt/a", false);
+        master.remove("ckpt/b", false);
+    }
+
+    @Test
+    void locateAllOfAKeyWithNoObjectTakesNoLeaseOnTheOthers() throws StoreException {
+        put("ckpt/a", SLICE);
+        assertCode(() -> master.locateAll(List.of("ckpt/a", "ckpt/missing"), MINUTE), NOT_FOUND);
+        master.remove("ckpt/a", false);
     }
 
     @Test
