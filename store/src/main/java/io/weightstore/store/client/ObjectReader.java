@@ -1,5 +1,6 @@
 package io.weightstore.store.client;
 
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeStatus;
@@ -11,6 +12,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,6 +31,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ObjectReader implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ObjectReader.class);
+    /** Leases asked for, or ended, in one call to the master: bounds the call's answer and the master's time on it. */
+    static final int LEASES_PER_CALL = 64;
 
     private final StoreClient client;
     private final String key;
@@ -50,6 +56,56 @@ public final class ObjectReader implements AutoCloseable {
         ObjectReader reader = new ObjectReader(client, key, client.locate(key));
         client.leases().track(reader);
         return reader;
+    }
+
+    /**
+     * Opens each of {@code keys}, in their order, as {@link #open} does, with a call to the master per
+     * {@link #LEASES_PER_CALL} keys; all or nothing: a key with no object fails the whole open and ends
+     * the leases already taken.
+     */
+    static List<ObjectReader> openAll(StoreClient client, List<String> keys) throws StoreException {
+        List<ObjectReader> readers = new ArrayList<>();
+        try {
+            for (int from = 0; from < keys.size(); from += LEASES_PER_CALL) {
+                List<String> some = keys.subList(from, Math.min(keys.size(), from + LEASES_PER_CALL));
+                List<Located> located = client.locateAll(some);
+                for (int i = 0; i < some.size(); i++) {
+                    ObjectReader reader = new ObjectReader(client, some.get(i), located.get(i));
+                    client.leases().track(reader);
+                    readers.add(reader);
+                }
+            }
+        } catch (StoreException | RuntimeException e) {
+            closeAll(readers);
+            throw e;
+        }
+        return readers;
+    }
+
+    /**
+     * Closes each of {@code readers}, as {@link #close} does, ending their leases with a call to the
+     * master per {@link #LEASES_PER_CALL} of them; readers closed already are passed over.
+     */
+    public static void closeAll(Collection<ObjectReader> readers) {
+        Map<StoreClient, List<HeldLease>> byClient = new LinkedHashMap<>();
+        for (ObjectReader reader : readers) {
+            if (reader.closed.compareAndSet(false, true)) {
+                reader.client.leases().untrack(reader);
+                byClient.computeIfAbsent(reader.client, client -> new ArrayList<>())
+                        .add(new HeldLease(reader.key, reader.located.lease().id()));
+            }
+        }
+        byClient.forEach((client, leases) -> {
+            for (int from = 0; from < leases.size(); from += LEASES_PER_CALL) {
+                List<HeldLease> some = leases.subList(from, Math.min(leases.size(), from + LEASES_PER_CALL));
+                try {
+                    client.master().releaseLeases(some);
+                } catch (StoreException e) {
+                    log.debug("could not release {} read leases, from {} on (they expire by themselves): {}", some.size(),
+                            some.getFirst().key(), e.getMessage());
+                }
+            }
+        });
     }
 
     public String key() {

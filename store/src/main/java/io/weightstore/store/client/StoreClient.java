@@ -139,6 +139,15 @@ public final class StoreClient implements AutoCloseable {
     }
 
     /**
+     * Opens each of {@code keys}, in their order, as {@link #open} does, all or nothing, with a call to
+     * the master per 64 keys rather than one per key (end them together with {@link ObjectReader#closeAll}).
+     */
+    public List<ObjectReader> openAll(List<String> keys) throws StoreException {
+        ensureOpen();
+        return ObjectReader.openAll(this, keys);
+    }
+
+    /**
      * Performs several reads, of any open objects, as one scatter-gather operation: every piece of
      * every read is spread over the connections and nodes at once, so many small reads (one column
      * shard per tensor, say) go as fast as one large one. All reads are checked before any byte moves.
@@ -304,6 +313,12 @@ public final class StoreClient implements AutoCloseable {
     Located locate(String key) throws StoreException {
         Located located = master.locate(key, options.leaseDuration());
         connections.admit(located.tickets());
+        return located;
+    }
+
+    List<Located> locateAll(List<String> keys) throws StoreException {
+        List<Located> located = master.locateAll(keys, options.leaseDuration());
+        located.forEach(one -> connections.admit(one.tickets()));
         return located;
     }
 
