@@ -88,12 +88,21 @@ public final class StoredFile {
     /** Opens the file for reading under a read lease; refuses an object whose metadata is not the manifest's ({@link #mismatch}). */
     public ObjectReader open() throws IOException {
         ObjectReader reader = store.open(key);
-        Optional<String> mismatch = mismatch(reader.object());
-        if (mismatch.isPresent()) {
+        try {
+            requireMatches(reader.object());
+        } catch (CheckpointException e) {
             reader.close();
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, mismatch.get());
+            throw e;
         }
         return reader;
+    }
+
+    /** Fails with CORRUPT, saying what differs, unless {@code object}'s metadata is the manifest's ({@link #mismatch}). */
+    public void requireMatches(ObjectMeta object) throws CheckpointException {
+        Optional<String> mismatch = mismatch(object);
+        if (mismatch.isPresent()) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, mismatch.get());
+        }
     }
 
     /**
@@ -115,13 +124,18 @@ public final class StoredFile {
             }
             throw e;
         }
+        return Optional.of(tensorCrcs(json));
+    }
+
+    /** The file's tensor CRC table from {@code json}, its bytes as read from {@link #checksKey}, checked against the manifest's SHA-256 of it. */
+    public TensorCrcTable tensorCrcs(byte[] json) throws CheckpointException {
         String digest = Sha256.of(MemorySegment.ofArray(json));
         if (!digest.equals(file.tensorCrcsSha256())) {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, "the tensor CRC table of " + file.path() + " of "
                     + manifest.checkpointId() + " has sha256 " + digest + ", the manifest recorded " + file.tensorCrcsSha256());
         }
         try {
-            return Optional.of(TensorCrcTable.fromJson(json, checksKey));
+            return TensorCrcTable.fromJson(json, checksKey);
         } catch (IOException e) {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, e.getMessage(), e);
         }

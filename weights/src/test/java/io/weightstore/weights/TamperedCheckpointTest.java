@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -182,6 +183,40 @@ class TamperedCheckpointTest {
             assertThat(new CheckpointVerifier(new Catalog(store)).run(CheckpointId.of("tiny"), CheckpointVerifier.Mode.QUICK, Progress.NONE).files())
                     .filteredOn(v -> v.path().equals(place.file())).singleElement()
                     .satisfies(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT));
+        }
+    }
+
+    /** The tables are read together with every file's header, their leases taken in one call: one gone is still named. */
+    @Test
+    void aMissingCrcTableIsCorruptAndTheLoadHoldsNoLease() throws Exception {
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 64L << 20, ClientOptions.defaults())) {
+            importInto(store, "tiny");
+            Tampering.Place place = Tampering.place(source, O_PROJ);
+            store.remove("weights/tiny/checks/" + place.file(), true);
+            List<byte[]> received = new ArrayList<>();
+            assertCorrupt(() -> load(store, "tiny", 0, 1, LoadOptions.defaults(), received), "the tensor CRC table of " + place.file()
+                    + " of tiny (weights/tiny/checks/" + place.file() + ") is missing, though the manifest records it");
+            assertThat(received).isEmpty();
+            // Removable without force: the failed open left no lease on the files it had opened.
+            store.remove("weights/tiny/files/" + place.file(), false);
+        }
+    }
+
+    /** The header is read at the length the manifest records; a header of another length is still caught. */
+    @Test
+    void aManifestRecordingAnotherHeaderLengthIsRefused() throws Exception {
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 64L << 20, ClientOptions.defaults())) {
+            importInto(store, "tiny");
+            Manifest manifest = new Catalog(store).readyManifest(CheckpointId.of("tiny"));
+            ManifestFile weights = manifest.files().stream().filter(ManifestFile::isSafetensors).findFirst().orElseThrow();
+            for (long delta : new long[] {-8, 8}) {
+                String json = new String(manifest.toJson(), StandardCharsets.UTF_8).replace("\"headerLength\" : " + weights.headerLength() + ",",
+                        "\"headerLength\" : " + (weights.headerLength() + delta) + ",");
+                assertThat(json).as("the manifest as rewritten").contains("\"headerLength\" : " + (weights.headerLength() + delta) + ",");
+                store.put("weights/tiny/manifest", json.getBytes(StandardCharsets.UTF_8), PutOptions.defaults().withReplace(true).withPin(true));
+                assertCorrupt(() -> load(store, "tiny", 0, 1, LoadOptions.defaults(), new ArrayList<>()),
+                        "stored header of " + weights.path() + " does not match the manifest");
+            }
         }
     }
 

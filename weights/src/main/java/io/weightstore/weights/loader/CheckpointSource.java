@@ -11,11 +11,13 @@ import io.weightstore.store.api.Stride;
 import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.ObjectReader;
+import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.Manifest;
+import io.weightstore.weights.ManifestFile;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
 import io.weightstore.weights.StoredFile;
@@ -62,7 +64,6 @@ import org.slf4j.LoggerFactory;
 public final class CheckpointSource implements AutoCloseable {
     public static final String SCHEME = "weightstore";
     private static final Logger log = LoggerFactory.getLogger(CheckpointSource.class);
-    private static final int OPENING_AT_ONCE = 16;
     /** Opens of one load that may each find the checkpoint replaced under it before it gives up. */
     private static final int OPENS_ACROSS_REPLACES = 3;
 
@@ -95,6 +96,7 @@ public final class CheckpointSource implements AutoCloseable {
     private final boolean ownsBuffers;
     private final Map<String, ObjectReader> weightFiles = new LinkedHashMap<>();
     private final Map<String, TensorCrcTable> crcTables = new HashMap<>();
+    private final Map<String, SafetensorsHeader> headers = new HashMap<>();
     /** Weight files seen in place in pools on this host, unmapped when the source closes. */
     private final Arena views = Arena.ofShared();
     private final Map<ObjectReader, Optional<MemorySegment>> mappedFiles = new HashMap<>();
@@ -187,51 +189,112 @@ public final class CheckpointSource implements AutoCloseable {
         return metadata;
     }
 
-    /** A weight file opened, with its tensor CRC table when the load checks tensors and the import recorded one. */
-    private record OpenedFile(String path, ObjectReader object, Optional<TensorCrcTable> crcs) {}
-
     /**
-     * Opens the safetensors files and reads their tensor CRC tables, up to {@link #OPENING_AT_ONCE} files
-     * at once: each takes a lease from the master and a read of its table, and file after file they
-     * were most of the time an open took (a large checkpoint has dozens of files, and every TP rank
-     * opens it); the bound keeps one load from asking the master for a hundred leases at once.
+     * Opens the safetensors files and reads their headers and tensor CRC tables: the leases of the files
+     * and their tables in one call to the master, every header and table in one scatter-gather read,
+     * the tables' leases ended in one more call. File after file, a lease, a header and a table each
+     * (with a lease of its own), they were most of the time an open took on a checkpoint of many files
+     * (64 files of 16 MiB over loopback: 86 ms of a 222 ms load), and every TP rank opens it.
      */
     private void openWeightFiles() throws IOException {
-        List<Future<OpenedFile>> opening = new ArrayList<>();
-        try (ExecutorService opener = Executors.newFixedThreadPool(OPENING_AT_ONCE, Thread.ofVirtual().factory())) {
-            for (StoredFile file : catalog.files(manifest)) {
-                if (file.file().isSafetensors()) {
-                    opening.add(opener.submit(() -> open(file)));
-                }
+        List<StoredFile> files = catalog.files(manifest).stream().filter(f -> f.file().isSafetensors()).toList();
+        List<StoredFile> tabled = options.tensorChecks() ? files.stream().filter(f -> f.file().tensorCrcsSha256() != null).toList()
+                : List.of();
+        List<String> keys = new ArrayList<>(files.stream().map(StoredFile::key).toList());
+        tabled.forEach(file -> keys.add(file.checksKey()));
+        List<ObjectReader> opened;
+        try {
+            opened = store.openAll(keys);
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                namesWhatIsMissing(files, tabled);
             }
+            throw e;
         }
-        // Every file is taken, so that a failure leaves none open once close() ends the ones held.
-        Exception failure = null;
-        for (Future<OpenedFile> future : opening) {
-            try {
-                OpenedFile opened = Futures.await(future);
-                weightFiles.put(opened.path(), opened.object());
-                opened.crcs().ifPresent(table -> crcTables.put(opened.path(), table));
-            } catch (IOException | RuntimeException e) {
-                failure = failure == null ? e : failure;
+        List<ObjectReader> objects = opened.subList(0, files.size());
+        List<ObjectReader> tables = opened.subList(files.size(), opened.size());
+        for (int i = 0; i < files.size(); i++) {
+            // Held from here on: a failure below ends their leases in release().
+            weightFiles.put(files.get(i).path(), objects.get(i));
+        }
+        List<byte[]> prefixes = new ArrayList<>();
+        List<byte[]> tableBytes = new ArrayList<>();
+        try {
+            for (int i = 0; i < files.size(); i++) {
+                files.get(i).requireMatches(objects.get(i).object());
             }
+            List<Read> reads = new ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                prefixes.add(wholeOrPrefix(objects.get(i), headerBytes(files.get(i).file()), reads));
+            }
+            for (ObjectReader table : tables) {
+                tableBytes.add(wholeOrPrefix(table, table.size(), reads));
+            }
+            if (!reads.isEmpty()) {
+                store.read(reads);
+            }
+        } finally {
+            ObjectReader.closeAll(tables);
         }
-        if (failure instanceof IOException io) {
-            throw io;
+        for (int i = 0; i < tabled.size(); i++) {
+            crcTables.put(tabled.get(i).path(), tabled.get(i).tensorCrcs(tableBytes.get(i)));
         }
-        if (failure instanceof RuntimeException runtime) {
-            throw runtime;
+        for (int i = 0; i < files.size(); i++) {
+            headers.put(files.get(i).path(), header(files.get(i).file(), new StoreRangeSource(objects.get(i), prefixes.get(i))));
         }
     }
 
-    private OpenedFile open(StoredFile file) throws IOException {
-        ObjectReader object = file.open();
-        try {
-            return new OpenedFile(file.path(), object, options.tensorChecks() ? file.tensorCrcs() : Optional.empty());
-        } catch (IOException | RuntimeException e) {
-            object.close();
-            throw e;
+    /** The first {@code bytes} of {@code object} (at most all of it), onto the heap by a read added to {@code reads}. */
+    private static byte[] wholeOrPrefix(ObjectReader object, long bytes, List<Read> reads) throws StoreException {
+        long length = Math.min(object.size(), bytes);
+        if (length > Integer.MAX_VALUE - 8) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, object.key() + " has " + object.size()
+                    + " bytes, too many for the heap");
         }
+        byte[] read = new byte[(int) length];
+        if (length > 0) {
+            reads.add(new Read.Ranges(object, List.of(new Range(0, length)), MemorySegment.ofArray(read)));
+        }
+        return read;
+    }
+
+    /**
+     * Opens the files one by one, and reads their tables, to fail as an open of that one alone does:
+     * a table that is missing though the manifest records it is CORRUPT, not NOT_FOUND. Returns when
+     * nothing is missing any more.
+     */
+    private static void namesWhatIsMissing(List<StoredFile> files, List<StoredFile> tabled) throws IOException {
+        for (StoredFile file : files) {
+            file.open().close();
+        }
+        for (StoredFile file : tabled) {
+            file.tensorCrcs();
+        }
+    }
+
+    /**
+     * The length prefix and header the manifest records for {@code file}; none when it records a length
+     * the parser would refuse, which is then read the usual way, and refused by it.
+     */
+    private static long headerBytes(ManifestFile file) {
+        return file.headerLength() != null && file.headerLength() > 0 && file.headerLength() <= SafetensorsHeader.MAX_HEADER_LENGTH
+                ? SafetensorsHeader.LENGTH_PREFIX_BYTES + file.headerLength() : 0;
+    }
+
+    /** The safetensors header {@code source} holds, when it agrees with what the manifest says of it. */
+    private SafetensorsHeader header(ManifestFile file, StoreRangeSource source) throws IOException {
+        SafetensorsHeader header;
+        try {
+            header = SafetensorsHeaderParser.read(source);
+        } catch (SafetensorsFormatException e) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + file.path() + " of "
+                    + manifest.checkpointId() + " has an invalid header: " + e.getMessage(), e);
+        }
+        if (header.headerLength() != file.headerLength() || header.tensors().size() != file.tensorCount()) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored header of " + file.path()
+                    + " does not match the manifest");
+        }
+        return header;
     }
 
     /** A caller who trusts one importer only refuses a checkpoint imported, or rewritten, by anyone else. */
@@ -353,8 +416,8 @@ public final class CheckpointSource implements AutoCloseable {
         return new Materialized(root, written, unchanged);
     }
 
-    /** Every tensor by name, in file order, from the headers read by range and checked against the manifest. */
-    public synchronized Map<String, Location> tensors() throws IOException {
+    /** Every tensor by name, in file order, from the headers the open read and checked against the manifest. */
+    public synchronized Map<String, Location> tensors() {
         if (tensors == null) {
             Map<String, Location> all = new LinkedHashMap<>();
             for (var file : manifest.files()) {
@@ -362,17 +425,7 @@ public final class CheckpointSource implements AutoCloseable {
                 if (object == null) {
                     continue;
                 }
-                SafetensorsHeader header;
-                try {
-                    header = SafetensorsHeaderParser.read(new StoreRangeSource(object));
-                } catch (SafetensorsFormatException e) {
-                    throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + file.path() + " of "
-                            + manifest.checkpointId() + " has an invalid header: " + e.getMessage(), e);
-                }
-                if (header.headerLength() != file.headerLength() || header.tensors().size() != file.tensorCount()) {
-                    throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored header of " + file.path()
-                            + " does not match the manifest");
-                }
+                SafetensorsHeader header = headers.get(file.path());
                 Optional<TensorCrcTable> crcs = Optional.ofNullable(crcTables.get(file.path()));
                 for (TensorInfo tensor : header.tensors()) {
                     all.put(tensor.name(), new Location(file.path(), object, header.dataStart(), tensor,
@@ -385,7 +438,7 @@ public final class CheckpointSource implements AutoCloseable {
     }
 
     /** Bytes of tensor data in the whole checkpoint. */
-    public long tensorBytes() throws IOException {
+    public long tensorBytes() {
         return tensors().values().stream().mapToLong(l -> l.info().byteSize()).sum();
     }
 
@@ -421,7 +474,7 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Streams rank {@code rank}'s share through {@code sink} and reports what it took. */
     public LoadReport load(int rank, int worldSize, ShardPlan plan, TensorSink sink, Progress progress) throws IOException {
-        long checkpointBytes = tensorBytes(); // headers are read here, before the rank's bytes are counted
+        long checkpointBytes = tensorBytes();
         long before = bytesRead();
         long start = System.nanoTime();
         int count = 0;
@@ -622,7 +675,8 @@ public final class CheckpointSource implements AutoCloseable {
                 views.close();
             }
         }
-        weightFiles.values().forEach(ObjectReader::close);
+        // In one call to the master: one after another, each a call, they took a load of a checkpoint of 64 files 26 ms.
+        ObjectReader.closeAll(weightFiles.values());
         if (ownsBuffers) {
             buffers.close();
         }
