@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
             "The checkpoint is imported into a 3-node loopback cluster with pools in --pool-dir; one gateway reads it over the "
                     + "same-host path (pool files sent with sendfile, as on a node's host), one over the nodes' sockets; nginx "
                     + "serves the source directory with sendfile (install it with bench/install-peers.sh). Paths are timed in "
-                    + "turns, after one warm-up each.",
+                    + "turns, after three warm-up runs of each.",
             ""
         })
 final class BenchGatewayCommand implements Callable<Integer> {
@@ -41,7 +41,7 @@ final class BenchGatewayCommand implements Callable<Integer> {
     private String size;
 
     @Option(names = "--runs", defaultValue = "3", paramLabel = "N",
-            description = "Timed runs per path, after one warm-up. Default: ${DEFAULT-VALUE}.")
+            description = "Timed runs per path, after three untimed warm-up runs of each. Default: ${DEFAULT-VALUE}.")
     private int runs;
 
     @Option(names = "--connections", defaultValue = "8", paramLabel = "N",

@@ -32,7 +32,7 @@ final class BenchStoreCommand implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "2G", paramLabel = "SIZE", description = "Object size. Default: ${DEFAULT-VALUE}.")
     private String size;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Timed runs per path, after one warm-up. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--runs", defaultValue = "3", description = "Timed runs per path, after three untimed warm-up runs of each. Default: ${DEFAULT-VALUE}.")
     private int runs;
 
     @Option(names = "--dir", defaultValue = "/dev/shm", paramLabel = "DIR",

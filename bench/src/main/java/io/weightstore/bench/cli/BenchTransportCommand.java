@@ -35,7 +35,7 @@ final class BenchTransportCommand implements Callable<Integer> {
     @Option(names = "--connections", defaultValue = "4", paramLabel = "N", description = "Parallel connections. Default: ${DEFAULT-VALUE}.")
     private int connections;
 
-    @Option(names = "--runs", defaultValue = "5", description = "Timed runs per path, after one warm-up. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--runs", defaultValue = "5", description = "Timed runs per path, after three untimed warm-up runs of each. Default: ${DEFAULT-VALUE}.")
     private int runs;
 
     @Option(names = "--dir", defaultValue = "/dev/shm", paramLabel = "DIR",

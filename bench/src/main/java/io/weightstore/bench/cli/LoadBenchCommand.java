@@ -28,7 +28,7 @@ abstract class LoadBenchCommand implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "4G", paramLabel = "SIZE", description = "Checkpoint size. Default: ${DEFAULT-VALUE}.")
     String size;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Timed runs per path, after one warm-up. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--runs", defaultValue = "3", description = "Timed runs per path, after three untimed warm-up runs of each. Default: ${DEFAULT-VALUE}.")
     int runs;
 
     @Option(names = "--source-dir", defaultValue = "/tmp/weightstore-bench", paramLabel = "DIR",
