@@ -627,10 +627,19 @@ public final class MasterCore implements MasterApi, ClusterView {
         return located;
     }
 
+    /** Ends every lease the caller may end, then refuses the first it may not, as {@link #releaseLease} would. */
     @Override
     public synchronized void releaseLeases(List<HeldLease> held) throws StoreException {
+        StoreException refused = null;
         for (HeldLease lease : held) {
-            releaseLease(lease.key(), lease.leaseId());
+            try {
+                releaseLease(lease.key(), lease.leaseId());
+            } catch (StoreException e) {
+                refused = refused == null ? e : refused;
+            }
+        }
+        if (refused != null) {
+            throw refused;
         }
     }
 

@@ -298,6 +298,20 @@ class MasterCoreTest {
     }
 
     @Test
+    void releasingTogetherEndsTheCallersLeasesAndRefusesAnotherCallersOne() throws Exception {
+        put("mine", SLICE);
+        put("theirs", SLICE);
+        Lease theirs = Caller.as("reader alice", () -> master.locate("theirs", MINUTE).lease());
+        Lease mine = Caller.as("reader bob", () -> master.locate("mine", MINUTE).lease());
+        assertCode(() -> Caller.as("reader bob", () -> {
+            master.releaseLeases(List.of(new HeldLease("theirs", theirs.id()), new HeldLease("mine", mine.id())));
+            return null;
+        }), PERMISSION_DENIED);
+        master.remove("mine", false);
+        assertCode(() -> master.remove("theirs", false), FAILED_PRECONDITION);
+    }
+
+    @Test
     void locateAllOfAKeyWithNoObjectTakesNoLeaseOnTheOthers() throws StoreException {
         put("ckpt/a", SLICE);
         assertCode(() -> master.locateAll(List.of("ckpt/a", "ckpt/missing"), MINUTE), NOT_FOUND);
