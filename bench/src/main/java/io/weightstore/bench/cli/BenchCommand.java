@@ -11,5 +11,5 @@ import picocli.CommandLine.Command;
         description = "Measure throughput beside the machine's ceilings (memcpy, raw loopback socket) measured in the same run.",
         subcommands = {BenchStoreCommand.class, BenchImportCommand.class, BenchLoadCommand.class, BenchCompareCommand.class,
             BenchGatewayCommand.class, BenchTransportCommand.class, BenchJmhCommand.class, BenchMasterScaleCommand.class,
-            BenchClusterCommand.class, BenchFanOutCommand.class})
+            BenchClusterCommand.class, BenchFanOutCommand.class, BenchOpenCommand.class})
 final class BenchCommand {}
