@@ -10,6 +10,12 @@ import java.util.List;
  * protobuf stays at the gRPC edge.
  */
 public interface MasterApi extends AutoCloseable {
+    /**
+     * Leases one {@link #locateAll} grants, or one {@link #releaseLeases} ends, at most: their records are
+     * one metadata write, and a group's store (etcd) takes 128 operations in one transaction.
+     */
+    int MAX_LEASES_PER_CALL = 64;
+
     /** A node announces itself and its pool, again after every restart; returns how often it must heartbeat. */
     Duration registerNode(NodeInfo node) throws StoreException;
 
@@ -54,12 +60,13 @@ public interface MasterApi extends AutoCloseable {
 
     /**
      * {@link #locate} of each of {@code keys}, in their order, all or nothing: NOT_FOUND for the first
-     * key with no sealed object, and then no lease is taken. One call, and one metadata write for all
-     * the leases, where a checkpoint's files took one of each per file.
+     * key with no sealed object, and then no lease is taken; INVALID_ARGUMENT for more than
+     * {@link #MAX_LEASES_PER_CALL} keys. One call, and one metadata write for all the leases, where a
+     * checkpoint's files took one of each per file.
      */
     List<Located> locateAll(List<String> keys, Duration lease) throws StoreException;
 
-    /** {@link #releaseLease} of each of {@code leases}, in one call. */
+    /** {@link #releaseLease} of each of {@code leases}, at most {@link #MAX_LEASES_PER_CALL}, in one call. */
     void releaseLeases(List<HeldLease> leases) throws StoreException;
 
     /** Removes a sealed object; refused while readers hold leases unless {@code force}. */

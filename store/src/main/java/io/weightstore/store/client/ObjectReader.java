@@ -31,8 +31,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ObjectReader implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ObjectReader.class);
-    /** Leases asked for, or ended, in one call to the master: bounds the call's answer and the master's time on it. */
-    static final int LEASES_PER_CALL = 64;
 
     private final StoreClient client;
     private final String key;
@@ -60,14 +58,14 @@ public final class ObjectReader implements AutoCloseable {
 
     /**
      * Opens each of {@code keys}, in their order, as {@link #open} does, with a call to the master per
-     * {@link #LEASES_PER_CALL} keys; all or nothing: a key with no object fails the whole open and ends
-     * the leases already taken.
+     * {@link MasterApi#MAX_LEASES_PER_CALL} keys; all or nothing: a key with no object fails the whole
+     * open and ends the leases already taken.
      */
     static List<ObjectReader> openAll(StoreClient client, List<String> keys) throws StoreException {
         List<ObjectReader> readers = new ArrayList<>();
         try {
-            for (int from = 0; from < keys.size(); from += LEASES_PER_CALL) {
-                List<String> some = keys.subList(from, Math.min(keys.size(), from + LEASES_PER_CALL));
+            for (int from = 0; from < keys.size(); from += MasterApi.MAX_LEASES_PER_CALL) {
+                List<String> some = keys.subList(from, Math.min(keys.size(), from + MasterApi.MAX_LEASES_PER_CALL));
                 List<Located> located = client.locateAll(some);
                 for (int i = 0; i < some.size(); i++) {
                     ObjectReader reader = new ObjectReader(client, some.get(i), located.get(i));
@@ -84,7 +82,7 @@ public final class ObjectReader implements AutoCloseable {
 
     /**
      * Closes each of {@code readers}, as {@link #close} does, ending their leases with a call to the
-     * master per {@link #LEASES_PER_CALL} of them; readers closed already are passed over.
+     * master per {@link MasterApi#MAX_LEASES_PER_CALL} of them; readers closed already are passed over.
      */
     public static void closeAll(Collection<ObjectReader> readers) {
         Map<StoreClient, List<HeldLease>> byClient = new LinkedHashMap<>();
@@ -96,8 +94,8 @@ public final class ObjectReader implements AutoCloseable {
             }
         }
         byClient.forEach((client, leases) -> {
-            for (int from = 0; from < leases.size(); from += LEASES_PER_CALL) {
-                List<HeldLease> some = leases.subList(from, Math.min(leases.size(), from + LEASES_PER_CALL));
+            for (int from = 0; from < leases.size(); from += MasterApi.MAX_LEASES_PER_CALL) {
+                List<HeldLease> some = leases.subList(from, Math.min(leases.size(), from + MasterApi.MAX_LEASES_PER_CALL));
                 try {
                     client.master().releaseLeases(some);
                 } catch (StoreException e) {

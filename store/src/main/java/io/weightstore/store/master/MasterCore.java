@@ -596,6 +596,7 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     @Override
     public synchronized List<Located> locateAll(List<String> keys, Duration lease) throws StoreException {
+        requireAtMostMaxLeases(keys.size());
         List<ObjectMeta> objects = new ArrayList<>();
         for (String key : keys) {
             objects.add(sealed(key));
@@ -630,6 +631,7 @@ public final class MasterCore implements MasterApi, ClusterView {
     /** Ends every lease the caller may end, then refuses the first it may not, as {@link #releaseLease} would. */
     @Override
     public synchronized void releaseLeases(List<HeldLease> held) throws StoreException {
+        requireAtMostMaxLeases(held.size());
         StoreException refused = null;
         for (HeldLease lease : held) {
             try {
@@ -640,6 +642,13 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         if (refused != null) {
             throw refused;
+        }
+    }
+
+    private static void requireAtMostMaxLeases(int leases) throws StoreException {
+        if (leases > MAX_LEASES_PER_CALL) {
+            throw new StoreException(INVALID_ARGUMENT, "one call takes or ends at most " + MAX_LEASES_PER_CALL + " read leases, not "
+                    + leases);
         }
     }
 

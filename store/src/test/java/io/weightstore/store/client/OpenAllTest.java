@@ -3,6 +3,7 @@ package io.weightstore.store.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
@@ -53,7 +54,7 @@ class OpenAllTest {
 
     @Test
     void moreObjectsThanOneCallTakesOpenInTheKeysOrderAndCloseTogether() throws Exception {
-        int count = ObjectReader.LEASES_PER_CALL * 2 + 3;
+        int count = MasterApi.MAX_LEASES_PER_CALL * 2 + 3;
         List<String> keys = put(count).reversed();
         List<ObjectReader> readers = store.openAll(keys);
         assertThat(readers).extracting(ObjectReader::key).containsExactlyElementsOf(keys);
@@ -76,7 +77,7 @@ class OpenAllTest {
 
     @Test
     void aKeyWithNoObjectInALaterCallEndsTheLeasesOfTheEarlierOnes() throws Exception {
-        List<String> keys = new ArrayList<>(put(ObjectReader.LEASES_PER_CALL + 1));
+        List<String> keys = new ArrayList<>(put(MasterApi.MAX_LEASES_PER_CALL + 1));
         keys.add("f/missing");
         assertThatThrownBy(() -> store.openAll(keys)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                 .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.NOT_FOUND))

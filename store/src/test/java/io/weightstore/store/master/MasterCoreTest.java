@@ -21,6 +21,7 @@ import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
+import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeDrain;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
@@ -35,6 +36,7 @@ import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -309,6 +311,16 @@ class MasterCoreTest {
         }), PERMISSION_DENIED);
         master.remove("mine", false);
         assertCode(() -> master.remove("theirs", false), FAILED_PRECONDITION);
+    }
+
+    @Test
+    void oneCallTakesOrEndsAtMostWhatOneMetadataWriteHolds() throws StoreException {
+        put("ckpt/a", SLICE);
+        List<String> keys = Collections.nCopies(MasterApi.MAX_LEASES_PER_CALL + 1, "ckpt/a");
+        assertCode(() -> master.locateAll(keys, MINUTE), INVALID_ARGUMENT);
+        master.remove("ckpt/a", false);
+        assertCode(() -> master.releaseLeases(Collections.nCopies(MasterApi.MAX_LEASES_PER_CALL + 1, new HeldLease("ckpt/b", 1))),
+                INVALID_ARGUMENT);
     }
 
     @Test
