@@ -101,6 +101,7 @@ class SecureClusterAttackTest {
             Map.entry("ReleaseLease", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
             Map.entry("LocateAll", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
             Map.entry("ReleaseLeases", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
+            Map.entry("RenewLeases", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),
             Map.entry("Remove", Set.of(Role.WRITER, Role.ADMIN)),
             Map.entry("RemoveAll", Set.of(Role.WRITER, Role.ADMIN)),
             Map.entry("List", Set.of(Role.READER, Role.WRITER, Role.ADMIN)),

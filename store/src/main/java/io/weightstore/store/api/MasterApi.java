@@ -3,6 +3,7 @@ package io.weightstore.store.api;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The master's operations in domain terms. Implemented in-process by the master itself (the
@@ -68,6 +69,13 @@ public interface MasterApi extends AutoCloseable {
 
     /** {@link #releaseLease} of each of {@code leases}, at most {@link #MAX_LEASES_PER_CALL}, in one call. */
     void releaseLeases(List<HeldLease> leases) throws StoreException;
+
+    /**
+     * {@link #renewLease} of each of {@code leases}, at most {@link #MAX_LEASES_PER_CALL}, in one call
+     * and one metadata write: per lease, in their order, the lease renewed, or empty where
+     * {@link #renewLease} would be NOT_FOUND (the lease ran out or was released, or the object is gone).
+     */
+    List<Optional<Lease>> renewLeases(List<HeldLease> leases, Duration lease) throws StoreException;
 
     /** Removes a sealed object; refused while readers hold leases unless {@code force}. */
     void remove(String key, boolean force) throws StoreException;

@@ -1,21 +1,42 @@
 package io.weightstore.store.client;
 
+import io.weightstore.store.api.HeldLease;
+import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.Located;
+import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.StoreException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Renews the read leases of a client's open readers before they run out, from one background thread. */
+/**
+ * Renews the read leases of a client's open readers before they run out, from one background thread:
+ * those due together in one call to the master per {@link MasterApi#MAX_LEASES_PER_CALL}, so an engine
+ * holding a checkpoint of many files renews them in a call rather than a call each.
+ */
 final class LeaseKeeper implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
+    private final MasterApi master;
+    private final Duration leaseDuration;
     private final Set<ObjectReader> open = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("store-leases").factory());
 
-    LeaseKeeper(Duration leaseDuration) {
+    LeaseKeeper(MasterApi master, Duration leaseDuration) {
+        this.master = master;
+        this.leaseDuration = leaseDuration;
         long period = Math.max(25, Math.min(1000, leaseDuration.toMillis() / 4));
-        timer.scheduleWithFixedDelay(this::renewDue, period, period, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(() -> renew(open, System.currentTimeMillis()), period, period, TimeUnit.MILLISECONDS);
     }
 
     void track(ObjectReader reader) {
@@ -26,19 +47,41 @@ final class LeaseKeeper implements AutoCloseable {
         open.remove(reader);
     }
 
-    private void renewDue() {
-        long now = System.currentTimeMillis();
-        for (ObjectReader reader : open) {
-            reader.renewIfDue(now);
+    /** Renews the leases of those of {@code readers} that are due by {@code nowMillis}. */
+    void renew(Collection<ObjectReader> readers, long nowMillis) {
+        List<ObjectReader> due = new ArrayList<>();
+        List<Located> placements = new ArrayList<>();
+        for (ObjectReader reader : readers) {
+            Located current = reader.dueForRenewal(nowMillis);
+            if (current != null) {
+                due.add(reader);
+                placements.add(current);
+            }
+        }
+        for (int from = 0; from < due.size(); from += MasterApi.MAX_LEASES_PER_CALL) {
+            int to = Math.min(due.size(), from + MasterApi.MAX_LEASES_PER_CALL);
+            List<HeldLease> leases = new ArrayList<>();
+            for (int i = from; i < to; i++) {
+                leases.add(new HeldLease(due.get(i).key(), placements.get(i).lease().id()));
+            }
+            List<Optional<Lease>> renewed;
+            try {
+                renewed = master.renewLeases(leases, leaseDuration);
+            } catch (StoreException e) {
+                log.warn("could not renew {} read leases, from {} on ({}); will retry", leases.size(), leases.getFirst().key(),
+                        e.getMessage());
+                continue;
+            }
+            for (int i = from; i < to; i++) {
+                due.get(i).renewed(placements.get(i), renewed.get(i - from));
+            }
         }
     }
 
-    /** Closes every reader still open, ending its lease. */
+    /** Closes every reader still open, ending their leases together. */
     @Override
     public void close() {
         timer.shutdownNow();
-        for (ObjectReader reader : Set.copyOf(open)) {
-            reader.close();
-        }
+        ObjectReader.closeAll(Set.copyOf(open));
     }
 }

@@ -1,6 +1,7 @@
 package io.weightstore.store.client;
 
 import io.weightstore.store.api.HeldLease;
+import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeStatus;
@@ -246,30 +247,35 @@ public final class ObjectReader implements AutoCloseable {
         releaseQuietly(previous);
     }
 
-    /** Extends the lease when half of it has run; called by the client's lease keeper. */
+    /** Extends the lease when half of it has run, as the client's lease keeper does for every open reader. */
     void renewIfDue(long nowMillis) {
-        if (nowMillis < renewAtMillis || closed.get() || gone != null) {
-            return;
-        }
-        Located current = located;
-        try {
+        client.leases().renew(List.of(this), nowMillis);
+    }
+
+    /** Where the object is, when half of its lease has run by {@code nowMillis}; null when no renewal is due. */
+    Located dueForRenewal(long nowMillis) {
+        return nowMillis < renewAtMillis || closed.get() || gone != null ? null : located;
+    }
+
+    /**
+     * Takes what renewing the lease of {@code current} (from {@link #dueForRenewal}) gave: the lease
+     * extended, unless the placement changed meanwhile; or, when the master no longer knew the lease
+     * (it restarted, or the lease ran out), a new lease, taken now.
+     */
+    void renewed(Located current, Optional<Lease> lease) {
+        if (lease.isPresent()) {
             synchronized (this) {
                 if (located == current) {
-                    located = current.withLease(client.master().renewLease(key, current.lease().id(), leaseDuration));
+                    located = current.withLease(lease.get());
                     scheduleRenewal();
                 }
             }
-        } catch (StoreException e) {
-            if (e.code() != StoreException.Code.NOT_FOUND) {
-                log.warn("could not renew the read lease on {} ({}); will retry", key, e.getMessage());
-                return;
-            }
-            // The master no longer knows the lease (it restarted, or the lease ran out): take a new one.
-            try {
-                relocate(current);
-            } catch (StoreException again) {
-                log.warn("read lease on {} lost: {}", key, again.getMessage());
-            }
+            return;
+        }
+        try {
+            relocate(current);
+        } catch (StoreException again) {
+            log.warn("read lease on {} lost: {}", key, again.getMessage());
         }
     }
 

@@ -63,7 +63,7 @@ public final class StoreClient implements AutoCloseable {
         this.owned = List.copyOf(owned);
         this.workers = Executors.newFixedThreadPool(options.connections(), Thread.ofPlatform().daemon().name("store-io-", 0).factory());
         this.connections = new NodeConnections(options);
-        this.leases = new LeaseKeeper(options.leaseDuration());
+        this.leases = new LeaseKeeper(master, options.leaseDuration());
         this.writer = new SliceWriter(master, workers, connections);
         this.reader = new ReplicaReader(workers, connections, options.maxPieceBytes(), options.deadlines(), metrics);
         metrics.watch(reader::bytesRead);

@@ -318,6 +318,11 @@ final class FailoverMasterApi implements MasterApi {
     }
 
     @Override
+    public List<Optional<Lease>> renewLeases(List<HeldLease> leases, Duration lease) throws StoreException {
+        return call("renew " + leases.size() + " leases", Replay.SAFE, m -> m.renewLeases(leases, lease));
+    }
+
+    @Override
     public void remove(String key, boolean force) throws StoreException {
         call("remove " + key, Replay.UNSAFE, m -> {
             m.remove(key, force);

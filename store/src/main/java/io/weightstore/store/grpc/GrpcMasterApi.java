@@ -54,6 +54,7 @@ import io.weightstore.store.proto.PutStartResponse;
 import io.weightstore.store.proto.RegisterNodeRequest;
 import io.weightstore.store.proto.ReleaseLeaseRequest;
 import io.weightstore.store.proto.ReleaseLeasesRequest;
+import io.weightstore.store.proto.RenewLeasesRequest;
 import io.weightstore.store.proto.RemoveAllRequest;
 import io.weightstore.store.proto.RemoveRequest;
 import io.weightstore.store.proto.RenewLeaseRequest;
@@ -292,6 +293,38 @@ public final class GrpcMasterApi implements MasterApi {
     @Override
     public void releaseLease(String key, long leaseId) throws StoreException {
         call("release lease on " + key, s -> s.releaseLease(ReleaseLeaseRequest.newBuilder().setKey(key).setLeaseId(leaseId).build()));
+    }
+
+    /** As {@link #locateAll}, one call per lease on a master of a release before this call. */
+    @Override
+    public List<Optional<Lease>> renewLeases(List<HeldLease> leases, Duration lease) throws StoreException {
+        RenewLeasesRequest.Builder request = RenewLeasesRequest.newBuilder().setLeaseMs(lease.toMillis());
+        leases.forEach(l -> request.addLeases(ReleaseLeaseRequest.newBuilder().setKey(l.key()).setLeaseId(l.leaseId())));
+        Optional<List<Long>> expiries = callUnlessUnimplemented("renew " + leases.size() + " leases",
+                s -> s.renewLeases(request.build()).getLeaseExpiresMsList());
+        List<Optional<Lease>> renewed = new ArrayList<>();
+        if (expiries.isPresent()) {
+            if (expiries.get().size() != leases.size()) {
+                throw new StoreException(StoreException.Code.PROTOCOL, "master " + target + " renewed " + expiries.get().size()
+                        + " leases of " + leases.size());
+            }
+            for (int i = 0; i < leases.size(); i++) {
+                long expires = expiries.get().get(i);
+                renewed.add(expires == 0 ? Optional.empty() : Optional.of(new Lease(leases.get(i).leaseId(), Instant.ofEpochMilli(expires))));
+            }
+            return renewed;
+        }
+        for (HeldLease held : leases) {
+            try {
+                renewed.add(Optional.of(renewLease(held.key(), held.leaseId(), lease)));
+            } catch (StoreException e) {
+                if (e.code() != StoreException.Code.NOT_FOUND) {
+                    throw e;
+                }
+                renewed.add(Optional.empty());
+            }
+        }
+        return renewed;
     }
 
     @Override

@@ -56,6 +56,8 @@ import io.weightstore.store.proto.ReleaseLeaseRequest;
 import io.weightstore.store.proto.ReleaseLeaseResponse;
 import io.weightstore.store.proto.ReleaseLeasesRequest;
 import io.weightstore.store.proto.ReleaseLeasesResponse;
+import io.weightstore.store.proto.RenewLeasesRequest;
+import io.weightstore.store.proto.RenewLeasesResponse;
 import io.weightstore.store.proto.RemoveAllRequest;
 import io.weightstore.store.proto.RemoveAllResponse;
 import io.weightstore.store.proto.RemoveRequest;
@@ -302,6 +304,18 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             }
         }
         return response.build();
+    }
+
+    @Override
+    public void renewLeases(RenewLeasesRequest request, StreamObserver<RenewLeasesResponse> observer) {
+        unary(observer, () -> {
+            RenewLeasesResponse.Builder response = RenewLeasesResponse.newBuilder();
+            for (Optional<Lease> lease : master.renewLeases(request.getLeasesList().stream().map(l -> new HeldLease(l.getKey(),
+                    l.getLeaseId())).toList(), Duration.ofMillis(Math.max(0, request.getLeaseMs())))) {
+                response.addLeaseExpiresMs(lease.map(l -> l.expiresAt().toEpochMilli()).orElse(0L));
+            }
+            return response.build();
+        });
     }
 
     @Override

@@ -24,6 +24,7 @@ final class MethodPermissions {
             Map.entry("ReleaseLease", Permission.LEASE),
             Map.entry("LocateAll", Permission.LEASE),
             Map.entry("ReleaseLeases", Permission.LEASE),
+            Map.entry("RenewLeases", Permission.LEASE),
             Map.entry("Remove", Permission.DELETE),
             Map.entry("RemoveAll", Permission.DELETE),
             Map.entry("List", Permission.LIST),

@@ -23,6 +23,7 @@ import io.weightstore.store.api.StoreStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What a master of a group serves: each call goes to the {@link io.weightstore.store.master.MasterCore}
@@ -144,6 +145,11 @@ final class LeaderApi implements MasterApi {
     @Override
     public void releaseLeases(List<HeldLease> leases) throws StoreException {
         group.core().releaseLeases(leases);
+    }
+
+    @Override
+    public List<Optional<Lease>> renewLeases(List<HeldLease> leases, Duration lease) throws StoreException {
+        return group.core().renewLeases(leases, lease);
     }
 
     @Override

@@ -645,6 +645,33 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
     }
 
+    @Override
+    public synchronized List<Optional<Lease>> renewLeases(List<HeldLease> held, Duration lease) throws StoreException {
+        requireAtMostMaxLeases(held.size());
+        long millis = leaseMillis(lease);
+        long now = clock.getAsLong();
+        String caller = Caller.current();
+        List<Optional<Lease>> renewed = new ArrayList<>();
+        MetadataBatch batch = new MetadataBatch();
+        for (HeldLease one : held) {
+            try {
+                sealed(one.key());
+                Lease extended = leases.renew(one.key(), one.leaseId(), now, millis, caller);
+                batch.putLease(new ReadLease(one.key(), one.leaseId(), extended.expiresAt(), caller));
+                renewed.add(Optional.of(extended));
+            } catch (StoreException e) {
+                if (e.code() != NOT_FOUND) {
+                    throw e;
+                }
+                renewed.add(Optional.empty());
+            }
+        }
+        if (!batch.isEmpty()) {
+            metadata.apply(batch);
+        }
+        return renewed;
+    }
+
     private static void requireAtMostMaxLeases(int leases) throws StoreException {
         if (leases > MAX_LEASES_PER_CALL) {
             throw new StoreException(INVALID_ARGUMENT, "one call takes or ends at most " + MAX_LEASES_PER_CALL + " read leases, not "

@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -84,6 +85,30 @@ class OpenAllTest {
                 .hasMessageContaining("f/missing");
         for (String key : keys.subList(0, keys.size() - 1)) {
             store.remove(key, false);
+        }
+    }
+
+    /** The lease keeper renews the leases due together, a call per 64: none runs out while its reader is open. */
+    @Test
+    void leasesOfMoreReadersThanOneCallTakesAreRenewedUntilClosed() throws Exception {
+        try (StoreClient shortLeases = EmbeddedStore.open(tmp.resolve("short"), 16L << 20,
+                ClientOptions.defaults().withLeaseDuration(Duration.ofMillis(400)))) {
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < MasterApi.MAX_LEASES_PER_CALL + 6; i++) {
+                keys.add("g/" + i);
+                shortLeases.put("g/" + i, new byte[] {1}, PutOptions.defaults());
+            }
+            List<ObjectReader> readers = shortLeases.openAll(keys);
+            Thread.sleep(1_500);
+            for (String key : keys) {
+                assertThatThrownBy(() -> shortLeases.remove(key, false)).as(key)
+                        .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.FAILED_PRECONDITION));
+            }
+            ObjectReader.closeAll(readers);
+            for (String key : keys) {
+                shortLeases.remove(key, false);
+            }
         }
     }
 

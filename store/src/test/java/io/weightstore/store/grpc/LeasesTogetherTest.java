@@ -10,6 +10,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.HeldLease;
+import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
@@ -20,7 +21,9 @@ import io.weightstore.store.security.MasterSecurity;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -30,12 +33,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Leases of several objects taken and ended in one call over gRPC, from a master that knows the
- * calls and, one object at a time, from one of a release before them (a front end that answers
+ * Leases of several objects taken, renewed and ended in one call over gRPC, from a master that knows
+ * the calls and, one object at a time, from one of a release before them (a front end that answers
  * them UNIMPLEMENTED and passes every other call to a real master), all or nothing either way.
  */
 class LeasesTogetherTest {
-    private static final Set<String> NEW_CALLS = Set.of("LocateAll", "ReleaseLeases");
+    private static final Set<String> NEW_CALLS = Set.of("LocateAll", "RenewLeases", "ReleaseLeases");
 
     @TempDir
     Path tmp;
@@ -97,7 +100,7 @@ class LeasesTogetherTest {
         try (GrpcMasterApi master = olderMaster()) {
             leasesHoldUntilReleasedTogether(master);
         }
-        assertThat(refused).as("both calls were tried first").hasValue(2);
+        assertThat(refused).as("each call was tried first").hasValue(3);
     }
 
     @Test
@@ -119,11 +122,19 @@ class LeasesTogetherTest {
         List<Located> located = master.locateAll(List.of("ckpt/c", "ckpt/a"), Duration.ZERO);
         assertThat(located).extracting(l -> l.object().key()).containsExactly("ckpt/c", "ckpt/a");
         assertThat(located).allSatisfy(l -> assertThat(l.object().size()).isEqualTo(3));
+        List<HeldLease> held = located.stream().map(l -> new HeldLease(l.object().key(), l.lease().id())).toList();
+        List<HeldLease> withAnUnknownOne = new ArrayList<>(held);
+        withAnUnknownOne.add(1, new HeldLease("ckpt/b", Long.MAX_VALUE));
+        List<Optional<Lease>> renewed = master.renewLeases(withAnUnknownOne, Duration.ofSeconds(20));
+        assertThat(renewed).hasSize(3);
+        assertThat(renewed.get(0)).hasValueSatisfying(l -> assertThat(l.id()).isEqualTo(held.get(0).leaseId()));
+        assertThat(renewed.get(1)).as("a lease the master never granted").isEmpty();
+        assertThat(renewed.get(2)).hasValueSatisfying(l -> assertThat(l.id()).isEqualTo(held.get(1).leaseId()));
         for (String key : List.of("ckpt/c", "ckpt/a")) {
             assertThatThrownBy(() -> store.remove(key, false)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.FAILED_PRECONDITION));
         }
-        master.releaseLeases(located.stream().map(l -> new HeldLease(l.object().key(), l.lease().id())).toList());
+        master.releaseLeases(held);
         store.remove("ckpt/c", false);
         store.remove("ckpt/a", false);
     }

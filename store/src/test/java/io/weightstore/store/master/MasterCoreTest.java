@@ -38,6 +38,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -314,13 +315,42 @@ class MasterCoreTest {
     }
 
     @Test
+    void renewingTogetherExtendsEachLeaseKnownAndTellsWhichAreNotAndTheExtensionsOutliveARestart() throws StoreException {
+        put("kept", SLICE);
+        put("released", SLICE);
+        put("removed", SLICE);
+        List<Located> located = master.locateAll(List.of("kept", "released", "removed"), Duration.ofSeconds(10));
+        List<HeldLease> held = located.stream().map(l -> new HeldLease(l.object().key(), l.lease().id())).toList();
+        master.releaseLease("released", held.get(1).leaseId());
+        master.remove("removed", true);
+        now.addAndGet(8_000);
+        List<Optional<Lease>> renewed = master.renewLeases(held, Duration.ofSeconds(10));
+        assertThat(renewed).hasSize(3);
+        assertThat(renewed.get(0)).hasValueSatisfying(lease -> {
+            assertThat(lease.id()).isEqualTo(held.get(0).leaseId());
+            assertThat(lease.expiresAt()).isAfter(located.get(0).lease().expiresAt());
+        });
+        assertThat(renewed.get(1)).as("released").isEmpty();
+        assertThat(renewed.get(2)).as("its object removed").isEmpty();
+        master.close();
+        master = open();
+        registerNodes();
+        now.addAndGet(8_000);
+        assertCode(() -> master.remove("kept", false), FAILED_PRECONDITION);
+        now.addAndGet(10_000);
+        assertThat(master.renewLeases(held.subList(0, 1), Duration.ofSeconds(10))).containsExactly(Optional.empty());
+        master.remove("kept", false);
+    }
+
+    @Test
     void oneCallTakesOrEndsAtMostWhatOneMetadataWriteHolds() throws StoreException {
         put("ckpt/a", SLICE);
         List<String> keys = Collections.nCopies(MasterApi.MAX_LEASES_PER_CALL + 1, "ckpt/a");
         assertCode(() -> master.locateAll(keys, MINUTE), INVALID_ARGUMENT);
         master.remove("ckpt/a", false);
-        assertCode(() -> master.releaseLeases(Collections.nCopies(MasterApi.MAX_LEASES_PER_CALL + 1, new HeldLease("ckpt/b", 1))),
-                INVALID_ARGUMENT);
+        List<HeldLease> leases = Collections.nCopies(MasterApi.MAX_LEASES_PER_CALL + 1, new HeldLease("ckpt/b", 1));
+        assertCode(() -> master.releaseLeases(leases), INVALID_ARGUMENT);
+        assertCode(() -> master.renewLeases(leases, MINUTE), INVALID_ARGUMENT);
     }
 
     @Test
