@@ -8,6 +8,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.EtcdMemberStatus;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -61,8 +63,9 @@ public final class MasterScaleBench {
      *
      * @param etcd etcd endpoints to use, or empty to start a 3-member etcd in {@code dir}
      */
+    /** {@code leasesPerFile}: loaders take, renew and end each lease in a call of its own, as clients did before LocateAll. */
     public record Settings(int nodes, int checkpoints, int filesPerCheckpoint, int loaders, Duration duration, Duration leaseDuration,
-            int masters, String etcd, Path dir) {}
+            int masters, String etcd, Path dir, boolean leasesPerFile) {}
 
     /** What it measured: call latencies while filling the catalog and under the loaders, etcd's size, the hand-over. */
     public record Report(Settings settings, long objects, double fillSeconds, List<Latencies.Summary> fill, double loadSeconds,
@@ -220,7 +223,11 @@ public final class MasterScaleBench {
         return crcs;
     }
 
-    /** One loader: stat a manifest, lease the files, hold them for 5-15 s renewing at half the lease, release; again. */
+    /**
+     * One loader: stat a manifest, lease the files, hold them for 5-15 s renewing at half the lease, release; again.
+     * As the client does, the files' leases are taken, renewed when due and ended together, a call each, unless
+     * {@link Settings#leasesPerFile}.
+     */
     private static Void load(Settings settings, MasterApi api, Latencies latencies, long end, AtomicInteger cycles)
             throws InterruptedException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -228,47 +235,91 @@ public final class MasterScaleBench {
         while (System.nanoTime() < end) {
             int checkpoint = random.nextInt(settings.checkpoints());
             List<String> keys = new ArrayList<>();
+            for (int file = 1; file < settings.filesPerCheckpoint(); file++) {
+                keys.add(key(checkpoint, file));
+            }
             List<Lease> leases = new ArrayList<>();
             try {
                 latencies.time("stat", () -> api.stat(key(checkpoint, 0)));
-                for (int file = 1; file < settings.filesPerCheckpoint(); file++) {
-                    String key = key(checkpoint, file);
-                    leases.add(latencies.time("locate (lease)", () -> api.locate(key, settings.leaseDuration())).lease());
-                    keys.add(key);
+                if (settings.leasesPerFile()) {
+                    for (String key : keys) {
+                        leases.add(latencies.time("locate (lease)", () -> api.locate(key, settings.leaseDuration())).lease());
+                    }
+                } else {
+                    latencies.time("locate all (leases)", () -> api.locateAll(keys, settings.leaseDuration())).forEach(l -> leases.add(l.lease()));
                 }
                 long holdUntil = Math.min(end, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(random.nextLong(5000, 15000)));
                 // As the client's lease keeper does: each lease renewed once half of it has run, checked every 250 ms.
                 long halfMs = settings.leaseDuration().toMillis() / 2;
                 while (System.nanoTime() < holdUntil) {
                     Thread.sleep(Duration.ofMillis(Math.min(250, Math.max(1, (holdUntil - System.nanoTime()) / 1_000_000))));
-                    for (int i = 0; i < keys.size() && System.nanoTime() < holdUntil; i++) {
+                    List<Integer> due = new ArrayList<>();
+                    for (int i = 0; i < keys.size(); i++) {
                         if (System.currentTimeMillis() >= leases.get(i).expiresAt().toEpochMilli() - halfMs) {
-                            String key = keys.get(i);
-                            long id = leases.get(i).id();
-                            leases.set(i, latencies.time("renew (lease)", () -> api.renewLease(key, id, settings.leaseDuration())));
+                            due.add(i);
                         }
                     }
+                    renew(settings, api, latencies, keys, leases, due);
                 }
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
                 Thread.sleep(100); // counted as a failure; try another checkpoint
             }
-            for (int i = 0; i < leases.size(); i++) {
-                String key = keys.get(i);
-                long id = leases.get(i).id();
-                try {
-                    latencies.time("release", () -> {
-                        api.releaseLease(key, id);
-                        return null;
-                    });
-                } catch (Exception e) {
-                    // counted; the lease runs out by itself
-                }
-            }
+            release(settings, api, latencies, keys, leases);
             cycles.incrementAndGet();
         }
         return null;
+    }
+
+    private static void renew(Settings settings, MasterApi api, Latencies latencies, List<String> keys, List<Lease> leases, List<Integer> due)
+            throws Exception {
+        if (due.isEmpty()) {
+            return;
+        }
+        if (settings.leasesPerFile()) {
+            for (int i : due) {
+                String key = keys.get(i);
+                long id = leases.get(i).id();
+                leases.set(i, latencies.time("renew (lease)", () -> api.renewLease(key, id, settings.leaseDuration())));
+            }
+            return;
+        }
+        List<HeldLease> held = due.stream().map(i -> new HeldLease(keys.get(i), leases.get(i).id())).toList();
+        List<Optional<Lease>> renewed = latencies.time("renew together", () -> api.renewLeases(held, settings.leaseDuration()));
+        for (int d = 0; d < due.size(); d++) {
+            int i = due.get(d);
+            leases.set(i, renewed.get(d).orElseThrow(() -> new IllegalStateException("lease on " + keys.get(i) + " was lost")));
+        }
+    }
+
+    /** Ends the leases taken; a failure is counted, and the leases run out by themselves. */
+    private static void release(Settings settings, MasterApi api, Latencies latencies, List<String> keys, List<Lease> leases) {
+        List<HeldLease> held = new ArrayList<>();
+        for (int i = 0; i < leases.size(); i++) {
+            held.add(new HeldLease(keys.get(i), leases.get(i).id()));
+        }
+        if (!settings.leasesPerFile()) {
+            try {
+                latencies.time("release together", () -> {
+                    api.releaseLeases(held);
+                    return null;
+                });
+            } catch (Exception e) {
+                // counted
+            }
+            return;
+        }
+        for (HeldLease lease : held) {
+            try {
+                latencies.time("release", () -> {
+                    api.releaseLease(lease.key(), lease.leaseId());
+                    return null;
+                });
+            } catch (Exception e) {
+                // counted
+            }
+        }
     }
 
     /** Keys and bytes (keys and values) the cluster holds in etcd now. */

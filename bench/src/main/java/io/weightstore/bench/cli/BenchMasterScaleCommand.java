@@ -61,6 +61,10 @@ final class BenchMasterScaleCommand implements Callable<Integer> {
             description = "Where the bench's own etcd keeps its data. Default: ${DEFAULT-VALUE}.")
     private Path dir;
 
+    @Option(names = "--leases-per-file", description = "Loaders take, renew and end each file's lease in a call of its own, "
+            + "as clients did before LocateAll (default: together, a call each, as the client does).")
+    private boolean leasesPerFile;
+
     @Option(names = "--json", description = "Print the report as JSON.")
     private boolean json;
 
@@ -72,7 +76,7 @@ final class BenchMasterScaleCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         MasterScaleBench.Report report = MasterScaleBench.run(new MasterScaleBench.Settings(nodes, checkpoints, files, loaders,
-                Duration.ofSeconds(duration), Duration.ofSeconds(lease), masters, etcd, dir), json ? new PrintWriter(PrintWriter.nullWriter())
+                Duration.ofSeconds(duration), Duration.ofSeconds(lease), masters, etcd, dir, leasesPerFile), json ? new PrintWriter(PrintWriter.nullWriter())
                 : out);
         if (json) {
             JsonOutput.print(out, report);
