@@ -10,6 +10,7 @@ import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.EtcdMemberStatus;
 import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.Located;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeReport;
@@ -62,8 +63,8 @@ public final class MasterScaleBench {
      * What to simulate.
      *
      * @param etcd etcd endpoints to use, or empty to start a 3-member etcd in {@code dir}
+     * @param leasesPerFile loaders take, renew and end each lease in a call of its own, as clients did before LocateAll
      */
-    /** {@code leasesPerFile}: loaders take, renew and end each lease in a call of its own, as clients did before LocateAll. */
     public record Settings(int nodes, int checkpoints, int filesPerCheckpoint, int loaders, Duration duration, Duration leaseDuration,
             int masters, String etcd, Path dir, boolean leasesPerFile) {}
 
@@ -246,7 +247,9 @@ public final class MasterScaleBench {
                         leases.add(latencies.time("locate (lease)", () -> api.locate(key, settings.leaseDuration())).lease());
                     }
                 } else {
-                    latencies.time("locate all (leases)", () -> api.locateAll(keys, settings.leaseDuration())).forEach(l -> leases.add(l.lease()));
+                    for (Located located : latencies.time("locate all (leases)", () -> api.locateAll(keys, settings.leaseDuration()))) {
+                        leases.add(located.lease());
+                    }
                 }
                 long holdUntil = Math.min(end, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(random.nextLong(5000, 15000)));
                 // As the client's lease keeper does: each lease renewed once half of it has run, checked every 250 ms.
@@ -298,6 +301,9 @@ public final class MasterScaleBench {
         List<HeldLease> held = new ArrayList<>();
         for (int i = 0; i < leases.size(); i++) {
             held.add(new HeldLease(keys.get(i), leases.get(i).id()));
+        }
+        if (held.isEmpty()) {
+            return;
         }
         if (!settings.leasesPerFile()) {
             try {
