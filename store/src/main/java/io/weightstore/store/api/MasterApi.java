@@ -12,8 +12,9 @@ import java.util.Optional;
  */
 public interface MasterApi extends AutoCloseable {
     /**
-     * Leases one {@link #locateAll} grants, or one {@link #releaseLeases} ends, at most: their records are
-     * one metadata write, and a group's store (etcd) takes 128 operations in one transaction.
+     * Leases one {@link #locateAll} grants, one {@link #renewLeases} renews or one {@link #releaseLeases}
+     * ends, at most: their records are one metadata write, and a group's store (etcd) takes 128
+     * operations in one transaction.
      */
     int MAX_LEASES_PER_CALL = 64;
 

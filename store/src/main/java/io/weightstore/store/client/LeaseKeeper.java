@@ -47,23 +47,20 @@ final class LeaseKeeper implements AutoCloseable {
         open.remove(reader);
     }
 
+    /** A reader whose lease is due, and where its object was when it was found due. */
+    private record Due(ObjectReader reader, Located placement) {}
+
     /** Renews the leases of those of {@code readers} that are due by {@code nowMillis}. */
     void renew(Collection<ObjectReader> readers, long nowMillis) {
-        List<ObjectReader> due = new ArrayList<>();
-        List<Located> placements = new ArrayList<>();
+        List<Due> due = new ArrayList<>();
         for (ObjectReader reader : readers) {
             Located current = reader.dueForRenewal(nowMillis);
             if (current != null) {
-                due.add(reader);
-                placements.add(current);
+                due.add(new Due(reader, current));
             }
         }
-        for (int from = 0; from < due.size(); from += MasterApi.MAX_LEASES_PER_CALL) {
-            int to = Math.min(due.size(), from + MasterApi.MAX_LEASES_PER_CALL);
-            List<HeldLease> leases = new ArrayList<>();
-            for (int i = from; i < to; i++) {
-                leases.add(new HeldLease(due.get(i).key(), placements.get(i).lease().id()));
-            }
+        for (List<Due> some : ObjectReader.perCall(due)) {
+            List<HeldLease> leases = some.stream().map(d -> new HeldLease(d.reader().key(), d.placement().lease().id())).toList();
             List<Optional<Lease>> renewed;
             try {
                 renewed = master.renewLeases(leases, leaseDuration);
@@ -72,8 +69,8 @@ final class LeaseKeeper implements AutoCloseable {
                         e.getMessage());
                 continue;
             }
-            for (int i = from; i < to; i++) {
-                due.get(i).renewed(placements.get(i), renewed.get(i - from));
+            for (int i = 0; i < some.size(); i++) {
+                some.get(i).reader().renewed(some.get(i).placement(), renewed.get(i));
             }
         }
     }

@@ -65,8 +65,7 @@ public final class ObjectReader implements AutoCloseable {
     static List<ObjectReader> openAll(StoreClient client, List<String> keys) throws StoreException {
         List<ObjectReader> readers = new ArrayList<>();
         try {
-            for (int from = 0; from < keys.size(); from += MasterApi.MAX_LEASES_PER_CALL) {
-                List<String> some = keys.subList(from, Math.min(keys.size(), from + MasterApi.MAX_LEASES_PER_CALL));
+            for (List<String> some : perCall(keys)) {
                 List<Located> located = client.locateAll(some);
                 for (int i = 0; i < some.size(); i++) {
                     ObjectReader reader = new ObjectReader(client, some.get(i), located.get(i));
@@ -95,8 +94,7 @@ public final class ObjectReader implements AutoCloseable {
             }
         }
         byClient.forEach((client, leases) -> {
-            for (int from = 0; from < leases.size(); from += MasterApi.MAX_LEASES_PER_CALL) {
-                List<HeldLease> some = leases.subList(from, Math.min(leases.size(), from + MasterApi.MAX_LEASES_PER_CALL));
+            for (List<HeldLease> some : perCall(leases)) {
                 try {
                     client.master().releaseLeases(some);
                 } catch (StoreException e) {
@@ -105,6 +103,15 @@ public final class ObjectReader implements AutoCloseable {
                 }
             }
         });
+    }
+
+    /** {@code items} cut into runs of at most {@link MasterApi#MAX_LEASES_PER_CALL}, a call to the master each. */
+    static <T> List<List<T>> perCall(List<T> items) {
+        List<List<T>> calls = new ArrayList<>();
+        for (int from = 0; from < items.size(); from += MasterApi.MAX_LEASES_PER_CALL) {
+            calls.add(items.subList(from, Math.min(items.size(), from + MasterApi.MAX_LEASES_PER_CALL)));
+        }
+        return calls;
     }
 
     public String key() {

@@ -275,9 +275,8 @@ public final class GrpcMasterApi implements MasterApi {
     /** As {@link #locateAll}, one call per lease on a master of a release before this call. */
     @Override
     public void releaseLeases(List<HeldLease> leases) throws StoreException {
-        ReleaseLeasesRequest.Builder request = ReleaseLeasesRequest.newBuilder();
-        leases.forEach(l -> request.addLeases(ReleaseLeaseRequest.newBuilder().setKey(l.key()).setLeaseId(l.leaseId())));
-        if (callUnlessUnimplemented("release " + leases.size() + " leases", s -> s.releaseLeases(request.build())).isEmpty()) {
+        ReleaseLeasesRequest request = ReleaseLeasesRequest.newBuilder().addAllLeases(Protos.toProto(leases)).build();
+        if (callUnlessUnimplemented("release " + leases.size() + " leases", s -> s.releaseLeases(request)).isEmpty()) {
             for (HeldLease lease : leases) {
                 releaseLease(lease.key(), lease.leaseId());
             }
@@ -298,10 +297,10 @@ public final class GrpcMasterApi implements MasterApi {
     /** As {@link #locateAll}, one call per lease on a master of a release before this call. */
     @Override
     public List<Optional<Lease>> renewLeases(List<HeldLease> leases, Duration lease) throws StoreException {
-        RenewLeasesRequest.Builder request = RenewLeasesRequest.newBuilder().setLeaseMs(lease.toMillis());
-        leases.forEach(l -> request.addLeases(ReleaseLeaseRequest.newBuilder().setKey(l.key()).setLeaseId(l.leaseId())));
+        RenewLeasesRequest request = RenewLeasesRequest.newBuilder().addAllLeases(Protos.toProto(leases)).setLeaseMs(lease.toMillis())
+                .build();
         Optional<List<Long>> expiries = callUnlessUnimplemented("renew " + leases.size() + " leases",
-                s -> s.renewLeases(request.build()).getLeaseExpiresMsList());
+                s -> s.renewLeases(request).getLeaseExpiresMsList());
         List<Optional<Lease>> renewed = new ArrayList<>();
         if (expiries.isPresent()) {
             if (expiries.get().size() != leases.size()) {

@@ -6,7 +6,6 @@ import io.grpc.stub.StreamObserver;
 import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.CopyTask;
-import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.ListPage;
 import io.weightstore.store.api.Located;
@@ -310,8 +309,8 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     public void renewLeases(RenewLeasesRequest request, StreamObserver<RenewLeasesResponse> observer) {
         unary(observer, () -> {
             RenewLeasesResponse.Builder response = RenewLeasesResponse.newBuilder();
-            for (Optional<Lease> lease : master.renewLeases(request.getLeasesList().stream().map(l -> new HeldLease(l.getKey(),
-                    l.getLeaseId())).toList(), Duration.ofMillis(Math.max(0, request.getLeaseMs())))) {
+            for (Optional<Lease> lease : master.renewLeases(Protos.heldLeases(request.getLeasesList()),
+                    Duration.ofMillis(Math.max(0, request.getLeaseMs())))) {
                 response.addLeaseExpiresMs(lease.map(l -> l.expiresAt().toEpochMilli()).orElse(0L));
             }
             return response.build();
@@ -321,7 +320,7 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     @Override
     public void releaseLeases(ReleaseLeasesRequest request, StreamObserver<ReleaseLeasesResponse> observer) {
         unary(observer, () -> {
-            master.releaseLeases(request.getLeasesList().stream().map(l -> new HeldLease(l.getKey(), l.getLeaseId())).toList());
+            master.releaseLeases(Protos.heldLeases(request.getLeasesList()));
             return ReleaseLeasesResponse.getDefaultInstance();
         });
     }

@@ -7,6 +7,7 @@ import io.weightstore.store.api.CopyInFlight;
 import io.weightstore.store.api.CopyProgress;
 import io.weightstore.store.api.CopyTask;
 import io.weightstore.store.api.Endpoint;
+import io.weightstore.store.api.HeldLease;
 import io.weightstore.store.api.EtcdMemberStatus;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.MasterMember;
@@ -33,6 +34,7 @@ import io.weightstore.store.proto.HeartbeatResponse;
 import io.weightstore.store.proto.LeaseRecord;
 import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
+import io.weightstore.store.proto.ReleaseLeaseRequest;
 import io.weightstore.store.proto.RepairStartResponse;
 import io.weightstore.store.proto.Replica;
 import io.weightstore.store.proto.RetiredRecord;
@@ -235,6 +237,15 @@ public final class Protos {
     }
 
     // ---- tickets
+
+    /** The leases of a request that names several, each as {@code ReleaseLease} names one. */
+    static List<HeldLease> heldLeases(List<ReleaseLeaseRequest> leases) {
+        return leases.stream().map(l -> new HeldLease(l.getKey(), l.getLeaseId())).toList();
+    }
+
+    static List<ReleaseLeaseRequest> toProto(List<HeldLease> leases) {
+        return leases.stream().map(l -> ReleaseLeaseRequest.newBuilder().setKey(l.key()).setLeaseId(l.leaseId()).build()).toList();
+    }
 
     static io.weightstore.store.proto.NodeTicket toProto(String nodeId, Ticket ticket) {
         return io.weightstore.store.proto.NodeTicket.newBuilder().setNodeId(nodeId).setTicket(ByteString.copyFrom(ticket.bytes()))
