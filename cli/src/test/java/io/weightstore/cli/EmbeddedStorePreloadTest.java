@@ -38,6 +38,15 @@ class EmbeddedStorePreloadTest {
     }
 
     @Test
+    void aModelVerbPreloadsForAStoreModelOnly() {
+        assertThat(EmbeddedStorePreload.wanted(List.of("serve", "--model=weightstore://m"), NO_SELECTION)).isTrue();
+        assertThat(EmbeddedStorePreload.wanted(List.of("generate", "--model", "/models/llama", "--prompt", "hi"), NO_SELECTION))
+                .isFalse();
+        assertThat(EmbeddedStorePreload.wanted(List.of("serve", "--model=/models/llama"), NO_SELECTION)).isFalse();
+        assertThat(EmbeddedStorePreload.wanted(List.of("generate", "--prompt", "hi", "--model"), NO_SELECTION)).isFalse();
+    }
+
+    @Test
     void aBlankSelectionInTheEnvironmentSelectsNothing() {
         assertThat(EmbeddedStorePreload.wanted(List.of("model", "list"), Map.of(StoreLocator.MASTER_ENV, " "))).isTrue();
     }
