@@ -655,10 +655,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         MetadataBatch batch = new MetadataBatch();
         for (HeldLease one : held) {
             try {
-                sealed(one.key());
-                Lease extended = leases.renew(one.key(), one.leaseId(), now, millis, caller);
-                batch.putLease(new ReadLease(one.key(), one.leaseId(), extended.expiresAt(), caller));
-                renewed.add(Optional.of(extended));
+                renewed.add(Optional.of(extend(one.key(), one.leaseId(), now, millis, caller, batch)));
             } catch (StoreException e) {
                 if (e.code() != NOT_FOUND) {
                     throw e;
@@ -681,10 +678,18 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     @Override
     public synchronized Lease renewLease(String key, long leaseId, Duration lease) throws StoreException {
-        sealed(key);
-        Lease renewed = leases.renew(key, leaseId, clock.getAsLong(), leaseMillis(lease), Caller.current());
-        metadata.apply(new MetadataBatch().putLease(new ReadLease(key, leaseId, renewed.expiresAt(), Caller.current())));
+        MetadataBatch batch = new MetadataBatch();
+        Lease renewed = extend(key, leaseId, clock.getAsLong(), leaseMillis(lease), Caller.current(), batch);
+        metadata.apply(batch);
         return renewed;
+    }
+
+    /** Extends {@code caller}'s lease on a sealed object, adding its new expiry to {@code batch} for the caller to write. */
+    private Lease extend(String key, long leaseId, long now, long millis, String caller, MetadataBatch batch) throws StoreException {
+        sealed(key);
+        Lease extended = leases.renew(key, leaseId, now, millis, caller);
+        batch.putLease(new ReadLease(key, leaseId, extended.expiresAt(), caller));
+        return extended;
     }
 
     private long leaseMillis(Duration requested) throws StoreException {
