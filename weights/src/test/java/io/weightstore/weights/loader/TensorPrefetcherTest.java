@@ -1,6 +1,7 @@
 package io.weightstore.weights.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.weightstore.format.DType;
 import io.weightstore.format.SafetensorsWriter;
@@ -15,6 +16,8 @@ import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.ImportRequest;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.lang.foreign.ValueLayout;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
@@ -24,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TensorPrefetcherTest {
     private static final CheckpointId ID = new CheckpointId("tiny");
+    /** The beans of G1, Parallel and Serial that count full (System.gc) collections, not young ones. */
+    private static final Set<String> FULL_COLLECTORS = Set.of("G1 Old Generation", "PS MarkSweep", "MarkSweepCompact");
 
     @TempDir
     Path tmp;
@@ -128,6 +134,19 @@ class TensorPrefetcherTest {
             bytes[i] = (byte) (name.charAt(0) * 31 + i);
         }
         return bytes;
+    }
+
+    @Test
+    void aPrefetcherThatReadNothingClosesWithoutAFullCollection() {
+        List<GarbageCollectorMXBean> full = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .filter(gc -> FULL_COLLECTORS.contains(gc.getName())).toList();
+        assumeThat(full).as("a collector whose full collections are counted apart").isNotEmpty();
+        long before = full.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
+
+        new TensorPrefetcher(store, List.of(), 64 << 10, 2).close();
+
+        assertThat(full.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum())
+                .as("full collections, after closing a prefetcher of every tensor seen in place").isEqualTo(before);
     }
 
     @Test
