@@ -11,12 +11,13 @@ import com.github.tjake.jlama.tensor.FloatBufferTensor;
 import com.github.tjake.jlama.tensor.Q8ByteBufferTensor;
 import com.github.tjake.jlama.tensor.TensorShape;
 import com.github.tjake.jlama.util.Pair;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.ShardRead;
+import io.weightstore.weights.loader.TensorMemory;
 import io.weightstore.weights.loader.TensorPrefetcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -176,13 +177,13 @@ public final class StoreWeightLoader implements WeightLoader {
         if (inPlace.isPresent()) {
             return inPlace.get();
         }
-        MemorySegment memory = Arena.ofAuto().allocate(Math.max(1, read.bytes()), 64).asSlice(0, read.bytes());
+        MemorySegment memory = TensorMemory.allocate(read.bytes());
         source.read(location, read, memory);
         return memory;
     }
 
     private AbstractTensor tensor(String name, DType dtype, TensorShape shape, MemorySegment memory, DistributedContext dctx,
-            boolean sparseRows) {
+            boolean sparseRows) throws StoreException {
         // Seen in place or prefetched whole, a tensor is not checked against this before it is here.
         if (memory.byteSize() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tensor " + name + " has " + memory.byteSize()
@@ -199,13 +200,13 @@ public final class StoreWeightLoader implements WeightLoader {
     }
 
     /** F16 weights in an F32 model become F32, as Jlama's own loader does. */
-    private static AbstractTensor widen(String name, ByteBuffer halfs, TensorShape shape) {
+    private static AbstractTensor widen(String name, ByteBuffer halfs, TensorShape shape) throws StoreException {
         int count = halfs.remaining() / 2;
         if ((long) count * 4 > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tensor " + name + " is F16 in a model Jlama computes in F32; widened it would take "
                     + (long) count * 4 + " bytes, and Jlama's buffer tensors hold at most 2 GiB");
         }
-        ByteBuffer floats = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer floats = TensorMemory.allocate((long) count * 4).asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < count; i++) {
             floats.putFloat(i * 4, Float.float16ToFloat(halfs.getShort(i * 2)));
         }
