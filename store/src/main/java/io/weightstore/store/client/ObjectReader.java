@@ -254,11 +254,6 @@ public final class ObjectReader implements AutoCloseable {
         releaseQuietly(previous);
     }
 
-    /** Extends the lease when half of it has run, as the client's lease keeper does for every open reader. */
-    void renewIfDue(long nowMillis) {
-        client.leases().renew(List.of(this), nowMillis);
-    }
-
     /** Where the object is, when half of its lease has run by {@code nowMillis}; null when no renewal is due. */
     Located dueForRenewal(long nowMillis) {
         return nowMillis < renewAtMillis || closed.get() || gone != null ? null : located;

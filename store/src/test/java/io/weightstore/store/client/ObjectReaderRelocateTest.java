@@ -7,6 +7,7 @@ import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.embedded.EmbeddedStore;
 import java.lang.foreign.Arena;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class ObjectReaderRelocateTest {
     @Test
     void aLeaseRenewedDuringTheFailedAttemptDoesNotCountAsAskingAgain() throws Exception {
         Located failedWith = reader.located();
-        reader.renewIfDue(Long.MAX_VALUE);
+        store.leases().renew(List.of(reader), Long.MAX_VALUE);
         assertThat(reader.located()).as("renewed: the same placement under a renewed lease").isNotSameAs(failedWith)
                 .extracting(Located::object).isSameAs(failedWith.object());
         reader.relocate(failedWith);
