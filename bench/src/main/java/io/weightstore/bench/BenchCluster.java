@@ -1,5 +1,6 @@
 package io.weightstore.bench;
 
+import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
@@ -14,6 +15,11 @@ import io.weightstore.store.security.Credentials;
 import io.weightstore.store.security.MasterSecurity;
 import io.weightstore.store.security.Role;
 import io.weightstore.store.security.TokenRegistry;
+import io.weightstore.weights.Catalog;
+import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ImportRequest;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,6 +72,14 @@ final class BenchCluster implements AutoCloseable {
 
     String address() {
         return "127.0.0.1:" + master.port();
+    }
+
+    /** Imports the checkpoint in {@code source} as {@code id}, one copy, two files at a time, over the nodes' sockets. */
+    void importCheckpoint(CheckpointId id, Path source) throws IOException {
+        try (StoreClient writer = client(false, 8)) {
+            new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(id, "bench/synth", "main", source, 1, true, 2),
+                    Progress.NONE);
+        }
     }
 
     StoreClient client(boolean sameHost, int connections) throws StoreException {

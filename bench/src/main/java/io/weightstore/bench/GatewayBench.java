@@ -6,14 +6,10 @@ import io.weightstore.format.FileKind;
 import io.weightstore.gateway.Access;
 import io.weightstore.gateway.GatewayConfig;
 import io.weightstore.gateway.S3Gateway;
-import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.pool.PoolPages;
 import io.weightstore.weights.ByteSizes;
-import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
-import io.weightstore.weights.CheckpointImporter;
-import io.weightstore.weights.ImportRequest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -96,10 +92,7 @@ public final class GatewayBench {
         long largest = sizes.stream().mapToLong(Long::longValue).max().orElse(1);
         Path work = Files.createTempDirectory(poolDir, "ws-gateway-bench-");
         try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
-            try (StoreClient writer = cluster.client(false, 8)) {
-                new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
-                        Progress.NONE);
-            }
+            cluster.importCheckpoint(ID, source);
             MemorySegment dst = arena.allocate(largest, 64);
             dst.fill((byte) 0);
             List<String> notes = new ArrayList<>();

@@ -12,8 +12,6 @@ import io.weightstore.store.pool.PoolPages;
 import io.weightstore.store.wire.MacTransport;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
-import io.weightstore.weights.CheckpointImporter;
-import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.StoredFile;
 import io.weightstore.weights.loader.CheckpointSource;
@@ -71,7 +69,7 @@ public final class LoadBench {
         long largest = weights.stream().mapToLong(CheckpointFile::size).max().orElse(1);
         Path work = Files.createTempDirectory(poolDir, "ws-load-bench-");
         try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
-            importInto(cluster, source);
+            cluster.importCheckpoint(ID, source);
             MemorySegment whole = arena.allocate(largest, 64);
             whole.fill((byte) 0);
             CheckpointFile first = weights.getFirst();
@@ -149,13 +147,6 @@ public final class LoadBench {
         }
     }
 
-    private static void importInto(BenchCluster cluster, Path source) throws IOException {
-        try (StoreClient writer = cluster.client(false, CONNECTIONS)) {
-            new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
-                    Progress.NONE);
-        }
-    }
-
     /**
      * The loopback loader against a secure cluster of its own, made, filled and dropped here, so
      * that no more than two copies of the checkpoint are held at once.
@@ -165,7 +156,7 @@ public final class LoadBench {
         Path dir = work.resolve(protection.name().toLowerCase(Locale.ROOT));
         try (BenchCluster secure = new BenchCluster(dir, checkpoint.totalBytes(), Optional.of(protection));
                 StreamBufferPool buffers = new StreamBufferPool()) {
-            importInto(secure, checkpoint.root());
+            secure.importCheckpoint(ID, checkpoint.root());
             try (StoreClient client = secure.client(false, CONNECTIONS)) {
                 return Measurement.interleaved(runs, List.of(loader(client, buffers, "loader, loopback, " + protection.name(),
                         detail + ", 3 nodes, " + CONNECTIONS + " conn", weightBytes, true))).getFirst();

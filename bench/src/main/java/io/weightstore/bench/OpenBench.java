@@ -3,12 +3,8 @@ package io.weightstore.bench;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.FileKind;
-import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.StoreClient;
-import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
-import io.weightstore.weights.CheckpointImporter;
-import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.StreamBufferPool;
@@ -55,10 +51,7 @@ public final class OpenBench {
         List<CheckpointFile> weights = directory.files(FileKind.WEIGHT);
         Path work = Files.createTempDirectory(poolDir, "ws-open-bench-");
         try (BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
-            try (StoreClient writer = cluster.client(false, CONNECTIONS)) {
-                new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(ID, "bench/synth", "main", source, 1, true, 2),
-                        Progress.NONE);
-            }
+            cluster.importCheckpoint(ID, source);
             List<Phases> loads = new ArrayList<>();
             try (StoreClient client = cluster.client(false, CONNECTIONS); StreamBufferPool buffers = new StreamBufferPool()) {
                 for (int i = 0; i < Measurement.WARM_UP_RUNS; i++) {
