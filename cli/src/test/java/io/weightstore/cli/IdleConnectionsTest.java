@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,16 +26,27 @@ class IdleConnectionsTest {
                 .mapToInt(l -> Integer.parseInt(l.substring("Threads:".length()).strip())).findFirst().orElseThrow();
     }
 
-    /** Sends the data plane's hello ("WSDP", version 2, no ticket: the node runs --insecure); returns the reply's status (byte 6). */
-    private static int hello(Socket socket) throws Exception {
-        socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(0x57534450).putShort((short) 2).putShort((short) 0).array());
+    /**
+     * Sends the data plane's hello ("WSDP", version 3, no ticket: the node runs --insecure; then the pool it asks for);
+     * returns the reply's status (byte 6).
+     */
+    private static int hello(Socket socket, UUID pool) throws Exception {
+        socket.getOutputStream().write(ByteBuffer.allocate(24).putInt(0x57534450).putShort((short) 3).putShort((short) 0)
+                .putLong(pool.getMostSignificantBits()).putLong(pool.getLeastSignificantBits()).array());
         return ByteBuffer.wrap(socket.getInputStream().readNBytes(8)).get(6);
+    }
+
+    /** The pool the master records for {@code node}, which a hello names. */
+    private static UUID pool(ChaosCluster cluster, ChaosCluster.Node node) throws Exception {
+        return cluster.client().status().nodes().stream().filter(n -> n.nodeId().equals(node.nodeId())).findFirst().orElseThrow()
+                .info().poolUuid();
     }
 
     @Test
     void twoHundredIdleConnectionsAreClosedAndTheOnesPastTheBoundAreToldBusy() throws Exception {
         try (ChaosCluster cluster = new ChaosCluster(tmp, 1, "1M", "16M", "--idle-timeout", "10s", "--max-connections", "200")) {
             ChaosCluster.Node node = cluster.node(0);
+            UUID pool = pool(cluster, node);
             long pid = node.process().pid();
             int before = threads(pid);
             List<Socket> sockets = new ArrayList<>();
@@ -43,12 +55,12 @@ class IdleConnectionsTest {
                     Socket socket = new Socket("127.0.0.1", node.port());
                     socket.setSoTimeout(5000);
                     sockets.add(socket);
-                    assertThat(hello(socket)).isZero();
+                    assertThat(hello(socket, pool)).isZero();
                 }
                 assertThat(threads(pid)).isGreaterThanOrEqualTo(before + 200);
                 try (Socket extra = new Socket("127.0.0.1", node.port())) {
                     extra.setSoTimeout(5000);
-                    assertThat(hello(extra)).as("status of connection 201: BUSY").isEqualTo(BUSY);
+                    assertThat(hello(extra, pool)).as("status of connection 201: BUSY").isEqualTo(BUSY);
                 }
                 Awaits.until(Duration.ofSeconds(60), "the node to close its idle connections", () -> threads(pid) <= before + 5);
                 assertThat(sockets.getFirst().getInputStream().read()).isEqualTo(-1);

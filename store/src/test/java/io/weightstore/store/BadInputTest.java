@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.api.Ticket;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.grpc.MasterEndpoint;
 import io.weightstore.store.wire.FrameCodec;
@@ -23,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,17 +66,17 @@ class BadInputTest {
         return socket;
     }
 
-    /** A plaintext hello with no ticket, as an insecure cluster takes. */
-    static byte[] hello() {
-        return ByteBuffer.allocate(8).putInt(FrameCodec.MAGIC).putShort(FrameCodec.VERSION).putShort((short) 0).array();
+    /** A plaintext hello with no ticket, as an insecure cluster takes, for {@code pool}. */
+    static byte[] hello(UUID pool) {
+        return FrameCodec.encodeHello(pool, Ticket.none()).array();
     }
 
-    /** Whether the node on {@code port} answers a hello within 20 s. */
+    /** Whether the node on {@code port} answers a hello within 20 s (one for another pool: a refusal is an answer too). */
     static boolean handshakeAnswered(int port) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             socket.setSoTimeout(20_000);
-            socket.getOutputStream().write(hello());
+            socket.getOutputStream().write(hello(UUID.randomUUID()));
             return socket.getInputStream().readNBytes(8).length == 8;
         } catch (SocketTimeoutException e) {
             return false;
@@ -128,7 +130,7 @@ class BadInputTest {
                         .putInt(1_000_000).array())) {
             try (Socket socket = node()) {
                 OutputStream out = socket.getOutputStream();
-                out.write(hello());
+                out.write(hello(cluster.node(0).poolUuid()));
                 socket.getInputStream().readNBytes(8);
                 out.write(frame);
                 assertThat(responseStatus(socket.getInputStream())).isEqualTo(Status.BAD_REQUEST.code());
@@ -145,7 +147,7 @@ class BadInputTest {
         try (Socket socket = node()) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
-            out.write(hello());
+            out.write(hello(cluster.node(0).poolUuid()));
             in.readNBytes(8);
             long capacity = TestCluster.NODE_CAPACITY;
             out.write(ByteBuffer.allocate(8 + 20).put(Op.READ.code()).put((byte) 0).putShort((short) 0).putInt(20)
@@ -169,7 +171,7 @@ class BadInputTest {
         try (Socket socket = node()) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
-            out.write(hello());
+            out.write(hello(cluster.node(0).poolUuid()));
             in.readNBytes(8);
             ByteBuffer frame = FrameCodec.encode(new Request.ReadStrided(new Stride(0, 0, 0, Integer.MAX_VALUE), List.of()), null);
             out.write(frame.array(), 0, frame.remaining());
@@ -183,7 +185,7 @@ class BadInputTest {
     @Test
     void frameCutShortDoesNotHarmTheNode() throws IOException {
         try (Socket socket = node()) {
-            socket.getOutputStream().write(hello());
+            socket.getOutputStream().write(hello(cluster.node(0).poolUuid()));
             socket.getInputStream().readNBytes(8);
             socket.getOutputStream().write(new byte[] {Op.WRITE.code(), 0, 0, 0, 0, 0, 0, 16, 0, 0});
         }

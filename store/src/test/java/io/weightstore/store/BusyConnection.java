@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.Ticket;
+import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
@@ -26,10 +27,10 @@ final class BusyConnection implements AutoCloseable {
         this.socket = socket;
     }
 
-    static BusyConnection on(int port) throws Exception {
-        Socket socket = new Socket("127.0.0.1", port);
+    static BusyConnection on(StorageNode node) throws Exception {
+        Socket socket = new Socket("127.0.0.1", node.port());
         try {
-            ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
+            ByteBuffer hello = FrameCodec.encodeHello(node.poolUuid(), Ticket.none());
             socket.getOutputStream().write(hello.array(), 0, hello.remaining());
             assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)))
                     .status()).isEqualTo(Status.OK);

@@ -32,7 +32,7 @@ class BusyReplicaTest {
     void aReadAsksAnotherReplicaAtOnceWhenANodeHasNoConnectionToSpare() throws Exception {
         try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
             MemorySegment data = putOnBoth(cluster, arena);
-            try (BusyConnection holder = BusyConnection.on(cluster.node(0).port()); StoreClient reader = reader(cluster, PATIENT)) {
+            try (BusyConnection holder = BusyConnection.on(cluster.node(0)); StoreClient reader = reader(cluster, PATIENT)) {
                 assertThat(Bytes.equal(Bytes.readWhole(reader, "k", arena), data)).isTrue();
                 assertThat(failures(reader, "unavailable")).as("pieces that waited node 0's BUSY out").isZero();
                 assertThat(failures(reader, "busy")).as("pieces that found node 0 busy").isGreaterThanOrEqualTo(1);
@@ -44,8 +44,8 @@ class BusyReplicaTest {
     void aReadWhoseEveryReplicaIsBusyTakesTheFirstPlaceThatFrees() throws Exception {
         try (TestCluster cluster = twoNodesOfOneConnection(); Arena arena = Arena.ofShared()) {
             MemorySegment data = putOnBoth(cluster, arena);
-            try (BusyConnection heldForGood = BusyConnection.on(cluster.node(0).port());
-                    BusyConnection heldAWhile = BusyConnection.on(cluster.node(1).port()); StoreClient reader = reader(cluster, PATIENT)) {
+            try (BusyConnection heldForGood = BusyConnection.on(cluster.node(0));
+                    BusyConnection heldAWhile = BusyConnection.on(cluster.node(1)); StoreClient reader = reader(cluster, PATIENT)) {
                 Thread release = Thread.ofVirtual().start(() -> {
                     try {
                         Thread.sleep(300);
@@ -71,7 +71,7 @@ class BusyReplicaTest {
             }
             try (StoreClient reader = reader(cluster, PATIENT)) {
                 int holding = cluster.indexOf(reader.stat("k").slices().getFirst().replicas().getFirst().nodeId());
-                BusyConnection holder = BusyConnection.on(cluster.node(holding).port());
+                BusyConnection holder = BusyConnection.on(cluster.node(holding));
                 // Freed once the read found the node busy, however long the read took to get there.
                 Thread release = Thread.ofVirtual().start(() -> {
                     try {
@@ -98,7 +98,7 @@ class BusyReplicaTest {
             }
             try (StoreClient reader = reader(cluster, new TransferDeadlines(Duration.ofMillis(300), 1_000_000, Duration.ofSeconds(30)))) {
                 int holding = cluster.indexOf(reader.stat("k").slices().getFirst().replicas().getFirst().nodeId());
-                try (BusyConnection holder = BusyConnection.on(cluster.node(holding).port())) {
+                try (BusyConnection holder = BusyConnection.on(cluster.node(holding))) {
                     assertThatThrownBy(() -> Bytes.readWhole(reader, "k", arena)).isInstanceOfSatisfying(StoreException.class,
                             e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE))
                             .hasMessageContaining(cluster.node(holding).nodeId() + ": busy");

@@ -122,6 +122,23 @@ class ClusterFailureTest {
     }
 
     @Test
+    void aCopyWhoseAddressNowServesAnotherPoolIsUnavailableNotCorrupt() throws IOException {
+        StoreClient client = cluster.client();
+        ObjectMeta info = client.put("one-copy", data, replicas(1));
+        int holder = cluster.indexOf(info.slices().getFirst().nodeIds().getFirst());
+        int other = (holder + 1) % 3;
+        // The holder's address now reaches another node, as after a host came back with a new node on the old port: its
+        // pool would serve other bytes at the copy's offsets, and a write there would land over another object's.
+        cluster.advertise(holder, cluster.node(other).port());
+
+        assertThatThrownBy(() -> assertReadsBack(cluster.client(), "one-copy"))
+                .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE))
+                .hasMessageContaining("does not serve pool " + cluster.node(holder).poolUuid())
+                .hasMessageNotContaining("checksum");
+    }
+
+    @Test
     void masterRestartKeepsEveryObject() throws Exception {
         StoreClient client = cluster.client();
         client.put("durable/a", data, replicas(2));

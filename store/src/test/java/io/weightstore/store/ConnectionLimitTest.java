@@ -77,7 +77,7 @@ class ConnectionLimitTest {
     @Test
     void aClientToldBusyAsksAgainUntilAConnectionEnds() throws Exception {
         // A connection at work is never closed to make room: it holds the one place there is.
-        BusyConnection holder = BusyConnection.on(cluster.node(0).port());
+        BusyConnection holder = BusyConnection.on(cluster.node(0));
         try (StoreClient client = sockets()) {
             CompletableFuture<Void> leaves = CompletableFuture.runAsync(() -> {
                 try {
@@ -112,7 +112,7 @@ class ConnectionLimitTest {
     @Test
     void aPeerAdmittedThatSendsNoRequestMakesWayOnceItHasWaitedASecond() throws Exception {
         try (Socket admitted = new Socket("127.0.0.1", cluster.node(0).port())) {
-            ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
+            ByteBuffer hello = FrameCodec.encodeHello(cluster.node(0).poolUuid(), Ticket.none());
             admitted.getOutputStream().write(hello.array(), 0, hello.remaining());
             assertThat(FrameCodec.decodeHelloReply(ByteBuffer.wrap(admitted.getInputStream().readNBytes(FrameCodec.HELLO_BYTES)))
                     .status()).isEqualTo(Status.OK);

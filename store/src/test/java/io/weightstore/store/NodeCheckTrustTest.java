@@ -75,7 +75,7 @@ class NodeCheckTrustTest {
         BlockCheck firstCheck = new BlockCheck(RAW_OFFSET, BLOCK, Checksums.crc32c(first));
         MemorySegment columns = arena.allocate(COLUMNS_OF_A_BLOCK.bytes());
         try (DeadlineTimer timer = new DeadlineTimer("test-deadlines"); SocketNodeAccess node = new SocketNodeAccess("127.0.0.1",
-                cluster.node(0).port(), Optional.empty(), Ticket::none, TransferDeadlines.defaults(), timer,
+                cluster.node(0).port(), cluster.node(0).poolUuid(), Optional.empty(), Ticket::none, TransferDeadlines.defaults(), timer,
                         CongestionControl.CUBIC)) {
             node.write(RAW_OFFSET, first, Ticket.none());
             node.readStrided(COLUMNS_OF_A_BLOCK, List.of(firstCheck), columns, false, OnBusy.WAIT);

@@ -37,6 +37,7 @@ import io.weightstore.store.client.access.SocketNodeAccess;
 import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.node.DataPlaneProtection;
+import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.proto.FinishCopyRequest;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.MasterGrpc;
@@ -300,7 +301,8 @@ class SecureClusterAttackTest {
         Located located = locateAs(Role.READER, "reader-1", placeObject());
         Authentication reader = cluster.authentication(Role.READER, "reader-1");
         TlsEndpoint expectingNode0 = TlsEndpoint.client(reader, ExpectedPeer.exactly(new Identity("node-0", Role.NODE)));
-        try (SocketNodeAccess impostor = new SocketNodeAccess("127.0.0.1", cluster.node(1).port(), Optional.of(expectingNode0),
+        try (SocketNodeAccess impostor = new SocketNodeAccess("127.0.0.1", cluster.node(1).port(), cluster.node(0).poolUuid(),
+                Optional.of(expectingNode0),
                 () -> located.tickets().getOrDefault("node-0", Ticket.none()), TransferDeadlines.defaults(), timer,
                         CongestionControl.CUBIC)) {
             assertThatThrownBy(() -> impostor.read(List.of(new Range(0, 100)), List.of(), arena.allocate(100)))
@@ -329,11 +331,11 @@ class SecureClusterAttackTest {
         ReplicaRef replica = located.object().slice(0).replicas().getFirst();
         Authentication reader = target.authentication(Role.READER, "reader-1");
         TlsEndpoint tls = TlsEndpoint.client(reader, ExpectedPeer.exactly(new Identity(replica.nodeId(), Role.NODE)));
-        int nodePort = target.node(target.indexOf(replica.nodeId())).port();
+        StorageNode holder = target.node(target.indexOf(replica.nodeId()));
         Stride columns = new Stride(replica.offset(), 1024, 4096, 256);
         for (long flipAt : new long[] {-1, 200_000}) {
-            try (TamperingProxy proxy = new TamperingProxy(nodePort, flipAt);
-                    SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", proxy.port(), Optional.of(tls),
+            try (TamperingProxy proxy = new TamperingProxy(holder.port(), flipAt);
+                    SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", proxy.port(), holder.poolUuid(), Optional.of(tls),
                             () -> located.tickets().get(replica.nodeId()), TransferDeadlines.defaults(), timer,
                                     CongestionControl.CUBIC)) {
                 MemorySegment whole = arena.allocate(1 << 20);
@@ -476,7 +478,7 @@ class SecureClusterAttackTest {
             Authentication writer1 = quick.authentication(Role.WRITER, "writer-1");
             TlsEndpoint tls = TlsEndpoint.client(writer1, ExpectedPeer.exactly(new Identity(place.nodeId(), Role.NODE)));
             MemorySegment data = arena.allocate(8192);
-            try (SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", quick.node(0).port(), Optional.of(tls),
+            try (SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", quick.node(0).port(), quick.node(0).poolUuid(), Optional.of(tls),
                     () -> grant.tickets().get(place.nodeId()), TransferDeadlines.defaults(), timer, CongestionControl.CUBIC)) {
                 node.write(place.offset(), data, grant.writeGrants().get(place));
                 // Past the put's deadline the master frees its room for the next put; the grant must not write there any more.
@@ -550,18 +552,19 @@ class SecureClusterAttackTest {
     }
 
     private SocketNodeAccess access(String nodeId, Authentication as, Ticket session) throws Exception {
-        return new SocketNodeAccess("127.0.0.1", cluster.node(cluster.indexOf(nodeId)).port(),
+        StorageNode node = cluster.node(cluster.indexOf(nodeId));
+        return new SocketNodeAccess("127.0.0.1", node.port(), node.poolUuid(),
                 Optional.of(TlsEndpoint.client(as, ExpectedPeer.exactly(new Identity(nodeId, Role.NODE)))), () -> session,
                 TransferDeadlines.defaults(), timer, CongestionControl.CUBIC);
     }
 
     /** The status a node answers a hello carrying {@code ticket} with, over TLS as {@code as}. */
     private io.weightstore.store.wire.Status helloStatus(String nodeId, Authentication as, byte[] ticket) throws Exception {
-        try (SocketChannel socket = SocketChannel.open(new InetSocketAddress("127.0.0.1", cluster.node(cluster.indexOf(nodeId)).port()));
+        StorageNode node = cluster.node(cluster.indexOf(nodeId));
+        try (SocketChannel socket = SocketChannel.open(new InetSocketAddress("127.0.0.1", node.port()));
                 Transport tls = TlsTransport.handshake(socket, TlsEndpoint.client(as, ExpectedPeer.exactly(new Identity(nodeId,
                         Role.NODE))))) {
-            tls.writeFully(ByteBuffer.allocate(FrameCodec.HELLO_BYTES + ticket.length).putInt(FrameCodec.MAGIC)
-                    .putShort(FrameCodec.VERSION).putShort((short) ticket.length).put(ticket).flip());
+            tls.writeFully(FrameCodec.encodeHello(node.poolUuid(), Ticket.of(ticket)));
             ByteBuffer reply = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
             tls.readFully(reply);
             return FrameCodec.decodeHelloReply(reply).status();

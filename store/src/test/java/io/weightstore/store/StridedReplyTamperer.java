@@ -96,9 +96,9 @@ public final class StridedReplyTamperer implements AutoCloseable {
             DataInputStream in = new DataInputStream(client.getInputStream());
             OutputStream out = upstream.getOutputStream();
             byte[] hello = in.readNBytes(FrameCodec.HELLO_BYTES);
-            int ticket = FrameCodec.decodeHelloHeader(ByteBuffer.wrap(hello));
+            int rest = FrameCodec.decodeHelloHeader(ByteBuffer.wrap(hello));
             out.write(hello);
-            out.write(in.readNBytes(ticket));
+            out.write(in.readNBytes(rest));
             while (true) {
                 byte[] header = new byte[FrameCodec.REQUEST_HEADER_BYTES];
                 in.readFully(header);

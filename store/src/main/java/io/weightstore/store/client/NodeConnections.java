@@ -60,7 +60,7 @@ final class NodeConnections implements AutoCloseable {
                 throw new IllegalStateException("node " + node.nodeId() + " is in-process elsewhere; its pool "
                         + node.poolPath() + " is not visible here");
             }
-            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(), tlsTo(node),
+            return new SocketNodeAccess(node.endpoint().host(), node.endpoint().port(), node.poolUuid(), tlsTo(node),
                     () -> sessions.getOrDefault(node.nodeId(), Ticket.none()), options.deadlines(), deadlines,
                     options.congestionControl());
         });

@@ -227,7 +227,7 @@ final class Copier implements AutoCloseable {
         int block = task.checksumBlockSize();
         long piece = Math.max(block, PIECE_BYTES / block * block);
         try (SocketNodeAccess source = new SocketNodeAccess(task.source().endpoint().host(), task.source().endpoint().port(),
-                tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer, congestionControl)) {
+                task.source().poolUuid(), tlsTo(task.source().nodeId()), task::readGrant, deadlines, timer, congestionControl)) {
             for (long at = 0; at < task.length() && !copy.cancelled; at += piece) {
                 long length = Math.min(piece, task.length() - at);
                 rate.acquire(length);

@@ -200,12 +200,12 @@ final class RequestHandler implements Runnable {
     private boolean handshake() throws IOException {
         ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
         readFully(hello);
-        byte[] presented = null;
+        FrameCodec.Hello presented = null;
         FrameException malformed = null;
         try {
-            ByteBuffer ticket = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
-            readFully(ticket);
-            presented = ticket.array();
+            ByteBuffer rest = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
+            readFully(rest);
+            presented = FrameCodec.decodeHelloRest(rest.flip());
         } catch (FrameException e) {
             malformed = e;
         }
@@ -219,7 +219,11 @@ final class RequestHandler implements Runnable {
             if (malformed != null) {
                 throw malformed;
             }
-            session = security.admission().admit(presented, DataPlaneSecurity.certifiedPeer(transport));
+            session = security.admission().admit(presented.session().bytes(), DataPlaneSecurity.certifiedPeer(transport));
+            if (!presented.pool().equals(pool.uuid())) {
+                throw new FrameException(Status.WRONG_POOL, true, "it asked for pool " + presented.pool() + "; this node serves "
+                        + pool.uuid() + " (the master's record of where the caller's data lies is older than this node)");
+            }
         } catch (FrameException e) {
             status = e.status();
             refusals.warn("refused data-plane handshake from {}: {}: {}", peer(), status, e.getMessage());

@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -199,6 +200,11 @@ public final class StorageNode implements AutoCloseable {
 
     public String nodeId() {
         return pool.nodeId();
+    }
+
+    /** The UUID of the pool this node serves, which callers name in their hello. */
+    public UUID poolUuid() {
+        return pool.uuid();
     }
 
     public int port() {

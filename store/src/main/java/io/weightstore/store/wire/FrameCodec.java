@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * The data plane's frames, encoded and decoded for both ends: a small framed binary protocol over
@@ -14,7 +15,7 @@ import java.util.List;
  * of the node's pool data region.
  *
  * <pre>
- * Hello, client to node:   u32 MAGIC | u16 VERSION | u16 ticketLength (&le; MAX_TICKET) | session ticket (none when insecure)
+ * Hello, client to node:   u32 MAGIC | u16 VERSION | u16 ticketLength (&le; MAX_TICKET) | u128 pool | session ticket (none when insecure)
  * Hello reply:             u32 MAGIC | u16 VERSION | u8 status | u8 switchToMac (1: both ends go on in {@link MacTransport})
  *
  * Request:   u8 op | u8 0 | u16 0 | u32 bodyLength (&le; MAX_BODY) | body [| payload, WRITE only]
@@ -26,6 +27,11 @@ import java.util.List;
  *
  * Response:  u8 status | u8 0 | u16 messageLength (&le; MAX_MESSAGE) | u64 payloadLength | message (UTF-8) | payload
  * </pre>
+ *
+ * <p>The hello names the pool the caller means to reach (its UUID, as the master records it for the
+ * node), and a node that serves another answers {@link Status#WRONG_POOL}: offsets are only meaningful
+ * in the pool they were allocated in, and a node replaced at the same address, or one that made its
+ * pool again, would otherwise serve other bytes at them, or take a write over another object's.
  *
  * <p>Reads may carry the CRC32C of checksum blocks of the pool; the node verifies those blocks before
  * sending anything and answers {@link Status#CORRUPT} if one does not match, so the client moves to
@@ -39,8 +45,8 @@ import java.util.List;
  */
 public final class FrameCodec {
     public static final int MAGIC = 0x57534450; // "WSDP"
-    /** 2: tickets in the hello and write grants in WRITE. */
-    public static final short VERSION = 2;
+    /** 2: tickets in the hello and write grants in WRITE; 3: the pool in the hello. */
+    public static final short VERSION = 3;
 
     public static final int HELLO_BYTES = 8;
     private static final int HELLO_MAGIC = 0;
@@ -48,6 +54,8 @@ public final class FrameCodec {
     private static final int HELLO_TICKET_LENGTH = 6;
     private static final int HELLO_REPLY_STATUS = 6;
     private static final int HELLO_REPLY_MAC = 7;
+    /** The pool's UUID, two longs, between the hello's header and its ticket. */
+    private static final int HELLO_POOL_BYTES = 16;
 
     public static final int REQUEST_HEADER_BYTES = 8;
     private static final int REQUEST_OP = 0;
@@ -77,6 +85,9 @@ public final class FrameCodec {
     /** A request header: which op, and how many body bytes follow it. */
     public record RequestHeader(Op op, int bodyLength) {}
 
+    /** What follows a hello's header: the pool the caller means to reach, and its session ticket. */
+    public record Hello(UUID pool, Ticket session) {}
+
     /** A response header: the status, then {@code messageLength} message bytes, then {@code payloadLength} payload bytes. */
     public record ResponseHeader(Status status, int messageLength, long payloadLength) {}
 
@@ -84,10 +95,11 @@ public final class FrameCodec {
 
     // ---- handshake
 
-    public static ByteBuffer encodeHello(Ticket session) {
+    public static ByteBuffer encodeHello(UUID pool, Ticket session) {
         byte[] bytes = session.bytes();
         requireTicketSize(bytes);
-        return ByteBuffer.allocate(HELLO_BYTES + bytes.length).putInt(MAGIC).putShort(VERSION).putShort((short) bytes.length)
+        return ByteBuffer.allocate(HELLO_BYTES + HELLO_POOL_BYTES + bytes.length).putInt(MAGIC).putShort(VERSION)
+                .putShort((short) bytes.length).putLong(pool.getMostSignificantBits()).putLong(pool.getLeastSignificantBits())
                 .put(bytes).flip();
     }
 
@@ -97,7 +109,7 @@ public final class FrameCodec {
         }
     }
 
-    /** The ticket length a hello announces, after checking its magic and version. */
+    /** How many bytes follow the hello's header (its pool and ticket), after checking its magic and version. */
     public static int decodeHelloHeader(ByteBuffer hello) throws FrameException {
         int ticketLength = Short.toUnsignedInt(hello.getShort(HELLO_TICKET_LENGTH));
         if (hello.getInt(HELLO_MAGIC) != MAGIC || ticketLength > MAX_TICKET) {
@@ -107,7 +119,15 @@ public final class FrameCodec {
         if (version != VERSION) {
             throw new FrameException(Status.VERSION, true, "protocol version " + version + ", this node speaks " + VERSION);
         }
-        return ticketLength;
+        return HELLO_POOL_BYTES + ticketLength;
+    }
+
+    /** The rest of a hello, as many bytes as {@link #decodeHelloHeader} announced. */
+    public static Hello decodeHelloRest(ByteBuffer rest) {
+        UUID pool = new UUID(rest.getLong(0), rest.getLong(Long.BYTES));
+        byte[] ticket = new byte[rest.limit() - HELLO_POOL_BYTES];
+        rest.get(HELLO_POOL_BYTES, ticket);
+        return new Hello(pool, Ticket.of(ticket));
     }
 
     public static ByteBuffer encodeHelloReply(Status status) {

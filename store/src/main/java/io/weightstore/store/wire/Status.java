@@ -13,7 +13,9 @@ public enum Status {
     INTERNAL(5),
     VERSION(6),
     /** The node serves as many connections as it allows; try again later or elsewhere. */
-    BUSY(7);
+    BUSY(7),
+    /** The hello named a pool this node does not serve: the node the caller was sent to is not here any more. */
+    WRONG_POOL(8);
 
     private final byte code;
 

@@ -61,8 +61,8 @@ class NodeDeadlinesTest {
         return socket;
     }
 
-    private static Status hello(Socket socket) throws Exception {
-        ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
+    private static Status hello(Socket socket, StorageNode to) throws Exception {
+        ByteBuffer hello = FrameCodec.encodeHello(to.poolUuid(), Ticket.none());
         socket.getOutputStream().write(hello.array(), 0, hello.remaining());
         return FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status();
     }
@@ -78,7 +78,7 @@ class NodeDeadlinesTest {
     @Test
     void idleConnectionsAreClosedAndTheirThreadsFreed() throws Exception {
         for (int i = 0; i < 3; i++) {
-            assertThat(hello(connect())).isEqualTo(Status.OK);
+            assertThat(hello(connect(), node)).isEqualTo(Status.OK);
         }
         awaitOpenConnections(3);
         awaitOpenConnections(0);
@@ -102,7 +102,7 @@ class NodeDeadlinesTest {
             Socket socket = new Socket("127.0.0.1", patient.port());
             socket.setSoTimeout(5000);
             sockets.add(socket);
-            assertThat(hello(socket)).isEqualTo(Status.OK);
+            assertThat(hello(socket, patient)).isEqualTo(Status.OK);
             ByteBuffer frame = FrameCodec.encode(new Request.Read(new Range(0, 16), List.of()), null);
             socket.getOutputStream().write(frame.array(), 0, 3);
             assertThat(socket.getInputStream().read()).as("the node closed the connection whose request stopped").isEqualTo(-1);
@@ -112,15 +112,15 @@ class NodeDeadlinesTest {
     @Test
     void connectionsPastTheBoundAreToldBusyAndServedAgainOnceTheyLeave() throws Exception {
         for (int i = 0; i < 3; i++) {
-            assertThat(hello(connect())).isEqualTo(Status.OK);
+            assertThat(hello(connect(), node)).isEqualTo(Status.OK);
         }
         awaitOpenConnections(3);
-        assertThat(hello(connect())).isEqualTo(Status.BUSY);
+        assertThat(hello(connect(), node)).isEqualTo(Status.BUSY);
         for (Socket socket : List.copyOf(sockets)) {
             socket.close();
         }
         awaitOpenConnections(0);
-        assertThat(hello(connect())).isEqualTo(Status.OK);
+        assertThat(hello(connect(), node)).isEqualTo(Status.OK);
     }
 
     @Test
@@ -135,7 +135,7 @@ class NodeDeadlinesTest {
                 .withDeadlines(SHORT))) {
             Socket socket = new Socket("127.0.0.1", large.port());
             sockets.add(socket);
-            assertThat(hello(socket)).isEqualTo(Status.OK);
+            assertThat(hello(socket, large)).isEqualTo(Status.OK);
             // A check frame of one 64 MiB block of the (zeroed) pool, named as many times as a frame allows: 1 TiB to hash,
             // minutes of a core, for a frame whose deadline is the base one.
             List<BlockCheck> checks = Collections.nCopies(FrameCodec.MAX_CHECKS, new BlockCheck(0, block, (int) zeros.getValue()));
@@ -151,7 +151,7 @@ class NodeDeadlinesTest {
     @Test
     void aWriteWhosePayloadStallsIsCutAtItsDeadline() throws Exception {
         Socket writer = connect();
-        assertThat(hello(writer)).isEqualTo(Status.OK);
+        assertThat(hello(writer, node)).isEqualTo(Status.OK);
         ByteBuffer frame = FrameCodec.encode(new Request.Write(new Range(0, 1 << 20), Ticket.none()), null);
         writer.getOutputStream().write(frame.array(), 0, frame.remaining());
         writer.getOutputStream().write(new byte[1000]);

@@ -80,7 +80,7 @@ class NodeOnAFullDiskTest {
     private Socket connect() throws Exception {
         Socket socket = new Socket("127.0.0.1", node.port());
         socket.setSoTimeout(10_000);
-        ByteBuffer hello = FrameCodec.encodeHello(Ticket.none());
+        ByteBuffer hello = FrameCodec.encodeHello(node.poolUuid(), Ticket.none());
         socket.getOutputStream().write(hello.array(), 0, hello.remaining());
         Status status = FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status();
         assertThat(status).isEqualTo(Status.OK);

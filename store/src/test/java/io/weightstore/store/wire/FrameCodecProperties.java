@@ -9,6 +9,7 @@ import io.weightstore.store.api.Ticket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -115,9 +116,15 @@ class FrameCodecProperties {
     }
 
     @Example
-    void helloCarriesTheTicketAndRefusesAnotherVersion() throws FrameException {
-        ByteBuffer hello = FrameCodec.encodeHello(Ticket.of(new byte[] {1, 2, 3, 4, 5, 6}));
-        assertThat(FrameCodec.decodeHelloHeader(hello.slice(0, FrameCodec.HELLO_BYTES))).isEqualTo(6);
+    void helloCarriesThePoolAndTheTicketAndRefusesAnotherVersion() throws FrameException {
+        UUID pool = UUID.randomUUID();
+        Ticket ticket = Ticket.of(new byte[] {1, 2, 3, 4, 5, 6});
+        ByteBuffer hello = FrameCodec.encodeHello(pool, ticket);
+        int rest = FrameCodec.decodeHelloHeader(hello.slice(0, FrameCodec.HELLO_BYTES));
+        assertThat(rest).isEqualTo(16 + 6).isEqualTo(hello.remaining() - FrameCodec.HELLO_BYTES);
+        assertThat(FrameCodec.decodeHelloRest(hello.slice(FrameCodec.HELLO_BYTES, rest))).isEqualTo(new FrameCodec.Hello(pool, ticket));
+        assertThat(FrameCodec.decodeHelloRest(FrameCodec.encodeHello(pool, Ticket.none()).position(FrameCodec.HELLO_BYTES).slice())
+                .session().isNone()).isTrue();
         ByteBuffer other = ByteBuffer.allocate(FrameCodec.HELLO_BYTES).putInt(FrameCodec.MAGIC).putShort((short) 99)
                 .putShort((short) 0).flip();
         assertThatThrownBy(() -> FrameCodec.decodeHelloHeader(other)).isInstanceOfSatisfying(FrameException.class,

@@ -26,6 +26,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The client end of one data-plane connection. Not thread-safe: one request at a time, and the
@@ -67,10 +68,11 @@ final class DataPlaneConnection implements AutoCloseable {
 
     /**
      * Connects and shakes hands, each within {@code timeout}: TLS first when {@code tls} is present
-     * (the node must prove to be the node the master named), then the hello with {@code session}.
+     * (the node must prove to be the node the master named), then the hello with {@code session},
+     * which the node refuses unless it serves {@code pool}.
      * What the connection sends goes out under {@code congestionControl}, or the host's default where the kernel refuses it.
      */
-    static DataPlaneConnection open(String host, int port, Optional<TlsEndpoint> tls, Ticket session, Duration timeout,
+    static DataPlaneConnection open(String host, int port, Optional<TlsEndpoint> tls, UUID pool, Ticket session, Duration timeout,
             DeadlineTimer timer, CongestionControl congestionControl) throws IOException {
         SocketChannel socket = SocketChannel.open();
         DataPlaneConnection connection = null;
@@ -82,7 +84,7 @@ final class DataPlaneConnection implements AutoCloseable {
             connection = opened;
             opened.within(timeout, "handshake", () -> {
                 opened.transport = tls.isPresent() ? TlsTransport.handshake(socket, tls.get()) : new PlainTransport(socket);
-                opened.hello(session);
+                opened.hello(pool, session);
             });
             return opened;
         } catch (IOException | RuntimeException e) {
@@ -121,8 +123,8 @@ final class DataPlaneConnection implements AutoCloseable {
         }
     }
 
-    private void hello(Ticket session) throws IOException {
-        writeFully(FrameCodec.encodeHello(session));
+    private void hello(UUID pool, Ticket session) throws IOException {
+        writeFully(FrameCodec.encodeHello(pool, session));
         ByteBuffer reply = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
         readFully(reply);
         HelloReply answer;
@@ -139,6 +141,11 @@ final class DataPlaneConnection implements AutoCloseable {
         }
         if (status == Status.BUSY) {
             throw new NodeBusy("node " + peer + " is at its limit of connections, every one at work");
+        }
+        if (status == Status.WRONG_POOL) {
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "node " + peer + " does not serve pool " + pool
+                    + ", where the master placed this copy: the node that held it is gone from this address, or made its pool"
+                    + " again");
         }
         if (status != Status.OK) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused the handshake: " + status

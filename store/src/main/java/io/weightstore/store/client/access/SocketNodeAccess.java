@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Supplier;
@@ -46,6 +47,7 @@ public final class SocketNodeAccess implements NodeAccess {
 
     private final String host;
     private final int port;
+    private final UUID pool;
     private final Optional<TlsEndpoint> tls;
     private final Supplier<Ticket> session;
     private final TransferDeadlines deadlines;
@@ -58,14 +60,15 @@ public final class SocketNodeAccess implements NodeAccess {
 
     /**
      * Every exchange gets {@code deadlines.forBytes} its size, enforced by {@code timer}; a new
-     * connection speaks TLS as {@code tls} when present, presents the ticket {@code session} gives
-     * at that moment, and sends under {@code congestionControl}.
+     * connection speaks TLS as {@code tls} when present, asks for the node's {@code pool} and
+     * presents the ticket {@code session} gives at that moment, and sends under {@code congestionControl}.
      */
-    public SocketNodeAccess(String host, int port, Optional<TlsEndpoint> tls, Supplier<Ticket> session, TransferDeadlines deadlines,
-            DeadlineTimer timer, CongestionControl congestionControl) {
+    public SocketNodeAccess(String host, int port, UUID pool, Optional<TlsEndpoint> tls, Supplier<Ticket> session,
+            TransferDeadlines deadlines, DeadlineTimer timer, CongestionControl congestionControl) {
         this.congestionControl = congestionControl;
         this.host = host;
         this.port = port;
+        this.pool = pool;
         this.tls = tls;
         this.session = session;
         this.deadlines = deadlines;
@@ -120,7 +123,7 @@ public final class SocketNodeAccess implements NodeAccess {
         BusyPauses pauses = new BusyPauses(deadlines.base());
         while (true) {
             try {
-                return DataPlaneConnection.open(host, port, tls, session.get(), deadlines.base(), timer, congestionControl);
+                return DataPlaneConnection.open(host, port, tls, pool, session.get(), deadlines.base(), timer, congestionControl);
             } catch (NodeBusy busy) {
                 if (onBusy == OnBusy.FAIL_AT_ONCE) {
                     throw busy;

@@ -9,6 +9,7 @@ import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.wire.DeadlineTimer;
 import io.weightstore.store.wire.FrameCodec;
+import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
 import java.io.IOException;
@@ -22,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -37,6 +39,8 @@ import org.junit.jupiter.api.Test;
  */
 class ClientDeadlinesTest {
     private static final TransferDeadlines SHORT = new TransferDeadlines(Duration.ofMillis(400), 1_000_000, Duration.ofMinutes(1));
+    /** The pool each hello names: these servers only take it in. */
+    private static final UUID POOL = UUID.randomUUID();
     /** Deadlines a test's close comes well within, however loaded the machine. */
     private static final TransferDeadlines LONG = new TransferDeadlines(Duration.ofMinutes(1), 1_000_000, Duration.ofMinutes(1));
 
@@ -56,7 +60,7 @@ class ClientDeadlinesTest {
                     Socket socket = server.accept();
                     accepted.add(socket);
                     if (answerHandshake) {
-                        socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES);
+                        readHello(socket);
                         socket.getOutputStream().write(FrameCodec.encodeHelloReply(Status.OK).array());
                         if (!trickle) {
                             Thread.ofVirtual().start(() -> awaitRequest(socket));
@@ -73,6 +77,16 @@ class ClientDeadlinesTest {
     }
 
     /** Takes a request's header and answers nothing: a frozen node, as far as the client can tell. */
+    /** The whole hello, as a node takes it before it answers. */
+    private static void readHello(Socket socket) throws IOException {
+        byte[] header = socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES);
+        try {
+            socket.getInputStream().readNBytes(FrameCodec.decodeHelloHeader(ByteBuffer.wrap(header)));
+        } catch (FrameException e) {
+            throw new IOException(e);
+        }
+    }
+
     private void awaitRequest(Socket socket) {
         try {
             if (socket.getInputStream().readNBytes(FrameCodec.REQUEST_HEADER_BYTES).length == FrameCodec.REQUEST_HEADER_BYTES) {
@@ -94,8 +108,8 @@ class ClientDeadlinesTest {
 
     @Test
     void aNodeThatNeverAnswersTheHandshakeTimesOut() {
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer,
-                CongestionControl.CUBIC);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), POOL, Optional.empty(), Ticket::none, SHORT,
+                timer, CongestionControl.CUBIC);
         long start = System.nanoTime();
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 10)), List.of(), Arena.ofAuto().allocate(10)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("127.0.0.1:" + server.getLocalPort())
@@ -121,8 +135,8 @@ class ClientDeadlinesTest {
     @Test
     void aNodeThatStopsAnsweringMidReadIsCutAfterTheStallWindow() {
         answerHandshake = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer,
-                CongestionControl.CUBIC);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), POOL, Optional.empty(), Ticket::none, SHORT,
+                timer, CongestionControl.CUBIC);
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
                 .hasMessageContaining("moved nothing for " + SHORT.stall().toMillis() + " ms");
@@ -131,8 +145,8 @@ class ClientDeadlinesTest {
     @Test
     void closingTheAccessEndsAnExchangeInFlightAtOnce() throws Exception {
         answerHandshake = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, LONG, timer,
-                CongestionControl.CUBIC);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), POOL, Optional.empty(), Ticket::none, LONG,
+                timer, CongestionControl.CUBIC);
         CompletableFuture<Void> read = CompletableFuture.runAsync(() -> {
             try {
                 node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20));
@@ -150,8 +164,8 @@ class ClientDeadlinesTest {
     void aNodeThatKeepsTricklingIsCutWhenTheWholeAllowanceRunsOut() {
         answerHandshake = true;
         trickle = true;
-        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), Optional.empty(), Ticket::none, SHORT, timer,
-                CongestionControl.CUBIC);
+        SocketNodeAccess node = new SocketNodeAccess("127.0.0.1", server.getLocalPort(), POOL, Optional.empty(), Ticket::none, SHORT,
+                timer, CongestionControl.CUBIC);
         assertThatThrownBy(() -> node.read(List.of(new Range(0, 1 << 20)), List.of(), Arena.ofAuto().allocate(1 << 20)))
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("READ of 1048576 bytes")
                 .hasMessageContaining("took longer than " + SHORT.forBytes(1 << 20).toMillis() + " ms");

@@ -55,7 +55,7 @@ class PooledConnectionsTest {
     void start() throws IOException {
         master = MasterServer.start(tmp.resolve("master"), TestCluster.config(), "127.0.0.1", 0, MasterSecurity.insecure());
         node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("pool"), 8 << 20).withDeadlines(DEADLINES));
-        access = new SocketNodeAccess("127.0.0.1", node.port(), Optional.empty(), Ticket::none, DEADLINES, timer,
+        access = new SocketNodeAccess("127.0.0.1", node.port(), node.poolUuid(), Optional.empty(), Ticket::none, DEADLINES, timer,
                 CongestionControl.CUBIC);
         byte[] bytes = new byte[BYTES];
         new Random(7).nextBytes(bytes);
@@ -113,14 +113,14 @@ class PooledConnectionsTest {
         TransferDeadlines longIdle = new TransferDeadlines(Duration.ofSeconds(2), 1_000_000, Duration.ofMinutes(1));
         try (StorageNode patient = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(tmp.resolve("pool-2"), 8 << 20)
                 .withDeadlines(longIdle))) {
-            SocketNodeAccess writer = new SocketNodeAccess("127.0.0.1", patient.port(), Optional.empty(), Ticket::none, longIdle, timer,
-                    CongestionControl.CUBIC);
+            SocketNodeAccess writer = new SocketNodeAccess("127.0.0.1", patient.port(), patient.poolUuid(), Optional.empty(),
+                    Ticket::none, longIdle, timer, CongestionControl.CUBIC);
             writer.write(0, written, Ticket.none());
             writer.close();
             MemorySegment dst = arena.allocate(BYTES);
             for (int i = 0; i < 100; i++) {
-                SocketNodeAccess racing = new SocketNodeAccess("127.0.0.1", patient.port(), Optional.empty(), Ticket::none, longIdle, timer,
-                        CongestionControl.CUBIC);
+                SocketNodeAccess racing = new SocketNodeAccess("127.0.0.1", patient.port(), patient.poolUuid(), Optional.empty(),
+                        Ticket::none, longIdle, timer, CongestionControl.CUBIC);
                 Thread reader = Thread.ofVirtual().start(() -> {
                     try {
                         racing.read(List.of(new Range(0, BYTES)), List.of(), dst);
