@@ -258,6 +258,12 @@ public final class Catalog {
             } catch (CheckpointException e) {
                 // One manifest no one can read (junk a writer put there, a newer schema) must not hide every other checkpoint.
                 listed.add(ListedCheckpoint.unreadable(id, objects.get(manifestKey(id)), e.getMessage()));
+            } catch (StoreException e) {
+                // Nor one that no copy can serve (its node gone, its bytes rotten): the checkpoint is listed, with why.
+                if (e.code() != StoreException.Code.UNAVAILABLE && e.code() != StoreException.Code.CORRUPT) {
+                    throw e;
+                }
+                listed.add(ListedCheckpoint.unreadable(id, objects.get(manifestKey(id)), e.getMessage()));
             }
         }
         return listed;

@@ -3,6 +3,7 @@ package io.weightstore.weights;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.TestCluster;
+import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
@@ -57,6 +58,24 @@ class ClusterCatalogTest extends CatalogContract {
 
     private static FileVerdict file(CheckpointVerifier.Report report, String path) {
         return report.files().stream().filter(v -> v.path().equals(path)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aCheckpointWhoseManifestNoCopyCanServeIsListedAsFailedBesideTheOthers() throws Exception {
+        importWeightFile("intact");
+        importWeightFile("rotten");
+        ObjectMeta manifest = catalog().manifestObject(id("rotten")).orElseThrow();
+        for (int copy = 0; copy < manifest.slices().getFirst().nodeIds().size(); copy++) {
+            cluster.flipByte(manifest.key(), 0, copy, 10);
+        }
+
+        assertThat(catalog().list()).satisfiesExactly(
+                intact -> assertThat(intact.manifest().status()).isEqualTo(CheckpointStatus.READY),
+                rotten -> {
+                    assertThat(rotten.manifest().checkpointId()).isEqualTo(id("rotten"));
+                    assertThat(rotten.manifest().status()).isEqualTo(CheckpointStatus.FAILED);
+                    assertThat(rotten.problems()).singleElement().asString().contains("the manifest cannot be read", "checksum");
+                });
     }
 
     @Test
