@@ -3,7 +3,9 @@
 # launcher, on the image's own runtime, in a chroot laid out as the image will be (with the host's
 # /dev, as a container has one), write /app/weightstore-jlama.aot for the verbs that run Jlama (a
 # whole quickstart) and /app/weightstore.aot for the others (quickstart --no-generate, in a JVM
-# without Jlama's Vector API module, as the launcher starts them). The JVM takes a cache only where the
+# without Jlama's Vector API module, as the launcher starts them); the same on a master and a node
+# started on loopback (the hidden verb cluster-training) write weightstore-cluster-jlama.aot and
+# weightstore-cluster.aot, for the commands that name a cluster. The JVM takes a cache only where the
 # class path names the same jars, of the same sizes and modification times, in the same order: Jib
 # gives every file the time 1 s after the epoch, and the launcher lists the jars in the shell's
 # sorted order, so the copies here are made alike. Needs root, unshare and chroot; without them the
@@ -51,3 +53,5 @@ train() {
 }
 train weightstore-jlama quickstart
 train weightstore quickstart --no-generate
+train weightstore-cluster-jlama cluster-training
+train weightstore-cluster cluster-training --no-generate

@@ -46,6 +46,7 @@ import picocli.CommandLine.Spec;
             ConfigCommand.class,
             CompletionCommand.class,
             ManCommand.class,
+            ClusterTrainingCommand.class,
             CommandLine.HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",

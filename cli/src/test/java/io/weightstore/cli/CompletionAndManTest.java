@@ -17,11 +17,11 @@ class CompletionAndManTest {
     @TempDir
     Path tmp;
 
-    /** Every command path under the root: "master", "model import", "store node forget" ... */
+    /** Every user's command path under the root: "master", "model import", "store node forget" ... (not the launcher's hidden ones). */
     private static List<List<String>> commandPaths(CommandLine command, List<String> prefix) {
         List<List<String>> paths = new ArrayList<>();
         command.getSubcommands().forEach((name, sub) -> {
-            if (sub.getCommandName().equals(name)) { // aliases would repeat a command
+            if (sub.getCommandName().equals(name) && !sub.getCommandSpec().usageMessage().hidden()) { // aliases would repeat a command
                 List<String> path = new ArrayList<>(prefix);
                 path.add(name);
                 paths.add(path);

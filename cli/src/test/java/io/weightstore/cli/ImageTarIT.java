@@ -97,12 +97,19 @@ class ImageTarIT {
         assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/bin/unshare"))
                 && Files.isExecutable(Path.of("/usr/sbin/chroot")), "running the image needs root, unshare and chroot");
         assertThat(files).anyMatch(line -> line.endsWith(" app/weightstore.aot"))
-                .anyMatch(line -> line.endsWith(" app/weightstore-jlama.aot"));
+                .anyMatch(line -> line.endsWith(" app/weightstore-jlama.aot"))
+                .anyMatch(line -> line.endsWith(" app/weightstore-cluster.aot"))
+                .anyMatch(line -> line.endsWith(" app/weightstore-cluster-jlama.aot"));
         // AOTMode=on fails a start that cannot take the cache: its jars, their times and their order are the image's.
         assertThat(inImage(List.of("JDK_JAVA_OPTIONS=-XX:AOTMode=on"), "--version"))
                 .anyMatch(line -> line.startsWith("weightstore ") && line.contains("Java 25"));
         // The Jlama verbs' cache, written with the Vector API's module added, as they start.
         assertThat(inImage(List.of("JDK_JAVA_OPTIONS=-XX:AOTMode=on"), "generate", "--help"))
+                .anyMatch(line -> line.contains("--model"));
+        // The caches of the commands that name a cluster, trained on one the build started on loopback.
+        assertThat(inImage(List.of("JDK_JAVA_OPTIONS=-XX:AOTMode=on"), "store", "status", "--store", "127.0.0.1:7070", "--help"))
+                .anyMatch(line -> line.contains("--store"));
+        assertThat(inImage(List.of("JDK_JAVA_OPTIONS=-XX:AOTMode=on"), "serve", "--store", "127.0.0.1:7070", "--help"))
                 .anyMatch(line -> line.contains("--model"));
     }
 

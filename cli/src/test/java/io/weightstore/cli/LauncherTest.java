@@ -93,6 +93,53 @@ class LauncherTest {
     }
 
     @Test
+    void aCommandThatNamesAClusterIsTrainedForOnAClusterAndTheOthersOnTheEmbeddedStore() throws Exception {
+        Path launcher = scratchTree();
+        built("cli");
+        Map<String, String> cacheOn = Map.of("WEIGHTSTORE_AOT_CACHE", "on");
+
+        run(launcher, cacheOn, "store", "status", "--store", "h:7070");
+        run(launcher, cacheOn, "generate", "--store=h:7070", "--model", "weightstore://m", "--prompt", "p");
+        run(launcher, cacheOn, "model", "list");
+        run(launcher, cacheOn, "serve", "--model", "weightstore://m");
+
+        // The stand-in java writes no cache; the launcher's log of each attempt holds the training run it started.
+        assertThat(trainingRun("weightstore-cluster")).containsSubsequence("cluster-training", "--no-generate");
+        assertThat(trainingRun("weightstore-cluster-jlama")).contains("cluster-training", VECTOR).doesNotContain("--no-generate");
+        assertThat(trainingRun("weightstore")).containsSubsequence("quickstart", "--no-generate").doesNotContain("cluster-training");
+        assertThat(trainingRun("weightstore-jlama")).contains("quickstart", VECTOR).doesNotContain("--no-generate", "cluster-training");
+    }
+
+    /** The arguments the stand-in java was given by the launcher's attempt to write the start-up cache {@code name}. */
+    private List<String> trainingRun(String name) throws IOException {
+        return Files.readAllLines(tmp.resolve("tree/cli/target/" + name + ".aot.log"));
+    }
+
+    @Test
+    void theImagesLauncherTakesTheClusterCacheForACommandThatNamesACluster() throws Exception {
+        Path app = Files.createDirectories(tmp.resolve("app/classpath"));
+        Files.writeString(app.resolve("cli.jar"), "");
+        for (String cache : List.of("weightstore", "weightstore-jlama", "weightstore-cluster", "weightstore-cluster-jlama")) {
+            Files.writeString(app.resolveSibling(cache + ".aot"), "");
+        }
+        Path launcher = Path.of("src/main/jib/usr/local/bin/weightstore");
+        Map<String, String> cacheOn = Map.of("WEIGHTSTORE_AOT_CACHE", "on");
+
+        assertThat(run(launcher, cacheOn, "store", "status", "--store", "h:7070")).contains(aotCache("weightstore-cluster"));
+        assertThat(run(launcher, Map.of("WEIGHTSTORE_AOT_CACHE", "on", "WEIGHTSTORE_MASTER", "h:7070"), "model", "list"))
+                .contains(aotCache("weightstore-cluster"));
+        assertThat(run(launcher, cacheOn, "node", "--pool", "/p")).contains(aotCache("weightstore-cluster"));
+        assertThat(run(launcher, cacheOn, "serve", "--config=c.yaml", "--model", "weightstore://m"))
+                .contains(aotCache("weightstore-cluster-jlama"));
+        assertThat(run(launcher, cacheOn, "model", "list")).contains(aotCache("weightstore"));
+        assertThat(run(launcher, cacheOn, "generate", "--model", "weightstore://m")).contains(aotCache("weightstore-jlama"));
+    }
+
+    private String aotCache(String name) {
+        return "-XX:AOTCache=" + tmp.resolve("app").resolve(name + ".aot");
+    }
+
+    @Test
     void theImagesLauncherAddsTheVectorApiForAModelVerbAfterConfig() throws Exception {
         Path app = Files.createDirectories(tmp.resolve("app/classpath"));
         Files.writeString(app.resolve("cli.jar"), "");
@@ -110,10 +157,11 @@ class LauncherTest {
         List<String> command = new ArrayList<>(List.of(launcher.toString()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().putAll(environment);
+        builder.environment().keySet().removeIf(name -> name.startsWith("WEIGHTSTORE_"));
         builder.environment().put("JAVA_HOME", jdk.toString());
         builder.environment().put("WEIGHTSTORE_APP", tmp.resolve("app").toString());
         builder.environment().put("WEIGHTSTORE_AOT_CACHE", "off");
+        builder.environment().putAll(environment);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
