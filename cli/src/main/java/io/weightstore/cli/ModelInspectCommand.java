@@ -74,6 +74,7 @@ final class ModelInspectCommand implements Callable<Integer> {
         return switch (health.state()) {
             case OK -> "OK";
             case DEGRADED -> "DEGRADED " + health.slicesBelowTarget() + "/" + health.slices();
+            case UNREADABLE -> "UNREADABLE " + health.slicesUnreadable() + "/" + health.slices();
             case REPAIRING -> "REPAIRING " + (health.bytesToCopy() == 0 ? 0 : 100 * health.bytesCopied() / health.bytesToCopy()) + "%";
         };
     }

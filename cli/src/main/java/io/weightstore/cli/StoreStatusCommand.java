@@ -112,6 +112,8 @@ final class StoreStatusCommand implements Callable<Integer> {
             case OK -> "OK (every slice has its copies; a node down more than " + r.repairAfter().toSeconds()
                     + "s has its copies made again elsewhere)";
             case DEGRADED -> "DEGRADED: " + counts + "; no copy under way";
+            case UNREADABLE -> "UNREADABLE (reads of a slice without a good copy fail): " + counts + "; " + r.copies().size()
+                    + (r.copies().size() == 1 ? " copy" : " copies") + " under way";
             case REPAIRING -> String.format(Locale.ROOT, "REPAIRING: %d %s under way, %s of %s copied (%d%%); %s", r.copies().size(),
                     r.copies().size() == 1 ? "copy" : "copies",
                     ByteSizes.format(r.bytesCopied()), ByteSizes.format(r.bytesToCopy()),

@@ -93,6 +93,19 @@ class SelfHealingTest {
     }
 
     @Test
+    void aSliceWhoseOnlyCopyIsOnANodeGoneMakesTheReplicasUnreadableNotDegradedUntilItIsBack() throws Exception {
+        ObjectMeta single = client.put("single", data.asSlice(0, 1000), PutOptions.defaults().withReplicas(1));
+        int holder = cluster.indexOf(single.slices().getFirst().nodeIds().getFirst());
+        cluster.stopNode(holder);
+        await("the master to report a slice no copy can serve", () -> client.status().replication().state()
+                == ReplicationStatus.State.UNREADABLE);
+        assertThat(client.status().replication().slicesWithoutGoodCopy()).isEqualTo(1);
+
+        cluster.restartNode(holder);
+        await("the replicas back to OK once the node is", () -> client.status().replication().state() == ReplicationStatus.State.OK);
+    }
+
+    @Test
     void aCopyGoneBadIsFoundByTheScrubberAndRewrittenInPlace() throws Exception {
         ReplicaRef rotten = client.stat(KEY).slice(1).replicas().getFirst();
         cluster.flipByte(KEY, 1, 0, 70_000);

@@ -29,15 +29,20 @@ public record ReplicationStatus(int slicesBelowTarget, int slicesWaiting, int sl
 
     /**
      * OK: every slice has its copies, each on a node that is up; REPAIRING: copies are under way;
-     * DEGRADED: some are missing, bad, or on a node that is down, and none is under way.
+     * DEGRADED: some are missing, bad, or on a node that is down, and none is under way; UNREADABLE:
+     * some slice has no copy that can serve it now, so reads of it fail, whatever else is under way.
      */
     public enum State {
         OK,
         REPAIRING,
-        DEGRADED
+        DEGRADED,
+        UNREADABLE
     }
 
     public State state() {
+        if (slicesWithoutGoodCopy > 0) {
+            return State.UNREADABLE;
+        }
         if (!copies.isEmpty()) {
             return State.REPAIRING;
         }
