@@ -74,15 +74,27 @@ public final class CheckpointInspector {
                     .map(n -> nodes.containsKey(n) ? new Holder(n, nodes.get(n).endpoint().toString(), nodes.get(n).up())
                             : new Holder(n, "?", false))
                     .toList();
-            List<String> dtypes = List.of();
-            if (file.isSafetensors()) {
-                SafetensorsHeader header = SafetensorsHeaderParser.read(new StoreRangeSource(reader));
-                dtypes = header.tensors().stream().map(TensorInfo::dtype).map(Enum::name).distinct().sorted().toList();
-            }
+            List<String> dtypes = file.isSafetensors() ? dtypes(reader) : List.of();
             ObjectMeta object = reader.object();
             objects.add(object);
             return new FileDetail(file.path(), reader.size(), file.kind(), file.tensorCount(), dtypes, true, object.slices().size(),
                     object.replicas(), object.autoReplicas(), holders, ReplicaHealth.of(List.of(object), nodes, copies));
+        }
+    }
+
+    /**
+     * The dtypes the file's header names; none when no copy can serve the header now, which the file's
+     * copies then show (UNREADABLE), so that one such file does not end the inspection of the others.
+     */
+    private static List<String> dtypes(ObjectReader reader) throws IOException {
+        try {
+            SafetensorsHeader header = SafetensorsHeaderParser.read(new StoreRangeSource(reader));
+            return header.tensors().stream().map(TensorInfo::dtype).map(Enum::name).distinct().sorted().toList();
+        } catch (StoreException e) {
+            if (e.code() != StoreException.Code.UNAVAILABLE && e.code() != StoreException.Code.CORRUPT) {
+                throw e;
+            }
+            return List.of();
         }
     }
 }

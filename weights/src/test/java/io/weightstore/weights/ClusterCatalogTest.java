@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.ReplicationStatus;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
@@ -76,6 +77,24 @@ class ClusterCatalogTest extends CatalogContract {
                     assertThat(rotten.manifest().status()).isEqualTo(CheckpointStatus.FAILED);
                     assertThat(rotten.problems()).singleElement().asString().contains("the manifest cannot be read", "checksum");
                 });
+    }
+
+    @Test
+    void aFileWhoseOnlyCopyIsOnANodeThatIsDownIsInspectedAsUnreadable() throws Exception {
+        new CheckpointImporter(catalog()).run(new ImportRequest(id("single"), "org/tiny", "main", source, 1, false, 2), Progress.NONE);
+        Manifest manifest = catalog().readyManifest(id("single"));
+        ManifestFile weight = manifest.files().stream().filter(ManifestFile::isWeight).findFirst().orElseThrow();
+        String holder = store.stat(catalog().file(manifest, weight).key()).slices().getFirst().nodeIds().getFirst();
+        cluster.stopNode(cluster.indexOf(holder));
+        cluster.awaitDown(holder);
+
+        CheckpointInspector.Report inspected = new CheckpointInspector(catalog()).run(id("single"));
+        assertThat(inspected.files()).filteredOn(f -> f.path().equals(weight.path())).singleElement()
+                .satisfies(f -> assertThat(f.copies().state()).isEqualTo(ReplicationStatus.State.UNREADABLE));
+        ReplicaHealth copies = inspected.copies();
+        assertThat(copies.state()).isEqualTo(ReplicationStatus.State.UNREADABLE);
+        assertThat(copies.slicesUnreadable()).isPositive().isLessThanOrEqualTo(copies.slicesBelowTarget());
+        assertThat(copies.describe()).startsWith("UNREADABLE: " + copies.slicesUnreadable() + " of " + copies.slices() + " slices");
     }
 
     @Test
