@@ -56,8 +56,8 @@ public record ReplicaHealth(ReplicationStatus.State state, int slices, int slice
         ReplicationStatus.State state = unreadable > 0 ? ReplicationStatus.State.UNREADABLE
                 : !ours.isEmpty() ? ReplicationStatus.State.REPAIRING
                 : below > 0 ? ReplicationStatus.State.DEGRADED : ReplicationStatus.State.OK;
-        return new ReplicaHealth(state, slices, below, unreadable, toTrim, ours.size(), ours.stream().mapToLong(CopyInFlight::length).sum(),
-                ours.stream().mapToLong(CopyInFlight::bytesDone).sum());
+        return new ReplicaHealth(state, slices, below, unreadable, toTrim, ours.size(),
+                ours.stream().mapToLong(CopyInFlight::length).sum(), ours.stream().mapToLong(CopyInFlight::bytesDone).sum());
     }
 
     /** Whether the master has nothing left to do for these objects: every slice has its copies, and no more. */
@@ -72,7 +72,8 @@ public record ReplicaHealth(ReplicationStatus.State state, int slices, int slice
             case DEGRADED -> "DEGRADED: " + slicesBelowTarget + " of " + slices + " slices have fewer copies on up nodes than their"
                     + " count, and no copy is under way";
             case UNREADABLE -> "UNREADABLE: " + slicesUnreadable + " of " + slices + " slices have no copy on a node that is up,"
-                    + " so reads of them fail" + (copiesUnderWay == 0 ? "" : "; " + copiesUnderWay + " copies under way");
+                    + " so reads of them fail" + (copiesUnderWay == 0 ? ""
+                            : "; " + copiesUnderWay + (copiesUnderWay == 1 ? " copy" : " copies") + " under way");
             case REPAIRING -> "REPAIRING: " + copiesUnderWay + (copiesUnderWay == 1 ? " copy" : " copies") + " under way, "
                     + ByteSizes.format(bytesCopied) + " of " + ByteSizes.format(bytesToCopy) + " copied ("
                     + (bytesToCopy == 0 ? 0 : 100 * bytesCopied / bytesToCopy) + "%); " + slicesBelowTarget + " of " + slices
