@@ -78,7 +78,12 @@ public final class CheckpointVerifier {
      * digests yet (importing) or of a run that gave up (failed), against which every file would read as corrupt.
      */
     public Report run(CheckpointId id, Mode mode, Progress progress) throws IOException {
-        Manifest manifest = catalog.readyManifest(id);
+        Manifest manifest;
+        try {
+            manifest = catalog.readyManifest(id);
+        } catch (StoreException e) {
+            return unreadableManifest(id, mode, e);
+        }
         FileVerdict manifestVerdict;
         try (ObjectReader reader = catalog.store().open(Catalog.manifestKey(id))) {
             manifestVerdict = copies(MANIFEST, reader, mode);
@@ -95,6 +100,26 @@ public final class CheckpointVerifier {
             }
         }
         return new Report(id, mode, manifestVerdict, verdicts);
+    }
+
+    /**
+     * The verdict on a manifest that no copy could serve ({@code failed}): its copies, each checked,
+     * say why (on a node down or gone, or bad), and without it no file can be named. A failure that is
+     * not the copies' (the master's, a refused credential), or that the check does not find again, is
+     * thrown as it was.
+     */
+    private Report unreadableManifest(CheckpointId id, Mode mode, StoreException failed) throws IOException {
+        if (failed.code() != StoreException.Code.UNAVAILABLE && failed.code() != StoreException.Code.CORRUPT) {
+            throw failed;
+        }
+        FileVerdict manifest;
+        try (ObjectReader reader = catalog.store().open(Catalog.manifestKey(id))) {
+            manifest = copies(MANIFEST, reader, mode);
+        }
+        if (!unusable(manifest)) {
+            throw failed;
+        }
+        return new Report(id, mode, manifest, List.of());
     }
 
     private FileVerdict verify(StoredFile file, Mode mode, MemorySegment buffer, Progress progress) throws IOException {

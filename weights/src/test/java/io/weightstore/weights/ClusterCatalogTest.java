@@ -80,6 +80,21 @@ class ClusterCatalogTest extends CatalogContract {
     }
 
     @Test
+    void verifyOfACheckpointWhoseManifestNoCopyCanServeReportsTheManifestsCopies() throws Exception {
+        importWeightFile("rotten");
+        ObjectMeta manifest = catalog().manifestObject(id("rotten")).orElseThrow();
+        for (int copy = 0; copy < manifest.slices().getFirst().nodeIds().size(); copy++) {
+            cluster.flipByte(manifest.key(), 0, copy, 10);
+        }
+
+        CheckpointVerifier.Report report = verify("rotten", CheckpointVerifier.Mode.FULL);
+
+        assertThat(report.status()).isEqualTo(FileVerdict.Status.CORRUPT);
+        assertThat(report.manifest().detail()).contains("checksum mismatch");
+        assertThat(report.files()).as("no file can be named without the manifest").isEmpty();
+    }
+
+    @Test
     void aFileWhoseOnlyCopyIsOnANodeThatIsDownIsInspectedAsUnreadable() throws Exception {
         new CheckpointImporter(catalog()).run(new ImportRequest(id("single"), "org/tiny", "main", source, 1, false, 2), Progress.NONE);
         Manifest manifest = catalog().readyManifest(id("single"));
