@@ -255,13 +255,11 @@ public final class Catalog {
         for (CheckpointId id : ids) {
             try {
                 read(id).ifPresent(written -> listed.add(listing(written, objects, byPrefix.getOrDefault(prefix(id), List.of()))));
-            } catch (CheckpointException e) {
-                // One manifest no one can read (junk a writer put there, a newer schema) must not hide every other checkpoint.
-                listed.add(ListedCheckpoint.unreadable(id, objects.get(manifestKey(id)), e.getMessage()));
-            } catch (StoreException e) {
-                // Nor one that no copy can serve (its node gone, its bytes rotten): the checkpoint is listed, with why.
-                if (e.code() != StoreException.Code.UNAVAILABLE && e.code() != StoreException.Code.CORRUPT) {
-                    throw e;
+            } catch (CheckpointException | StoreException e) {
+                // One manifest no one can read (junk a writer put there, a newer schema, no copy that can serve it: its
+                // node gone, its bytes rotten) must not hide every other checkpoint.
+                if (e instanceof StoreException failed && !failed.noCopyServed()) {
+                    throw failed;
                 }
                 listed.add(ListedCheckpoint.unreadable(id, objects.get(manifestKey(id)), e.getMessage()));
             }

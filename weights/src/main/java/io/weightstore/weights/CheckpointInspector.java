@@ -91,7 +91,7 @@ public final class CheckpointInspector {
             SafetensorsHeader header = SafetensorsHeaderParser.read(new StoreRangeSource(reader));
             return header.tensors().stream().map(TensorInfo::dtype).map(Enum::name).distinct().sorted().toList();
         } catch (StoreException e) {
-            if (e.code() != StoreException.Code.UNAVAILABLE && e.code() != StoreException.Code.CORRUPT) {
+            if (!e.noCopyServed()) {
                 throw e;
             }
             return List.of();

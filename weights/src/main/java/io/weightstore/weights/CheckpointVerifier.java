@@ -109,7 +109,7 @@ public final class CheckpointVerifier {
      * thrown as it was.
      */
     private Report unreadableManifest(CheckpointId id, Mode mode, StoreException failed) throws IOException {
-        if (failed.code() != StoreException.Code.UNAVAILABLE && failed.code() != StoreException.Code.CORRUPT) {
+        if (!failed.noCopyServed()) {
             throw failed;
         }
         FileVerdict manifest;

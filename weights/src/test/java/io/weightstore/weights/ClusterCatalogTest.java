@@ -40,6 +40,14 @@ class ClusterCatalogTest extends CatalogContract {
         return 2;
     }
 
+    /** Flips a byte in every copy of the checkpoint's manifest, so that no copy can serve it. */
+    private void rotEveryCopyOfTheManifest(String checkpoint) throws Exception {
+        ObjectMeta manifest = catalog().manifestObject(id(checkpoint)).orElseThrow();
+        for (int copy = 0; copy < manifest.slices().getFirst().nodeIds().size(); copy++) {
+            cluster.flipByte(manifest.key(), 0, copy, 10);
+        }
+    }
+
     /** Imports the source with two copies of every slice; returns the path of its first weight file. */
     private String importWeightFile(String checkpoint) throws Exception {
         new CheckpointImporter(catalog()).run(new ImportRequest(id(checkpoint), "org/tiny", "main", source, 2, false, 2), Progress.NONE);
@@ -65,10 +73,7 @@ class ClusterCatalogTest extends CatalogContract {
     void aCheckpointWhoseManifestNoCopyCanServeIsListedAsFailedBesideTheOthers() throws Exception {
         importWeightFile("intact");
         importWeightFile("rotten");
-        ObjectMeta manifest = catalog().manifestObject(id("rotten")).orElseThrow();
-        for (int copy = 0; copy < manifest.slices().getFirst().nodeIds().size(); copy++) {
-            cluster.flipByte(manifest.key(), 0, copy, 10);
-        }
+        rotEveryCopyOfTheManifest("rotten");
 
         assertThat(catalog().list()).satisfiesExactly(
                 intact -> assertThat(intact.manifest().status()).isEqualTo(CheckpointStatus.READY),
@@ -82,10 +87,7 @@ class ClusterCatalogTest extends CatalogContract {
     @Test
     void verifyOfACheckpointWhoseManifestNoCopyCanServeReportsTheManifestsCopies() throws Exception {
         importWeightFile("rotten");
-        ObjectMeta manifest = catalog().manifestObject(id("rotten")).orElseThrow();
-        for (int copy = 0; copy < manifest.slices().getFirst().nodeIds().size(); copy++) {
-            cluster.flipByte(manifest.key(), 0, copy, 10);
-        }
+        rotEveryCopyOfTheManifest("rotten");
 
         CheckpointVerifier.Report report = verify("rotten", CheckpointVerifier.Mode.FULL);
 

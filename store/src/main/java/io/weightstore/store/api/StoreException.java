@@ -44,4 +44,12 @@ public final class StoreException extends IOException {
     public Code code() {
         return code;
     }
+
+    /**
+     * Whether no copy could serve the bytes asked for: every replica failed (UNAVAILABLE) or every one
+     * was bad (CORRUPT). A command that looks at many objects reports such an object and goes on.
+     */
+    public boolean noCopyServed() {
+        return code == Code.UNAVAILABLE || code == Code.CORRUPT;
+    }
 }
