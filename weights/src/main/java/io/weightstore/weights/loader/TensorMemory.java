@@ -7,8 +7,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Memory for a tensor, or a rank's shard of one, that an engine keeps: it lives as long as any
- * segment of it is reachable, and the collector frees it with the engine's tensor. From
+ * Memory for a tensor, a rank's shard of one, or a prefetched batch of them, that an engine keeps: it
+ * lives as long as any segment of it is reachable, and the collector frees it with the engine's tensor. From
  * {@link PoolFile#HUGE_PAGE} up it comes from the kernel ({@link AnonymousMemory}), outside the
  * JVM's direct-memory limit, which by default is the heap's: an automatic arena's memory counts
  * against that limit, near which the JVM runs full collections before it fails, so a rank's share of

@@ -6,9 +6,7 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.concurrent.DeadlineWait;
-import io.weightstore.store.pool.AnonymousMemory;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +30,8 @@ import java.util.concurrent.Future;
  *
  * <p>Each batch is one allocation that lives as long as any of its tensors is reachable (an
  * automatic arena): the engine owns the memory and the collector frees it with the engine's tensors.
- * It is {@link AnonymousMemory}, in huge pages and outside the JVM's direct-memory limit, so that a
- * model larger than the heap limit loads, and fresh memory is not cleared twice.
+ * It is {@link TensorMemory}, in huge pages and outside the JVM's direct-memory limit from 2 MiB up, so
+ * that a model larger than the heap limit loads, and fresh memory is not cleared twice.
  * The prefetcher lets go of a batch once every tensor in it was taken, and of all of them when
  * closed, so that what the engine drops (a tensor it converts, one it never asks for) is freed even
  * while the engine keeps the prefetcher.
@@ -130,7 +128,7 @@ public final class TensorPrefetcher implements AutoCloseable {
 
     /** One scatter-gather read: adjacent tensors of one file become one range. */
     private MemorySegment read(Batch batch) throws IOException {
-        MemorySegment memory = AnonymousMemory.allocate(batch.bytes(), Arena.ofAuto());
+        MemorySegment memory = TensorMemory.allocate(batch.bytes());
         List<Read> reads = new ArrayList<>();
         ObjectReader object = null;
         List<Range> ranges = new ArrayList<>();
