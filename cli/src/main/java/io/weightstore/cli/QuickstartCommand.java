@@ -23,14 +23,11 @@ import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -73,7 +70,7 @@ final class QuickstartCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Path work = dir != null ? dir : WeightstoreHome.created().resolve("quickstart");
         Path checkpoint = work.resolve(CHECKPOINT_DIR);
-        deleteRecursively(checkpoint);
+        Directories.deleteRecursively(checkpoint);
 
         out.println("== 1. synthesize a tiny Llama checkpoint (weightstore synth --out " + checkpoint + ")");
         SynthSpec synth = SynthSpec.tiny(DType.F32, 42);
@@ -151,16 +148,5 @@ final class QuickstartCommand implements Callable<Integer> {
 
     private static String quote(String text) {
         return "\"" + text.replace("\n", "\\n") + "\"";
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }
