@@ -96,7 +96,7 @@ public final class StridedReplyTamperer implements AutoCloseable {
             DataInputStream in = new DataInputStream(client.getInputStream());
             OutputStream out = upstream.getOutputStream();
             byte[] hello = in.readNBytes(FrameCodec.HELLO_BYTES);
-            int rest = FrameCodec.decodeHelloHeader(ByteBuffer.wrap(hello));
+            int rest = FrameCodec.decodeHelloHeader(ByteBuffer.wrap(hello)).restLength();
             out.write(hello);
             out.write(in.readNBytes(rest));
             while (true) {

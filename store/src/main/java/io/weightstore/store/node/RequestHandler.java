@@ -203,9 +203,10 @@ final class RequestHandler implements Runnable {
         FrameCodec.Hello presented = null;
         FrameException malformed = null;
         try {
-            ByteBuffer rest = ByteBuffer.allocate(FrameCodec.decodeHelloHeader(hello));
+            FrameCodec.HelloHeader header = FrameCodec.decodeHelloHeader(hello);
+            ByteBuffer rest = ByteBuffer.allocate(header.restLength());
             readFully(rest);
-            presented = FrameCodec.decodeHelloRest(rest.flip());
+            presented = FrameCodec.decodeHelloRest(header, rest.flip());
         } catch (FrameException e) {
             malformed = e;
         }
@@ -220,8 +221,8 @@ final class RequestHandler implements Runnable {
                 throw malformed;
             }
             session = security.admission().admit(presented.session().bytes(), DataPlaneSecurity.certifiedPeer(transport));
-            if (!presented.pool().equals(pool.uuid())) {
-                throw new FrameException(Status.WRONG_POOL, true, "it asked for pool " + presented.pool() + "; this node serves "
+            if (presented.pool().isPresent() && !presented.pool().get().equals(pool.uuid())) {
+                throw new FrameException(Status.WRONG_POOL, true, "it asked for pool " + presented.pool().get() + "; this node serves "
                         + pool.uuid() + " (the master's record of where the caller's data lies is older than this node)");
             }
         } catch (FrameException e) {

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -31,7 +32,9 @@ import java.util.UUID;
  * <p>The hello names the pool the caller means to reach (its UUID, as the master records it for the
  * node), and a node that serves another answers {@link Status#WRONG_POOL}: offsets are only meaningful
  * in the pool they were allocated in, and a node replaced at the same address, or one that made its
- * pool again, would otherwise serve other bytes at them, or take a write over another object's.
+ * pool again, would otherwise serve other bytes at them, or take a write over another object's. A
+ * node still takes the hellos of version 2, which name no pool, so that a cluster upgrades one
+ * process at a time: nodes first, then clients (a client of version 3 is refused by a node of 2).
  *
  * <p>Reads may carry the CRC32C of checksum blocks of the pool; the node verifies those blocks before
  * sending anything and answers {@link Status#CORRUPT} if one does not match, so the client moves to
@@ -47,6 +50,8 @@ public final class FrameCodec {
     public static final int MAGIC = 0x57534450; // "WSDP"
     /** 2: tickets in the hello and write grants in WRITE; 3: the pool in the hello. */
     public static final short VERSION = 3;
+    /** The oldest hello a node takes: version 2's differs only in naming no pool, and its clients get no check of it. */
+    public static final short OLDEST_VERSION = 2;
 
     public static final int HELLO_BYTES = 8;
     private static final int HELLO_MAGIC = 0;
@@ -85,8 +90,11 @@ public final class FrameCodec {
     /** A request header: which op, and how many body bytes follow it. */
     public record RequestHeader(Op op, int bodyLength) {}
 
-    /** What follows a hello's header: the pool the caller means to reach, and its session ticket. */
-    public record Hello(UUID pool, Ticket session) {}
+    /** A hello's header: the version the caller speaks, and how many bytes follow (its pool, if any, and its ticket). */
+    public record HelloHeader(short version, int restLength) {}
+
+    /** What follows a hello's header: the pool the caller means to reach (none from a version 2 client), and its ticket. */
+    public record Hello(Optional<UUID> pool, Ticket session) {}
 
     /** A response header: the status, then {@code messageLength} message bytes, then {@code payloadLength} payload bytes. */
     public record ResponseHeader(Status status, int messageLength, long payloadLength) {}
@@ -109,25 +117,31 @@ public final class FrameCodec {
         }
     }
 
-    /** How many bytes follow the hello's header (its pool and ticket), after checking its magic and version. */
-    public static int decodeHelloHeader(ByteBuffer hello) throws FrameException {
+    /** A hello's header, after checking its magic and version. */
+    public static HelloHeader decodeHelloHeader(ByteBuffer hello) throws FrameException {
         int ticketLength = Short.toUnsignedInt(hello.getShort(HELLO_TICKET_LENGTH));
         if (hello.getInt(HELLO_MAGIC) != MAGIC || ticketLength > MAX_TICKET) {
             throw new FrameException(Status.BAD_REQUEST, true, "not a weightstore data-plane hello (magic or ticket length)");
         }
         short version = hello.getShort(HELLO_VERSION);
-        if (version != VERSION) {
-            throw new FrameException(Status.VERSION, true, "protocol version " + version + ", this node speaks " + VERSION);
+        if (version < OLDEST_VERSION || version > VERSION) {
+            throw new FrameException(Status.VERSION, true, "protocol version " + version + ", this node speaks " + OLDEST_VERSION
+                    + " to " + VERSION);
         }
-        return HELLO_POOL_BYTES + ticketLength;
+        return new HelloHeader(version, (version == VERSION ? HELLO_POOL_BYTES : 0) + ticketLength);
     }
 
-    /** The rest of a hello, as many bytes as {@link #decodeHelloHeader} announced. */
-    public static Hello decodeHelloRest(ByteBuffer rest) {
+    /** The rest of a hello, as many bytes as its header announced. */
+    public static Hello decodeHelloRest(HelloHeader header, ByteBuffer rest) {
+        if (header.version() < VERSION) {
+            byte[] ticket = new byte[rest.limit()];
+            rest.get(0, ticket);
+            return new Hello(Optional.empty(), Ticket.of(ticket));
+        }
         UUID pool = new UUID(rest.getLong(0), rest.getLong(Long.BYTES));
         byte[] ticket = new byte[rest.limit() - HELLO_POOL_BYTES];
         rest.get(HELLO_POOL_BYTES, ticket);
-        return new Hello(pool, Ticket.of(ticket));
+        return new Hello(Optional.of(pool), Ticket.of(ticket));
     }
 
     public static ByteBuffer encodeHelloReply(Status status) {

@@ -9,6 +9,7 @@ import io.weightstore.store.api.Ticket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -120,18 +121,33 @@ class FrameCodecProperties {
         UUID pool = UUID.randomUUID();
         Ticket ticket = Ticket.of(new byte[] {1, 2, 3, 4, 5, 6});
         ByteBuffer hello = FrameCodec.encodeHello(pool, ticket);
-        int rest = FrameCodec.decodeHelloHeader(hello.slice(0, FrameCodec.HELLO_BYTES));
-        assertThat(rest).isEqualTo(16 + 6).isEqualTo(hello.remaining() - FrameCodec.HELLO_BYTES);
-        assertThat(FrameCodec.decodeHelloRest(hello.slice(FrameCodec.HELLO_BYTES, rest))).isEqualTo(new FrameCodec.Hello(pool, ticket));
-        assertThat(FrameCodec.decodeHelloRest(FrameCodec.encodeHello(pool, Ticket.none()).position(FrameCodec.HELLO_BYTES).slice())
-                .session().isNone()).isTrue();
-        ByteBuffer other = ByteBuffer.allocate(FrameCodec.HELLO_BYTES).putInt(FrameCodec.MAGIC).putShort((short) 99)
-                .putShort((short) 0).flip();
-        assertThatThrownBy(() -> FrameCodec.decodeHelloHeader(other)).isInstanceOfSatisfying(FrameException.class,
-                e -> assertThat(e.status()).isEqualTo(Status.VERSION));
+        FrameCodec.HelloHeader header = FrameCodec.decodeHelloHeader(hello.slice(0, FrameCodec.HELLO_BYTES));
+        assertThat(header).isEqualTo(new FrameCodec.HelloHeader(FrameCodec.VERSION, 16 + 6));
+        assertThat(header.restLength()).isEqualTo(hello.remaining() - FrameCodec.HELLO_BYTES);
+        assertThat(FrameCodec.decodeHelloRest(header, hello.slice(FrameCodec.HELLO_BYTES, header.restLength())))
+                .isEqualTo(new FrameCodec.Hello(Optional.of(pool), ticket));
+        ByteBuffer ticketless = FrameCodec.encodeHello(pool, Ticket.none());
+        assertThat(FrameCodec.decodeHelloRest(FrameCodec.decodeHelloHeader(ticketless.slice(0, FrameCodec.HELLO_BYTES)),
+                ticketless.position(FrameCodec.HELLO_BYTES).slice()).session().isNone()).isTrue();
+        for (short version : new short[] {1, 99}) {
+            ByteBuffer other = ByteBuffer.allocate(FrameCodec.HELLO_BYTES).putInt(FrameCodec.MAGIC).putShort(version)
+                    .putShort((short) 0).flip();
+            assertThatThrownBy(() -> FrameCodec.decodeHelloHeader(other)).isInstanceOfSatisfying(FrameException.class,
+                    e -> assertThat(e.status()).isEqualTo(Status.VERSION));
+        }
         assertThat(FrameCodec.decodeHelloReply(FrameCodec.encodeHelloReply(Status.AUTH))).isEqualTo(new HelloReply(Status.AUTH, false));
         assertThat(FrameCodec.decodeHelloReply(FrameCodec.encodeHelloReply(new HelloReply(Status.OK, true))))
                 .isEqualTo(new HelloReply(Status.OK, true));
+    }
+
+    @Example
+    void aVersion2HelloNamesNoPool() throws FrameException {
+        ByteBuffer hello = ByteBuffer.allocate(FrameCodec.HELLO_BYTES + 3).putInt(FrameCodec.MAGIC).putShort((short) 2)
+                .putShort((short) 3).put(new byte[] {7, 8, 9}).flip();
+        FrameCodec.HelloHeader header = FrameCodec.decodeHelloHeader(hello.slice(0, FrameCodec.HELLO_BYTES));
+        assertThat(header).isEqualTo(new FrameCodec.HelloHeader((short) 2, 3));
+        assertThat(FrameCodec.decodeHelloRest(header, hello.slice(FrameCodec.HELLO_BYTES, 3)))
+                .isEqualTo(new FrameCodec.Hello(Optional.empty(), Ticket.of(new byte[] {7, 8, 9})));
     }
 
     @Example

@@ -147,6 +147,11 @@ final class DataPlaneConnection implements AutoCloseable {
                     + ", where the master placed this copy: the node that held it is gone from this address, or made its pool"
                     + " again");
         }
+        if (status == Status.VERSION) {
+            throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " does not speak this client's data-plane protocol"
+                    + " (version " + FrameCodec.VERSION + "; nodes take " + FrameCodec.OLDEST_VERSION + " and up since version "
+                    + FrameCodec.VERSION + "): upgrade the cluster's nodes before its clients");
+        }
         if (status != Status.OK) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused the handshake: " + status
                     + " (client protocol version " + FrameCodec.VERSION + ")");

@@ -81,7 +81,7 @@ class ClientDeadlinesTest {
     private static void readHello(Socket socket) throws IOException {
         byte[] header = socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES);
         try {
-            socket.getInputStream().readNBytes(FrameCodec.decodeHelloHeader(ByteBuffer.wrap(header)));
+            socket.getInputStream().readNBytes(FrameCodec.decodeHelloHeader(ByteBuffer.wrap(header)).restLength());
         } catch (FrameException e) {
             throw new IOException(e);
         }
