@@ -2,12 +2,14 @@ package io.weightstore.cli;
 
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.RepairOutcome;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointVerifier;
 import io.weightstore.weights.FileVerdict;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -69,7 +71,7 @@ final class ModelVerifyCommand implements Callable<Integer> {
         try (StoreClient store = selection.open()) {
             Catalog catalog = new Catalog(store);
             CheckpointId checkpoint = CheckpointId.of(id);
-            long total = quick ? 0 : catalog.existingManifest(checkpoint).totalBytes();
+            long total = quick ? 0 : totalBytes(catalog, checkpoint);
             try (ProgressBar bar = new ProgressBar("verify " + id, total)) {
                 report = new CheckpointVerifier(catalog).run(checkpoint, mode, bar);
             }
@@ -85,6 +87,21 @@ final class ModelVerifyCommand implements Callable<Integer> {
         return report.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
     }
 
+    /**
+     * What the full check will read, for its progress bar; 0 (a bar without a total) when no copy of
+     * the manifest can be read, which the check then reports copy by copy.
+     */
+    private static long totalBytes(Catalog catalog, CheckpointId checkpoint) throws IOException {
+        try {
+            return catalog.existingManifest(checkpoint).totalBytes();
+        } catch (StoreException e) {
+            if (e.noCopyServed()) {
+                return 0;
+            }
+            throw e;
+        }
+    }
+
     private String summary(CheckpointVerifier.Report report) {
         long bad = report.files().stream().filter(v -> v.status() != FileVerdict.Status.OK).count();
         List<RepairOutcome> repairs = report.repairs();
@@ -96,6 +113,10 @@ final class ModelVerifyCommand implements Callable<Integer> {
                     + " repaired"
                     + (failed > 0 ? ", " + failed + " not" : "");
         };
+        if (report.files().isEmpty() && report.manifest().status() != FileVerdict.Status.OK) {
+            return String.format(Locale.ROOT, "%s: %s (no copy of the manifest could be read, so no file could be named; %s)", id,
+                    report.status(), check);
+        }
         return String.format(Locale.ROOT, "%s: %s (%d of %d files not OK%s, %s)", id, report.status(), bad, report.files().size(),
                 report.manifest().status() == FileVerdict.Status.OK ? "" : ", manifest " + report.manifest().status(), check);
     }

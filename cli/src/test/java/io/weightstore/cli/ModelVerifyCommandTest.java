@@ -84,6 +84,28 @@ class ModelVerifyCommandTest {
     }
 
     @Test
+    void aManifestRottenInEveryCopyIsReportedWithoutFilesItCannotName() throws Exception {
+        String manifest = "weights/tiny/manifest";
+        int copies;
+        try (StoreClient client = cluster.client()) {
+            copies = client.stat(manifest).slice(0).replicas().size();
+        }
+        for (int copy = 0; copy < copies; copy++) {
+            cluster.flipByte(manifest, 0, copy, 10);
+        }
+        CliRun run = run("model", "verify", "tiny");
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+        assertThat(run.out()).as(run.err()).containsPattern("\\(manifest\\)\\s+CORRUPT").doesNotContain(WEIGHTS).doesNotContain("files not OK")
+                .containsPattern("tiny: CORRUPT \\(no copy of the manifest could be read, so no file could be named; full check\\)");
+        CliRun list = run("model", "list");
+        assertThat(list.exitCode()).as(list.err()).isZero();
+        assertThat(list.out()).containsPattern("tiny\\s.*FAILED");
+        CliRun inspect = run("model", "inspect", "tiny");
+        assertThat(inspect.exitCode()).isEqualTo(1);
+        assertThat(inspect.err()).contains("no replica could serve", "weights/tiny/manifest", "checksum mismatch");
+    }
+
+    @Test
     void aNodeBackWithoutItsPoolIsDegradedByFullAndQuickChecksUntilRepaired() throws Exception {
         String lost = cluster.restartNodeWithoutItsPool(0);
         for (String[] verify : new String[][] {{"model", "verify", "tiny"}, {"model", "verify", "tiny", "--quick"}}) {
