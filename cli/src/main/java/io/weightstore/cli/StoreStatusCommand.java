@@ -7,11 +7,13 @@ import io.weightstore.store.api.EtcdMemberStatus;
 import io.weightstore.store.api.MasterMember;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ReplicationStatus;
+import io.weightstore.store.api.Room;
 import io.weightstore.store.api.StoreStatus;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -24,7 +26,8 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore store status}: nodes, liveness, capacity and use. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
     "Show the nodes (up, DOWN or draining; capacity, used; bytes served,",
-    "scrubbed and copied) and the object count; how the replicas stand: OK,",
+    "scrubbed and copied) and the object count; room held back because a write",
+    "grant may still reach it (whose, and until when); how the replicas stand: OK,",
     "DEGRADED (slices lacking copies, copies on a DOWN node, or bad copies, and",
     "nothing under way) or REPAIRING (the copies under way: from which node to",
     "which, why, and how far they got); for a group of masters also the masters",
@@ -40,7 +43,7 @@ final class StoreStatusCommand implements Callable<Integer> {
     private boolean json;
 
     /** The JSON shape. */
-    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, List<NodeStatus> nodes,
+    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, Room.Held held, List<NodeStatus> nodes,
             ReplicationView replication, List<MasterMember> masters, List<EtcdMemberStatus> etcd) {}
 
     /** The replicas in JSON: the master's counts, with the state and progress worked out. */
@@ -57,13 +60,21 @@ final class StoreStatusCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (StoreClient client = selection.open()) {
             StoreStatus status = client.status();
+            Room.Held held = client.room().held();
             if (json) {
                 JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
-                        status.used(), status.nodes(), ReplicationView.of(status.replication()), status.masters(), status.etcd()));
+                        status.used(), held, status.nodes(), ReplicationView.of(status.replication()), status.masters(), status.etcd()));
                 return ExitCodes.OK;
             }
             out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),
                     ByteSizes.format(status.used()), ByteSizes.format(status.capacity()), status.pendingPuts());
+            if (held.total() > 0) {
+                out.printf("held back: %s of what is used belongs to no object: it was freed (a put aborted, an object deleted or"
+                        + " replaced soon after it was written) while a write grant could still reach it%s%s%n",
+                        ByteSizes.format(held.total()),
+                        held.othersUntil().map(until -> "; free again by " + until.truncatedTo(ChronoUnit.SECONDS)).orElse(""),
+                        held.forCaller() > 0 ? "; " + ByteSizes.format(held.forCaller()) + " of it is yours to put into at once" : "");
+            }
             out.printf("replicas: %s%n", describe(status.replication()));
             Table table = new Table("NODE", "ENDPOINT", "STATE", "CAPACITY", "USED", "USE%", "SERVED", "SCRUBBED", "COPIED", "POOL")
                     .alignRight("CAPACITY", "USED", "USE%", "SERVED", "SCRUBBED", "COPIED");

@@ -86,6 +86,15 @@ class SecureClusterCliTest {
             runs.addAll(List.of(anonymous, readerImports, readerDeletes));
             runs.add(run(0, "model", "list", "--store", master, "--credentials", reader));
 
+            // Room a delete frees while the writer's grants live is held back, and store status says whose it is.
+            runs.add(run(0, "model", "delete", "tiny", "--store", master, "--credentials", writer));
+            CliRun writersView = run(0, "store", "status", "--store", master, "--credentials", writer);
+            assertThat(writersView.out()).containsPattern("held back: \\S+ \\S+ of what is used belongs to no object")
+                    .contains("of it is yours to put into at once");
+            CliRun readersView = run(0, "store", "status", "--store", master, "--credentials", reader);
+            assertThat(readersView.out()).containsPattern("free again by \\d{4}-").doesNotContain("yours");
+            runs.addAll(List.of(writersView, readersView));
+
             List<String> secrets = new ArrayList<>(List.of(token));
             try (Stream<Path> files = Files.walk(tmp)) {
                 for (Path key : files.filter(p -> p.getFileName().toString().endsWith(".key")).toList()) {

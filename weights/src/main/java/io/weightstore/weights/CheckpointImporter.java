@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -188,10 +189,22 @@ public final class CheckpointImporter {
                     + " (" + replicas + " replica" + (replicas == 1 ? "" : "s") + " of what is not stored yet"
                     + (version > 0 ? ", beside the version before, which stays whole until this one is READY" : "")
                     + "); the store has "
-                    + ByteSizes.format(Math.max(0, room.capacity() - room.used())) + " free and " + ByteSizes.format(room.evictable())
-                    + " that eviction could free, of " + ByteSizes.format(room.capacity()) + " on " + room.nodesUp()
-                    + " nodes up; nothing was written");
+                    + ByteSizes.format(Math.max(0, room.capacity() - room.used())) + " free"
+                    + (room.held().forCaller() > 0 ? ", " + ByteSizes.format(room.held().forCaller()) + " of this writer's own held back"
+                            + " from its earlier puts" : "")
+                    + " and " + ByteSizes.format(room.evictable()) + " that eviction could free, of " + ByteSizes.format(room.capacity())
+                    + " on " + room.nodesUp() + " nodes up" + heldForOthers(room.held()) + "; nothing was written");
         }
+    }
+
+    /** Room other writers' grants still reach: it comes back on its own, so say when. */
+    private static String heldForOthers(Room.Held held) {
+        if (held.forOthers() == 0) {
+            return "";
+        }
+        return " (" + ByteSizes.format(held.forOthers()) + " more was freed recently and is held back until the write grants that"
+                + " reach it expire" + held.othersUntil().map(until -> ", by " + until.truncatedTo(ChronoUnit.SECONDS)).orElse("")
+                + ")";
     }
 
     private static CheckpointDirectory validate(Path source) throws IOException {

@@ -1,12 +1,28 @@
 package io.weightstore.store.api;
 
+import java.time.Instant;
+import java.util.Optional;
+
 /**
- * Space on the nodes that are up: what they hold in all, what is allocated, and how much of that
- * belongs to objects the master may evict (unpinned, not being read).
+ * Space on the nodes that are up: what they hold in all, what is allocated, how much of that belongs
+ * to objects the master may evict (unpinned, not being read), and how much of it no object holds but
+ * a write grant may still reach.
  */
-public record Room(long capacity, long used, long evictable, int nodesUp) {
-    /** Bytes a new object could take, after evicting everything evictable. */
+public record Room(long capacity, long used, long evictable, Held held, int nodesUp) {
+    /**
+     * Room counted in {@code used} that was freed (a put aborted, an object deleted or replaced soon
+     * after it was written) while a write grant for it still lives, and is held back until the grant
+     * has expired: the caller's own, which a put of its own may take at once, and other writers', which
+     * returns by {@code othersUntil} at the latest.
+     */
+    public record Held(long forCaller, long forOthers, Optional<Instant> othersUntil) {
+        public long total() {
+            return forCaller + forOthers;
+        }
+    }
+
+    /** Bytes a new object of the caller's could take, after evicting everything evictable. */
     public long available() {
-        return Math.max(0, capacity - used) + evictable;
+        return Math.max(0, capacity - used) + evictable + held.forCaller();
     }
 }

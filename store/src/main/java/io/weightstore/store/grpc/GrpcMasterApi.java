@@ -384,7 +384,9 @@ public final class GrpcMasterApi implements MasterApi {
     public Room room() throws StoreException {
         return call("room", s -> {
             RoomResponse room = s.room(RoomRequest.getDefaultInstance());
-            return new Room(room.getCapacity(), room.getUsed(), room.getEvictable(), room.getNodesUp());
+            Room.Held held = new Room.Held(room.getHeldForCaller(), room.getHeldForOthers(), room.getHeldForOthersUntilMillis() == 0
+                    ? Optional.empty() : Optional.of(Instant.ofEpochMilli(room.getHeldForOthersUntilMillis())));
+            return new Room(room.getCapacity(), room.getUsed(), room.getEvictable(), held, room.getNodesUp());
         });
     }
 

@@ -400,8 +400,10 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     public void room(RoomRequest request, StreamObserver<RoomResponse> observer) {
         unary(observer, () -> {
             Room room = master.room();
+            Room.Held held = room.held();
             return RoomResponse.newBuilder().setCapacity(room.capacity()).setUsed(room.used()).setEvictable(room.evictable())
-                    .setNodesUp(room.nodesUp()).build();
+                    .setNodesUp(room.nodesUp()).setHeldForCaller(held.forCaller()).setHeldForOthers(held.forOthers())
+                    .setHeldForOthersUntilMillis(held.othersUntil().map(Instant::toEpochMilli).orElse(0L)).build();
         });
     }
 

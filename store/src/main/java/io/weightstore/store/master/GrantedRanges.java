@@ -81,6 +81,11 @@ final class GrantedRanges {
         held.add(range);
     }
 
+    /** The ranges held now, for reports of room. */
+    List<Held> held() {
+        return List.copyOf(held);
+    }
+
     /** Takes out and returns the held ranges that only {@code holder}'s grants reach, for a put of its own. */
     List<Held> heldOnlyFor(String holder) {
         List<Held> own = new ArrayList<>();

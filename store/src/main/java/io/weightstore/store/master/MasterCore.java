@@ -877,7 +877,24 @@ public final class MasterCore implements MasterApi, ClusterView {
                 }
             }
         }
-        return new Room(capacity, used, evictable, up.size());
+        // Counted in used; the caller's own may take a put of its own at once (see putStart).
+        long heldForCaller = 0;
+        long heldForOthers = 0;
+        long heldUntil = 0;
+        String caller = Caller.current();
+        for (GrantedRanges.Held range : nodes.held()) {
+            if (up.stream().noneMatch(n -> n.nodeId().equals(range.replica().nodeId()))) {
+                continue;
+            }
+            if (!caller.isEmpty() && range.holder().equals(caller)) {
+                heldForCaller += range.length();
+            } else {
+                heldForOthers += range.length();
+                heldUntil = Math.max(heldUntil, range.until());
+            }
+        }
+        return new Room(capacity, used, evictable, new Room.Held(heldForCaller, heldForOthers,
+                heldUntil == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(heldUntil))), up.size());
     }
 
     private ObjectMeta sealed(String key) throws StoreException {

@@ -238,6 +238,11 @@ final class NodeRegistry {
         }
     }
 
+    /** The ranges held back for write grants that may still reach them. */
+    List<GrantedRanges.Held> held() {
+        return granted.held();
+    }
+
     /** Frees the ranges held for write grants that have now expired. */
     void releaseLapsedGrants() {
         granted.expire(clock.getAsLong()).forEach(this::releaseHeld);

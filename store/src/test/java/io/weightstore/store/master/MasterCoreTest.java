@@ -35,6 +35,7 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -183,6 +184,32 @@ class MasterCoreTest {
         List<ReplicaRef> others = Caller.as("writer bob", () -> master.putStart("others", SLICE, PutOptions.defaults()))
                 .object().slice(0).replicas();
         assertThat(others).as("what alice's put did not take is still held").doesNotContainAnyElementsOf(granted);
+    }
+
+    @Test
+    void roomHeldBackIsReportedAsTheCallersOwnOrOthersAndOnlyTheCallersCountsAsAvailableToIt() throws Exception {
+        Room before = Caller.as("writer alice", () -> master.room());
+        Caller.as("writer alice", () -> {
+            PutGrant aborted = master.putStart("aborted", 2 * SLICE, PutOptions.defaults());
+            master.putAbort(aborted.putId());
+            return null;
+        });
+        Room alices = Caller.as("writer alice", () -> master.room());
+        Room bobs = Caller.as("writer bob", () -> master.room());
+
+        assertThat(alices.used()).isEqualTo(bobs.used()).isEqualTo(before.used() + 2 * SLICE);
+        assertThat(alices.held()).isEqualTo(new Room.Held(2 * SLICE, 0, Optional.empty()));
+        assertThat(alices.available()).as("alice may put into her own held room at once").isEqualTo(before.available());
+        assertThat(bobs.held().forCaller()).isZero();
+        assertThat(bobs.held().forOthers()).isEqualTo(2 * SLICE);
+        assertThat(bobs.held().othersUntil()).hasValueSatisfying(until -> assertThat(until).isAfter(Instant.ofEpochMilli(now.get())));
+        assertThat(bobs.available()).isEqualTo(before.available() - 2 * SLICE);
+
+        now.set(bobs.held().othersUntil().orElseThrow().toEpochMilli() + 1);
+        master.reapNow();
+        master.heartbeat(NodeReport.alive("n1"));
+        master.heartbeat(NodeReport.alive("n2"));
+        assertThat(Caller.as("writer bob", () -> master.room())).as("the hold ends with the grants").isEqualTo(before);
     }
 
     @Test
