@@ -13,6 +13,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Locale;
@@ -43,8 +44,15 @@ final class StoreStatusCommand implements Callable<Integer> {
     private boolean json;
 
     /** The JSON shape. */
-    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, Room.Held held, List<NodeStatus> nodes,
+    record StatusView(String store, long objects, long pendingPuts, long capacity, long used, HeldView held, List<NodeStatus> nodes,
             ReplicationView replication, List<MasterMember> masters, List<EtcdMemberStatus> etcd) {}
+
+    /** Room held back in JSON; {@code othersUntil} is null when nothing is held for other writers. */
+    record HeldView(long forCaller, long forOthers, Instant othersUntil) {
+        static HeldView of(Room.Held held) {
+            return new HeldView(held.forCaller(), held.forOthers(), held.othersUntil().orElse(null));
+        }
+    }
 
     /** The replicas in JSON: the master's counts, with the state and progress worked out. */
     record ReplicationView(ReplicationStatus.State state, int slicesBelowTarget, int slicesWaiting, int slicesWithoutGoodCopy,
@@ -63,7 +71,7 @@ final class StoreStatusCommand implements Callable<Integer> {
             Room.Held held = client.room().held();
             if (json) {
                 JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
-                        status.used(), held, status.nodes(), ReplicationView.of(status.replication()), status.masters(), status.etcd()));
+                        status.used(), HeldView.of(held), status.nodes(), ReplicationView.of(status.replication()), status.masters(), status.etcd()));
                 return ExitCodes.OK;
             }
             out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),

@@ -93,7 +93,10 @@ class SecureClusterCliTest {
                     .contains("of it is yours to put into at once");
             CliRun readersView = run(0, "store", "status", "--store", master, "--credentials", reader);
             assertThat(readersView.out()).containsPattern("free again by \\d{4}-").doesNotContain("yours");
-            runs.addAll(List.of(writersView, readersView));
+            CliRun readersJson = run(0, "store", "status", "--json", "--store", master, "--credentials", reader);
+            assertThat(readersJson.out()).containsPattern("\"forCaller\" : 0,").containsPattern("\"forOthers\" : [1-9]")
+                    .containsPattern("\"othersUntil\" : \"\\d{4}-");
+            runs.addAll(List.of(writersView, readersView, readersJson));
 
             List<String> secrets = new ArrayList<>(List.of(token));
             try (Stream<Path> files = Files.walk(tmp)) {
