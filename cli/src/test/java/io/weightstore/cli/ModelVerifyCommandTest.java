@@ -95,7 +95,8 @@ class ModelVerifyCommandTest {
         }
         CliRun run = run("model", "verify", "tiny");
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
-        assertThat(run.out()).as(run.err()).containsPattern("\\(manifest\\)\\s+CORRUPT").doesNotContain(WEIGHTS).doesNotContain("files not OK")
+        assertThat(run.out()).as(run.err()).containsPattern("\\(manifest\\)\\s+CORRUPT").doesNotContain(WEIGHTS)
+                .doesNotContain("files not OK")
                 .containsPattern("tiny: CORRUPT \\(no copy of the manifest could be read, so no file could be named; full check\\)");
         CliRun list = run("model", "list");
         assertThat(list.exitCode()).as(list.err()).isZero();

@@ -9,6 +9,7 @@ import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
+import io.weightstore.store.master.MasterCore;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
@@ -137,6 +138,11 @@ public final class TestCluster implements AutoCloseable {
             options = options.withAuthentication(authentication(Role.NODE, "node-" + index)).withDataPlane(dataPlane);
         }
         return StorageNode.start(masterAddress(), options);
+    }
+
+    /** The master's core, for a test that calls it in this process, as the embedded store does. */
+    public MasterCore masterCore() {
+        return master.core();
     }
 
     public String masterAddress() {

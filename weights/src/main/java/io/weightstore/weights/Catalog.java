@@ -258,13 +258,30 @@ public final class Catalog {
             } catch (CheckpointException | StoreException e) {
                 // One manifest no one can read (junk a writer put there, a newer schema, no copy that can serve it: its
                 // node gone, its bytes rotten) must not hide every other checkpoint.
-                if (e instanceof StoreException failed && !failed.noCopyServed()) {
-                    throw failed;
+                if (e instanceof StoreException failed) {
+                    if (!failed.noCopyServed()) {
+                        throw failed;
+                    }
+                    requireMasterAnswers(id, failed);
                 }
                 listed.add(ListedCheckpoint.unreadable(id, objects.get(manifestKey(id)), e.getMessage()));
             }
         }
         return listed;
+    }
+
+    /**
+     * A read that no copy served may have failed at the master instead, gone since the listing: then
+     * the listing fails, as it would have had the master gone before it, rather than call every
+     * checkpoint after that point FAILED.
+     */
+    private void requireMasterAnswers(CheckpointId id, StoreException failed) throws StoreException {
+        try {
+            store.find(manifestKey(id));
+        } catch (StoreException master) {
+            master.addSuppressed(failed);
+            throw master;
+        }
     }
 
     private ListedCheckpoint listing(WrittenManifest written, Map<String, ObjectMeta> objects, List<ObjectMeta> underItsPrefix) {

@@ -1,15 +1,21 @@
 package io.weightstore.weights;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.TestCluster;
+import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.ReplicationStatus;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,6 +87,41 @@ class ClusterCatalogTest extends CatalogContract {
                     assertThat(rotten.manifest().checkpointId()).isEqualTo(id("rotten"));
                     assertThat(rotten.manifest().status()).isEqualTo(CheckpointStatus.FAILED);
                     assertThat(rotten.problems()).singleElement().asString().contains("the manifest cannot be read", "checksum");
+                });
+    }
+
+    @Test
+    void aMasterGoneBetweenTheListingAndTheManifestReadsFailsTheListingRatherThanCallingCheckpointsFailed() throws Exception {
+        importWeightFile("first");
+        importWeightFile("second");
+        MasterApi master = cluster.masterCore();
+        try (StoreClient client = StoreClient.over(goneAfterTheFirstListing(master), ClientOptions.defaults().withSameHostPath(false))) {
+            assertThatThrownBy(() -> new Catalog(client).list()).isInstanceOfSatisfying(StoreException.class,
+                    e -> assertThat(e.code()).isEqualTo(StoreException.Code.UNAVAILABLE)).hasMessageContaining("master gone");
+        }
+    }
+
+    /**
+     * {@code master}, until a call lists objects; every call after that fails as a master that went away
+     * does. Closing it leaves {@code master}, the cluster's, open.
+     */
+    private static MasterApi goneAfterTheFirstListing(MasterApi master) {
+        AtomicBoolean listed = new AtomicBoolean();
+        return (MasterApi) Proxy.newProxyInstance(MasterApi.class.getClassLoader(), new Class<?>[] {MasterApi.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("close")) {
+                        return null;
+                    }
+                    if (listed.get()) {
+                        throw new StoreException(StoreException.Code.UNAVAILABLE, "master gone (" + method.getName() + ")");
+                    }
+                    try {
+                        Object answer = method.invoke(master, args);
+                        listed.compareAndSet(false, method.getName().equals("list"));
+                        return answer;
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
                 });
     }
 

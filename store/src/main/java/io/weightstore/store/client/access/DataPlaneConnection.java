@@ -148,9 +148,9 @@ final class DataPlaneConnection implements AutoCloseable {
                     + " again");
         }
         if (status == Status.VERSION) {
-            throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " does not speak this client's data-plane protocol"
-                    + " (version " + FrameCodec.VERSION + "; nodes take " + FrameCodec.OLDEST_VERSION + " and up since version "
-                    + FrameCodec.VERSION + "): upgrade the cluster's nodes before its clients");
+            throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused this client's data-plane protocol, version "
+                    + FrameCodec.VERSION + ", as an older node does: upgrade the cluster's nodes before its clients (a node takes the"
+                    + " protocol of clients one version older too)");
         }
         if (status != Status.OK) {
             throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused the handshake: " + status
