@@ -29,7 +29,12 @@ final class GrantedRanges {
      * A range of {@code length} bytes at {@code replica} that returns to its allocator at {@code until},
      * or sooner to {@code holder}, the only identity whose grants reach it (empty when several do).
      */
-    record Held(ReplicaRef replica, long length, long until, String holder) {}
+    record Held(ReplicaRef replica, long length, long until, String holder) {
+        /** Whether only {@code identity}'s grants reach this range, so that a put of its own may take it at once. */
+        boolean onlyFor(String identity) {
+            return !identity.isEmpty() && holder.equals(identity);
+        }
+    }
 
     private record Grant(long length, long until, String holder) {
         Grant and(Grant other) {
@@ -91,7 +96,7 @@ final class GrantedRanges {
         List<Held> own = new ArrayList<>();
         for (Iterator<Held> it = held.iterator(); it.hasNext(); ) {
             Held range = it.next();
-            if (!holder.isEmpty() && range.holder().equals(holder)) {
+            if (range.onlyFor(holder)) {
                 own.add(range);
                 it.remove();
             }

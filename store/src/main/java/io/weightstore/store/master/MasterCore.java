@@ -43,11 +43,13 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -863,15 +865,17 @@ public final class MasterCore implements MasterApi, ClusterView {
         long capacity = 0;
         long used = 0;
         List<NodeInfo> up = nodes.placeable();
+        Set<String> upIds = new HashSet<>();
         for (NodeInfo node : up) {
             capacity += nodes.space(node.nodeId()).capacity();
             used += nodes.space(node.nodeId()).used();
+            upIds.add(node.nodeId());
         }
         long evictable = 0;
         for (ObjectMeta object : evictable()) {
             for (SliceMeta slice : object.slices()) {
                 for (ReplicaRef replica : slice.replicas()) {
-                    if (up.stream().anyMatch(n -> n.nodeId().equals(replica.nodeId()))) {
+                    if (upIds.contains(replica.nodeId())) {
                         evictable += SegmentAllocator.aligned(slice.length());
                     }
                 }
@@ -883,10 +887,10 @@ public final class MasterCore implements MasterApi, ClusterView {
         long heldUntil = 0;
         String caller = Caller.current();
         for (GrantedRanges.Held range : nodes.held()) {
-            if (up.stream().noneMatch(n -> n.nodeId().equals(range.replica().nodeId()))) {
+            if (!upIds.contains(range.replica().nodeId())) {
                 continue;
             }
-            if (!caller.isEmpty() && range.holder().equals(caller)) {
+            if (range.onlyFor(caller)) {
                 heldForCaller += range.length();
             } else {
                 heldForOthers += range.length();
