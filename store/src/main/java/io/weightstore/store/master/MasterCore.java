@@ -560,6 +560,8 @@ public final class MasterCore implements MasterApi, ClusterView {
                 log.warn("node {} at {} is down: no heartbeat for {} ms (the deadline is {} ms)", node.nodeId(), node.endpoint(),
                         now - node.lastHeartbeat().toEpochMilli(), config.nodeDeadline().toMillis());
                 metrics.nodeWentDown();
+                // Its copies serve nothing now: the replicas' status says so after this tick's look, not the next periodic one.
+                replication.changedEverywhere();
             }
         }
     }

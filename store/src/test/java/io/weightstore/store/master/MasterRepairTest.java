@@ -16,6 +16,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.RepairGrant;
+import io.weightstore.store.api.ReplicationStatus;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -86,6 +87,29 @@ class MasterRepairTest {
     @FunctionalInterface
     interface ThrowingAction {
         void run() throws Exception;
+    }
+
+    @Test
+    void theReplicasStatusCountsACopyOnANodeAsWaitingInTheTickThatFindsTheNodeDown() throws StoreException {
+        twoCopiesThenAThirdNode();
+        master.reapNow();
+        assertThat(master.status().replication().state()).isEqualTo(ReplicationStatus.State.OK);
+        // n2 misses its heartbeats past its deadline while the others keep theirs, all within the periodic full look's
+        // interval: only n2 going down can make this tick look.
+        long step = config().nodeDeadline().toMillis() / 3;
+        long lookedAt = now.get();
+        for (long waited = 0; waited <= config().nodeDeadline().toMillis(); waited += step) {
+            now.addAndGet(step);
+            master.heartbeat(NodeReport.alive("n1"));
+            master.heartbeat(NodeReport.alive("n3"));
+        }
+        assertThat(now.get() - lookedAt).isLessThan(Replication.FULL_PASS_MILLIS);
+        master.reapNow();
+        assertThat(master.status().nodes()).filteredOn(n -> n.nodeId().equals("n2")).singleElement()
+                .satisfies(n -> assertThat(n.up()).isFalse());
+        ReplicationStatus replication = master.status().replication();
+        assertThat(replication.slicesWaiting()).as(replication.toString()).isEqualTo(1);
+        assertThat(replication.state()).isEqualTo(ReplicationStatus.State.DEGRADED);
     }
 
     @Test
