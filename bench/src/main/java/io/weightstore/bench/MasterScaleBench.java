@@ -13,6 +13,7 @@ import io.weightstore.store.api.Lease;
 import io.weightstore.store.api.Located;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeOrders;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
@@ -149,7 +150,7 @@ public final class MasterScaleBench {
                     NODE_CAPACITY);
             registered.add(threads.submit(() -> {
                 Duration interval = beats.get().time("register", () -> api.registerNode(node));
-                threads.submit(() -> heartbeat(api, node.nodeId(), interval, beats, stop));
+                threads.submit(() -> heartbeat(api, node, interval, beats, stop));
                 return null;
             }));
         }
@@ -158,12 +159,16 @@ public final class MasterScaleBench {
         }
     }
 
-    private static void heartbeat(MasterApi api, String nodeId, Duration interval, AtomicReference<Latencies> beats, AtomicBoolean stop) {
+    /** Beats as a storage node does: a master that does not know the node (a new leader) has it register again at once. */
+    private static void heartbeat(MasterApi api, NodeInfo node, Duration interval, AtomicReference<Latencies> beats, AtomicBoolean stop) {
         try {
             Thread.sleep(ThreadLocalRandom.current().nextLong(interval.toMillis()));
             while (!stop.get()) {
                 try {
-                    beats.get().time("heartbeat", () -> api.heartbeat(NodeReport.alive(nodeId)));
+                    NodeOrders orders = beats.get().time("heartbeat", () -> api.heartbeat(NodeReport.alive(node.nodeId())));
+                    if (!orders.known()) {
+                        beats.get().time("register", () -> api.registerNode(node));
+                    }
                 } catch (Exception e) {
                     // counted as a failure; a real node retries at its next beat too
                 }

@@ -49,8 +49,6 @@ final class FailoverMasterApi implements MasterApi {
     static final Duration ATTEMPT_DEADLINE = Duration.ofSeconds(5);
     /** All tries of one call: covers an election (the leader's etcd lease, 2 s by default) with room to spare. */
     static final Duration CALL_BUDGET = Duration.ofSeconds(30);
-    private static final long FIRST_BACKOFF_MS = 25;
-    private static final long MAX_BACKOFF_MS = 1000;
 
     /** One call on one master. */
     @FunctionalInterface
@@ -102,7 +100,7 @@ final class FailoverMasterApi implements MasterApi {
 
     private <T> T call(String what, Replay replay, Call<T> call) throws StoreException {
         long deadline = System.nanoTime() + budget.toNanos();
-        long backoff = FIRST_BACKOFF_MS;
+        FailoverBackoff backoff = new FailoverBackoff();
         int triedSinceBackoff = 0;
         while (true) {
             String target = current;
@@ -135,11 +133,10 @@ final class FailoverMasterApi implements MasterApi {
                 throw new StoreException(StoreException.Code.UNAVAILABLE, what + ": no master of " + masters + " answered as leader within "
                         + budget.toSeconds() + " s; last: " + failure.getMessage(), failure);
             }
-            // Straight to a leader that was named; wait a little (longer each time) for one that is not ready yet,
-            // and after a round of the list with no leader named.
+            // Straight to a leader that was named; wait a little for one that is not ready yet, and after a round of the
+            // list with no leader named.
             if (leaderNotReady || (named.isEmpty() && ++triedSinceBackoff >= masters.size())) {
-                sleep(Math.min(backoff, remainingMs));
-                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+                sleep(Math.min(backoff.pause(leaderNotReady), remainingMs));
                 triedSinceBackoff = 0;
             }
         }
