@@ -33,6 +33,7 @@ import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +52,7 @@ final class EtcdMetadataStore implements MetadataStore {
     static final int MAX_BATCH = 128;
     /** Bytes of records in one part of {@link #applyInParts}: well under etcd's default request limit of 1.5 MiB. */
     static final int MAX_PART_BYTES = 1 << 20;
-    private static final int PAGE = 1000;
+    static final int PAGE = 1000;
     /** Answers by which etcd says it applied nothing: the batch itself was wrong (too large, a key twice). */
     private static final Set<Status.Code> REFUSED_BEFORE_APPLYING = Set.of(Status.Code.INVALID_ARGUMENT, Status.Code.FAILED_PRECONDITION,
             Status.Code.OUT_OF_RANGE, Status.Code.RESOURCE_EXHAUSTED, Status.Code.PERMISSION_DENIED, Status.Code.UNAUTHENTICATED);
@@ -101,33 +102,49 @@ final class EtcdMetadataStore implements MetadataStore {
         return store;
     }
 
-    /** Pages through {@code meta/} at the revision of the first page, so the copy is one consistent snapshot. */
+    /**
+     * Pages through {@code meta/} at the revision of the first page, so the copy is one consistent snapshot. Each page
+     * is decoded while etcd sends the next: one after the other, decoding was a quarter of a new leader's load (20,000
+     * objects: 0.64 s of reads, 0.21 s of decoding; 0.74 s overlapped; README, a group of masters).
+     */
     private void load() throws StoreException {
         String prefix = keys.meta();
         ByteSequence end = Etcd.prefixEnd(prefix);
-        ByteSequence from = Etcd.bytes(prefix);
-        long revision = 0;
+        String what = "a read of the metadata under " + prefix;
+        GetResponse page = Etcd.await(kv.get(Etcd.bytes(prefix), page(end, 0)), timeout, what);
+        long revision = page.getHeader().getRevision();
         int loaded = 0;
         while (true) {
-            // etcd returns a range in key order; asking for a sort would make it read the whole range for every page.
-            GetOption.Builder option = GetOption.builder().withRange(end).withLimit(PAGE);
-            if (revision != 0) {
-                option.withRevision(revision);
+            boolean last = !page.isMore() || page.getKvs().isEmpty();
+            CompletableFuture<GetResponse> next = last ? null
+                    : kv.get(Etcd.bytes(Etcd.text(page.getKvs().getLast().getKey()) + "\0"), page(end, revision));
+            try {
+                for (KeyValue record : page.getKvs()) {
+                    remember(Etcd.text(record.getKey()).substring(prefix.length()), record.getValue().getBytes());
+                    loaded++;
+                }
+            } catch (StoreException | RuntimeException e) {
+                if (next != null) {
+                    next.cancel(true);
+                }
+                throw e;
             }
-            GetResponse page = Etcd.await(kv.get(from, option.build()), timeout, "a read of the metadata under " + prefix);
-            if (revision == 0) {
-                revision = page.getHeader().getRevision();
-            }
-            for (KeyValue record : page.getKvs()) {
-                remember(Etcd.text(record.getKey()).substring(prefix.length()), record.getValue().getBytes());
-                loaded++;
-            }
-            if (!page.isMore() || page.getKvs().isEmpty()) {
+            if (last) {
                 break;
             }
-            from = Etcd.bytes(Etcd.text(page.getKvs().getLast().getKey()) + "\0");
+            page = Etcd.await(next, timeout, what);
         }
         log.info("loaded {} metadata records of cluster {} at etcd revision {}", loaded, keys.cluster(), revision);
+    }
+
+    /** One page of the range up to {@code end}, at {@code revision} (0: the current one). */
+    private static GetOption page(ByteSequence end, long revision) {
+        // etcd returns a range in key order; asking for a sort would make it read the whole range for every page.
+        GetOption.Builder option = GetOption.builder().withRange(end).withLimit(PAGE);
+        if (revision != 0) {
+            option.withRevision(revision);
+        }
+        return option.build();
     }
 
     private void remember(String name, byte[] value) throws StoreException {

@@ -1,17 +1,28 @@
 package io.weightstore.store.ha;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.master.MetadataBatch;
 import io.weightstore.store.master.MetadataStore;
 import io.weightstore.store.master.MetadataStoreContract;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The metadata contract on etcd, as a group of masters keeps it: each test in a cluster of its own, under a leader key it holds. */
 class EtcdMetadataStoreTest extends MetadataStoreContract {
@@ -44,5 +55,22 @@ class EtcdMetadataStoreTest extends MetadataStoreContract {
     @Override
     protected MetadataStore reopen() throws Exception {
         return EtcdMetadataStore.open(client.getKVClient(), keys, fence, Duration.ofSeconds(5), () -> {});
+    }
+
+    @Test
+    void aCatalogOfManyPagesLoadsWholeAndInKeyOrder() throws Exception {
+        List<ObjectMeta> written = new ArrayList<>();
+        for (int i = 0; i < 2 * EtcdMetadataStore.PAGE + 1; i++) {
+            SliceMeta slice = new SliceMeta(0, 4096, List.of(new ReplicaRef("n1", 4096L * i)), BlockCrcs.of(new int[] {i}));
+            written.add(new ObjectMeta(String.format("paged/%05d", i), 4096, 1 << 20, 4096, List.of(slice), true, Instant.ofEpochMilli(i), 1));
+        }
+        MetadataBatch batch = new MetadataBatch();
+        written.forEach(batch::putObject);
+        try (MetadataStore writer = reopen()) {
+            writer.applyInParts(batch);
+        }
+        try (MetadataStore loaded = reopen()) {
+            assertThat(loaded.objects("", "", Integer.MAX_VALUE)).isEqualTo(written);
+        }
     }
 }
