@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * <p>The default is CUBIC, chosen for the data plane's shape: bulk answers to requests, on loopback or
  * a datacenter network. Under BBR without the fq queueing discipline, as many hosts run, the kernel
  * paces every connection with timers of its own; on loopback that cost three times the CPU per byte
- * of CUBIC, and request-and-answer traffic lost more than one long stream (README, "TCP congestion
+ * of CUBIC, and request-and-answer traffic lost more than one long stream (bench/README.md, "TCP congestion
  * control").
  */
 public record CongestionControl(String algorithm) {

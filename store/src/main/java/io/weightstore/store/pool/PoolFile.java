@@ -40,10 +40,10 @@ public final class PoolFile implements AutoCloseable {
     /**
      * The writers of a pool (a put's slices in parallel, a node's connections) take turns in pieces of
      * at most this size, each ending on the file's 2 MiB grid: 1 and 2 MiB measured alike on an import,
-     * 4 MiB and whole slices much worse (README, bench import). A file system that caches files in large
+     * 4 MiB and whole slices much worse (bench/README.md, bench import). A file system that caches files in large
      * folios (ext4 on Linux 6.18) gives a whole 2 MiB write on the grid one 2 MiB folio, which a mapping
      * then takes by one entry: written in 1 MiB pieces, the embedded store's pool had none mapped so,
-     * and a same-host Jlama load of 1 GB took 0.98-1.15 s against 0.80-0.97 s (README).
+     * and a same-host Jlama load of 1 GB took 0.98-1.15 s against 0.80-0.97 s (bench/README.md).
      */
     public static final int WRITE_PIECE = (int) HUGE_PAGE;
 
@@ -86,7 +86,7 @@ public final class PoolFile implements AutoCloseable {
      * means zeroing it before the store overwrites it; a write of whole pages skips that. A tmpfs in
      * 4 KiB pages (such as {@code /dev/shm}) takes a fault per page of a mapped copy: importing 1 GB
      * into an embedded store there cost 4.8-5.4 core-s per GB through the mapping against 1.27-1.31 by
-     * {@code pwrite}, 0.37-0.41 GB/s against 1.40-1.51. In huge pages the two measured alike (README).
+     * {@code pwrite}, 0.37-0.41 GB/s against 1.40-1.51. In huge pages the two measured alike (bench/README.md).
      */
     public static boolean writesThroughMapping(PoolPages pages) {
         return pages.fileSystem().equals("tmpfs") && pages.hugePages();
