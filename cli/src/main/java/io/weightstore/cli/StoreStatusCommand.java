@@ -71,7 +71,8 @@ final class StoreStatusCommand implements Callable<Integer> {
             Room.Held held = client.room().held();
             if (json) {
                 JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
-                        status.used(), HeldView.of(held), status.nodes(), ReplicationView.of(status.replication()), status.masters(), status.etcd()));
+                        status.used(), HeldView.of(held), status.nodes(), ReplicationView.of(status.replication()), status.masters(),
+                        status.etcd()));
                 return ExitCodes.OK;
             }
             out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),

@@ -44,7 +44,7 @@ final class BusyConnection implements AutoCloseable {
                 ByteBuffer hello = FrameCodec.encodeHello(node.poolUuid(), Ticket.none());
                 socket.getOutputStream().write(hello.array(), 0, hello.remaining());
                 answer = FrameCodec.decodeHelloReply(ByteBuffer.wrap(socket.getInputStream().readNBytes(FrameCodec.HELLO_BYTES))).status();
-            } catch (Exception | AssertionError e) {
+            } catch (IOException | RuntimeException e) {
                 socket.close();
                 throw e;
             }

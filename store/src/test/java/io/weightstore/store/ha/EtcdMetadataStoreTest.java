@@ -62,7 +62,8 @@ class EtcdMetadataStoreTest extends MetadataStoreContract {
         List<ObjectMeta> written = new ArrayList<>();
         for (int i = 0; i < 2 * EtcdMetadataStore.PAGE + 1; i++) {
             SliceMeta slice = new SliceMeta(0, 4096, List.of(new ReplicaRef("n1", 4096L * i)), BlockCrcs.of(new int[] {i}));
-            written.add(new ObjectMeta(String.format("paged/%05d", i), 4096, 1 << 20, 4096, List.of(slice), true, Instant.ofEpochMilli(i), 1));
+            written.add(new ObjectMeta(String.format("paged/%05d", i), 4096, 1 << 20, 4096, List.of(slice), true, Instant.ofEpochMilli(i),
+                    1));
         }
         MetadataBatch batch = new MetadataBatch();
         written.forEach(batch::putObject);
