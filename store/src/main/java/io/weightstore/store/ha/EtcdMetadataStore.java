@@ -3,7 +3,6 @@ package io.weightstore.store.ha;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -25,15 +24,12 @@ import io.weightstore.store.master.MetadataBatch;
 import io.weightstore.store.master.MetadataStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * The master's records in etcd, written only by the leader, each batch as one transaction that
  * commits only while the leader key still carries the leader's {@link Fence}. Because no one else
  * can write while the fence holds, the leader keeps a copy of every record in memory, loaded at
- * open, and answers reads from it: stat and locate cost no etcd round trip. A write refused by the
+ * open or taken over from the copy it kept while it followed ({@link FollowerCopy}), and answers
+ * reads from it: stat and locate cost no etcd round trip. A write refused by the
  * fence, or whose outcome is unknown (etcd did not answer in time), leaves the copy possibly behind
  * etcd, so the store stops answering and tells the master group to step down; the next leader loads
  * a fresh copy.
@@ -52,43 +49,25 @@ final class EtcdMetadataStore implements MetadataStore {
     static final int MAX_BATCH = 128;
     /** Bytes of records in one part of {@link #applyInParts}: well under etcd's default request limit of 1.5 MiB. */
     static final int MAX_PART_BYTES = 1 << 20;
-    static final int PAGE = 1000;
     /** Answers by which etcd says it applied nothing: the batch itself was wrong (too large, a key twice). */
     private static final Set<Status.Code> REFUSED_BEFORE_APPLYING = Set.of(Status.Code.INVALID_ARGUMENT, Status.Code.FAILED_PRECONDITION,
             Status.Code.OUT_OF_RANGE, Status.Code.RESOURCE_EXHAUSTED, Status.Code.PERMISSION_DENIED, Status.Code.UNAUTHENTICATED);
-    /** Orders keys as etcd and RocksDB do (by UTF-8 bytes), which for Java strings is code point order. */
-    private static final Comparator<String> UTF8_ORDER = (a, b) -> {
-        for (int i = 0, j = 0; i < a.length() && j < b.length(); ) {
-            int ca = a.codePointAt(i);
-            int cb = b.codePointAt(j);
-            if (ca != cb) {
-                return Integer.compare(ca, cb);
-            }
-            i += Character.charCount(ca);
-            j += Character.charCount(cb);
-        }
-        return Integer.compare(a.codePointCount(0, a.length()), b.codePointCount(0, b.length()));
-    };
 
     private final KV kv;
     private final ClusterKeys keys;
     private final Fence fence;
     private final Duration timeout;
     private final Runnable onLostAuthority;
-    private final NavigableMap<String, ObjectMeta> objects = new TreeMap<>(UTF8_ORDER);
-    private final Map<String, StoredNode> nodes = new TreeMap<>(UTF8_ORDER);
-    private final Map<String, PutGrant> pending = new TreeMap<>();
-    private final Map<String, LockState> locks = new TreeMap<>(UTF8_ORDER);
-    private final Map<Long, ReadLease> leases = new TreeMap<>();
-    private final Map<String, RetiredRange> retired = new TreeMap<>();
+    private final MetadataRecords records;
     private String lost;
 
-    private EtcdMetadataStore(KV kv, ClusterKeys keys, Fence fence, Duration timeout, Runnable onLostAuthority) {
+    private EtcdMetadataStore(KV kv, ClusterKeys keys, Fence fence, Duration timeout, Runnable onLostAuthority, MetadataRecords records) {
         this.kv = kv;
         this.keys = keys;
         this.fence = fence;
         this.timeout = timeout;
         this.onLostAuthority = onLostAuthority;
+        this.records = records;
     }
 
     /**
@@ -97,84 +76,32 @@ final class EtcdMetadataStore implements MetadataStore {
      */
     static EtcdMetadataStore open(KV kv, ClusterKeys keys, Fence fence, Duration timeout, Runnable onLostAuthority)
             throws StoreException {
-        EtcdMetadataStore store = new EtcdMetadataStore(kv, keys, fence, timeout, onLostAuthority);
-        store.load();
-        return store;
+        MetadataRecords records = new MetadataRecords();
+        records.load(kv, keys, timeout);
+        return new EtcdMetadataStore(kv, keys, fence, timeout, onLostAuthority, records);
     }
 
     /**
-     * Pages through {@code meta/} at the revision of the first page, so the copy is one consistent snapshot. Each page
-     * is decoded while etcd sends the next: one after the other, decoding was a quarter of a new leader's load (20,000
-     * objects: 0.64 s of reads, 0.21 s of decoding; 0.74 s overlapped; README, a group of masters).
+     * As {@link #open}, from {@code records} that hold every record as of the fence's revision or later (a
+     * follower's copy, {@link FollowerCopy}) rather than from a load; the store owns them from now on.
      */
-    private void load() throws StoreException {
-        String prefix = keys.meta();
-        ByteSequence end = Etcd.prefixEnd(prefix);
-        String what = "a read of the metadata under " + prefix;
-        GetResponse page = Etcd.await(kv.get(Etcd.bytes(prefix), page(end, 0)), timeout, what);
-        long revision = page.getHeader().getRevision();
-        int loaded = 0;
-        while (true) {
-            boolean last = !page.isMore() || page.getKvs().isEmpty();
-            CompletableFuture<GetResponse> next = last ? null
-                    : kv.get(Etcd.bytes(Etcd.text(page.getKvs().getLast().getKey()) + "\0"), page(end, revision));
-            try {
-                for (KeyValue record : page.getKvs()) {
-                    remember(Etcd.text(record.getKey()).substring(prefix.length()), record.getValue().getBytes());
-                    loaded++;
-                }
-            } catch (StoreException | RuntimeException e) {
-                if (next != null) {
-                    next.cancel(true);
-                }
-                throw e;
-            }
-            if (last) {
-                break;
-            }
-            page = Etcd.await(next, timeout, what);
-        }
-        log.info("loaded {} metadata records of cluster {} at etcd revision {}", loaded, keys.cluster(), revision);
-    }
-
-    /** One page of the range up to {@code end}, at {@code revision} (0: the current one). */
-    private static GetOption page(ByteSequence end, long revision) {
-        // etcd returns a range in key order; asking for a sort would make it read the whole range for every page.
-        GetOption.Builder option = GetOption.builder().withRange(end).withLimit(PAGE);
-        if (revision != 0) {
-            option.withRevision(revision);
-        }
-        return option.build();
-    }
-
-    private void remember(String name, byte[] value) throws StoreException {
-        String kind = name.substring(0, 2);
-        String id = name.substring(2);
-        switch (kind) {
-            case ClusterKeys.OBJECT -> objects.put(id, Protos.decodeObject(value));
-            case ClusterKeys.NODE -> nodes.put(id, Protos.decodeNode(value));
-            case ClusterKeys.PENDING -> pending.put(id, Protos.decodePut(value));
-            case ClusterKeys.LOCK -> locks.put(id, Protos.decodeLock(value));
-            case ClusterKeys.LEASE -> {
-                ReadLease lease = Protos.decodeLease(value);
-                leases.put(lease.leaseId(), lease);
-            }
-            case ClusterKeys.RETIRED -> retired.put(id, Protos.decodeRetired(value));
-            default -> throw new StoreException(StoreException.Code.IO, "master metadata: unknown record " + keys.meta() + name);
-        }
+    static EtcdMetadataStore over(KV kv, ClusterKeys keys, Fence fence, Duration timeout, Runnable onLostAuthority,
+            MetadataRecords records) {
+        return new EtcdMetadataStore(kv, keys, fence, timeout, onLostAuthority, records);
     }
 
     @Override
     public synchronized Optional<ObjectMeta> object(String key) throws StoreException {
         requireAuthority();
-        return Optional.ofNullable(objects.get(key));
+        return Optional.ofNullable(records.objects().get(key));
     }
 
     @Override
     public synchronized List<ObjectMeta> objects(String prefix, String startAfter, int limit) throws StoreException {
         requireAuthority();
-        NavigableMap<String, ObjectMeta> from = UTF8_ORDER.compare(startAfter, prefix) >= 0 ? objects.tailMap(startAfter, false)
-                : objects.tailMap(prefix, true);
+        NavigableMap<String, ObjectMeta> objects = records.objects();
+        NavigableMap<String, ObjectMeta> from = MetadataRecords.UTF8_ORDER.compare(startAfter, prefix) >= 0
+                ? objects.tailMap(startAfter, false) : objects.tailMap(prefix, true);
         List<ObjectMeta> found = new ArrayList<>();
         for (Map.Entry<String, ObjectMeta> entry : from.entrySet()) {
             if (found.size() >= limit || !entry.getKey().startsWith(prefix)) {
@@ -188,31 +115,31 @@ final class EtcdMetadataStore implements MetadataStore {
     @Override
     public synchronized List<StoredNode> nodes() throws StoreException {
         requireAuthority();
-        return List.copyOf(nodes.values());
+        return List.copyOf(records.nodes().values());
     }
 
     @Override
     public synchronized List<PutGrant> pendingPuts() throws StoreException {
         requireAuthority();
-        return List.copyOf(pending.values());
+        return List.copyOf(records.pending().values());
     }
 
     @Override
     public synchronized Optional<LockState> lock(String name) throws StoreException {
         requireAuthority();
-        return Optional.ofNullable(locks.get(name));
+        return Optional.ofNullable(records.locks().get(name));
     }
 
     @Override
     public synchronized List<ReadLease> leases() throws StoreException {
         requireAuthority();
-        return List.copyOf(leases.values());
+        return List.copyOf(records.leases().values());
     }
 
     @Override
     public synchronized List<RetiredRange> retiredRanges() throws StoreException {
         requireAuthority();
-        return List.copyOf(retired.values());
+        return List.copyOf(records.retired().values());
     }
 
     @Override
@@ -258,7 +185,7 @@ final class EtcdMetadataStore implements MetadataStore {
                     + "; its write of " + changes.size() + " records was refused", null);
         }
         for (Encoded change : changes) {
-            mirror(change.change());
+            records.apply(change.change());
         }
     }
 
@@ -343,23 +270,6 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.DeleteLease c -> null;
             case MetadataBatch.Change.DeleteRetired c -> null;
         };
-    }
-
-    private void mirror(MetadataBatch.Change change) {
-        switch (change) {
-            case MetadataBatch.Change.PutObject c -> objects.put(c.object().key(), c.object());
-            case MetadataBatch.Change.DeleteObject c -> objects.remove(c.key());
-            case MetadataBatch.Change.PutNode c -> nodes.put(c.node().info().nodeId(), c.node());
-            case MetadataBatch.Change.DeleteNode c -> nodes.remove(c.nodeId());
-            case MetadataBatch.Change.PutPending c -> pending.put(c.put().putId(), c.put());
-            case MetadataBatch.Change.DeletePending c -> pending.remove(c.putId());
-            case MetadataBatch.Change.PutLock c -> locks.put(c.name(), c.lock());
-            case MetadataBatch.Change.DeleteLock c -> locks.remove(c.name());
-            case MetadataBatch.Change.PutLease c -> leases.put(c.lease().leaseId(), c.lease());
-            case MetadataBatch.Change.DeleteLease c -> leases.remove(c.leaseId());
-            case MetadataBatch.Change.PutRetired c -> retired.put(MetadataBatch.retiredName(c.range().replica()), c.range());
-            case MetadataBatch.Change.DeleteRetired c -> retired.remove(MetadataBatch.retiredName(c.replica()));
-        }
     }
 
     /** Lease ids are unique across objects, so the id alone names the record. */

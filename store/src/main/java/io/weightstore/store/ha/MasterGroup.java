@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * One master of a group coordinated by etcd. Every master serves gRPC; only the leader answers,
  * through a {@link MasterCore} over the metadata in etcd ({@link EtcdMetadataStore}), opened when it
  * wins the election and closed when it loses it. The others refuse each call with UNAVAILABLE and the
- * leader's address ({@link LeaderGate}), so clients go there. A new leader first lets the nodes report
- * in (register and heartbeat only) for up to two heartbeat intervals, so that its first placements
- * see every node that is up rather than none.
+ * leader's address ({@link LeaderGate}), so clients go there. A follower keeps a copy of the
+ * records current by watching etcd ({@link FollowerCopy}), which it starts from when it is elected.
+ * A new leader first lets the nodes report in (register and heartbeat only) for up to two heartbeat
+ * intervals, so that its first placements see every node that is up rather than none.
  */
 public final class MasterGroup implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MasterGroup.class);
@@ -48,6 +49,8 @@ public final class MasterGroup implements AutoCloseable {
     private final LeaderElection election;
     private final MasterMetrics metrics = new MasterMetrics();
     private volatile Leading leading;
+    /** Kept while this master follows; null while it leads. */
+    private FollowerCopy copy;
     private volatile boolean warm;
     private volatile long lastLookAtNodes;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -61,6 +64,8 @@ public final class MasterGroup implements AutoCloseable {
         this.endpoint = MasterEndpoint.start(new LeaderApi(this), bindHost, port, security, List.of(new LeaderGate(this::refusal)),
                 metrics);
         String address = settings.advertise().orElseGet(() -> defaultHost(bindHost) + ":" + endpoint.port());
+        // Before the election: a master elected at once finds the copy still loading and loads the records itself.
+        follow();
         this.election = LeaderElection.start(etcd, keys, address, settings.leaderLease(), settings.etcdTimeout(),
                 new LeaderElection.Listener() {
                     @Override
@@ -99,15 +104,45 @@ public final class MasterGroup implements AutoCloseable {
         }
     }
 
+    /** Starts keeping a copy of the records, unless one is kept already or this master is closed. */
+    private synchronized void follow() {
+        if (copy == null && !closed.get()) {
+            copy = FollowerCopy.start(etcd, keys, settings.etcdTimeout());
+        }
+    }
+
+    private synchronized FollowerCopy takeCopy() {
+        FollowerCopy kept = copy;
+        copy = null;
+        return kept;
+    }
+
+    /** The copy kept while following, as of now, and stops keeping it: a leader's records are its store's. */
+    private Optional<MetadataRecords> stopFollowing() {
+        FollowerCopy kept = takeCopy();
+        if (kept == null) {
+            return Optional.empty();
+        }
+        try {
+            return kept.current();
+        } finally {
+            kept.close();
+        }
+    }
+
     private void lead(Fence fence) {
         long started = System.nanoTime();
+        Optional<MetadataRecords> kept = stopFollowing();
         MasterCore core;
         try {
-            EtcdMetadataStore store = EtcdMetadataStore.open(etcd.getKVClient(), keys, fence, settings.etcdTimeout(),
-                    () -> election.stepDown(fence, "a metadata write was refused or its outcome is unknown"));
+            Runnable onLostAuthority = () -> election.stepDown(fence, "a metadata write was refused or its outcome is unknown");
+            EtcdMetadataStore store = kept.isPresent()
+                    ? EtcdMetadataStore.over(etcd.getKVClient(), keys, fence, settings.etcdTimeout(), onLostAuthority, kept.get())
+                    : EtcdMetadataStore.open(etcd.getKVClient(), keys, fence, settings.etcdTimeout(), onLostAuthority);
             core = MasterCore.open(store, config, metrics);
         } catch (StoreException | RuntimeException e) {
             election.stepDown(fence, "it could not load the metadata: " + e.getMessage());
+            follow();
             return;
         }
         // Only a fence deposed meanwhile stops it here. A lease whose sure life ran out while the metadata loaded (a slow
@@ -116,13 +151,16 @@ public final class MasterGroup implements AutoCloseable {
         // behind it, answering "just elected and loading" for good.
         if (!election.isCurrent(fence)) {
             core.close();
+            follow();
             return;
         }
         warm = false;
         leading = new Leading(fence, core, System.nanoTime());
         metrics.serving(core);
-        log.info("master {} serves as leader of cluster {}, {} ms after it was elected", election.address(), keys.cluster(),
-                (System.nanoTime() - started) / 1_000_000);
+        metrics.tookOver(kept.isPresent());
+        log.info("master {} serves as leader of cluster {}, {} ms after it was elected ({})", election.address(), keys.cluster(),
+                (System.nanoTime() - started) / 1_000_000, kept.isPresent() ? "from the copy it kept while following"
+                        : "after loading the metadata");
     }
 
     private void stopLeading(Fence fence) {
@@ -131,6 +169,9 @@ public final class MasterGroup implements AutoCloseable {
             leading = null;
             metrics.stoppedServing(current.core());
             current.core().close();
+        }
+        if (leading == null) {
+            follow();
         }
     }
 
@@ -235,6 +276,10 @@ public final class MasterGroup implements AutoCloseable {
             current.core().close();
         }
         election.close();
+        FollowerCopy kept = takeCopy();
+        if (kept != null) {
+            kept.close();
+        }
         etcd.close();
     }
 }

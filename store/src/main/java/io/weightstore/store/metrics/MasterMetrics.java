@@ -23,6 +23,7 @@ public final class MasterMetrics {
     private final CounterDataPoint evictions;
     private final CounterDataPoint evictedBytes;
     private final Counter transitions;
+    private final Counter takeovers;
     private volatile ClusterView serving;
 
     public MasterMetrics() {
@@ -45,6 +46,9 @@ public final class MasterMetrics {
         transitions = Counter.builder().name("weightstore_master_node_transitions")
                 .help("Nodes seen to go down (no heartbeat within the deadline) or come back up").labelNames("to")
                 .withoutExemplars().register(registry);
+        takeovers = Counter.builder().name("weightstore_master_takeovers")
+                .help("Elections this master won and began to serve, by where its records came from: copy (kept current while it"
+                        + " followed) or load (read from etcd once elected)").labelNames("from").withoutExemplars().register(registry);
         GaugeWithCallback.builder().name("weightstore_master_serving")
                 .help("1 while this master serves the cluster (a master alone, or a group's leader), 0 for a follower")
                 .callback(cb -> cb.call(serving == null ? 0 : 1)).register(registry);
@@ -112,6 +116,11 @@ public final class MasterMetrics {
     public void evicted(long bytes) {
         evictions.inc();
         evictedBytes.inc(bytes);
+    }
+
+    /** This master won an election and serves, from the records it kept while following or from a load. */
+    public void tookOver(boolean fromCopy) {
+        takeovers.labelValues(fromCopy ? "copy" : "load").inc();
     }
 
     public void nodeWentDown() {

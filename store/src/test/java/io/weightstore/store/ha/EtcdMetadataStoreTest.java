@@ -46,10 +46,15 @@ class EtcdMetadataStoreTest extends MetadataStoreContract {
     @Override
     protected MetadataStore open() throws Exception {
         keys = new ClusterKeys("contract-" + UUID.randomUUID());
+        fence = lead(client, keys);
+        return reopen();
+    }
+
+    /** Takes the leader key of {@code keys}' cluster, as an elected master does, and returns its fence. */
+    static Fence lead(Client client, ClusterKeys keys) throws Exception {
         var won = client.getKVClient().txn().If(new Cmp(keys.leader(), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(keys.leader(), Etcd.bytes("test"), PutOption.DEFAULT)).commit().get();
-        fence = new Fence(won.getHeader().getRevision(), "test");
-        return reopen();
+        return new Fence(won.getHeader().getRevision(), "test");
     }
 
     @Override
@@ -60,7 +65,7 @@ class EtcdMetadataStoreTest extends MetadataStoreContract {
     @Test
     void aCatalogOfManyPagesLoadsWholeAndInKeyOrder() throws Exception {
         List<ObjectMeta> written = new ArrayList<>();
-        for (int i = 0; i < 2 * EtcdMetadataStore.PAGE + 1; i++) {
+        for (int i = 0; i < 2 * MetadataRecords.PAGE + 1; i++) {
             SliceMeta slice = new SliceMeta(0, 4096, List.of(new ReplicaRef("n1", 4096L * i)), BlockCrcs.of(new int[] {i}));
             written.add(new ObjectMeta(String.format("paged/%05d", i), 4096, 1 << 20, 4096, List.of(slice), true, Instant.ofEpochMilli(i),
                     1));

@@ -78,6 +78,8 @@ class MasterGroupTest {
             int next = group.awaitLeader(leader, Duration.ofSeconds(10));
             System.out.printf("hand-over on close: %d ms%n", (System.nanoTime() - handedOver) / 1_000_000);
             assertThat(next).isNotEqualTo(leader);
+            // The new leader starts from the copy it kept current while it followed, not from a load of every record.
+            assertThat(Metrics.value(group.metricsOf(next).registry(), "weightstore_master_takeovers", "from", "copy")).isEqualTo(1);
             assertThat(Bytes.equal(Bytes.readWhole(client, "kept/a", arena), bytes)).isTrue();
             client.put("kept/b", bytes, PutOptions.defaults().withReplicas(2));
             assertThat(client.list("kept/")).hasSize(2);

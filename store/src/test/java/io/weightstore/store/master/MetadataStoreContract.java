@@ -46,12 +46,12 @@ public abstract class MetadataStoreContract {
         store.close();
     }
 
-    static ObjectMeta object(String key, long size) {
+    protected static ObjectMeta object(String key, long size) {
         SliceMeta slice = new SliceMeta(0, size, List.of(new ReplicaRef("n1", 4096)), BlockCrcs.of(new int[] {7, 8}));
         return new ObjectMeta(key, size, 1 << 20, 64 << 10, List.of(slice), true, Instant.ofEpochMilli(1234), 1);
     }
 
-    static NodeInfo node(String id) {
+    protected static NodeInfo node(String id) {
         return new NodeInfo(id, new Endpoint("host-" + id, 7071), "/dev/shm/" + id, new UUID(1, id.hashCode()), 1L << 30);
     }
 

@@ -1,0 +1,181 @@
+package io.weightstore.store.ha;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import io.weightstore.store.api.StoreException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A follower's copy of the cluster's records, loaded once and then kept current by a watch on
+ * {@code meta/}, so that a master elected leader starts from it instead of reading every record
+ * from etcd: that read grows with the catalog (0.74 s for 20,000 objects, 17.6 s with 100,000
+ * before reads and decoding overlapped; README, a group of masters). A copy gives nothing while it
+ * is still loading, and nothing once its watch has ended (etcd compacted the revisions it had not
+ * seen yet, or refused it) or a record failed to decode: the new leader then loads as before.
+ */
+final class FollowerCopy implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(FollowerCopy.class);
+    /** How often a take-over asks etcd to confirm how far the watch has come. */
+    private static final long PROGRESS_ASK_MILLIS = 20;
+
+    private final Client etcd;
+    private final ClusterKeys keys;
+    private final Duration timeout;
+    private MetadataRecords records;
+    /** Every change up to this etcd revision is in {@link #records}. */
+    private long revision;
+    private Watch.Watcher watcher;
+    /** Why the copy cannot be trusted, or null. */
+    private String broken;
+    private boolean closed;
+
+    private FollowerCopy(Client etcd, ClusterKeys keys, Duration timeout) {
+        this.etcd = etcd;
+        this.keys = keys;
+        this.timeout = timeout;
+    }
+
+    /** Starts loading a copy on a thread of its own; the watch starts once it is loaded. */
+    static FollowerCopy start(Client etcd, ClusterKeys keys, Duration timeout) {
+        FollowerCopy copy = new FollowerCopy(etcd, keys, timeout);
+        Thread.ofPlatform().daemon().name("master-follower-copy").start(copy::load);
+        return copy;
+    }
+
+    private void load() {
+        MetadataRecords loaded = new MetadataRecords();
+        long at;
+        try {
+            at = loaded.load(etcd.getKVClient(), keys, timeout);
+        } catch (StoreException | RuntimeException e) {
+            breaks("its load failed: " + e.getMessage());
+            return;
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            records = loaded;
+            revision = at;
+            notifyAll();
+        }
+        // Outside this monitor: jetcd calls the listener while it holds its own lock.
+        WatchOption from = WatchOption.builder().isPrefix(true).withRevision(at + 1).build();
+        Watch.Watcher started = etcd.getWatchClient().watch(Etcd.bytes(keys.meta()), from,
+                Watch.listener(this::onChanges, this::onWatchError, () -> breaks("its watch ended")));
+        synchronized (this) {
+            if (!closed) {
+                watcher = started;
+                return;
+            }
+        }
+        started.close();
+    }
+
+    /** Changes in revision order, or etcd's word that every change up to a revision has been sent. */
+    private synchronized void onChanges(WatchResponse response) {
+        if (closed || broken != null) {
+            return;
+        }
+        try {
+            for (WatchEvent event : response.getEvents()) {
+                KeyValue record = event.getKeyValue();
+                String name = Etcd.text(record.getKey()).substring(keys.meta().length());
+                switch (event.getEventType()) {
+                    case PUT -> records.put(keys, name, record.getValue().getBytes());
+                    case DELETE -> records.delete(keys, name);
+                    default -> throw new IllegalStateException("an event of unknown type on " + keys.meta() + name);
+                }
+                revision = Math.max(revision, record.getModRevision());
+            }
+            if (response.isProgressNotify()) {
+                revision = Math.max(revision, response.getHeader().getRevision());
+            }
+        } catch (StoreException | RuntimeException e) {
+            broken = "a change could not be applied: " + e.getMessage();
+            log.warn("the follower's copy of cluster {}'s metadata is dropped: {}", keys.cluster(), broken);
+        }
+        notifyAll();
+    }
+
+    /** jetcd resumes a watch after a passing error from the revision after the last it delivered, and ends it otherwise. */
+    private void onWatchError(Throwable error) {
+        log.debug("the follower's watch of cluster {}'s metadata was interrupted", keys.cluster(), error);
+    }
+
+    private synchronized void breaks(String why) {
+        if (closed || broken != null) {
+            return;
+        }
+        broken = why;
+        log.warn("the follower's copy of cluster {}'s metadata is dropped: {}; a take-over will load the metadata", keys.cluster(),
+                why);
+        notifyAll();
+    }
+
+    /**
+     * A copy of the records as of etcd's revision now or later, for a master just elected (no older
+     * leader can write any more): once a load in progress has ended, and once the watch confirms that it
+     * has delivered every change up to now. Empty when the load failed, the copy broke, or the watch
+     * does not confirm within the etcd timeout.
+     */
+    Optional<MetadataRecords> current() {
+        long now;
+        try {
+            now = Etcd.await(etcd.getKVClient().get(keys.leader()), timeout, "a read of the leader key").getHeader().getRevision();
+        } catch (StoreException e) {
+            return Optional.empty();
+        }
+        synchronized (this) {
+            try {
+                // Each page of a load has the etcd timeout, so a load ends; one started over would only be behind it.
+                while (!closed && broken == null && records == null) {
+                    wait();
+                }
+                long deadline = System.nanoTime() + timeout.toNanos();
+                while (usable() && revision < now) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        log.warn("the follower's copy of cluster {}'s metadata reached etcd revision {} of {} within {} ms; a take-over"
+                                + " will load the metadata", keys.cluster(), revision, now, timeout.toMillis());
+                        return Optional.empty();
+                    }
+                    // etcd answers only once the watch has sent every change up to its current revision.
+                    if (watcher != null) {
+                        watcher.requestProgress();
+                    }
+                    wait(Math.min(PROGRESS_ASK_MILLIS, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
+            return usable() ? Optional.of(records.copy()) : Optional.empty();
+        }
+    }
+
+    private boolean usable() {
+        return !closed && broken == null && records != null;
+    }
+
+    @Override
+    public void close() {
+        Watch.Watcher open;
+        synchronized (this) {
+            closed = true;
+            open = watcher;
+            notifyAll();
+        }
+        if (open != null) {
+            open.close();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package io.weightstore.store.ha;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.RetiredRange;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.StoredNode;
+import io.weightstore.store.grpc.Protos;
+import io.weightstore.store.master.MetadataBatch;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A cluster's records under {@code meta/} in etcd, decoded, by kind: what a leader answers from
+ * ({@link EtcdMetadataStore}) and what a follower keeps current ({@link FollowerCopy}). Each record
+ * is an immutable value, so a copy copies the maps only. Not thread-safe: its owner serialises access.
+ */
+final class MetadataRecords {
+    private static final Logger log = LoggerFactory.getLogger(MetadataRecords.class);
+    static final int PAGE = 1000;
+    /** Orders keys as etcd and RocksDB do (by UTF-8 bytes), which for Java strings is code point order. */
+    static final Comparator<String> UTF8_ORDER = (a, b) -> {
+        for (int i = 0, j = 0; i < a.length() && j < b.length(); ) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.codePointCount(0, a.length()), b.codePointCount(0, b.length()));
+    };
+
+    private final NavigableMap<String, ObjectMeta> objects = new TreeMap<>(UTF8_ORDER);
+    private final Map<String, StoredNode> nodes = new TreeMap<>(UTF8_ORDER);
+    private final Map<String, PutGrant> pending = new TreeMap<>();
+    private final Map<String, LockState> locks = new TreeMap<>(UTF8_ORDER);
+    private final Map<Long, ReadLease> leases = new TreeMap<>();
+    private final Map<String, RetiredRange> retired = new TreeMap<>();
+
+    NavigableMap<String, ObjectMeta> objects() {
+        return objects;
+    }
+
+    Map<String, StoredNode> nodes() {
+        return nodes;
+    }
+
+    Map<String, PutGrant> pending() {
+        return pending;
+    }
+
+    Map<String, LockState> locks() {
+        return locks;
+    }
+
+    Map<Long, ReadLease> leases() {
+        return leases;
+    }
+
+    Map<String, RetiredRange> retired() {
+        return retired;
+    }
+
+    int size() {
+        return objects.size() + nodes.size() + pending.size() + locks.size() + leases.size() + retired.size();
+    }
+
+    /** A copy that changes apart from this one. */
+    MetadataRecords copy() {
+        MetadataRecords copy = new MetadataRecords();
+        copy.objects.putAll(objects);
+        copy.nodes.putAll(nodes);
+        copy.pending.putAll(pending);
+        copy.locks.putAll(locks);
+        copy.leases.putAll(leases);
+        copy.retired.putAll(retired);
+        return copy;
+    }
+
+    /**
+     * Reads every record of {@code keys}' cluster into these (empty) records, paging through {@code meta/} at the
+     * revision of the first page, so that they are one consistent snapshot; returns that revision. Each page is
+     * decoded while etcd sends the next: one after the other, decoding was a quarter of a new leader's load (20,000
+     * objects: 0.64 s of reads, 0.21 s of decoding; 0.74 s overlapped; README, a group of masters).
+     */
+    long load(KV kv, ClusterKeys keys, Duration timeout) throws StoreException {
+        String prefix = keys.meta();
+        ByteSequence end = Etcd.prefixEnd(prefix);
+        String what = "a read of the metadata under " + prefix;
+        GetResponse page = Etcd.await(kv.get(Etcd.bytes(prefix), page(end, 0)), timeout, what);
+        long revision = page.getHeader().getRevision();
+        int loaded = 0;
+        while (true) {
+            boolean last = !page.isMore() || page.getKvs().isEmpty();
+            CompletableFuture<GetResponse> next = last ? null
+                    : kv.get(Etcd.bytes(Etcd.text(page.getKvs().getLast().getKey()) + "\0"), page(end, revision));
+            try {
+                for (KeyValue record : page.getKvs()) {
+                    put(keys, Etcd.text(record.getKey()).substring(prefix.length()), record.getValue().getBytes());
+                    loaded++;
+                }
+            } catch (StoreException | RuntimeException e) {
+                if (next != null) {
+                    next.cancel(true);
+                }
+                throw e;
+            }
+            if (last) {
+                break;
+            }
+            page = Etcd.await(next, timeout, what);
+        }
+        log.info("loaded {} metadata records of cluster {} at etcd revision {}", loaded, keys.cluster(), revision);
+        return revision;
+    }
+
+    /** One page of the range up to {@code end}, at {@code revision} (0: the current one). */
+    private static GetOption page(ByteSequence end, long revision) {
+        // etcd returns a range in key order; asking for a sort would make it read the whole range for every page.
+        GetOption.Builder option = GetOption.builder().withRange(end).withLimit(PAGE);
+        if (revision != 0) {
+            option.withRevision(revision);
+        }
+        return option.build();
+    }
+
+    /** Takes in the record etcd holds under {@code meta/NAME} (its kind's prefix, then its id). */
+    void put(ClusterKeys keys, String name, byte[] value) throws StoreException {
+        String id = name.substring(Math.min(2, name.length()));
+        switch (name.substring(0, name.length() - id.length())) {
+            case ClusterKeys.OBJECT -> objects.put(id, Protos.decodeObject(value));
+            case ClusterKeys.NODE -> nodes.put(id, Protos.decodeNode(value));
+            case ClusterKeys.PENDING -> pending.put(id, Protos.decodePut(value));
+            case ClusterKeys.LOCK -> locks.put(id, Protos.decodeLock(value));
+            case ClusterKeys.LEASE -> {
+                ReadLease lease = Protos.decodeLease(value);
+                leases.put(lease.leaseId(), lease);
+            }
+            case ClusterKeys.RETIRED -> retired.put(id, Protos.decodeRetired(value));
+            default -> throw unknown(keys, name);
+        }
+    }
+
+    /** Drops the record etcd held under {@code meta/NAME}. */
+    void delete(ClusterKeys keys, String name) throws StoreException {
+        String id = name.substring(Math.min(2, name.length()));
+        switch (name.substring(0, name.length() - id.length())) {
+            case ClusterKeys.OBJECT -> objects.remove(id);
+            case ClusterKeys.NODE -> nodes.remove(id);
+            case ClusterKeys.PENDING -> pending.remove(id);
+            case ClusterKeys.LOCK -> locks.remove(id);
+            case ClusterKeys.LEASE -> leases.remove(Long.parseUnsignedLong(id, 16));
+            case ClusterKeys.RETIRED -> retired.remove(id);
+            default -> throw unknown(keys, name);
+        }
+    }
+
+    private static StoreException unknown(ClusterKeys keys, String name) {
+        return new StoreException(StoreException.Code.IO, "master metadata: unknown record " + keys.meta() + name);
+    }
+
+    /** Applies a change the leader has written. */
+    void apply(MetadataBatch.Change change) {
+        switch (change) {
+            case MetadataBatch.Change.PutObject c -> objects.put(c.object().key(), c.object());
+            case MetadataBatch.Change.DeleteObject c -> objects.remove(c.key());
+            case MetadataBatch.Change.PutNode c -> nodes.put(c.node().info().nodeId(), c.node());
+            case MetadataBatch.Change.DeleteNode c -> nodes.remove(c.nodeId());
+            case MetadataBatch.Change.PutPending c -> pending.put(c.put().putId(), c.put());
+            case MetadataBatch.Change.DeletePending c -> pending.remove(c.putId());
+            case MetadataBatch.Change.PutLock c -> locks.put(c.name(), c.lock());
+            case MetadataBatch.Change.DeleteLock c -> locks.remove(c.name());
+            case MetadataBatch.Change.PutLease c -> leases.put(c.lease().leaseId(), c.lease());
+            case MetadataBatch.Change.DeleteLease c -> leases.remove(c.leaseId());
+            case MetadataBatch.Change.PutRetired c -> retired.put(MetadataBatch.retiredName(c.range().replica()), c.range());
+            case MetadataBatch.Change.DeleteRetired c -> retired.remove(MetadataBatch.retiredName(c.replica()));
+        }
+    }
+}

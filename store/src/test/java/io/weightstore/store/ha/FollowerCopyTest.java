@@ -1,0 +1,110 @@
+package io.weightstore.store.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.api.LockState;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.RetiredRange;
+import io.weightstore.store.master.MetadataBatch;
+import io.weightstore.store.master.MetadataStore;
+import io.weightstore.store.master.MetadataStoreContract;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metadata contract through a follower's copy: every reopen is a take-over from a copy kept by
+ * watching etcd since the cluster was empty, so each contract test that reopens checks that the
+ * watch brought every change in.
+ */
+class FollowerCopyTest extends MetadataStoreContract {
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static EtcdCluster etcd;
+    private static Client client;
+    private ClusterKeys keys;
+    private Fence fence;
+    private FollowerCopy copy;
+
+    @BeforeAll
+    static void startEtcd() throws Exception {
+        etcd = EtcdCluster.start(1);
+        client = Client.builder().endpoints(etcd.endpoints()).build();
+    }
+
+    @AfterAll
+    static void stopEtcd() {
+        client.close();
+        etcd.close();
+    }
+
+    @Override
+    protected MetadataStore open() throws Exception {
+        keys = new ClusterKeys("follower-" + UUID.randomUUID());
+        fence = EtcdMetadataStoreTest.lead(client, keys);
+        copy = FollowerCopy.start(client, keys, TIMEOUT);
+        return reopen();
+    }
+
+    @Override
+    protected MetadataStore reopen() {
+        return EtcdMetadataStore.over(client.getKVClient(), keys, fence, TIMEOUT, () -> {}, copy.current().orElseThrow());
+    }
+
+    @AfterEach
+    void closeCopy() {
+        copy.close();
+    }
+
+    private MetadataStore load() throws Exception {
+        return EtcdMetadataStore.open(client.getKVClient(), keys, fence, TIMEOUT, () -> {});
+    }
+
+    @Test
+    void aCopyHoldsWhatALoadReadsAfterPutsOverwritesAndDeletesOfEveryKind() throws Exception {
+        try (MetadataStore writer = load()) {
+            writer.apply(new MetadataBatch().putObject(object("a", 1)).putObject(object("b", 2)).putNode(node("n1"), false)
+                    .putNode(node("n2"), false).putPending(new PutGrant("p1", object("c", 3), Map.of("n1", node("n1")), Instant.EPOCH, "w"))
+                    .putPending(new PutGrant("p2", object("d", 4), Map.of(), Instant.EPOCH, "w"))
+                    .putLock("l1", new LockState(true, "o", Instant.EPOCH)).putLock("l2", new LockState(true, "o", Instant.EPOCH))
+                    .putLease(new ReadLease("a", 0xfedcba9876543210L, Instant.EPOCH, "r")).putLease(new ReadLease("b", 2, Instant.EPOCH, "r"))
+                    .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 0), 1))
+                    .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1)));
+            writer.apply(new MetadataBatch().deleteObject("a").putObject(object("b", 20)).deleteNode("n1").putNode(node("n2"), true)
+                    .deletePending("p1").deleteLock("l1").deleteLease(0xfedcba9876543210L).deleteRetired(new ReplicaRef("n1", 0)));
+        }
+        try (MetadataStore fromCopy = reopen(); MetadataStore loaded = load()) {
+            assertThat(loaded.objects("", "", 10)).extracting(ObjectMeta::size).containsExactly(20L);
+            assertThat(fromCopy.objects("", "", 10)).isEqualTo(loaded.objects("", "", 10));
+            assertThat(fromCopy.nodes()).isEqualTo(loaded.nodes()).hasSize(1);
+            assertThat(fromCopy.pendingPuts()).isEqualTo(loaded.pendingPuts()).hasSize(1);
+            assertThat(fromCopy.lock("l1")).isEqualTo(loaded.lock("l1")).isEmpty();
+            assertThat(fromCopy.lock("l2")).isEqualTo(loaded.lock("l2")).isPresent();
+            assertThat(fromCopy.leases()).isEqualTo(loaded.leases()).extracting(ReadLease::leaseId).containsExactly(2L);
+            assertThat(fromCopy.retiredRanges()).isEqualTo(loaded.retiredRanges()).hasSize(1);
+        }
+    }
+
+    @Test
+    void aRecordTheCopyCannotReadDropsItSoTheLeaderLoadsInstead() throws Exception {
+        assertThat(copy.current()).isPresent();
+        client.getKVClient().put(Etcd.bytes(keys.meta() + "zz/unknown"), ByteSequence.from(new byte[] {1})).get();
+        assertThat(copy.current()).isEmpty();
+    }
+
+    @Test
+    void aClosedCopyGivesNothing() {
+        copy.close();
+        assertThat(copy.current()).isEmpty();
+    }
+}
