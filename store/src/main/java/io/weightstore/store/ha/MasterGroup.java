@@ -107,7 +107,7 @@ public final class MasterGroup implements AutoCloseable {
     /** Starts keeping a copy of the records, unless one is kept already or this master is closed. */
     private synchronized void follow() {
         if (copy == null && !closed.get()) {
-            copy = FollowerCopy.start(etcd, keys, settings.etcdTimeout());
+            copy = FollowerCopy.start(etcd, keys, settings.etcdTimeout(), FollowerCopy.RELOAD_PAUSE);
         }
     }
 

@@ -17,6 +17,7 @@ import io.weightstore.store.master.MetadataStoreContract;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 class FollowerCopyTest extends MetadataStoreContract {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration RELOAD_PAUSE = Duration.ofMillis(200);
     private static EtcdCluster etcd;
     private static Client client;
     private ClusterKeys keys;
@@ -52,7 +54,7 @@ class FollowerCopyTest extends MetadataStoreContract {
     protected MetadataStore open() throws Exception {
         keys = new ClusterKeys("follower-" + UUID.randomUUID());
         fence = EtcdMetadataStoreTest.lead(client, keys);
-        copy = FollowerCopy.start(client, keys, TIMEOUT);
+        copy = FollowerCopy.start(client, keys, TIMEOUT, RELOAD_PAUSE);
         return reopen();
     }
 
@@ -96,10 +98,25 @@ class FollowerCopyTest extends MetadataStoreContract {
     }
 
     @Test
-    void aRecordTheCopyCannotReadDropsItSoTheLeaderLoadsInstead() throws Exception {
+    void aRecordTheCopyCannotReadDropsItUntilItLoadsAgainAfterAPause() throws Exception {
+        try (MetadataStore writer = load()) {
+            writer.apply(new MetadataBatch().putObject(object("a", 1)));
+        }
         assertThat(copy.current()).isPresent();
-        client.getKVClient().put(Etcd.bytes(keys.meta() + "zz/unknown"), ByteSequence.from(new byte[] {1})).get();
+        ByteSequence unreadable = Etcd.bytes(keys.meta() + "zz/unknown");
+        client.getKVClient().put(unreadable, ByteSequence.from(new byte[] {1})).get();
         assertThat(copy.current()).isEmpty();
+        client.getKVClient().delete(unreadable).get();
+        try (MetadataStore writer = load()) {
+            writer.apply(new MetadataBatch().putObject(object("b", 2)));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        Optional<MetadataRecords> again = copy.current();
+        while (again.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            again = copy.current();
+        }
+        assertThat(again).hasValueSatisfying(records -> assertThat(records.objects()).containsOnlyKeys("a", "b"));
     }
 
     @Test
