@@ -64,7 +64,7 @@ public final class MasterGroup implements AutoCloseable {
         this.endpoint = MasterEndpoint.start(new LeaderApi(this), bindHost, port, security, List.of(new LeaderGate(this::refusal)),
                 metrics);
         String address = settings.advertise().orElseGet(() -> defaultHost(bindHost) + ":" + endpoint.port());
-        // Before the election: a master elected at once finds the copy still loading and loads the records itself.
+        // Before the election: a master elected at once takes the records from the load the copy has begun.
         follow();
         this.election = LeaderElection.start(etcd, keys, address, settings.leaderLease(), settings.etcdTimeout(),
                 new LeaderElection.Listener() {
