@@ -3,6 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.cli.config.ConfiguredCommandLine;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.store.master.RocksNativeLibrary;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.WeightstoreHome;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -83,7 +85,32 @@ public final class WeightstoreCli implements Runnable {
             System.setProperty(RocksNativeLibrary.DIRECTORY_PROPERTY, WeightstoreHome.resolve().resolve("native").toString());
         }
         EmbeddedStorePreload.startIfWanted(List.of(args));
-        System.exit(commandLine().execute(args));
+        CommandLine cli = commandLine();
+        System.setProperty(EmbeddedStore.HOLDER_PROPERTY, holderName(cli, args));
+        System.exit(cli.execute(args));
+    }
+
+    /** Every verb's --version (which each --help lists) and manual page say the build, as the top command's do. */
+    private static void versionEverywhere(CommandLine command, IVersionProvider version) {
+        command.getCommandSpec().versionProvider(version);
+        command.getSubcommands().values().forEach(sub -> versionEverywhere(sub, version));
+    }
+
+    /**
+     * "weightstore" and the verb {@code args} name, down to the last subcommand, with none of its
+     * arguments: what the next process to find the embedded store held is told.
+     */
+    static String holderName(CommandLine cli, String... args) {
+        StringBuilder name = new StringBuilder("weightstore");
+        CommandLine command = cli;
+        for (String arg : args) {
+            command = command.getSubcommands().get(arg);
+            if (command == null) {
+                break;
+            }
+            name.append(' ').append(arg);
+        }
+        return name.toString();
     }
 
     /**
@@ -101,6 +128,7 @@ public final class WeightstoreCli implements Runnable {
 
     private static CommandLine configure(CommandLine cli) {
         ServiceLoader.load(CommandPlugin.class).forEach(plugin -> cli.addSubcommand(plugin.command()));
+        versionEverywhere(cli, new Version());
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("weightstore: error: " + describe(e));
             commandLine.getErr().flush();

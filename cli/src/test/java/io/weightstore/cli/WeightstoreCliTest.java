@@ -32,6 +32,26 @@ class WeightstoreCliTest {
     }
 
     @Test
+    void theEmbeddedStoresHolderIsNamedByItsVerbAloneNeverByItsArguments() {
+        assertThat(WeightstoreCli.holderName(WeightstoreCli.commandLine(), "serve", "--model", "weightstore://m", "--api-key", "k3y"))
+                .isEqualTo("weightstore serve");
+        assertThat(WeightstoreCli.holderName(WeightstoreCli.commandLine(), "model", "verify", "m", "--quick"))
+                .isEqualTo("weightstore model verify");
+        assertThat(WeightstoreCli.holderName(WeightstoreCli.commandLine(), "--version")).isEqualTo("weightstore");
+    }
+
+    @Test
+    void everyVerbsVersionFlagPrintsTheBuildAsTheTopCommandDoes() {
+        CliRun top = CliRun.of("--version");
+        assertThat(top.out()).startsWith("weightstore ");
+        for (String[] verb : new String[][] {{"model", "--version"}, {"model", "import", "--version"}, {"synth", "-V"}}) {
+            CliRun run = CliRun.of(verb);
+            assertThat(run.exitCode()).as(String.join(" ", verb)).isZero();
+            assertThat(run.out()).as(String.join(" ", verb)).isEqualTo(top.out());
+        }
+    }
+
+    @Test
     void everyFlagOfSynthIsExplained() {
         CliRun run = CliRun.of("synth", "--help");
         for (String flag : new String[] {"--out", "--size", "--arch", "--hidden", "--layers", "--heads", "--kv-heads",

@@ -12,6 +12,7 @@ import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
@@ -45,13 +46,15 @@ class ProcessCrashTest {
     }
 
     @Test
-    void secondProcessOnTheEmbeddedStoreIsToldWhoHoldsIt() throws Exception {
+    void secondProcessOnTheEmbeddedStoreIsToldWhoHoldsItButNotItsArguments() throws Exception {
         Path home = tmp.resolve("home");
-        try (ChildProcess holder = ChildProcess.start("hold-embedded", home.toString())) {
+        try (ChildProcess holder = ChildProcess.start("hold-embedded", home.toString(), "--api-key=s3cret-key")) {
             assertThatThrownBy(() -> EmbeddedStore.open(home, 16 << 20, ClientOptions.defaults()))
                     .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                     .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.HELD))
-                    .hasMessageContaining("pid " + holder.pid()).hasMessageContaining(home.toString());
+                    .hasMessageContaining("pid " + holder.pid() + " (java)").hasMessageContaining(home.toString())
+                    .hasMessageNotContaining("s3cret-key");
+            assertThat(Files.readString(home.resolve("LOCK"))).contains("pid " + holder.pid()).doesNotContain("s3cret-key");
         }
         // Once the holder is gone (even killed), the store opens again.
         EmbeddedStore.open(home, 16 << 20, ClientOptions.defaults()).close();

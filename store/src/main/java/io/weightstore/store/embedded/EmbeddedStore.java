@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedStore {
     /** Default pool size; the file is sparse, so unused capacity takes no disk. */
     public static final long DEFAULT_CAPACITY = 64L << 30;
+    /**
+     * What holds the store, as the next process to open it is told (the CLI sets {@code weightstore}
+     * and its verb); without it, the program's file name. Never a command line: it may hold a secret.
+     */
+    public static final String HOLDER_PROPERTY = "weightstore.holder";
     private static final Logger log = LoggerFactory.getLogger(EmbeddedStore.class);
 
     private EmbeddedStore() {}

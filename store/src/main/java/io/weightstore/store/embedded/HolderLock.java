@@ -14,7 +14,9 @@ import java.time.Instant;
 
 /**
  * One process at a time holds an embedded store: an OS file lock on {@code LOCK}, whose content
- * names the holder (pid, command, since when) for the error the next process gets.
+ * names the holder (pid, what it is, since when) for the error the next process gets. What it is
+ * comes from {@link EmbeddedStore#HOLDER_PROPERTY}, else the program's file name, never its
+ * arguments: they may hold a secret (serve's --api-key), and the file and the error are for anyone.
  */
 final class HolderLock implements AutoCloseable {
     static final String FILE = "LOCK";
@@ -46,8 +48,7 @@ final class HolderLock implements AutoCloseable {
                         + (holder.isEmpty() ? "another process" : holder)
                         + "; wait for it to finish, or run a master and nodes to share a store between processes");
             }
-            String holder = "pid " + ProcessHandle.current().pid() + " ("
-                    + ProcessHandle.current().info().commandLine().orElse("unknown command") + ") since " + Instant.now();
+            String holder = "pid " + ProcessHandle.current().pid() + " (" + holderName() + ") since " + Instant.now();
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(holder.getBytes(StandardCharsets.UTF_8)), 0);
             channel.force(false);
@@ -65,6 +66,15 @@ final class HolderLock implements AutoCloseable {
             }
             throw new StoreException(StoreException.Code.IO, "cannot lock embedded store " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    private static String holderName() {
+        String named = System.getProperty(EmbeddedStore.HOLDER_PROPERTY);
+        if (named != null) {
+            return named;
+        }
+        return ProcessHandle.current().info().command().map(command -> Path.of(command).getFileName().toString())
+                .orElse("a process that does not say what it is");
     }
 
     @Override
