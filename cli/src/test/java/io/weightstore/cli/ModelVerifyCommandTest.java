@@ -139,6 +139,19 @@ class ModelVerifyCommandTest {
     }
 
     @Test
+    void aQuickCheckReportsAFileWhoseHeaderIsRottenInEveryCopyAsCorrupt() throws Exception {
+        String key = weightsKey();
+        cluster.flipByte(key, 0, 0, 100);
+        cluster.flipByte(key, 0, 1, 100);
+        CliRun run = run("model", "verify", "tiny", "--quick");
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+        assertThat(run.out()).as(run.err()).containsPattern(WEIGHTS + "\\s+CORRUPT\\s+.*no replica could serve slice 0")
+                .contains("tiny: CORRUPT");
+        JsonNode json = JSON.readTree(run("model", "verify", "tiny", "--quick", "--json").out());
+        assertThat(json.get("status").asText()).isEqualTo("CORRUPT");
+    }
+
+    @Test
     void quickAndRepairTogetherIsAUsageError() {
         CliRun run = run("model", "verify", "tiny", "--quick", "--repair");
         assertThat(run.exitCode()).isEqualTo(2);

@@ -216,6 +216,8 @@ public final class CheckpointVerifier {
                 SafetensorsHeaderParser.read(new StoreRangeSource(reader));
             } catch (SafetensorsFormatException e) {
                 return copies.with(FileVerdict.Status.CORRUPT, "header: " + e.getMessage());
+            } catch (StoreException e) {
+                return readFailed(copies, e);
             }
         }
         return copies.with(copies.status(), copies.detail() + (file.file().isSafetensors() ? "; header parses" : ""));
@@ -231,14 +233,22 @@ public final class CheckpointVerifier {
             }
             throw e;
         } catch (StoreException e) {
-            // A copy can go bad or away between the copy check and the read.
-            FileVerdict.Status status = switch (e.code()) {
-                case CORRUPT -> FileVerdict.Status.CORRUPT;
-                case UNAVAILABLE -> FileVerdict.Status.MISSING;
-                default -> throw e;
-            };
-            return copies.with(status, e.getMessage());
+            return readFailed(copies, e);
         }
         return copies.with(copies.status(), copies.detail() + "; sha256 " + file.file().sha256());
+    }
+
+    /**
+     * A read that no copy could serve, as the file's verdict: a quick check looks only for the copies, so
+     * its header read is the first to meet a rotten block, and a copy can go bad or away between the
+     * copy check and a full check's read.
+     */
+    private static FileVerdict readFailed(FileVerdict copies, StoreException e) throws StoreException {
+        FileVerdict.Status status = switch (e.code()) {
+            case CORRUPT -> FileVerdict.Status.CORRUPT;
+            case UNAVAILABLE -> FileVerdict.Status.MISSING;
+            default -> throw e;
+        };
+        return copies.with(status, e.getMessage());
     }
 }
