@@ -55,7 +55,7 @@ final class ModelInspectCommand implements Callable<Integer> {
             if (m.error() != null) {
                 out.printf("  error: %s%n", m.error());
             }
-            out.printf("  copies: %s%n", report.copies().describe());
+            out.printf("  copies: %s%n", copiesLine(report));
             Table table = new Table("FILE", "KIND", "SIZE", "TENSORS", "DTYPES", "SLICES", "REPLICAS", "COPIES", "NODES")
                     .alignRight("SIZE", "TENSORS", "SLICES", "REPLICAS");
             for (CheckpointInspector.FileDetail f : report.files()) {
@@ -77,5 +77,15 @@ final class ModelInspectCommand implements Callable<Integer> {
             case UNREADABLE -> "UNREADABLE " + health.slicesUnreadable() + "/" + health.slices();
             case REPAIRING -> "REPAIRING " + (health.bytesToCopy() == 0 ? 0 : 100 * health.bytesCopied() / health.bytesToCopy()) + "%";
         };
+    }
+
+    /** The copies' state, after the files not stored at all (an import under way or cut short), which have no copies to count. */
+    private static String copiesLine(CheckpointInspector.Report report) {
+        long missing = report.files().stream().filter(f -> !f.stored()).count();
+        if (missing == 0) {
+            return report.copies().describe();
+        }
+        return missing + " of " + report.files().size() + " files not stored (MISSING below)"
+                + (missing == report.files().size() ? "" : "; of the stored ones: " + report.copies().describe());
     }
 }

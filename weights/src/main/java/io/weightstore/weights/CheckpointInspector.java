@@ -27,8 +27,8 @@ public final class CheckpointInspector {
     public record Holder(String nodeId, String endpoint, boolean up) {}
 
     /**
-     * One file as stored. {@code stored} is false when the object is missing, and then {@code copies}
-     * is null; else it says whether the file's slices have their copies, or are being copied.
+     * One file as stored. {@code stored} is false when the object is missing, or not yet recorded by an
+     * import under way, and then {@code copies} is null; else it says whether the file's slices have their copies, or are being copied.
      */
     public record FileDetail(String path, long size, FileKind kind, Integer tensorCount, List<String> dtypes, boolean stored,
             int slices, int replicas, boolean autoReplicas, List<Holder> nodes, ReplicaHealth copies) {}
@@ -65,7 +65,14 @@ public final class CheckpointInspector {
             if (e.code() != StoreException.Code.NOT_FOUND) {
                 throw e;
             }
-            return new FileDetail(file.path(), file.size(), file.kind(), file.tensorCount(), List.of(), false, 0, 0, false, List.of(), null);
+            return notStored(file);
+        } catch (CheckpointException e) {
+            // An import under way, or cut short, stores a file before it records the file's checksums in the manifest: until
+            // then the object is not the checkpoint's, and a run of the import again checks it and keeps or sends it again.
+            if (file.checksumDigest() != null) {
+                throw e;
+            }
+            return notStored(file);
         }
         try (reader) {
             Map<String, NodeStatus> nodes = reader.nodes();
@@ -80,6 +87,10 @@ public final class CheckpointInspector {
             return new FileDetail(file.path(), reader.size(), file.kind(), file.tensorCount(), dtypes, true, object.slices().size(),
                     object.replicas(), object.autoReplicas(), holders, ReplicaHealth.of(List.of(object), nodes, copies));
         }
+    }
+
+    private static FileDetail notStored(ManifestFile file) {
+        return new FileDetail(file.path(), file.size(), file.kind(), file.tensorCount(), List.of(), false, 0, 0, false, List.of(), null);
     }
 
     /**
