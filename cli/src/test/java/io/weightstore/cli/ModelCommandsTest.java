@@ -106,6 +106,13 @@ class ModelCommandsTest {
         CliRun badId = run("model", "import", "--checkpoint-id", "../x", "--model-id", "a/b", "--source", source.toString());
         assertThat(badId.exitCode()).isEqualTo(2);
         assertThat(badId.err()).contains("checkpoint id '../x' must match");
+        CliRun twoLines = run("model", "import", "--checkpoint-id", "ok", "--model-id", "a\nb", "--source", source.toString());
+        assertThat(twoLines.exitCode()).isEqualTo(2);
+        assertThat(twoLines.err()).contains("a model id (ORG/NAME) must not hold control characters: 'a?b'");
+        CliRun noRevision = run("model", "import", "--checkpoint-id", "ok", "--model-id", "a/b", "--revision", "", "--source",
+                source.toString());
+        assertThat(noRevision.exitCode()).isEqualTo(2);
+        assertThat(noRevision.err()).contains("a revision is required");
         Files.writeString(source.resolve("model.safetensors.index.json"), "{\"weight_map\":{\"x\":\"missing.safetensors\"}}");
         CliRun badIndex = run("model", "import", "--checkpoint-id", "ok", "--model-id", "a/b", "--source", source.toString());
         assertThat(badIndex.exitCode()).isEqualTo(1);

@@ -69,12 +69,23 @@ public final class CheckpointImporter {
         this.store = catalog.store();
     }
 
+    /** A label the manifest keeps and every listing shows: one line of text, not blank. */
+    private static void requireLabel(String what, String value) throws CheckpointException {
+        if (value == null || value.isBlank()) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, what + " is required");
+        }
+        if (value.codePoints().anyMatch(Character::isISOControl)) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, what + " must not hold control characters: '"
+                    + value.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
+                            .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append) + "'");
+        }
+    }
+
     public ImportResult run(ImportRequest request, Progress progress) throws IOException {
         long start = System.nanoTime();
         CheckpointId id = request.checkpointId();
-        if (request.modelId() == null || request.modelId().isBlank()) {
-            throw new CheckpointException(CheckpointException.Code.INVALID, "a model id (ORG/NAME) is required");
-        }
+        requireLabel("a model id (ORG/NAME)", request.modelId());
+        requireLabel("a revision", request.revision());
         CheckpointDirectory directory = validate(request.source());
         requireStorableNames(request.checkpointId(), directory);
         Room room = store.room();

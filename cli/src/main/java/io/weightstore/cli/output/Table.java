@@ -33,7 +33,7 @@ public final class Table {
         }
         List<String> row = new ArrayList<>(cells.length);
         for (Object cell : cells) {
-            row.add(String.valueOf(cell));
+            row.add(printable(String.valueOf(cell)));
         }
         rows.add(row);
         return this;
@@ -65,5 +65,21 @@ public final class Table {
             }
         }
         out.println(line);
+    }
+
+    /** A cell on one line: a control character (a name written by another tool may hold any) shows as a backslash-u escape. */
+    private static String printable(String cell) {
+        if (cell.codePoints().noneMatch(Character::isISOControl)) {
+            return cell;
+        }
+        StringBuilder shown = new StringBuilder(cell.length() + 8);
+        cell.codePoints().forEach(c -> {
+            if (Character.isISOControl(c)) {
+                shown.append(String.format("\\u%04x", c));
+            } else {
+                shown.appendCodePoint(c);
+            }
+        });
+        return shown.toString();
     }
 }
