@@ -165,6 +165,12 @@ class SecureClusterAttackTest {
                 assertThat(codeOf(forgedToken, method, defaultRequest(method), bearer)).as(method.getFullMethodName())
                         .isEqualTo(Status.Code.UNAUTHENTICATED);
             }
+            // Each refusal says which it was: no credential at all, or a token this master does not know.
+            MethodDescriptor<?, ?> list = MasterGrpc.getListMethod();
+            assertThat(statusOf(channel, list, defaultRequest(list), new Metadata()).getDescription())
+                    .startsWith("present a client certificate of this cluster or a bearer token");
+            assertThat(statusOf(forgedToken, list, defaultRequest(list), bearer).getDescription())
+                    .startsWith("this master does not know the bearer token presented").contains("restarted");
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             forgedToken.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -586,13 +592,17 @@ class SecureClusterAttackTest {
 
     @SuppressWarnings("unchecked")
     private static Status.Code codeOf(ManagedChannel channel, MethodDescriptor<?, ?> method, Message request, Metadata headers) {
+        return statusOf(channel, method, request, headers).getCode();
+    }
+
+    private static Status statusOf(ManagedChannel channel, MethodDescriptor<?, ?> method, Message request, Metadata headers) {
         Channel withHeaders = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
         try {
             ClientCalls.blockingUnaryCall(withHeaders.newCall((MethodDescriptor<Message, Message>) method,
                     CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), request);
-            return Status.Code.OK;
+            return Status.OK;
         } catch (StatusRuntimeException e) {
-            return e.getStatus().getCode();
+            return e.getStatus();
         }
     }
 }

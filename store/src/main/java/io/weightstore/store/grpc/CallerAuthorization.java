@@ -45,8 +45,10 @@ final class CallerAuthorization implements ServerInterceptor {
         Optional<Identity> certified = certificateOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
         Optional<Identity> caller = certified.or(() -> tokenOf(headers.get(GrpcStatuses.AUTHORIZATION)));
         if (caller.isEmpty()) {
-            return refuse(call, Status.UNAUTHENTICATED, "present a client certificate of this cluster or a bearer token to call "
-                    + method);
+            return refuse(call, Status.UNAUTHENTICATED, headers.containsKey(GrpcStatuses.AUTHORIZATION)
+                    ? "this master does not know the bearer token presented to call " + method + " (it reads its --tokens file when it"
+                            + " starts: a token issued or replaced since works once the master is restarted)"
+                    : "present a client certificate of this cluster or a bearer token to call " + method);
         }
         Optional<Permission> needed = MethodPermissions.of(method);
         if (needed.isEmpty() || !caller.get().role().allows(needed.get())) {

@@ -96,7 +96,10 @@ final class GrpcStatuses {
             default -> StoreException.Code.IO;
         };
         String description = e.getStatus().getDescription();
-        String message = e.getStatus().getCode() == Status.Code.UNAVAILABLE || e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
+        // A master that answered UNAVAILABLE itself (too few nodes up, not the leader) is up: its own words say why.
+        boolean unreached = e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
+                || e.getStatus().getCode() == Status.Code.UNAVAILABLE && !(answered(e) && description != null);
+        String message = unreached
                 ? what + ": master unavailable: " + withTransportHint(e, plaintext)
                 : e.getStatus().getCode() == Status.Code.UNKNOWN && closedUnderTheCall(e)
                         ? what + ": the connection to the master closed during the call"
@@ -114,7 +117,7 @@ final class GrpcStatuses {
                 String message = String.valueOf(tls.getMessage());
                 return message.contains("not an SSL/TLS record")
                         ? "the master does not speak TLS; it runs with --insecure, so connect without --credentials"
-                        : "TLS: " + message;
+                        : "TLS: " + deepestMessage(tls);
             }
         }
         if (plaintext && e.getStatus().getCode() == Status.Code.UNAVAILABLE && !answered(e) && connected(e)) {
@@ -122,6 +125,20 @@ final class GrpcStatuses {
                     + " (or $WEIGHTSTORE_CREDENTIALS)";
         }
         return unreachable(e);
+    }
+
+    /**
+     * The innermost message under a TLS failure: the engine's own ("General OpenSslEngine problem") only
+     * wraps the certificate check's, which names the certificate and why it was refused.
+     */
+    private static String deepestMessage(SSLException tls) {
+        String message = String.valueOf(tls.getMessage());
+        for (Throwable cause = tls.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+            if (cause.getMessage() != null && !cause.getMessage().isBlank()) {
+                message = cause.getMessage();
+            }
+        }
+        return message;
     }
 
     /** Whether the connection was made before it failed: it was not refused, unresolved, unroutable or timed out. */

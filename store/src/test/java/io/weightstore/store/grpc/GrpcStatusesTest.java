@@ -29,12 +29,12 @@ class GrpcStatusesTest {
     }
 
     @Test
-    void anUnavailableAnswerFromTheMasterItselfCarriesNoHintAboutTls() {
+    void anUnavailableAnswerFromTheMasterItselfIsItsOwnWordsNotAMasterUnavailable() {
         StoreException refused = GrpcStatuses.toStoreException(Status.UNAVAILABLE.withDescription("put of x needs 3 nodes up, 2 are")
                 .asRuntimeException(GrpcStatuses.answered()), "put x", true);
 
         assertThat(refused.code()).isEqualTo(StoreException.Code.UNAVAILABLE);
-        assertThat(refused.getMessage()).isEqualTo("put x: master unavailable: UNAVAILABLE: put of x needs 3 nodes up, 2 are");
+        assertThat(refused.getMessage()).isEqualTo("put of x needs 3 nodes up, 2 are");
     }
 
     @Test
@@ -44,6 +44,18 @@ class GrpcStatusesTest {
 
         assertThat(reset.getMessage()).startsWith("stat: master unavailable: UNAVAILABLE: io exception (Connection reset by peer)")
                 .endsWith("give --credentials DIR (or $WEIGHTSTORE_CREDENTIALS)");
+    }
+
+    @Test
+    void aTlsFailureNamesTheCertificateChecksReasonNotTheEnginesWrapper() {
+        Exception check = new java.security.cert.CertificateException("certificate CN=master was issued by CN=other CA, not by"
+                + " this cluster's CA");
+        StoreException refused = GrpcStatuses.toStoreException(Status.UNAVAILABLE.withDescription("io exception")
+                .withCause(new javax.net.ssl.SSLHandshakeException("General OpenSslEngine problem", check)).asRuntimeException(),
+                "stat", false);
+
+        assertThat(refused.getMessage()).isEqualTo("stat: master unavailable: TLS: certificate CN=master was issued by CN=other CA,"
+                + " not by this cluster's CA");
     }
 
     @Test
