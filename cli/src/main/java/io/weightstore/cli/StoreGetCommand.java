@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -40,6 +41,11 @@ final class StoreGetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Path directory = out.toAbsolutePath().getParent();
+        if (Files.isDirectory(out) || !Files.isDirectory(directory)) {
+            throw new ParameterException(spec.commandLine(), "OUT " + out + (Files.isDirectory(out) ? " is a directory; name the file"
+                    + " to write, such as " + out.resolve(Path.of(key).getFileName()) : ": its directory " + directory + " does not exist"));
+        }
         Path partial = out.resolveSibling(out.getFileName() + ".partial");
         long start = System.nanoTime();
         long size;

@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -51,6 +52,10 @@ final class StorePutCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PutOptions options = new PutOptions(replicas, sliceSize == null ? 0 : ByteSizes.parse(sliceSize), replace, pin, "");
+        if (Files.isDirectory(file)) {
+            throw new ParameterException(spec.commandLine(), "FILE " + file + " is a directory; store put writes one file as one object"
+                    + " (model import takes a checkpoint's directory)");
+        }
         long size = Files.size(file);
         long start = System.nanoTime();
         ObjectMeta stored;

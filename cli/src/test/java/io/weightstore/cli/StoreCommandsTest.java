@@ -134,6 +134,18 @@ class StoreCommandsTest {
     }
 
     @Test
+    void aDirectoryToPutOrAnOutputWithNoDirectoryIsAUsageErrorNamingThePathGiven() throws IOException {
+        CliRun put = CliRun.of("store", "put", "k", tmp.toString(), "--store", "127.0.0.1:1");
+        assertThat(put.exitCode()).isEqualTo(2);
+        assertThat(put.err()).contains("FILE " + tmp + " is a directory");
+        Path nowhere = tmp.resolve("no-such-dir").resolve("out");
+        CliRun get = CliRun.of("store", "get", "k", nowhere.toString(), "--store", "127.0.0.1:1");
+        assertThat(get.exitCode()).isEqualTo(2);
+        assertThat(get.err()).contains("OUT " + nowhere + ": its directory " + nowhere.getParent() + " does not exist")
+                .doesNotContain(".partial");
+    }
+
+    @Test
     void unreachableMasterIsAClearFailure() {
         CliRun run = CliRun.of("store", "status", "--store", "127.0.0.1:1");
         assertThat(run.exitCode()).isEqualTo(1);
