@@ -9,6 +9,7 @@ import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.weights.ByteSizes;
+import io.weightstore.weights.FreeSpace;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -33,7 +34,8 @@ final class SynthCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Directory to write; must not hold a checkpoint.")
+    @Option(names = "--out", required = true, paramLabel = "DIR",
+            description = "Directory to write; must not hold a checkpoint, and its file system must have room for it.")
     private Path out;
 
     @Option(names = "--size", paramLabel = "SIZE", description = "Pick dimensions for a checkpoint of about SIZE (e.g. 100M, 4G).")
@@ -82,6 +84,8 @@ final class SynthCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         SynthSpec spec = spec();
+        // Refused before anything is written: a checkpoint its disk cannot hold would fill the disk first.
+        FreeSpace.require(out, SyntheticCheckpoint.bytes(spec), "the checkpoint");
         CheckpointDirectory written;
         try (ProgressBar progress = new ProgressBar("synth", spec.weightBytes())) {
             written = SyntheticCheckpoint.write(spec, out, progress::advanced);

@@ -2,10 +2,14 @@ package io.weightstore.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.format.DType;
+import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +52,30 @@ class CommandErrorMessagesTest {
         assertThat(again.exitCode()).isEqualTo(1);
         assertThat(again.err()).contains("already holds a checkpoint: " + out);
         assertNoClassName(again);
+    }
+
+    @Test
+    void aSynthTooLargeForItsFileSystemIsRefusedBeforeItWritesAnything() throws Exception {
+        Path out = tmp.resolve("big");
+        // --size stops at 1024 layers (about 3 TiB); more layers of its widest model outgrow whatever disk this runs on.
+        SynthSpec widest = SynthSpec.forSize(1L << 40, DType.F32, 1L << 30, 0);
+        long perLayer = withLayers(widest, 2).weightBytes() - withLayers(widest, 1).weightBytes();
+        String layers = Long.toString(Files.getFileStore(tmp).getUsableSpace() / perLayer + 1);
+        // Were the check missing, synth would write until the disk is full: in a JVM of its own with a file size limit
+        // (ulimit -f, in blocks of 512 or 1024 bytes), its first shard fails at 64 MiB at most instead.
+        List<String> fileSizeLimit = List.of("sh", "-c", "ulimit -f 65536 && exec \"$@\"", "sh");
+        CliProcess synth = CliProcess.start(tmp.resolve("synth.log"), Map.of(), fileSizeLimit,
+                "synth", "--out", out.toString(), "--size", "1T", "--layers", layers);
+
+        assertThat(synth.await()).as(synth.output()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(synth.output()).contains("writing " + out + ": its file system has ", " bytes free, the checkpoint needs ")
+                .doesNotContain("Exception");
+        assertThat(out).doesNotExist();
+    }
+
+    private static SynthSpec withLayers(SynthSpec spec, int layers) {
+        return new SynthSpec(spec.arch(), spec.hidden(), layers, spec.heads(), spec.kvHeads(), spec.intermediate(), spec.vocab(),
+                spec.dtype(), spec.maxShardSize(), spec.seed());
     }
 
     @Test

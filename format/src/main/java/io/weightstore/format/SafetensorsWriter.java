@@ -30,25 +30,33 @@ public final class SafetensorsWriter {
         SafetensorsLayout layout = SafetensorsLayout.of(tensors, metadata);
         SafetensorsHeader header = layout.header();
         Path partial = file.resolveSibling(file.getFileName() + ".partial");
-        try (FileChannel out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer prefix = ByteBuffer.allocate(SafetensorsHeader.LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            writeFully(out, prefix.putLong(0, header.headerLength()));
-            writeFully(out, ByteBuffer.wrap(layout.headerBytes()));
-            for (TensorInfo tensor : header.tensors()) {
-                long expectedEnd = header.dataStart() + tensor.end();
-                content.write(tensor, out);
-                if (out.position() != expectedEnd) {
-                    throw new IllegalStateException("content for tensor '" + tensor.name() + "' wrote "
-                            + (out.position() - header.dataStart() - tensor.begin()) + " bytes, expected " + tensor.byteSize());
-                }
+        try {
+            try (FileChannel out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                writeContents(out, layout, content);
             }
+            // Inside the try: a move that fails (a directory under the file's name) must not leave the sibling behind either.
+            Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(partial);
             throw e;
         }
-        Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return header;
+    }
+
+    private static void writeContents(FileChannel out, SafetensorsLayout layout, TensorContent content) throws IOException {
+        SafetensorsHeader header = layout.header();
+        ByteBuffer prefix = ByteBuffer.allocate(SafetensorsHeader.LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        writeFully(out, prefix.putLong(0, header.headerLength()));
+        writeFully(out, ByteBuffer.wrap(layout.headerBytes()));
+        for (TensorInfo tensor : header.tensors()) {
+            long expectedEnd = header.dataStart() + tensor.end();
+            content.write(tensor, out);
+            if (out.position() != expectedEnd) {
+                throw new IllegalStateException("content for tensor '" + tensor.name() + "' wrote "
+                        + (out.position() - header.dataStart() - tensor.begin()) + " bytes, expected " + tensor.byteSize());
+            }
+        }
     }
 
     /** Writes tensors whose bytes are in memory, keyed by name. */

@@ -67,11 +67,7 @@ final class LocalFiles {
         Files.createDirectories(parent);
         // A store into a mapping of a sparse file that finds no block left is a fault in the copying thread, not an
         // IOException: refuse a file its file system has no room for before any byte goes in.
-        long usable = Files.getFileStore(parent).getUsableSpace();
-        if (usable < size) {
-            throw new CheckpointException(CheckpointException.Code.NO_SPACE, "writing " + target + ": its file system has " + usable
-                    + " bytes free, the file needs " + size);
-        }
+        FreeSpace.require(target, size, "the file");
         removeThoseOfDeadProcesses(parent, target.getFileName().toString());
         // Hidden, so that a directory holding one a crash left is still read as a checkpoint without it; named after this
         // process, so that the next writer of the file can tell it is a crash's and remove it.

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.DType;
+import io.weightstore.format.SafetensorsLayout;
 import io.weightstore.format.SafetensorsWriter;
 import io.weightstore.format.TensorInfo;
 import io.weightstore.format.TensorSpec;
@@ -13,7 +14,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,40 +39,144 @@ public final class SyntheticCheckpoint {
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
     private static final int CONTEXT_LENGTH = 2048;
     private static final int CHUNK_BYTES = 1 << 20;
+    private static final Map<String, String> SHARD_METADATA = Map.of("format", "pt");
 
     private SyntheticCheckpoint() {}
 
     /**
-     * Writes the checkpoint into {@code out} (created if missing; must not already hold a checkpoint).
+     * Writes the checkpoint into {@code out} (created if missing; must not already hold a checkpoint). A write that
+     * fails removes the files it created, and {@code out} and its parents if it created them and they are empty
+     * again: left behind, they would read as a checkpoint and make the next write into {@code out} refuse.
      *
      * @param progress told the weight bytes written since its last call, after each chunk
+     * @throws IOException naming the file being written when writing failed
      */
     public static CheckpointDirectory write(SynthSpec spec, Path out, LongConsumer progress) throws IOException {
-        Files.createDirectories(out);
         if (Files.exists(out.resolve("config.json")) || Files.exists(out.resolve(WeightIndex.FILE_NAME))) {
             throw new IOException("output directory already holds a checkpoint: " + out);
         }
-        writeJson(out.resolve("config.json"), config(spec));
-        writeJson(out.resolve("generation_config.json"),
-                Map.of("bos_token_id", SynthTokenizer.BOS_ID, "eos_token_id", SynthTokenizer.EOS_ID));
-        writeJson(out.resolve("tokenizer.json"), SynthTokenizer.tokenizerJson(spec.vocab()));
-        writeJson(out.resolve("tokenizer_config.json"), SynthTokenizer.tokenizerConfigJson(CONTEXT_LENGTH));
-
-        List<List<TensorSpec>> shards = shard(LlamaTensors.of(spec), spec.maxShardSize());
-        Map<String, String> weightMap = new LinkedHashMap<>();
-        long totalSize = 0;
-        WeightFiller filler = new WeightFiller(spec, progress);
-        for (int i = 0; i < shards.size(); i++) {
-            String name = String.format(Locale.ROOT, "model-%05d-of-%05d.safetensors", i + 1, shards.size());
-            for (TensorSpec tensor : shards.get(i)) {
-                weightMap.put(tensor.name(), name);
-                totalSize += tensor.byteSize();
+        Plan plan = Plan.of(spec);
+        Written written = Written.creating(out);
+        try {
+            for (Map.Entry<String, String> json : plan.metadata().entrySet()) {
+                written.file(json.getKey(), file -> Files.writeString(file, json.getValue(), StandardCharsets.UTF_8));
             }
-            SafetensorsWriter.write(out.resolve(name), shards.get(i), Map.of("format", "pt"), filler::fill);
+            WeightFiller filler = new WeightFiller(spec, progress);
+            for (Map.Entry<String, List<TensorSpec>> shard : plan.shards().entrySet()) {
+                written.file(shard.getKey(),
+                        file -> SafetensorsWriter.write(file, shard.getValue(), SHARD_METADATA, filler::fill));
+            }
+            // The index last: its weight map names every shard, so it appears only once they all do.
+            written.file(WeightIndex.FILE_NAME, file -> Files.writeString(file, plan.index(), StandardCharsets.UTF_8));
+            return CheckpointDirectory.read(out);
+        } catch (IOException | RuntimeException e) {
+            written.remove(e);
+            throw e;
         }
-        writeJson(out.resolve(WeightIndex.FILE_NAME),
-                Map.of("metadata", Map.of("total_size", totalSize), "weight_map", weightMap));
-        return CheckpointDirectory.read(out);
+    }
+
+    /** The bytes {@link #write} puts on disk for {@code spec}: every file's, in full. */
+    public static long bytes(SynthSpec spec) throws IOException {
+        return Plan.of(spec).bytes();
+    }
+
+    /** What a write puts where, known before a byte of it is written. */
+    private record Plan(Map<String, String> metadata, Map<String, List<TensorSpec>> shards, String index) {
+        static Plan of(SynthSpec spec) throws IOException {
+            Map<String, String> metadata = new LinkedHashMap<>();
+            metadata.put("config.json", json(config(spec)));
+            metadata.put("generation_config.json",
+                    json(Map.of("bos_token_id", SynthTokenizer.BOS_ID, "eos_token_id", SynthTokenizer.EOS_ID)));
+            metadata.put("tokenizer.json", json(SynthTokenizer.tokenizerJson(spec.vocab())));
+            metadata.put("tokenizer_config.json", json(SynthTokenizer.tokenizerConfigJson(CONTEXT_LENGTH)));
+
+            List<List<TensorSpec>> tensors = shard(LlamaTensors.of(spec), spec.maxShardSize());
+            Map<String, List<TensorSpec>> shards = new LinkedHashMap<>();
+            Map<String, String> weightMap = new LinkedHashMap<>();
+            long totalSize = 0;
+            for (int i = 0; i < tensors.size(); i++) {
+                String name = String.format(Locale.ROOT, "model-%05d-of-%05d.safetensors", i + 1, tensors.size());
+                shards.put(name, tensors.get(i));
+                for (TensorSpec tensor : tensors.get(i)) {
+                    weightMap.put(tensor.name(), name);
+                    totalSize += tensor.byteSize();
+                }
+            }
+            return new Plan(metadata, shards, json(Map.of("metadata", Map.of("total_size", totalSize), "weight_map", weightMap)));
+        }
+
+        long bytes() {
+            long bytes = utf8Length(index);
+            for (String json : metadata.values()) {
+                bytes += utf8Length(json);
+            }
+            for (List<TensorSpec> shard : shards.values()) {
+                bytes += SafetensorsLayout.of(shard, SHARD_METADATA).header().fileLength();
+            }
+            return bytes;
+        }
+
+        private static long utf8Length(String text) {
+            return text.getBytes(StandardCharsets.UTF_8).length;
+        }
+    }
+
+    /** Writes one file to the path it is given. */
+    @FunctionalInterface
+    private interface FileWrite {
+        void to(Path file) throws IOException;
+    }
+
+    /** What one write created, in the order it did: removed again, newest first, when the write fails. */
+    private static final class Written {
+        private final Path out;
+        private final List<Path> created = new ArrayList<>();
+
+        private Written(Path out) {
+            this.out = out;
+        }
+
+        /** Creates {@code out} and its missing parents, remembering which were missing. */
+        static Written creating(Path out) throws IOException {
+            Written written = new Written(out);
+            for (Path dir = out.toAbsolutePath(); dir != null && Files.notExists(dir); dir = dir.getParent()) {
+                written.created.addFirst(dir);
+            }
+            Files.createDirectories(out);
+            return written;
+        }
+
+        /** Writes {@code name} in {@code out}; a failure names the file, since the file system's reason (a full disk) may not. */
+        void file(String name, FileWrite write) throws IOException {
+            Path file = out.resolve(name);
+            if (Files.notExists(file, LinkOption.NOFOLLOW_LINKS)) {
+                created.add(file);
+            }
+            try {
+                write.to(file);
+            } catch (IOException e) {
+                throw new IOException("writing " + file + ": " + reason(e), e);
+            }
+        }
+
+        void remove(Exception failure) {
+            for (Path path : created.reversed()) {
+                try {
+                    Files.deleteIfExists(path);
+                } catch (DirectoryNotEmptyException e) {
+                    // Someone else's file went into a directory this write made: that file, and so the directory, stay.
+                } catch (IOException e) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+
+        private static String reason(IOException e) {
+            if (e instanceof FileSystemException f && f.getReason() != null) {
+                return f.getReason();
+            }
+            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        }
     }
 
     private static Map<String, Object> config(SynthSpec spec) {
@@ -118,8 +226,8 @@ public final class SyntheticCheckpoint {
         return shards;
     }
 
-    private static void writeJson(Path file, Object value) throws IOException {
-        Files.writeString(file, JSON.writeValueAsString(value) + "\n", StandardCharsets.UTF_8);
+    private static String json(Object value) throws IOException {
+        return JSON.writeValueAsString(value) + "\n";
     }
 
     /** Streams a tensor's pseudo-random values through one reused chunk buffer. */

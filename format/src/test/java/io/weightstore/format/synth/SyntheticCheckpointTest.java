@@ -11,9 +11,12 @@ import io.weightstore.format.DType;
 import io.weightstore.format.FileKind;
 import io.weightstore.format.TensorSpec;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,6 +74,29 @@ class SyntheticCheckpointTest {
         SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 1), tmp.resolve("ckpt"), b -> {});
         assertThatThrownBy(() -> SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 1), tmp.resolve("ckpt"), b -> {}))
                 .hasMessageContaining("already holds a checkpoint");
+    }
+
+    @Test
+    void aSynthThatFailsMidwayRemovesTheFilesItWroteAndNamesTheOneItWasWriting() throws IOException {
+        Path out = Files.createDirectory(tmp.resolve("ckpt"));
+        Path notes = Files.writeString(out.resolve("notes.txt"), "not synth's");
+        SynthSpec spec = new SynthSpec(SynthSpec.LLAMA, 128, 3, 4, 2, 256, 1000, DType.F32, 200_000, 1);
+        int shards = SyntheticCheckpoint.shard(LlamaTensors.of(spec), spec.maxShardSize()).size();
+        Path lastShard = out.resolve(String.format(Locale.ROOT, "model-%05d-of-%05d.safetensors", shards, shards));
+        // Once the first weights are written, a directory takes the last shard's name: that shard cannot be put in place.
+        Runnable blockLastShard = () -> {
+            try {
+                Files.createDirectories(lastShard);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
+
+        assertThatThrownBy(() -> SyntheticCheckpoint.write(spec, out, written -> blockLastShard.run()))
+                .isInstanceOf(IOException.class).hasMessageStartingWith("writing " + lastShard + ": ");
+        try (Stream<Path> left = Files.list(out)) {
+            assertThat(left).as("what was there before, and the blocking directory").containsExactlyInAnyOrder(notes, lastShard);
+        }
     }
 
     @ParameterizedTest
