@@ -22,8 +22,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = {
             "Write a READY checkpoint back to plain local files.",
-            "The whole checkpoint into --output DIR, or with --path one file to --output FILE. Each file is checked against",
-            "the manifest's SHA-256 before it appears."
+            "The whole checkpoint into --output DIR, which must be new or empty, or with --path one file to --output FILE.",
+            "Each file is checked against the manifest's SHA-256 before it appears."
         })
 final class ModelExportCommand implements Callable<Integer> {
     @Spec
@@ -38,7 +38,8 @@ final class ModelExportCommand implements Callable<Integer> {
     @Option(names = "--path", paramLabel = "FILE", description = "Export only this file of the checkpoint (its relative path).")
     private String path;
 
-    @Option(names = "--output", required = true, paramLabel = "OUT", description = "Output directory, or output file with --path.")
+    @Option(names = "--output", required = true, paramLabel = "OUT",
+            description = "Output directory (new or empty), or output file with --path (not a directory).")
     private Path output;
 
     @Option(names = "--json", description = "Print the files written, each with its size and SHA-256, as JSON.")

@@ -125,6 +125,41 @@ class ModelCommandsTest {
     }
 
     @Test
+    void anExportIntoADirectoryThatHoldsFilesIsRefusedAndLeavesItAsItWas() throws IOException {
+        importTiny();
+        Path other = Files.createDirectory(tmp.resolve("other"));
+        Path stale = Files.writeString(other.resolve("model-00009-of-00009.safetensors"), "another checkpoint's shard");
+
+        CliRun refused = run("model", "export", "tiny", "--output", other.toString());
+        assertThat(refused.exitCode()).as(refused.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).contains("output directory " + other + " is not empty");
+        try (var left = Files.list(other)) {
+            assertThat(left).containsExactly(stale);
+        }
+        Path empty = Files.createDirectory(tmp.resolve("empty"));
+        CliRun intoEmpty = run("model", "export", "tiny", "--output", empty.toString());
+        assertThat(intoEmpty.exitCode()).as(intoEmpty.err()).isZero();
+    }
+
+    @Test
+    void anExportOfOneFileToADirectoryIsRefusedNamingTheDirectory() throws IOException {
+        importTiny();
+        Path dir = Files.createDirectory(tmp.resolve("dir"));
+
+        CliRun refused = run("model", "export", "tiny", "--path", "config.json", "--output", dir.toString());
+        assertThat(refused.exitCode()).as(refused.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).contains("output " + dir + " is a directory", dir.resolve("config.json").toString())
+                .doesNotContain(".partial");
+        assertThat(dir).isEmptyDirectory();
+    }
+
+    private void importTiny() {
+        CliRun imported = run("model", "import", "--checkpoint-id", "tiny", "--model-id", "org/tiny",
+                "--source", source.toString());
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+    }
+
+    @Test
     void twoImportsOfOneIdFromTwoProcessesOneWins() throws Exception {
         Path big = tmp.resolve("big");
         SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 256, 4, 4, 2, 512, 2000, DType.F32, 2 << 20, 1), big, b -> {});

@@ -2,8 +2,10 @@ package io.weightstore.weights;
 
 import io.weightstore.store.api.Progress;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Writes stored files back to plain local files, read straight into the mapped output and checked
@@ -16,8 +18,9 @@ public final class CheckpointExporter {
         this.catalog = catalog;
     }
 
-    /** Exports every file of the checkpoint into {@code outputDir}, keeping relative paths. */
+    /** Exports every file of the checkpoint into {@code outputDir}, keeping relative paths; it must be new or empty. */
     public List<ManifestFile> exportAll(CheckpointId id, Path outputDir, Progress progress) throws IOException {
+        requireNewOrEmpty(outputDir);
         Manifest manifest = catalog.readyManifest(id);
         progress.started(manifest.totalBytes());
         List<StoredFile> files = catalog.files(manifest);
@@ -29,13 +32,35 @@ public final class CheckpointExporter {
         return manifest.files();
     }
 
-    /** Exports one file of the checkpoint to {@code output}. */
+    /** Exports one file of the checkpoint to {@code output}, a file's path. */
     public ManifestFile exportOne(CheckpointId id, String path, Path output, Progress progress) throws IOException {
+        if (Files.isDirectory(output)) {
+            // Refused, not written into as output/<name>: the caller names the file itself, so a directory there is a mistake.
+            throw new CheckpointException(CheckpointException.Code.INVALID, "output " + output
+                    + " is a directory; exporting one file writes to the file named, such as " + output.resolve(Path.of(path).getFileName()));
+        }
         Manifest manifest = catalog.readyManifest(id);
         ManifestFile file = manifest.file(path).orElseThrow(() -> new CheckpointException(CheckpointException.Code.NOT_FOUND,
                 "checkpoint " + id + " has no file " + path));
         progress.started(file.size());
         catalog.file(manifest, file).exportTo(output, progress);
         return file;
+    }
+
+    /**
+     * Files already in the directory would sit beside the checkpoint's (another checkpoint's shards beside this one's index),
+     * and an import of the directory would read them all as one checkpoint.
+     */
+    private static void requireNewOrEmpty(Path outputDir) throws IOException {
+        if (!Files.isDirectory(outputDir)) {
+            return;
+        }
+        try (Stream<Path> entries = Files.list(outputDir)) {
+            if (entries.findAny().isPresent()) {
+                throw new CheckpointException(CheckpointException.Code.INVALID, "output directory " + outputDir
+                        + " is not empty: a checkpoint is exported only into a new or empty directory,"
+                        + " so that no other files end up beside it");
+            }
+        }
     }
 }
