@@ -1,5 +1,8 @@
 package io.weightstore.gateway.s3;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
@@ -14,6 +17,7 @@ import java.util.Optional;
 public record ListRequest(int version, String prefix, String delimiter, int maxKeys, boolean urlEncoded, Optional<String> marker,
         Optional<String> continuationToken, Optional<String> startAfter, boolean fetchOwner, Optional<String> after) {
     public static final int MAX_KEYS = 1000;
+    private static final String TOKEN_MARK = "wst1:";
 
     /**
      * @throws S3Error InvalidArgument naming the parameter whose value is wrong
@@ -37,17 +41,26 @@ public record ListRequest(int version, String prefix, String delimiter, int maxK
                 version == 1 || query.first("fetch-owner").map("true"::equalsIgnoreCase).orElse(false), after.filter(a -> !a.isEmpty()));
     }
 
-    /** The opaque token that continues a listing after {@code lastReturned} (a key or a common prefix). */
+    /**
+     * The opaque token that continues a listing after {@code lastReturned} (a key or a common prefix):
+     * marked, so that a token this gateway did not give out (mistyped, cut short) is refused rather
+     * than taken for a key after which nothing sorts, which would end the listing with no error.
+     */
     public static String token(String lastReturned) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(lastReturned.getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString((TOKEN_MARK + lastReturned).getBytes(StandardCharsets.UTF_8));
     }
 
     private static String decodeToken(String token) {
         try {
-            return new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw invalid("continuation-token", token, "is not a token this gateway gave out");
+            String decoded = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(Base64.getUrlDecoder().decode(token))).toString();
+            if (decoded.startsWith(TOKEN_MARK)) {
+                return decoded.substring(TOKEN_MARK.length());
+            }
+        } catch (IllegalArgumentException | CharacterCodingException e) {
+            // Not base64, or not text: refused below as any other token this gateway did not give out.
         }
+        throw invalid("continuation-token", token, "is not a token this gateway gave out");
     }
 
     private static int maxKeys(String text) {

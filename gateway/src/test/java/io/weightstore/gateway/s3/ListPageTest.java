@@ -82,5 +82,8 @@ class ListPageTest {
         assertThatThrownBy(() -> ListRequest.parse(QueryString.parse("encoding-type=base64"))).hasMessageContaining("encoding-type");
         assertThatThrownBy(() -> ListRequest.parse(QueryString.parse("list-type=2&continuation-token=***")))
                 .hasMessageContaining("not a token this gateway gave out");
+        // Base64 of something else: taken for a key, it would end the listing early with no error.
+        assertThatThrownBy(() -> ListRequest.parse(QueryString.parse("list-type=2&continuation-token=garbage")))
+                .hasMessageContaining("continuation-token 'garbage' is not a token this gateway gave out");
     }
 }
