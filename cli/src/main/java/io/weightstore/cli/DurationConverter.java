@@ -30,4 +30,16 @@ final class DurationConverter implements ITypeConverter<Duration> {
             throw new TypeConversionException("duration '" + text + "' is not a number with ms, s, m or h, nor ISO-8601 like PT1M");
         }
     }
+
+    /** {@code duration} in the form this flag takes ({@code 10s}, {@code 2h}), as a person typed it, not ISO-8601. */
+    static String shown(Duration duration) {
+        long millis = duration.toMillis();
+        if (millis % 3_600_000 == 0 && millis > 0) {
+            return millis / 3_600_000 + "h";
+        }
+        if (millis % 60_000 == 0 && millis > 0) {
+            return millis / 60_000 + "m";
+        }
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
 }

@@ -29,8 +29,8 @@ final class Waiting {
                     return look.seen();
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new TimeoutException(what + " not done after " + timeout + " (--timeout); it goes on in the background: "
-                            + look.line());
+                    throw new TimeoutException(what + " not done after " + DurationConverter.shown(timeout)
+                            + " (--timeout); it goes on in the background: " + look.line());
                 }
                 Thread.sleep(POLL);
             }
