@@ -361,8 +361,11 @@ final class RequestHandler implements Runnable {
             int actual = Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
             if (actual != check.crc32c()) {
                 metrics.checksumFailure();
-                log.warn("checksum mismatch in pool {} at offset {} length {}: expected {} found {}", pool.path(), check.offset(),
-                        check.length(), Integer.toHexString(check.crc32c()), Integer.toHexString(actual));
+                // The CRC expected comes with the request: a rotten copy, or a reader with wrong (or forged) metadata. The
+                // node's scrubber checks its copies against the master's own CRCs; any reader may send this, so it is rate-limited.
+                refusals.warn("checksum mismatch in pool {} at offset {} length {}: {} expected {}, the block's is {} (a rotten copy,"
+                        + " or a reader with other metadata)", pool.path(), check.offset(), check.length(), peer(),
+                        Integer.toHexString(check.crc32c()), Integer.toHexString(actual));
                 throw new FrameException(Status.CORRUPT, false, "checksum mismatch on node " + pool.nodeId() + " at pool offset "
                         + check.offset() + " (block of " + check.length() + " bytes)");
             }
