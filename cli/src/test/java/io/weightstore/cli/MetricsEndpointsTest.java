@@ -106,6 +106,15 @@ class MetricsEndpointsTest {
                     () -> master.output().contains("node " + nodeId + " at 127.0.0.1:") && master.output().contains("is up again"));
             assertThat(Scrape.of(masterMetrics).value("weightstore_master_node_transitions_total{to=\"up\"}")).isEqualTo(1);
             assertThat(Scrape.of(masterMetrics).value("weightstore_master_nodes{state=\"up\"}")).isEqualTo(1);
+
+            // The master gone: once it has not answered for a few heartbeats, the node is no longer ready.
+            int nodeMetricsAgain = Integer.parseInt(await(node, METRICS));
+            Awaits.until(Duration.ofSeconds(30), "the node to be ready again",
+                    () -> Scrape.get(nodeMetricsAgain, "/ready").statusCode() == 200);
+            master.stop();
+            Awaits.until(Duration.ofSeconds(30), "the node to stop being ready",
+                    () -> Scrape.get(nodeMetricsAgain, "/ready").statusCode() == 503);
+            assertThat(Scrape.of(nodeMetricsAgain).value("weightstore_node_registered")).isZero();
         } finally {
             if (node != null) {
                 node.kill();

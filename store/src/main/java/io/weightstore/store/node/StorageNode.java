@@ -87,7 +87,11 @@ public final class StorageNode implements AutoCloseable {
     private final Thread acceptor;
     private final Thread heartbeats;
     private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
+    /** Heartbeat intervals without an answer from the master after which the node no longer counts itself registered. */
+    static final int SILENCE_INTERVALS = 5;
     private volatile boolean registered;
+    /** When the master last answered a registration or a heartbeat (System.nanoTime). */
+    private volatile long lastAnswerNanos;
 
     private StorageNode(PoolFile pool, Listening listening, MasterApi master, NodeOptions options, Optional<NodeKeys> keys,
             DataPlaneSecurity security) {
@@ -219,9 +223,13 @@ public final class StorageNode implements AutoCloseable {
         return pool.capacity();
     }
 
-    /** True once the master took this node's registration, until a heartbeat finds it unknown: a node's readiness. */
+    /**
+     * True once the master took this node's registration, until a heartbeat finds it unknown or the master
+     * has not answered for {@link #SILENCE_INTERVALS} heartbeat intervals (by then it counts this node down):
+     * a node's readiness.
+     */
     public boolean isRegistered() {
-        return registered;
+        return registered && System.nanoTime() - lastAnswerNanos <= SILENCE_INTERVALS * heartbeatInterval.toNanos();
     }
 
     /** This node's counters and gauges, for whoever runs it to expose. */
@@ -247,6 +255,7 @@ public final class StorageNode implements AutoCloseable {
         }
         keys.ifPresent(NodeKeys::renewGrantKey);
         heartbeatInterval = master.registerNode(info());
+        lastAnswerNanos = System.nanoTime();
         registered = true;
     }
 
@@ -283,6 +292,7 @@ public final class StorageNode implements AutoCloseable {
             scrubber.putBack(found);
             throw e;
         }
+        lastAnswerNanos = System.nanoTime();
         if (!orders.known()) {
             scrubber.putBack(found);
             return false;
