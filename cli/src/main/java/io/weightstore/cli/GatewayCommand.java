@@ -6,6 +6,7 @@ import io.weightstore.cli.ops.Readiness;
 import io.weightstore.gateway.Access;
 import io.weightstore.gateway.GatewayConfig;
 import io.weightstore.gateway.S3Gateway;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
@@ -33,6 +34,8 @@ import picocli.CommandLine.Spec;
             ""
         })
 final class GatewayCommand implements Callable<Integer> {
+    /** A key the start stats to learn that the store answers this gateway; whether it exists does not matter. */
+    private static final String BUCKET_ROOT = "weights/";
     @Spec
     private CommandSpec spec;
 
@@ -125,7 +128,7 @@ final class GatewayCommand implements Callable<Integer> {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        try (StoreClient store = selection.open(); S3Gateway gateway = S3Gateway.start(config, store);
+        try (StoreClient store = readable(selection.open()); S3Gateway gateway = S3Gateway.start(config, store);
                 OpsServer ops = metrics.start(List.of(gateway.metrics().registry(), store.metrics().registry()),
                         () -> Readiness.ready("serving bucket " + bucket))) {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + gateway.port();
@@ -138,6 +141,23 @@ final class GatewayCommand implements Callable<Integer> {
             stopped.await();
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * {@code store}, once a read of it got an answer: without one (no credentials for a master that runs with
+     * TLS, a role that may not read, no master there) the gateway would listen, say it is ready, and fail
+     * every request. An object that does not exist is an answer.
+     */
+    private static StoreClient readable(StoreClient store) throws StoreException {
+        try {
+            store.stat(BUCKET_ROOT);
+        } catch (StoreException e) {
+            if (e.code() != StoreException.Code.NOT_FOUND) {
+                store.close();
+                throw new StoreException(e.code(), "the gateway cannot read the store: " + e.getMessage(), e);
+            }
+        }
+        return store;
     }
 
     private static boolean blank(String value) {

@@ -64,6 +64,14 @@ class GatewayCommandTest {
     }
 
     @Test
+    void refusesToStartWhenTheStoreDoesNotAnswerItsReads() {
+        CliRun run = CliRun.of("gateway", "--anonymous", "--port", "0", "--store", "127.0.0.1:1");
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains("the gateway cannot read the store:", "connection refused");
+        assertThat(run.out()).doesNotContain("listening on");
+    }
+
+    @Test
     void refusesATcpCongestionControlTheKernelLacksBeforeItListens() throws Exception {
         // A process of its own, with the launcher's flags: one that started serving would be stopped by await's deadline.
         CliProcess lacking = CliProcess.start(tmp.resolve("lacking.log"), "gateway", "--anonymous", "--port", "0", "--tcp-congestion",
