@@ -124,7 +124,7 @@ final class MasterCommand implements Callable<Integer> {
         ReplicationConfig replication = ReplicationConfig.defaults().withRepairAfter(repairAfter)
                 .withCopyBytesPerSecond(copyBytesPerSecond).withReadersPerReplica(readersPerReplica).withCoolDown(autoCoolDown);
         MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize)).withReplication(replication);
-        Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr());
+        Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr(), logging.format);
         if (credentials.isEmpty() && tokens != null) {
             throw new IllegalArgumentException("--tokens needs --credentials: tokens are sent only inside TLS");
         }

@@ -123,7 +123,7 @@ final class NodeCommand implements Callable<Integer> {
                 "no master to register with: give --master HOST:PORT, or set $" + StoreLocator.MASTER_ENV));
         logging.enable();
         String host = advertise != null ? advertise : InetAddress.getLocalHost().getHostName();
-        Authentication authentication = security.load(Role.NODE, "node", port, spec.commandLine().getErr())
+        Authentication authentication = security.load(Role.NODE, "node", port, spec.commandLine().getErr(), logging.format)
                 .<Authentication>map(Authentication.Certificate::new).orElseGet(Authentication::insecure);
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);

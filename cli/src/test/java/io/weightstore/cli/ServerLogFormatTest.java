@@ -49,6 +49,22 @@ class ServerLogFormatTest {
         assertThat(bad.err()).contains("log format 'xml' is neither text nor json");
     }
 
+    @Test
+    void anInsecureServersWarningIsOneJsonEventWhenTheLogIsJson() throws Exception {
+        CliProcess master = CliProcess.start(tmp.resolve("insecure.log"), "master", "--insecure", "--port", "0", "--data-dir",
+                tmp.resolve("insecure").toString(), "--log-format", "json");
+        try {
+            Awaits.until(Duration.ofSeconds(60), "the master's first log line", () -> master.output().contains("master recovered"));
+            String warning = master.output().lines().filter(l -> l.contains("running INSECURE")).findFirst().orElseThrow();
+            JsonNode event = JSON.readTree(warning);
+            assertThat(event.get("level").asText()).isEqualTo("WARN");
+            assertThat(event.get("message").asText()).startsWith("master running INSECURE on port").contains("weightstore cert init");
+            assertThat(master.output()).doesNotContain("  WARNING:");
+        } finally {
+            master.stop();
+        }
+    }
+
     private static String[] concat(String[] a, String[] b) {
         String[] all = new String[a.length + b.length];
         System.arraycopy(a, 0, all, 0, a.length);
