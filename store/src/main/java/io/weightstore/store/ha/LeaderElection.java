@@ -62,6 +62,8 @@ final class LeaderElection implements AutoCloseable {
     private volatile long leaseValidUntil;
     private volatile Fence fence;
     private volatile String leaderAddress;
+    /** When etcd last named {@link #leaderAddress} (System.nanoTime). */
+    private volatile long leaderNamedNanos;
     private String lastProblem = "";
 
     private LeaderElection(Client etcd, ClusterKeys keys, String address, Duration ttl, Duration timeout, Listener listener) {
@@ -96,9 +98,15 @@ final class LeaderElection implements AutoCloseable {
         return held != null && held == fence && System.nanoTime() < leaseValidUntil;
     }
 
-    /** The leader's HOST:PORT as last seen, if there is one. */
+    /** The leader's HOST:PORT as etcd last named it, if there is one and etcd named it within a lease. */
     Optional<String> leaderAddress() {
-        return Optional.ofNullable(leaderAddress);
+        String named = leaderAddress;
+        // A leader etcd has not named for longer than a lease may be gone (with etcd out of reach, no round says so):
+        // naming it would send clients to a master that refuses them too.
+        if (named == null || fence == null && System.nanoTime() - leaderNamedNanos > ttl.toNanos()) {
+            return Optional.empty();
+        }
+        return Optional.of(named);
     }
 
     String address() {
@@ -211,6 +219,7 @@ final class LeaderElection implements AutoCloseable {
             // when it has just stepped down: the revoke it asked for removes the key next round, for a clean slate.
             lead(new Fence(current.getFirst().getCreateRevision(), holder));
         } else {
+            leaderNamedNanos = System.nanoTime();
             leaderAddress = addressIn(Etcd.text(current.getFirst().getValue()));
         }
     }

@@ -85,4 +85,21 @@ class MasterGroupTest {
             assertThat(client.list("kept/")).hasSize(2);
         }
     }
+
+    @Test
+    void withEtcdOutOfReachAFollowerNamesNoLeaderOnceALeaseHasPassed() throws Exception {
+        try (EtcdCluster lone = EtcdCluster.start(1);
+                MasterGroupCluster group = new MasterGroupCluster(tmp, lone, "outage", 2, 1, false)) {
+            int leader = group.awaitLeader(-1, Duration.ofSeconds(10));
+            int follower = 1 - leader;
+            try (GrpcMasterApi direct = GrpcMasterApi.connect(group.address(follower), Authentication.insecure())) {
+                assertThatThrownBy(direct::status).hasMessageContaining("the leader is " + group.address(leader));
+                lone.kill(0);
+                // The default lease is 2 s: past it, nothing etcd said vouches for the old leader any more.
+                Thread.sleep(3_000);
+                assertThatThrownBy(direct::status).hasMessageContaining("is not the leader; no leader is elected yet")
+                        .hasMessageNotContaining(group.address(leader));
+            }
+        }
+    }
 }
