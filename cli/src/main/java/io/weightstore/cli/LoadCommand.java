@@ -45,7 +45,7 @@ final class LoadCommand implements Callable<Integer> {
     @Mixin
     private StoreSelection selection;
 
-    @Parameters(paramLabel = "weightstore://ID", description = "The checkpoint to load.")
+    @Parameters(paramLabel = "weightstore://ID", converter = StoreUriConverter.class, description = "The checkpoint to load.")
     private URI uri;
 
     @Option(names = "--tp-size", defaultValue = "1", paramLabel = "N", description = "Tensor-parallel world size. Default: ${DEFAULT-VALUE}.")

@@ -5,6 +5,7 @@ import io.weightstore.jlama.serve.ApiKey;
 import io.weightstore.jlama.serve.OpenAiServer;
 import io.weightstore.jlama.serve.ServeConfig;
 import io.weightstore.jlama.serve.ServedModel;
+import io.weightstore.weights.loader.LoadOptions;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Optional;
@@ -90,6 +91,10 @@ final class ServeCommand implements Callable<Integer> {
         ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue,
                 key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)), clientTimeout, maxConnections);
         String name = servedName != null ? servedName : ServedModel.nameFor(model);
+        // What the arguments say wrong is said before the port is taken or the store opened, as a usage error.
+        JlamaModels.checkReference(model);
+        ServedModel.checkName(name);
+        LoadOptions options = selection.loadOptions();
         PrintWriter out = spec.commandLine().getOut();
         if (config.apiKey().isEmpty() && !config.listensOnLoopback()) {
             if (!insecure) {
@@ -104,7 +109,7 @@ final class ServeCommand implements Callable<Integer> {
             out.printf("listening on %s; loading %s%n", url, model);
             out.flush();
             // The store client's reads (progress, failovers, checksum failures) join serve's own /metrics as the load starts.
-            try (JlamaModels.Loaded loaded = JlamaModels.load(model, selection.loadOptions(), Optional.empty(), server::loadingFrom)) {
+            try (JlamaModels.Loaded loaded = JlamaModels.load(model, options, Optional.empty(), server::loadingFrom)) {
                 server.serve(ServedModel.of(loaded.model(), name), loaded.loadSeconds());
                 out.printf("serving %s as '%s' on %s/v1 (loaded in %.2f s)%s%n", model, name, url, loaded.loadSeconds(),
                         config.apiKey().isPresent() ? "; API key required" : "");

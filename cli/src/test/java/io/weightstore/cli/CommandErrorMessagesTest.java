@@ -110,6 +110,19 @@ class CommandErrorMessagesTest {
     }
 
     @Test
+    void aStoreUriThatNamesNoCheckpointSaysTheFormExpectedAndWhatIsWrong() {
+        CliRun generate = CliRun.of("generate", "--model", "weightstore://", "--prompt", "x");
+        assertThat(generate.exitCode()).isEqualTo(2);
+        assertThat(generate.err()).contains("expected weightstore://CHECKPOINT_ID, found 'weightstore://' (no checkpoint id)");
+        CliRun load = CliRun.of("load", "weightstore://a b");
+        assertThat(load.exitCode()).isEqualTo(2);
+        assertThat(load.err()).contains("expected weightstore://CHECKPOINT_ID, found 'weightstore://a b'",
+                "(illegal character in authority at index 15)");
+        assertNoClassName(generate);
+        assertNoClassName(load);
+    }
+
+    @Test
     void aMissingAndAnEmptySourceDirectoryAreBothUsageErrors() throws IOException {
         Path missing = tmp.resolve("missing");
         Path empty = Files.createDirectory(tmp.resolve("empty"));

@@ -80,6 +80,30 @@ class ServeCommandTest {
     }
 
     @Test
+    void badArgumentsAreRefusedBeforeItListensOrOpensTheStore() throws Exception {
+        Path model = tmp.resolve("tiny");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        Path home = tmp.resolve("home");
+        Map<String, String> env = Map.of("WEIGHTSTORE_HOME", home.toString());
+        CliProcess nowhere = CliProcess.start(tmp.resolve("nowhere.log"), env, "serve", "--model",
+                tmp.resolve("nowhere").toString(), "--port", "0");
+        CliProcess noId = CliProcess.start(tmp.resolve("no-id.log"), env, "serve", "--model", "weightstore://", "--port", "0");
+        CliProcess unnamed = CliProcess.start(tmp.resolve("unnamed.log"), env, "serve", "--model", model.toString(),
+                "--served-model-name", "", "--port", "0");
+        CliProcess unnamedFromStore = CliProcess.start(tmp.resolve("unnamed-store.log"), env, "serve", "--model",
+                "weightstore://tiny", "--served-model-name", "", "--port", "0");
+        for (CliProcess refused : new CliProcess[] {nowhere, noId, unnamed, unnamedFromStore}) {
+            assertThat(refused.await()).as(refused.output()).isEqualTo(ExitCodes.USAGE);
+            assertThat(refused.output()).doesNotContain("listening");
+        }
+        assertThat(nowhere.output()).contains("is neither weightstore://ID nor a model directory");
+        assertThat(noId.output()).contains("expected weightstore://CHECKPOINT_ID, found 'weightstore://' (no checkpoint id)");
+        assertThat(unnamed.output()).contains("served model name must be 1 to 256");
+        assertThat(unnamedFromStore.output()).contains("served model name must be 1 to 256");
+        assertThat(home.resolve("store")).doesNotExist();
+    }
+
+    @Test
     void metricsShowTheLoadFromTheStoreAgainstTheModelsWeightBytes() throws Exception {
         Path model = tmp.resolve("tiny");
         SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});

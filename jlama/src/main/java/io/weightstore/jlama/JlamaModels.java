@@ -7,6 +7,7 @@ import com.github.tjake.jlama.safetensors.Config;
 import com.github.tjake.jlama.safetensors.DType;
 import com.github.tjake.jlama.safetensors.SafeTensorSupport;
 import com.github.tjake.jlama.safetensors.WeightLoader;
+import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import java.io.File;
@@ -83,6 +84,28 @@ public final class JlamaModels {
         }
     }
 
+    /**
+     * Refuses, before anything is opened, a reference that names no model: a store URI other than
+     * {@code weightstore://CHECKPOINT_ID} (a {@link CheckpointException} {@code INVALID}), or a directory
+     * without a config.json (an {@link IllegalArgumentException}); both are the caller's to correct.
+     */
+    public static void checkReference(String reference) throws CheckpointException {
+        if (CheckpointSource.isStoreUri(reference)) {
+            CheckpointSource.storeUri(reference);
+        } else {
+            modelDirectory(reference);
+        }
+    }
+
+    private static Path modelDirectory(String reference) {
+        Path dir = Path.of(reference);
+        if (!Files.isRegularFile(dir.resolve("config.json"))) {
+            throw new IllegalArgumentException("--model " + reference + " is neither weightstore://ID nor a model directory"
+                    + " with a config.json");
+        }
+        return dir;
+    }
+
     public static Loaded load(String reference, LoadOptions options) throws IOException {
         return load(reference, options, Optional.empty(), source -> {});
     }
@@ -117,22 +140,18 @@ public final class JlamaModels {
     private static Loaded load(String reference, LoadOptions options, Optional<Function<Config, DistributedContext>> distributed,
             Consumer<CheckpointSource> opened, KvCacheDirectory kvCache, long start) throws IOException {
         if (!CheckpointSource.isStoreUri(reference)) {
-            Path dir = Path.of(reference);
-            if (!Files.isRegularFile(dir.resolve("config.json"))) {
-                throw new IllegalArgumentException("--model " + reference + " is neither weightstore://ID nor a model directory"
-                        + " with a config.json");
-            }
-            AbstractModel model = loadModel(dir, kvCache, distributed, SafeTensorSupport::loadWeights);
+            Path dir = modelDirectory(reference);
+            AbstractModel model = loadModel(reference, dir, kvCache, distributed, SafeTensorSupport::loadWeights);
             return new Loaded(model, reference, Optional.empty(), (System.nanoTime() - start) / 1e9, kvCache);
         }
-        URI uri = URI.create(reference);
+        URI uri = CheckpointSource.storeUri(reference);
         Path metadata = CheckpointSource.metadataDir(CheckpointSource.checkpointId(uri), options);
         CheckpointOpening opening = CheckpointOpening.start(uri, options, distributed.isEmpty(), opened);
         try {
             Optional<AbstractModel> onFilesLeftBefore = Files.isRegularFile(metadata.resolve("config.json"))
-                    ? loadOnMetadataLeftBefore(metadata, opening, kvCache, distributed) : Optional.empty();
+                    ? loadOnMetadataLeftBefore(reference, metadata, opening, kvCache, distributed) : Optional.empty();
             AbstractModel model = onFilesLeftBefore.isPresent() ? onFilesLeftBefore.get()
-                    : loadOnMetadataWritten(metadata, opening, kvCache, distributed);
+                    : loadOnMetadataWritten(reference, metadata, opening, kvCache, distributed);
             CheckpointSource source = opening.source();
             // Files seen in place were checked while Jlama built the model; one that failed is read instead, from a good copy.
             List<String> failed = source.awaitChecks();
@@ -140,7 +159,7 @@ public final class JlamaModels {
                 model.close();
                 log.warn("weight files {} failed their check in the pools on this host; loading them from a good copy", failed);
                 StoreWeightLoader again = new StoreWeightLoader(source, distributed.isEmpty());
-                model = loadModel(metadata, kvCache, distributed, dir -> again);
+                model = loadModel(reference, metadata, kvCache, distributed, dir -> again);
             }
             return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9, kvCache);
         } catch (OpeningFailed e) {
@@ -159,10 +178,10 @@ public final class JlamaModels {
      * manifest's SHA-256 before Jlama gets its weight loader, so a model is only built on the files the
      * checkpoint holds.
      */
-    private static Optional<AbstractModel> loadOnMetadataLeftBefore(Path metadata, CheckpointOpening opening, KvCacheDirectory kvCache,
-            Optional<Function<Config, DistributedContext>> distributed) throws IOException {
+    private static Optional<AbstractModel> loadOnMetadataLeftBefore(String reference, Path metadata, CheckpointOpening opening,
+            KvCacheDirectory kvCache, Optional<Function<Config, DistributedContext>> distributed) throws IOException {
         try {
-            return Optional.of(loadModel(metadata, kvCache, distributed, dir -> {
+            return Optional.of(loadModel(reference, metadata, kvCache, distributed, dir -> {
                 if (fromOpening(opening::metadataRewritten)) {
                     throw new StaleMetadata();
                 }
@@ -189,10 +208,10 @@ public final class JlamaModels {
     }
 
     /** Jlama reads config and tokenizer once the opening has written them. */
-    private static AbstractModel loadOnMetadataWritten(Path metadata, CheckpointOpening opening, KvCacheDirectory kvCache,
-            Optional<Function<Config, DistributedContext>> distributed) throws IOException {
+    private static AbstractModel loadOnMetadataWritten(String reference, Path metadata, CheckpointOpening opening,
+            KvCacheDirectory kvCache, Optional<Function<Config, DistributedContext>> distributed) throws IOException {
         opening.metadata();
-        return loadModel(metadata, kvCache, distributed, dir -> fromOpening(opening::weights));
+        return loadModel(reference, metadata, kvCache, distributed, dir -> fromOpening(opening::weights));
     }
 
     /** One of the opening's answers, asked for inside Jlama's weight-loader function, which cannot throw an IOException. */
@@ -230,17 +249,31 @@ public final class JlamaModels {
 
     /**
      * Builds the model; a store's loader is told when it is built, as Jlama keeps its loader for the
-     * model's life and never closes it: what it read ahead is then the model's alone.
+     * model's life and never closes it: what it read ahead is then the model's alone. This is the one
+     * place Jlama builds a model, so the one place its failures on a model's files become a {@link
+     * ModelLoadException} that names {@code reference}.
      */
-    private static AbstractModel loadModel(Path dir, KvCacheDirectory kvCache, Optional<Function<Config, DistributedContext>> distributed,
-            Function<File, WeightLoader> weights) {
+    private static AbstractModel loadModel(String reference, Path dir, KvCacheDirectory kvCache,
+            Optional<Function<Config, DistributedContext>> distributed, Function<File, WeightLoader> weights) {
+        ModelBuild build = new ModelBuild(reference, dir);
         AtomicReference<WeightLoader> made = new AtomicReference<>();
-        AbstractModel model = ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), kvCache.file(), DType.F32,
-                DType.I8, Optional.empty(), Optional.empty(), distributed, d -> {
-                    WeightLoader loader = weights.apply(d);
-                    made.set(loader);
-                    return loader;
-                });
+        AbstractModel model;
+        try {
+            model = ModelSupport.loadModel(AbstractModel.InferenceType.FULL_GENERATION, dir.toFile(), kvCache.file(), DType.F32,
+                    DType.I8, Optional.empty(), Optional.empty(), distributed.map(build::ours), build.weights(d -> {
+                        WeightLoader loader = weights.apply(d);
+                        made.set(loader);
+                        return loader;
+                    }));
+        } catch (RuntimeException e) {
+            throw build.failed(e);
+        }
+        try {
+            build.checkFits(model);
+        } catch (ModelLoadException e) {
+            model.close();
+            throw e;
+        }
         if (made.get() instanceof StoreWeightLoader store) {
             store.modelBuilt();
         }

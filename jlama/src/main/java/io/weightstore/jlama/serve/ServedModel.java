@@ -23,6 +23,11 @@ public record ServedModel(AbstractModel model, String name, Lock turns, long cre
     private static final Pattern VALID_NAME = Pattern.compile("[\\x21-\\x7e]{1,256}");
 
     public ServedModel {
+        checkName(name);
+    }
+
+    /** Refuses a name clients could not send, before there is a model to give it (a server checks it before it starts). */
+    public static void checkName(String name) {
         if (!VALID_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("a served model name must be 1 to 256 printable ASCII characters without spaces, found '"
                     + name + "'");

@@ -29,12 +29,14 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -352,11 +354,38 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** The checkpoint id of a {@code weightstore://ID} URI. */
     public static CheckpointId checkpointId(URI uri) throws CheckpointException {
-        if (!SCHEME.equals(uri.getScheme()) || uri.getAuthority() == null || !(uri.getPath() == null || uri.getPath().isEmpty()
-                || uri.getPath().equals("/")) || uri.getQuery() != null) {
-            throw new CheckpointException(CheckpointException.Code.INVALID, "expected weightstore://<checkpoint-id>, found " + uri);
+        boolean idAlone = (uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/"))
+                && uri.getQuery() == null;
+        if (!SCHEME.equals(uri.getScheme())) {
+            throw notAStoreUri(uri.toString(), uri.getScheme() == null ? "no scheme" : "scheme " + uri.getScheme());
+        }
+        if (uri.getAuthority() == null || !idAlone) {
+            throw notAStoreUri(uri.toString(), uri.getAuthority() == null ? "no checkpoint id" : "more than a checkpoint id");
         }
         return CheckpointId.of(uri.getAuthority());
+    }
+
+    /**
+     * {@code weightstore://ID} as a user wrote it, once it names a checkpoint: refused, naming the form
+     * expected and what is wrong, rather than with {@link URI}'s parser's own words about authorities.
+     */
+    public static URI storeUri(String text) throws CheckpointException {
+        if (text.equals(SCHEME + "://")) {
+            throw notAStoreUri(text, "no checkpoint id");
+        }
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            throw notAStoreUri(text, e.getReason().toLowerCase(Locale.ROOT) + " at index " + e.getIndex());
+        }
+        checkpointId(uri);
+        return uri;
+    }
+
+    private static CheckpointException notAStoreUri(String text, String why) {
+        return new CheckpointException(CheckpointException.Code.INVALID,
+                "expected weightstore://CHECKPOINT_ID, found '" + text + "' (" + why + ")");
     }
 
     public static boolean isStoreUri(String text) {
