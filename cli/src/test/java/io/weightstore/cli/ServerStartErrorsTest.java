@@ -142,10 +142,12 @@ class ServerStartErrorsTest {
 
     @Test
     void serveOnAPortInUseNamesThePort() throws IOException {
+        // A directory that names a model: serve checks --model before it listens, and reads the model's files only after.
+        Path model = Files.createDirectories(tmp.resolve("model"));
+        Files.writeString(model.resolve("config.json"), "{}");
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress("127.0.0.1", 0));
-            CliRun run = CliRun.of("serve", "--model", tmp.resolve("no-model").toString(), "--port",
-                    String.valueOf(taken.getLocalPort()));
+            CliRun run = CliRun.of("serve", "--model", model.toString(), "--port", String.valueOf(taken.getLocalPort()));
             assertThat(run.exitCode()).isEqualTo(1);
             assertThat(run.err().strip()).isEqualTo("weightstore: error: cannot listen on 127.0.0.1:" + taken.getLocalPort()
                     + ": Address already in use");
