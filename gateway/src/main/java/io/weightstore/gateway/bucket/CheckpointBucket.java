@@ -1,9 +1,9 @@
 package io.weightstore.gateway.bucket;
 
 import io.weightstore.gateway.s3.ErrorCode;
-import io.weightstore.gateway.s3.KeyOrder;
 import io.weightstore.gateway.s3.ObjectInfo;
 import io.weightstore.gateway.s3.S3Error;
+import io.weightstore.store.api.KeyOrder;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;

@@ -1,5 +1,6 @@
 package io.weightstore.gateway.s3;
 
+import io.weightstore.store.api.KeyOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

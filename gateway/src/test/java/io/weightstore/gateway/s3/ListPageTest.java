@@ -3,6 +3,7 @@ package io.weightstore.gateway.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.api.KeyOrder;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

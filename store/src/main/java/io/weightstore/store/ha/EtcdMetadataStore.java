@@ -11,6 +11,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.grpc.Status;
+import io.weightstore.store.api.KeyOrder;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -100,7 +101,7 @@ final class EtcdMetadataStore implements MetadataStore {
     public synchronized List<ObjectMeta> objects(String prefix, String startAfter, int limit) throws StoreException {
         requireAuthority();
         NavigableMap<String, ObjectMeta> objects = records.objects();
-        NavigableMap<String, ObjectMeta> from = MetadataRecords.UTF8_ORDER.compare(startAfter, prefix) >= 0
+        NavigableMap<String, ObjectMeta> from = KeyOrder.compare(startAfter, prefix) >= 0
                 ? objects.tailMap(startAfter, false) : objects.tailMap(prefix, true);
         List<ObjectMeta> found = new ArrayList<>();
         for (Map.Entry<String, ObjectMeta> entry : from.entrySet()) {

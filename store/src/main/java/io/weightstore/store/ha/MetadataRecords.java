@@ -5,6 +5,7 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
+import io.weightstore.store.api.KeyOrder;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -15,7 +16,6 @@ import io.weightstore.store.api.StoredNode;
 import io.weightstore.store.grpc.Protos;
 import io.weightstore.store.master.MetadataBatch;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -31,24 +31,11 @@ import org.slf4j.LoggerFactory;
 final class MetadataRecords {
     private static final Logger log = LoggerFactory.getLogger(MetadataRecords.class);
     static final int PAGE = 1000;
-    /** Orders keys as etcd and RocksDB do (by UTF-8 bytes), which for Java strings is code point order. */
-    static final Comparator<String> UTF8_ORDER = (a, b) -> {
-        for (int i = 0, j = 0; i < a.length() && j < b.length(); ) {
-            int ca = a.codePointAt(i);
-            int cb = b.codePointAt(j);
-            if (ca != cb) {
-                return Integer.compare(ca, cb);
-            }
-            i += Character.charCount(ca);
-            j += Character.charCount(cb);
-        }
-        return Integer.compare(a.codePointCount(0, a.length()), b.codePointCount(0, b.length()));
-    };
 
-    private final NavigableMap<String, ObjectMeta> objects = new TreeMap<>(UTF8_ORDER);
-    private final Map<String, StoredNode> nodes = new TreeMap<>(UTF8_ORDER);
+    private final NavigableMap<String, ObjectMeta> objects = new TreeMap<>(KeyOrder.UTF8);
+    private final Map<String, StoredNode> nodes = new TreeMap<>(KeyOrder.UTF8);
     private final Map<String, PutGrant> pending = new TreeMap<>();
-    private final Map<String, LockState> locks = new TreeMap<>(UTF8_ORDER);
+    private final Map<String, LockState> locks = new TreeMap<>(KeyOrder.UTF8);
     private final Map<Long, ReadLease> leases = new TreeMap<>();
     private final Map<String, RetiredRange> retired = new TreeMap<>();
 

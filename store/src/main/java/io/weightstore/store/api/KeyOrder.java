@@ -1,10 +1,10 @@
-package io.weightstore.gateway.s3;
+package io.weightstore.store.api;
 
 import java.util.Comparator;
 
 /**
- * The order S3 lists keys in: by the bytes of their UTF-8 form, which is the order of their code
- * points. {@link String#compareTo} compares UTF-16 units instead, which puts characters above
+ * The order of keys by the bytes of their UTF-8 form, which is the order of their code points: the
+ * order S3 lists keys in, and etcd and RocksDB keep them in. {@link String#compareTo} compares UTF-16 units instead, which puts characters above
  * U+FFFF (two surrogate units, 0xD800-0xDFFF) before U+E000-U+FFFF.
  */
 public final class KeyOrder {
