@@ -231,15 +231,17 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     @Override
-    public synchronized NodeOrders heartbeat(NodeReport report) throws StoreException {
-        boolean wasUp = nodes.get(report.nodeId()).map(nodes::isUp).orElse(false);
-        if (!nodes.heartbeat(report.nodeId(), report.load())) {
-            return NodeOrders.unknown();
+    public NodeOrders heartbeat(NodeReport report) throws StoreException {
+        boolean wasUp = nodes.heard(report.nodeId());
+        synchronized (this) {
+            if (!nodes.heartbeat(report.nodeId(), report.load())) {
+                return NodeOrders.unknown();
+            }
+            if (!wasUp) {
+                replication.changedEverywhere(); // its copies serve again
+            }
+            return replication.orders(report);
         }
-        if (!wasUp) {
-            replication.changedEverywhere(); // its copies serve again
-        }
-        return replication.orders(report);
     }
 
     @Override

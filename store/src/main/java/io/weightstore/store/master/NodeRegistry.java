@@ -17,17 +17,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
  * The nodes the master knows: their registrations, the free space of each pool segment, their
  * liveness by heartbeat and the load they last reported, which are being drained, and which are
- * known to have lost their pool. Not thread-safe; the master serialises access.
+ * known to have lost their pool. Not thread-safe, but for {@link #heard}: the master serialises access.
  */
 final class NodeRegistry {
     private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
     private final Map<String, SegmentAllocator> space = new HashMap<>();
-    private final Map<String, Long> lastHeartbeat = new HashMap<>();
+    /** Concurrent: {@link #heard} writes it outside the master's monitor. */
+    private final Map<String, Long> lastHeartbeat = new ConcurrentHashMap<>();
     /** Liveness as last reported by {@link #livenessChanges}, so each change is reported once. */
     private final Map<String, Boolean> reported = new HashMap<>();
     private final Map<String, NodeLoad> loads = new HashMap<>();
@@ -77,9 +79,24 @@ final class NodeRegistry {
         if (!lastHeartbeat.containsKey(nodeId)) {
             return false;
         }
-        lastHeartbeat.put(nodeId, clock.getAsLong());
         loads.put(nodeId, load);
         return true;
+    }
+
+    /**
+     * Records a heartbeat's arrival, from any thread, and says whether the node was up before it. A
+     * node is alive when it reports, not when the master's queue of metadata writes lets its report
+     * in: the liveness tick must not find it down while its report waits. A node that has not
+     * registered is not recorded (its report is refused later, under the monitor).
+     */
+    boolean heard(String nodeId) {
+        long now = clock.getAsLong();
+        boolean[] wasUp = {false};
+        lastHeartbeat.computeIfPresent(nodeId, (id, last) -> {
+            wasUp[0] = now - last <= deadline.toMillis();
+            return Math.max(last, now);
+        });
+        return wasUp[0];
     }
 
     /**
