@@ -11,11 +11,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The contract against a group of three masters on etcd and three nodes, through a client given
@@ -24,24 +23,17 @@ import org.junit.jupiter.api.Test;
  */
 class MasterGroupContractTest extends StoreClientContract {
     private static final int NODES = 3;
-    private static EtcdCluster etcd;
+
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(3);
+
     private MasterGroupCluster group;
     private StoreClient store;
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(3);
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        etcd.close();
-    }
 
     @BeforeEach
     void start() throws Exception {
         Files.createDirectories(tmp.resolve("group"));
-        group = new MasterGroupCluster(tmp.resolve("group"), etcd, "contract-" + UUID.randomUUID(), 3, NODES, false);
+        group = new MasterGroupCluster(tmp.resolve("group"), ETCD.cluster(), "contract-" + UUID.randomUUID(), 3, NODES, false);
         group.awaitLeader(-1, Duration.ofSeconds(60));
         store = group.client();
     }

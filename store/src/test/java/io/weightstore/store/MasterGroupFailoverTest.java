@@ -28,9 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,20 +40,12 @@ import org.junit.jupiter.api.io.TempDir;
 class MasterGroupFailoverTest {
     /** The bound the tests hold a take-over to: twice the 5 s target, for a loaded 2-core machine. */
     private static final Duration TAKE_OVER_BOUND = Duration.ofSeconds(10);
-    private static EtcdCluster etcd;
+
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(3);
 
     @TempDir
     Path tmp;
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(3);
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        etcd.close();
-    }
 
     private static long millisSince(long nanos) {
         return (System.nanoTime() - nanos) / 1_000_000;
@@ -83,7 +74,7 @@ class MasterGroupFailoverTest {
     @Test
     void leaderKilledDuringFourLoadsIsReplacedAndTheLoadsCompleteWithTheRightBytes() throws Exception {
         try (Arena arena = Arena.ofShared();
-                MasterGroupCluster group = new MasterGroupCluster(tmp, etcd, "kill-loads", 3, 3, true);
+                MasterGroupCluster group = new MasterGroupCluster(tmp, ETCD.cluster(), "kill-loads", 3, 3, true);
                 ExecutorService loaders = Executors.newFixedThreadPool(4)) {
             int leader = group.awaitLeader(-1, Duration.ofSeconds(60));
             // Leases short enough that the readers renew them with the new leader, and long enough to outlast the change: a
@@ -134,7 +125,7 @@ class MasterGroupFailoverTest {
     @Test
     void aFrozenLeaderIsReplacedAndWhenItThawsItStepsDownAndCommitsNothing() throws Exception {
         try (Arena arena = Arena.ofShared();
-                MasterGroupCluster group = new MasterGroupCluster(tmp, etcd, "freeze", 3, 2, true)) {
+                MasterGroupCluster group = new MasterGroupCluster(tmp, ETCD.cluster(), "freeze", 3, 2, true)) {
             int old = group.awaitLeader(-1, Duration.ofSeconds(60));
             StoreClient client = group.client();
             MemorySegment bytes = Bytes.random(arena, 2 * TestCluster.SLICE, 5);

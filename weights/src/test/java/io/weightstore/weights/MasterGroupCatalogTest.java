@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.EtcdForClass;
 import io.weightstore.store.MasterGroupCluster;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.StoreClient;
@@ -21,34 +21,24 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** An import into a group of three masters (each a JVM) whose leader is killed with SIGKILL part way through. */
 class MasterGroupCatalogTest {
-    private static EtcdCluster etcd;
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(3);
 
     @TempDir
     Path tmp;
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(3);
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        etcd.close();
-    }
 
     @Test
     void anImportWhoseLeaderIsKilledResumesOrFailsCleanlyAndARunAgainMakesItReady() throws Exception {
         Path source = tmp.resolve("source");
         SyntheticCheckpoint.write(SynthSpec.forSize(24L << 20, DType.BF16, 4L << 20, 7), source, b -> {});
         Files.createDirectories(tmp.resolve("group"));
-        try (MasterGroupCluster group = new MasterGroupCluster(tmp.resolve("group"), etcd, "import", 3, 3, true);
+        try (MasterGroupCluster group = new MasterGroupCluster(tmp.resolve("group"), ETCD.cluster(), "import", 3, 3, true);
                 ExecutorService runner = Executors.newSingleThreadExecutor()) {
             int leader = group.awaitLeader(-1, Duration.ofSeconds(60));
             StoreClient store = group.client();

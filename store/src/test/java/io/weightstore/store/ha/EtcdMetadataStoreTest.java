@@ -7,7 +7,7 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
-import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.EtcdForClass;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.ReplicaRef;
@@ -20,33 +20,21 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The metadata contract on etcd, as a group of masters keeps it: each test in a cluster of its own, under a leader key it holds. */
 class EtcdMetadataStoreTest extends MetadataStoreContract {
-    private static EtcdCluster etcd;
-    private static Client client;
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(1);
+
     private ClusterKeys keys;
     private Fence fence;
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        client = Client.builder().endpoints(etcd.endpoints()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        client.close();
-        etcd.close();
-    }
 
     @Override
     protected MetadataStore open() throws Exception {
         keys = new ClusterKeys("contract-" + UUID.randomUUID());
-        fence = lead(client, keys);
+        fence = lead(ETCD.client(), keys);
         return reopen();
     }
 
@@ -59,7 +47,7 @@ class EtcdMetadataStoreTest extends MetadataStoreContract {
 
     @Override
     protected MetadataStore reopen() throws Exception {
-        return EtcdMetadataStore.open(client.getKVClient(), keys, fence, Duration.ofSeconds(5), () -> {});
+        return EtcdMetadataStore.open(ETCD.client().getKVClient(), keys, fence, Duration.ofSeconds(5), () -> {});
     }
 
     @Test

@@ -8,7 +8,7 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.TxnResponse;
-import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.EtcdForClass;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.master.MetadataBatch;
@@ -25,27 +25,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Two masters' elections on one etcd: when the leader's lease goes, the other leads, and the old one can commit nothing. */
 class FencingTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
-    private static EtcdCluster etcd;
-    private static Client client;
 
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        client = Client.builder().endpoints(etcd.endpoints()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        client.close();
-        etcd.close();
-    }
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(1);
 
     /** Records what an election tells its master. */
     private static final class Events implements LeaderElection.Listener {
@@ -78,11 +66,11 @@ class FencingTest {
         ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
         Events a = new Events();
         Events b = new Events();
-        try (LeaderElection first = LeaderElection.start(client, keys, "a:1", LEASE, Duration.ofSeconds(1), a)) {
+        try (LeaderElection first = LeaderElection.start(ETCD.client(), keys, "a:1", LEASE, Duration.ofSeconds(1), a)) {
             Fence fenceA = next(a.elected);
             assertThat(first.holds(fenceA)).isTrue();
-            try (LeaderElection second = LeaderElection.start(client, keys, "b:1", LEASE, Duration.ofSeconds(1), b)) {
-                EtcdMetadataStore storeA = EtcdMetadataStore.open(client.getKVClient(), keys, fenceA, Duration.ofSeconds(1),
+            try (LeaderElection second = LeaderElection.start(ETCD.client(), keys, "b:1", LEASE, Duration.ofSeconds(1), b)) {
+                EtcdMetadataStore storeA = EtcdMetadataStore.open(ETCD.client().getKVClient(), keys, fenceA, Duration.ofSeconds(1),
                         () -> first.stepDown(fenceA, "a write was refused"));
                 storeA.apply(new MetadataBatch().putObject(object("before")));
                 Thread.sleep(600);
@@ -90,8 +78,8 @@ class FencingTest {
                 assertThat(second.leaderAddress()).contains("a:1");
 
                 // A partition as etcd sees it: the leader's renewals stop arriving and its lease expires.
-                long leaseA = client.getKVClient().get(keys.leader()).get().getKvs().getFirst().getLease();
-                client.getLeaseClient().revoke(leaseA).get();
+                long leaseA = ETCD.client().getKVClient().get(keys.leader()).get().getKvs().getFirst().getLease();
+                ETCD.client().getLeaseClient().revoke(leaseA).get();
                 Fence fenceB = next(b.elected);
                 assertThat(fenceB.revision()).isGreaterThan(fenceA.revision());
 
@@ -103,12 +91,13 @@ class FencingTest {
                 assertThat(first.holds(fenceA)).isFalse();
                 assertThatThrownBy(() -> storeA.object("before")).hasMessageContaining("stepped down");
 
-                EtcdMetadataStore storeB = EtcdMetadataStore.open(client.getKVClient(), keys, fenceB, Duration.ofSeconds(1), () -> {});
+                EtcdMetadataStore storeB = EtcdMetadataStore.open(ETCD.client().getKVClient(), keys, fenceB, Duration.ofSeconds(1),
+                        () -> {});
                 assertThat(storeB.object("before")).isPresent();
                 assertThat(storeB.object("after")).as("nothing of the deposed leader's batch committed").isEmpty();
                 storeB.apply(new MetadataBatch().putObject(object("by-b")));
-                assertThat(EtcdMetadataStore.open(client.getKVClient(), keys, fenceB, Duration.ofSeconds(1), () -> {}).objects("", "", 10))
-                        .extracting(ObjectMeta::key).containsExactly("before", "by-b");
+                assertThat(EtcdMetadataStore.open(ETCD.client().getKVClient(), keys, fenceB, Duration.ofSeconds(1), () -> {})
+                        .objects("", "", 10)).extracting(ObjectMeta::key).containsExactly("before", "by-b");
             }
         }
     }
@@ -118,11 +107,11 @@ class FencingTest {
         ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
         Events a = new Events();
         AtomicBoolean answerLost = new AtomicBoolean();
-        try (LeaderElection election = LeaderElection.start(losingFirstTxnAnswer(client, answerLost), keys, "a:1", LEASE,
+        try (LeaderElection election = LeaderElection.start(losingFirstTxnAnswer(ETCD.client(), answerLost), keys, "a:1", LEASE,
                 Duration.ofSeconds(1), a)) {
             Fence fence = next(a.elected);
             assertThat(answerLost).as("the first bid committed but its answer never came").isTrue();
-            KeyValue key = client.getKVClient().get(keys.leader()).get().getKvs().getFirst();
+            KeyValue key = ETCD.client().getKVClient().get(keys.leader()).get().getKvs().getFirst();
             assertThat(fence.revision()).isEqualTo(key.getCreateRevision());
             assertThat(election.holds(fence)).isTrue();
             assertThat(election.leaderAddress()).contains("a:1");
@@ -133,16 +122,18 @@ class FencingTest {
     void aMasterWhoseRegistrationFailedIsListedOnceAnotherRoundWritesIt() throws Exception {
         ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
         AtomicBoolean failed = new AtomicBoolean();
-        KV kv = forwarding(KV.class, client.getKVClient(), (method, args) -> method.getName().equals("put") && failed.compareAndSet(false, true)
-                ? CompletableFuture.failedFuture(new IllegalStateException("the registration's put was lost")) : null);
-        Client failingFirstPut = forwarding(Client.class, client, (method, args) -> method.getName().equals("getKVClient") ? kv : null);
+        KV kv = forwarding(KV.class, ETCD.client().getKVClient(),
+                (method, args) -> method.getName().equals("put") && failed.compareAndSet(false, true)
+                        ? CompletableFuture.failedFuture(new IllegalStateException("the registration's put was lost")) : null);
+        Client failingFirstPut = forwarding(Client.class, ETCD.client(),
+                (method, args) -> method.getName().equals("getKVClient") ? kv : null);
         try (LeaderElection election = LeaderElection.start(failingFirstPut, keys, "a:1", LEASE, Duration.ofSeconds(1), new Events())) {
             long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-            while (client.getKVClient().get(keys.member("a:1")).get().getKvs().isEmpty() && System.nanoTime() < deadline) {
+            while (ETCD.client().getKVClient().get(keys.member("a:1")).get().getKvs().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
             assertThat(failed).as("the first registration failed").isTrue();
-            assertThat(client.getKVClient().get(keys.member("a:1")).get().getKvs()).as("the member key").hasSize(1);
+            assertThat(ETCD.client().getKVClient().get(keys.member("a:1")).get().getKvs()).as("the member key").hasSize(1);
         }
     }
 
@@ -195,9 +186,9 @@ class FencingTest {
     void aBatchEtcdCannotTakeInOneTransactionIsRefusedWhole() throws Exception {
         ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
         Events a = new Events();
-        try (LeaderElection election = LeaderElection.start(client, keys, "a:1", LEASE, Duration.ofSeconds(1), a)) {
+        try (LeaderElection election = LeaderElection.start(ETCD.client(), keys, "a:1", LEASE, Duration.ofSeconds(1), a)) {
             Fence fence = next(a.elected);
-            EtcdMetadataStore store = EtcdMetadataStore.open(client.getKVClient(), keys, fence, Duration.ofSeconds(1), () -> {});
+            EtcdMetadataStore store = EtcdMetadataStore.open(ETCD.client().getKVClient(), keys, fence, Duration.ofSeconds(1), () -> {});
             MetadataBatch big = new MetadataBatch();
             for (int i = 0; i <= EtcdMetadataStore.MAX_BATCH; i++) {
                 big.putObject(object("k" + i));

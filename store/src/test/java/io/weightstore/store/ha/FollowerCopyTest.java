@@ -3,8 +3,7 @@ package io.weightstore.store.ha;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.EtcdForClass;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -19,10 +18,9 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The metadata contract through a follower's copy: every reopen is a take-over from a copy kept by
@@ -32,35 +30,25 @@ import org.junit.jupiter.api.Test;
 class FollowerCopyTest extends MetadataStoreContract {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final Duration RELOAD_PAUSE = Duration.ofMillis(200);
-    private static EtcdCluster etcd;
-    private static Client client;
+
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(1);
+
     private ClusterKeys keys;
     private Fence fence;
     private FollowerCopy copy;
 
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        client = Client.builder().endpoints(etcd.endpoints()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        client.close();
-        etcd.close();
-    }
-
     @Override
     protected MetadataStore open() throws Exception {
         keys = new ClusterKeys("follower-" + UUID.randomUUID());
-        fence = EtcdMetadataStoreTest.lead(client, keys);
-        copy = FollowerCopy.start(client, keys, TIMEOUT, RELOAD_PAUSE);
+        fence = EtcdMetadataStoreTest.lead(ETCD.client(), keys);
+        copy = FollowerCopy.start(ETCD.client(), keys, TIMEOUT, RELOAD_PAUSE);
         return reopen();
     }
 
     @Override
     protected MetadataStore reopen() {
-        return EtcdMetadataStore.over(client.getKVClient(), keys, fence, TIMEOUT, () -> {}, copy.current().orElseThrow());
+        return EtcdMetadataStore.over(ETCD.client().getKVClient(), keys, fence, TIMEOUT, () -> {}, copy.current().orElseThrow());
     }
 
     @AfterEach
@@ -69,7 +57,7 @@ class FollowerCopyTest extends MetadataStoreContract {
     }
 
     private MetadataStore load() throws Exception {
-        return EtcdMetadataStore.open(client.getKVClient(), keys, fence, TIMEOUT, () -> {});
+        return EtcdMetadataStore.open(ETCD.client().getKVClient(), keys, fence, TIMEOUT, () -> {});
     }
 
     @Test
@@ -104,9 +92,9 @@ class FollowerCopyTest extends MetadataStoreContract {
         }
         assertThat(copy.current()).isPresent();
         ByteSequence unreadable = Etcd.bytes(keys.meta() + "zz/unknown");
-        client.getKVClient().put(unreadable, ByteSequence.from(new byte[] {1})).get();
+        ETCD.client().getKVClient().put(unreadable, ByteSequence.from(new byte[] {1})).get();
         assertThat(copy.current()).isEmpty();
-        client.getKVClient().delete(unreadable).get();
+        ETCD.client().getKVClient().delete(unreadable).get();
         try (MetadataStore writer = load()) {
             writer.apply(new MetadataBatch().putObject(object("b", 2)));
         }

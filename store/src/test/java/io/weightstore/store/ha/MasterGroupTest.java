@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.Bytes;
 import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.EtcdForClass;
 import io.weightstore.store.MasterGroupCluster;
 import io.weightstore.store.Metrics;
 import io.weightstore.store.TestCluster;
@@ -20,32 +21,22 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Three masters in this JVM on a 3-member etcd: one leads, the others send clients to it, and a hand-over loses nothing. */
 class MasterGroupTest {
-    private static EtcdCluster etcd;
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(3);
 
     @TempDir
     Path tmp;
 
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(3);
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        etcd.close();
-    }
-
     @Test
     void followersNameTheLeaderAndAHandOverKeepsEverySealedObject() throws Exception {
         try (Arena arena = Arena.ofShared();
-                MasterGroupCluster group = new MasterGroupCluster(tmp, etcd, "handover", 3, 3, false)) {
+                MasterGroupCluster group = new MasterGroupCluster(tmp, ETCD.cluster(), "handover", 3, 3, false)) {
             int leader = group.awaitLeader(-1, Duration.ofSeconds(10));
             StoreClient client = group.client();
             MemorySegment bytes = Bytes.random(arena, 3 * TestCluster.SLICE + 17, 3);
