@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
-import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -22,15 +20,8 @@ class CommandErrorMessagesTest {
     @TempDir
     Path tmp;
 
-    @BeforeEach
-    void useTemporaryHome() {
-        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
-    }
-
-    @AfterEach
-    void restoreHome() {
-        System.clearProperty(WeightstoreHome.PROPERTY);
-    }
+    @RegisterExtension
+    final TemporaryHome home = new TemporaryHome(() -> tmp.resolve("home"));
 
     private static void assertNoClassName(CliRun run) {
         assertThat(run.err()).doesNotContainPattern("[A-Za-z]+Exception:");

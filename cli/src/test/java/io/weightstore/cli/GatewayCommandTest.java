@@ -6,7 +6,6 @@ import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.gateway.GatewayConfig;
-import io.weightstore.weights.WeightstoreHome;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,9 +16,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -32,15 +30,8 @@ class GatewayCommandTest {
     @TempDir
     Path tmp;
 
-    @BeforeEach
-    void useTemporaryHome() {
-        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
-    }
-
-    @AfterEach
-    void restoreHome() {
-        System.clearProperty(WeightstoreHome.PROPERTY);
-    }
+    @RegisterExtension
+    final TemporaryHome home = new TemporaryHome(() -> tmp.resolve("home"));
 
     @Test
     void helpExplainsEveryFlagAndNeverShowsTheSecret() throws Exception {

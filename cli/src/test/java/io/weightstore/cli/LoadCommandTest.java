@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -22,17 +21,14 @@ class LoadCommandTest {
     @TempDir
     Path tmp;
 
+    @RegisterExtension
+    final TemporaryHome home = new TemporaryHome(() -> tmp);
+
     @BeforeEach
     void quickstart() {
-        System.setProperty(WeightstoreHome.PROPERTY, tmp.toString());
         CliRun run = CliRun.of("quickstart");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("== 6. load it with tensor parallelism 2", "quickstart OK");
-    }
-
-    @AfterEach
-    void restoreHome() {
-        System.clearProperty(WeightstoreHome.PROPERTY);
     }
 
     @Test

@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -25,15 +23,8 @@ class ModelLoadErrorsTest {
     @TempDir
     Path tmp;
 
-    @BeforeEach
-    void useTemporaryHome() {
-        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
-    }
-
-    @AfterEach
-    void restoreHome() {
-        System.clearProperty(WeightstoreHome.PROPERTY);
-    }
+    @RegisterExtension
+    final TemporaryHome home = new TemporaryHome(() -> tmp.resolve("home"));
 
     @Test
     void aConfigThatIsNotJsonIsNamedWithJacksonsReasonAndNoneOfItsNoise() throws IOException {

@@ -2,11 +2,9 @@ package io.weightstore.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.weightstore.weights.WeightstoreHome;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -16,15 +14,8 @@ class StoreAddressErrorsTest {
     @TempDir
     Path tmp;
 
-    @BeforeEach
-    void useTemporaryHome() {
-        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
-    }
-
-    @AfterEach
-    void restoreHome() {
-        System.clearProperty(WeightstoreHome.PROPERTY);
-    }
+    @RegisterExtension
+    final TemporaryHome home = new TemporaryHome(() -> tmp.resolve("home"));
 
     /** Runs the verb against {@code store} and checks it failed quickly, with one line on stderr. */
     private static CliRun quickly(String store, String... verb) {

@@ -17,9 +17,9 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -30,19 +30,16 @@ class StoreCommandsTest {
     @TempDir
     Path tmp;
 
+    @RegisterExtension
+    final TemporaryHome home = new TemporaryHome(() -> tmp.resolve("home"));
+
     private Path file;
 
     @BeforeEach
-    void useTemporaryHome() throws IOException {
-        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+    void writeData() throws IOException {
         byte[] bytes = new byte[3 << 20];
         new Random(1).nextBytes(bytes);
         file = Files.write(tmp.resolve("data.bin"), bytes);
-    }
-
-    @AfterEach
-    void restoreHome() {
-        System.clearProperty(WeightstoreHome.PROPERTY);
     }
 
     private void roundTrip(String... store) throws IOException {
