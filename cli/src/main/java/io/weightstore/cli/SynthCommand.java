@@ -84,11 +84,12 @@ final class SynthCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         SynthSpec spec = spec();
+        SyntheticCheckpoint.Plan plan = SyntheticCheckpoint.Plan.of(spec);
         // Refused before anything is written: a checkpoint its disk cannot hold would fill the disk first.
-        FreeSpace.require(out, SyntheticCheckpoint.bytes(spec), "the checkpoint");
+        FreeSpace.require(out, plan.bytes(), "the checkpoint");
         CheckpointDirectory written;
         try (ProgressBar progress = new ProgressBar("synth", spec.weightBytes())) {
-            written = SyntheticCheckpoint.write(spec, out, progress::advanced);
+            written = SyntheticCheckpoint.write(plan, out, progress::advanced);
         }
         print(spec, written, this.spec.commandLine().getOut(), json);
         return ExitCodes.OK;

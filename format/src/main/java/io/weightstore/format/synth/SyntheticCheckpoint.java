@@ -52,16 +52,20 @@ public final class SyntheticCheckpoint {
      * @throws IOException naming the file being written when writing failed
      */
     public static CheckpointDirectory write(SynthSpec spec, Path out, LongConsumer progress) throws IOException {
+        return write(Plan.of(spec), out, progress);
+    }
+
+    /** Writes the checkpoint {@code plan} describes, as {@link #write(SynthSpec, Path, LongConsumer)} does: for a caller that sized it. */
+    public static CheckpointDirectory write(Plan plan, Path out, LongConsumer progress) throws IOException {
         if (Files.exists(out.resolve("config.json")) || Files.exists(out.resolve(WeightIndex.FILE_NAME))) {
             throw new IOException("output directory already holds a checkpoint: " + out);
         }
-        Plan plan = Plan.of(spec);
         Written written = Written.creating(out);
         try {
             for (Map.Entry<String, String> json : plan.metadata().entrySet()) {
                 written.file(json.getKey(), file -> Files.writeString(file, json.getValue(), StandardCharsets.UTF_8));
             }
-            WeightFiller filler = new WeightFiller(spec, progress);
+            WeightFiller filler = new WeightFiller(plan.spec(), progress);
             for (Map.Entry<String, List<TensorSpec>> shard : plan.shards().entrySet()) {
                 written.file(shard.getKey(),
                         file -> SafetensorsWriter.write(file, shard.getValue(), SHARD_METADATA, filler::fill));
@@ -75,14 +79,12 @@ public final class SyntheticCheckpoint {
         }
     }
 
-    /** The bytes {@link #write} puts on disk for {@code spec}: every file's, in full. */
-    public static long bytes(SynthSpec spec) throws IOException {
-        return Plan.of(spec).bytes();
-    }
-
-    /** What a write puts where, known before a byte of it is written. */
-    private record Plan(Map<String, String> metadata, Map<String, List<TensorSpec>> shards, String index) {
-        static Plan of(SynthSpec spec) throws IOException {
+    /**
+     * What a write of {@code spec} puts where, known before a byte of it is written. A caller that checks the room for it
+     * writes the same plan it sized, so the metadata files (the tokenizer's JSON grows with the vocabulary) are built once.
+     */
+    public record Plan(SynthSpec spec, Map<String, String> metadata, Map<String, List<TensorSpec>> shards, String index) {
+        public static Plan of(SynthSpec spec) throws IOException {
             Map<String, String> metadata = new LinkedHashMap<>();
             metadata.put("config.json", json(config(spec)));
             metadata.put("generation_config.json",
@@ -102,10 +104,11 @@ public final class SyntheticCheckpoint {
                     totalSize += tensor.byteSize();
                 }
             }
-            return new Plan(metadata, shards, json(Map.of("metadata", Map.of("total_size", totalSize), "weight_map", weightMap)));
+            return new Plan(spec, metadata, shards, json(Map.of("metadata", Map.of("total_size", totalSize), "weight_map", weightMap)));
         }
 
-        long bytes() {
+        /** The bytes {@link #write(Plan, Path, LongConsumer)} puts on disk for this plan: every file's, in full. */
+        public long bytes() {
             long bytes = utf8Length(index);
             for (String json : metadata.values()) {
                 bytes += utf8Length(json);

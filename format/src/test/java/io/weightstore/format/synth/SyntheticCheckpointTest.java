@@ -56,6 +56,14 @@ class SyntheticCheckpointTest {
     }
 
     @Test
+    void aPlanSizesWhatItsWriteWritesToTheByte() throws IOException {
+        SynthSpec spec = new SynthSpec(SynthSpec.LLAMA, 128, 3, 4, 2, 256, 1000, DType.F32, 200_000, 1);
+        SyntheticCheckpoint.Plan plan = SyntheticCheckpoint.Plan.of(spec);
+        CheckpointDirectory dir = SyntheticCheckpoint.write(plan, tmp.resolve("ckpt"), b -> {});
+        assertThat(dir.totalBytes()).isEqualTo(plan.bytes());
+    }
+
+    @Test
     void configDescribesTheTensorShapes() throws IOException {
         SynthSpec spec = SynthSpec.tiny(DType.F16, 3);
         SyntheticCheckpoint.write(spec, tmp.resolve("ckpt"), b -> {});
