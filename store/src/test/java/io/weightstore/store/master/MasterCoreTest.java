@@ -9,6 +9,7 @@ import static io.weightstore.store.api.StoreException.Code.PERMISSION_DENIED;
 import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 import static io.weightstore.store.master.ClockedMasters.NODE;
 import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.assertCode;
 import static io.weightstore.store.master.ClockedMasters.config;
 import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,50 +34,26 @@ import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.Room;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The master's rules, driven through its API with a clock the test moves. */
-class MasterCoreTest {
+class MasterCoreTest extends ClockedMasterFixture {
     private static final Duration MINUTE = Duration.ofMinutes(1);
 
-    @TempDir
-    Path dir;
-
-    private final AtomicLong now = new AtomicLong(1_000_000);
-    private MasterCore master;
-
-    private MasterCore open() throws StoreException {
-        return ClockedMasters.open(dir, now);
-    }
-
     @BeforeEach
-    void start() throws StoreException {
-        master = open();
-        registerNodes();
-    }
-
-    private void registerNodes() throws StoreException {
+    void registerNodes() throws StoreException {
         for (String id : new String[] {"n1", "n2"}) {
             master.registerNode(node(id, NODE));
         }
-    }
-
-    @AfterEach
-    void close() {
-        master.close();
     }
 
     /** A master opened again on the same metadata, its nodes registered again as running nodes do. */
@@ -105,16 +82,6 @@ class MasterCoreTest {
 
     private ObjectMeta put(String key, long size) throws StoreException {
         return seal(start(key, size, 1));
-    }
-
-    private static void assertCode(ThrowingAction action, StoreException.Code code) {
-        assertThatThrownBy(action::run).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
-                .satisfies(e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(code));
-    }
-
-    @FunctionalInterface
-    interface ThrowingAction {
-        void run() throws Exception;
     }
 
     @Test

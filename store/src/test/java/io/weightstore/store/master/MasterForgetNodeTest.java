@@ -4,10 +4,10 @@ import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
 import static io.weightstore.store.master.ClockedMasters.NODE;
 import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.assertCode;
 import static io.weightstore.store.master.ClockedMasters.config;
 import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
@@ -19,41 +19,19 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
-import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Forgetting a node that is gone for good: what is refused, and what goes with it. */
-class MasterForgetNodeTest {
-
-    @TempDir
-    Path dir;
-
-    private final AtomicLong now = new AtomicLong(1_000_000);
-    private MasterCore master;
-
-    private MasterCore open() throws StoreException {
-        return ClockedMasters.open(dir, now);
-    }
-
+class MasterForgetNodeTest extends ClockedMasterFixture {
     @BeforeEach
-    void start() throws StoreException {
-        master = open();
+    void registerNodes() throws StoreException {
         for (String id : new String[] {"n1", "n2", "n3"}) {
             master.registerNode(node(id));
         }
-    }
-
-    @AfterEach
-    void close() {
-        master.close();
     }
 
     private ObjectMeta put(String key, long size, int replicas) throws StoreException {
@@ -71,17 +49,6 @@ class MasterForgetNodeTest {
                 master.heartbeat(NodeReport.alive(id));
             }
         }
-    }
-
-    private static void assertCode(ThrowingAction action, StoreException.Code code, String... fragments) {
-        assertThatThrownBy(action::run).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
-                .satisfies(e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(code))
-                .satisfies(e -> List.of(fragments).forEach(f -> assertThat(e.getMessage()).contains(f)));
-    }
-
-    @FunctionalInterface
-    interface ThrowingAction {
-        void run() throws Exception;
     }
 
     @Test

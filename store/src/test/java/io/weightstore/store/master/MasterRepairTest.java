@@ -4,10 +4,10 @@ import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
 import static io.weightstore.store.api.StoreException.Code.INVALID_ARGUMENT;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
 import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.assertCode;
 import static io.weightstore.store.master.ClockedMasters.config;
 import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.NodeReport;
@@ -18,43 +18,21 @@ import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicationStatus;
 import io.weightstore.store.api.StoreException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The master's side of repairs: room for a new copy of a slice, in place on a node that is up or
  * elsewhere for one that is not, committed into the metadata only by repairEnd and freed by an
  * abort, an expiry or a restart. Driven with a clock the test moves.
  */
-class MasterRepairTest {
-
-    @TempDir
-    Path dir;
-
-    private final AtomicLong now = new AtomicLong(1_000_000);
-    private MasterCore master;
-
-    private MasterCore open() throws StoreException {
-        return ClockedMasters.open(dir, now);
-    }
-
+class MasterRepairTest extends ClockedMasterFixture {
     @BeforeEach
-    void start() throws StoreException {
-        master = open();
+    void registerNodes() throws StoreException {
         master.registerNode(node("n1"));
         master.registerNode(node("n2"));
-    }
-
-    @AfterEach
-    void close() {
-        master.close();
     }
 
     /** A one-slice object on n1 and n2; n3 joins after it, so it holds no copy. */
@@ -76,17 +54,6 @@ class MasterRepairTest {
 
     private long used(String nodeId) throws StoreException {
         return master.status().nodes().stream().filter(n -> n.nodeId().equals(nodeId)).mapToLong(NodeStatus::used).sum();
-    }
-
-    private static void assertCode(ThrowingAction action, StoreException.Code code, String... fragments) {
-        assertThatThrownBy(action::run).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
-                .satisfies(e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(code))
-                .satisfies(e -> List.of(fragments).forEach(f -> assertThat(e.getMessage()).contains(f)));
-    }
-
-    @FunctionalInterface
-    interface ThrowingAction {
-        void run() throws Exception;
     }
 
     @Test
