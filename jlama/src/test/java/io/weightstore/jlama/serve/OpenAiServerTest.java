@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import io.weightstore.jlama.Completion;
 import io.weightstore.jlama.ContextWindow;
-import io.weightstore.jlama.JlamaModels;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -15,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The OpenAI-compatible API over real HTTP: what it answers, and what it refuses and how. */
@@ -25,27 +25,25 @@ class OpenAiServerTest {
     @TempDir
     static Path tmp;
 
-    private static JlamaModels.Loaded loaded;
-    private static ServedModel model;
+    @RegisterExtension
+    static final LoadedTinyModel TINY = new LoadedTinyModel(() -> tmp.resolve("model"));
+
     private static OpenAiServer server;
     private static Http http;
 
     @BeforeAll
     static void serve() throws Exception {
-        loaded = TinyModel.load(tmp.resolve("model"));
-        model = TinyModel.served(loaded);
-        server = TinyModel.serve(model, new ServeConfig("127.0.0.1", 0, 1, 4, Optional.empty()));
+        server = TINY.serve(new ServeConfig("127.0.0.1", 0, 1, 4, Optional.empty()));
         http = new Http(server.port());
     }
 
     @AfterAll
     static void stop() {
         server.close();
-        loaded.close();
     }
 
     private static String greedy(String prompt, int maxTokens) {
-        return Completion.generate(model.model(), PromptContext.of(prompt), maxTokens, 0f, t -> {}).text();
+        return Completion.generate(TINY.served().model(), PromptContext.of(prompt), maxTokens, 0f, t -> {}).text();
     }
 
     @Test
@@ -58,7 +56,7 @@ class OpenAiServerTest {
         assertThat(body.at("/choices/0/text").asText()).isEqualTo(greedy(PROMPT, 12));
         assertThat(body.at("/choices/0/finish_reason").asText()).isEqualTo("length");
         assertThat(body.at("/usage/completion_tokens").asInt()).isEqualTo(12);
-        assertThat(body.at("/usage/prompt_tokens").asInt()).isEqualTo(model.encode(PromptContext.of(PROMPT)).length);
+        assertThat(body.at("/usage/prompt_tokens").asInt()).isEqualTo(TINY.served().encode(PromptContext.of(PROMPT)).length);
         assertThat(body.at("/usage/total_tokens").asInt()).isEqualTo(body.at("/usage/prompt_tokens").asInt() + 12);
     }
 
@@ -208,7 +206,8 @@ class OpenAiServerTest {
         record Case(String field, String value, String message) {}
         for (Case c : List.of(
                 new Case("max_tokens", "\"5\"", "must be an integer, found a string \"5\""),
-                new Case("max_tokens", "1e12", "must be at most " + model.contextLength() + " (the model's context length), found 1000000000000"),
+                new Case("max_tokens", "1e12",
+                        "must be at most " + TINY.served().contextLength() + " (the model's context length), found 1000000000000"),
                 new Case("max_tokens", "99999999999999999999999", "found 99999999999999999999999"),
                 // Said in scientific notation: written out in full, it would be a gigabyte of digits.
                 new Case("max_tokens", "1e999999999", "found 1E+999999999"),
@@ -237,16 +236,16 @@ class OpenAiServerTest {
 
     @Test
     void aPromptThatOverflowsTheContextIsRefusedBeforeAnyCompute() throws Exception {
-        int context = model.contextLength();
+        int context = TINY.served().contextLength();
         // Two positions short of the config's: see ContextWindow.
-        assertThat(context).isEqualTo(ContextWindow.tokens(model.model())).isEqualTo(TinyModel.CONFIG_CONTEXT - 2);
+        assertThat(context).isEqualTo(ContextWindow.tokens(TINY.served().model())).isEqualTo(TinyModel.CONFIG_CONTEXT - 2);
         String longPrompt = "a b ".repeat(100);
-        int promptTokens = model.encode(PromptContext.of(longPrompt)).length;
+        int promptTokens = TINY.served().encode(PromptContext.of(longPrompt)).length;
         assertThat(promptTokens).isBetween(150, context - 20);
         String tooLong = "x y ".repeat(130);
-        String beyondAnyTokenization = "z".repeat(Math.toIntExact(model.longestPrompt() + 1));
+        String beyondAnyTokenization = "z".repeat(Math.toIntExact(TINY.served().longestPrompt() + 1));
         // Holding the model's turns would stall any generation: the refusals must come without one.
-        model.turns().lock();
+        TINY.served().turns().lock();
         try {
             Http.Reply reply = CompletableFuture.supplyAsync(() -> call(() -> http.post("/v1/completions",
                     "{\"prompt\":\"" + longPrompt + "\",\"max_tokens\":" + (context + 1 - promptTokens) + "}"))).get(30, TimeUnit.SECONDS);
@@ -265,7 +264,7 @@ class OpenAiServerTest {
             assertThat(untokenized.error().get("code").asText()).isEqualTo("context_length_exceeded");
             assertThat(untokenized.error().get("message").asText()).contains(beyondAnyTokenization.length() + " characters");
         } finally {
-            model.turns().unlock();
+            TINY.served().turns().unlock();
         }
         // What fits is generated to the last position, with greedy sampling and no end-of-sequence token in the way.
         Http.Reply fits = http.post("/v1/completions", "{\"prompt\":\"" + longPrompt + "\",\"max_tokens\":" + (context - promptTokens)

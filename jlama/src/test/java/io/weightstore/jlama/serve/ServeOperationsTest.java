@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import io.weightstore.jlama.Completion;
-import io.weightstore.jlama.JlamaModels;
 import io.weightstore.store.CapturedErr;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -20,9 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What running {@code serve} takes: health, readiness, keys, metrics, queueing and clients that leave. */
@@ -32,19 +30,9 @@ class ServeOperationsTest {
     @TempDir
     static Path tmp;
 
-    private static JlamaModels.Loaded loaded;
-    private static ServedModel model;
+    @RegisterExtension
+    static final LoadedTinyModel TINY = new LoadedTinyModel(() -> tmp.resolve("model"));
 
-    @BeforeAll
-    static void load() throws Exception {
-        loaded = TinyModel.load(tmp.resolve("model"));
-        model = TinyModel.served(loaded);
-    }
-
-    @AfterAll
-    static void close() {
-        loaded.close();
-    }
 
     private static ServeConfig config(int maxConcurrent, int maxQueue, Optional<ApiKey> key) {
         return new ServeConfig("127.0.0.1", 0, maxConcurrent, maxQueue, key);
@@ -65,7 +53,7 @@ class ServeOperationsTest {
             Http.Reply loading = http.get("/v1/models");
             assertThat(loading.status()).isEqualTo(503);
             assertThat(loading.error().get("message").asText()).contains("still loading");
-            server.serve(model);
+            server.serve(TINY.served());
             Http.Reply ready = http.get("/ready");
             assertThat(ready.status()).isEqualTo(200);
             assertThat(ready.json().get("model").asText()).isEqualTo(TinyModel.NAME);
@@ -76,7 +64,7 @@ class ServeOperationsTest {
     @Test
     void withAKeyEveryApiRequestNeedsItButHealthReadinessAndMetricsDoNot() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.of(ApiKey.of(KEY))));
+        try (OpenAiServer server = TINY.serve(config(1, 1, Optional.of(ApiKey.of(KEY))));
                 var captured = new CapturedErr(log)) {
             Http anonymous = new Http(server.port());
             for (String path : List.of("/v1/models", "/v1/models/tiny", "//v1/models", "/nothing")) {
@@ -102,7 +90,7 @@ class ServeOperationsTest {
 
     @Test
     void withoutAKeyOnLoopbackOnlyRequestsForLoopbackNamesAreAnswered() throws Exception {
-        try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()))) {
+        try (OpenAiServer server = TINY.serve(config(1, 1, Optional.empty()))) {
             String port = ":" + server.port();
             assertThat(status(server, "GET /v1/models", "Host: localhost" + port)).isEqualTo(200);
             assertThat(status(server, "GET /v1/models", "Host: 127.0.0.1" + port)).isEqualTo(200);
@@ -128,7 +116,7 @@ class ServeOperationsTest {
 
     @Test
     void metricsCountRequestsTokensAndSpeed() throws Exception {
-        try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()))) {
+        try (OpenAiServer server = TINY.serve(config(1, 1, Optional.empty()))) {
             Http http = new Http(server.port());
             http.post("/v1/completions", completion("hello", 5));
             http.post("/v1/completions", completion("hello", 5));
@@ -148,11 +136,11 @@ class ServeOperationsTest {
 
     @Test
     void requestsBeyondTheQueueGetA429AndTheQueuedOnesAreServed() throws Exception {
-        try (OpenAiServer server = TinyModel.serve(model, config(1, 2, Optional.empty()))) {
+        try (OpenAiServer server = TINY.serve(config(1, 2, Optional.empty()))) {
             Http http = new Http(server.port());
             List<CompletableFuture<Http.Reply>> admitted = new ArrayList<>();
             // While the test holds the model's turns, the first request holds the only slot and cannot finish.
-            model.turns().lock();
+            TINY.served().turns().lock();
             try {
                 for (String name : List.of("first", "second", "third")) {
                     admitted.add(CompletableFuture.supplyAsync(() -> call(() -> http.post("/v1/completions", completion(name, 3)))));
@@ -166,7 +154,7 @@ class ServeOperationsTest {
                 assertThat(refused.raw().headers().firstValue("Retry-After")).contains("1");
                 assertThat(http.get("/metrics").body()).contains("weightstore_serve_queue_depth 2.0");
             } finally {
-                model.turns().unlock();
+                TINY.served().turns().unlock();
             }
             for (CompletableFuture<Http.Reply> reply : admitted) {
                 assertThat(reply.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
@@ -178,18 +166,18 @@ class ServeOperationsTest {
     void concurrentGenerationsTakeTurnsOnTheModelAndGiveWhatEachGivesAlone() throws Exception {
         List<String> prompts = List.of("one two", "three four five", "six");
         List<String> alone = prompts.stream()
-                .map(p -> Completion.generate(model.model(), PromptContext.of(p), 40, 0f, t -> {}).text()).toList();
-        try (OpenAiServer server = TinyModel.serve(model, config(3, 0, Optional.empty()))) {
+                .map(p -> Completion.generate(TINY.served().model(), PromptContext.of(p), 40, 0f, t -> {}).text()).toList();
+        try (OpenAiServer server = TINY.serve(config(3, 0, Optional.empty()))) {
             Http http = new Http(server.port());
             List<CompletableFuture<Http.Reply>> replies = new ArrayList<>();
-            model.turns().lock();
+            TINY.served().turns().lock();
             try {
                 for (String prompt : prompts) {
                     replies.add(CompletableFuture.supplyAsync(() -> call(() -> http.post("/v1/completions", completion(prompt, 40)))));
                 }
                 Eventually.holds(() -> server.queue().running() == 3);
             } finally {
-                model.turns().unlock();
+                TINY.served().turns().unlock();
             }
             for (int i = 0; i < prompts.size(); i++) {
                 assertThat(replies.get(i).get(30, TimeUnit.SECONDS).json().at("/choices/0/text").asText()).isEqualTo(alone.get(i));
@@ -200,7 +188,7 @@ class ServeOperationsTest {
     @Test
     void aBodyCutShortOfItsLengthIsAClientThatLeftNotAServerFailure() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()));
+        try (OpenAiServer server = TINY.serve(config(1, 1, Optional.empty()));
                 var captured = new CapturedErr(log)) {
             try (Socket socket = new Socket("127.0.0.1", server.port())) {
                 socket.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
@@ -221,12 +209,12 @@ class ServeOperationsTest {
     @Test
     void aClientThatLeavesMidStreamStopsItsGenerationQuietly() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config(1, 1, Optional.empty()));
+        try (OpenAiServer server = TINY.serve(config(1, 1, Optional.empty()));
                 var captured = new CapturedErr(log)) {
             Http http = new Http(server.port());
             String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"tell me everything\"}],\"stream\":true,\"temperature\":0}";
             // The first event, the assistant's role, comes before any pass through the model; held turns keep it at that.
-            model.turns().lock();
+            TINY.served().turns().lock();
             try (Socket socket = new Socket("127.0.0.1", server.port())) {
                 OutputStream out = socket.getOutputStream();
                 out.write(Http.rawPost("/v1/chat/completions", body));
@@ -240,7 +228,7 @@ class ServeOperationsTest {
                 // Reset rather than close politely: the server's next write fails at once.
                 socket.setSoLinger(true, 0);
             } finally {
-                model.turns().unlock();
+                TINY.served().turns().unlock();
             }
             Eventually.holds(() -> server.queue().running() == 0);
             Eventually.holds(() -> log.toString(StandardCharsets.UTF_8).contains("client went away"));

@@ -3,7 +3,6 @@ package io.weightstore.jlama.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.weightstore.jlama.JlamaModels;
 import io.weightstore.store.CapturedErr;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,9 +16,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,19 +31,9 @@ class SlowClientsTest {
     @TempDir
     static Path tmp;
 
-    private static JlamaModels.Loaded loaded;
-    private static ServedModel model;
+    @RegisterExtension
+    static final LoadedTinyModel TINY = new LoadedTinyModel(() -> tmp.resolve("model"));
 
-    @BeforeAll
-    static void load() throws Exception {
-        loaded = TinyModel.load(tmp.resolve("model"));
-        model = TinyModel.served(loaded);
-    }
-
-    @AfterAll
-    static void close() {
-        loaded.close();
-    }
 
     private static ServeConfig config() {
         return new ServeConfig("127.0.0.1", 0, 1, 1, Optional.empty(), CLIENT_TIMEOUT);
@@ -54,7 +42,7 @@ class SlowClientsTest {
     @Test
     void aClientThatStopsReadingItsStreamLosesItsConnectionAndItsGenerationSlot() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config());
+        try (OpenAiServer server = TINY.serve(config());
                 var captured = new CapturedErr(log)) {
             // Eight choices of 200 tokens: a few hundred kilobytes of events, more than the two sockets' buffers hold.
             String body = "{\"prompt\":\"go on\",\"n\":8,\"max_tokens\":200,\"temperature\":0,\"stream\":true}";
@@ -81,7 +69,7 @@ class SlowClientsTest {
     @Test
     void aBodyThatTricklesIsCutAtTheClientTimeoutWithoutTakingASlot() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config());
+        try (OpenAiServer server = TINY.serve(config());
                 var captured = new CapturedErr(log)) {
             try (Socket trickling = new Socket("127.0.0.1", server.port())) {
                 trickling.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
@@ -102,7 +90,7 @@ class SlowClientsTest {
     @Test
     void aRequestTheQueueHasNoPlaceForIsRefusedBeforeItsBodyIsRead() throws Exception {
         ServeConfig noQueue = new ServeConfig("127.0.0.1", 0, 1, 0, Optional.empty(), Duration.ofSeconds(10));
-        try (OpenAiServer server = TinyModel.serve(model, noQueue); Socket first = new Socket("127.0.0.1", server.port());
+        try (OpenAiServer server = TINY.serve(noQueue); Socket first = new Socket("127.0.0.1", server.port());
                 Socket second = new Socket("127.0.0.1", server.port())) {
             // The first request's body is still on its way: it holds the one place there is.
             first.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
@@ -120,7 +108,7 @@ class SlowClientsTest {
     @Test
     void aBodyThatBreaksChunkedFramingIsABadRequestAndNoServerError() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config()); var captured = new CapturedErr(log)) {
+        try (OpenAiServer server = TINY.serve(config()); var captured = new CapturedErr(log)) {
             try (Socket client = new Socket("127.0.0.1", server.port())) {
                 client.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                         + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -135,7 +123,7 @@ class SlowClientsTest {
 
     @Test
     void aKeptAliveConnectionIdleForTheClientTimeoutIsClosed() throws Exception {
-        try (OpenAiServer server = TinyModel.serve(model, config()); Socket idle = new Socket("127.0.0.1", server.port())) {
+        try (OpenAiServer server = TINY.serve(config()); Socket idle = new Socket("127.0.0.1", server.port())) {
             idle.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             idle.setSoTimeout(20_000);
             InputStream in = idle.getInputStream();
@@ -146,7 +134,7 @@ class SlowClientsTest {
 
     @Test
     void aRequestLineThatTricklesIsCutAtTheClientTimeout() throws Exception {
-        try (OpenAiServer server = TinyModel.serve(model, config()); Socket trickling = new Socket("127.0.0.1", server.port())) {
+        try (OpenAiServer server = TINY.serve(config()); Socket trickling = new Socket("127.0.0.1", server.port())) {
             try (var writer = trickle(trickling, "GET /health")) {
                 trickling.setSoTimeout(20_000);
                 assertThat(readUntilClosed(trickling.getInputStream())).as("the server closed the connection").isTrue();
@@ -157,7 +145,7 @@ class SlowClientsTest {
     @Test
     void headersThatTrickleAreCutAtTheClientTimeout() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config()); var captured = new CapturedErr(log)) {
+        try (OpenAiServer server = TINY.serve(config()); var captured = new CapturedErr(log)) {
             try (Socket trickling = new Socket("127.0.0.1", server.port());
                     var writer = trickle(trickling, "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")) {
                 trickling.setSoTimeout(20_000);
@@ -174,7 +162,7 @@ class SlowClientsTest {
     void aConnectionThatSendsManyRequestsWithinTheTimeoutEachIsAnsweredAndNoneIsCut() throws Exception {
         // Helidon's idle check reads a clock that ticks once a second, so the pauses stay a second short of the timeout.
         ServeConfig twoSeconds = new ServeConfig("127.0.0.1", 0, 1, 1, Optional.empty(), Duration.ofSeconds(2));
-        try (OpenAiServer server = TinyModel.serve(model, twoSeconds); Socket client = new Socket("127.0.0.1", server.port())) {
+        try (OpenAiServer server = TINY.serve(twoSeconds); Socket client = new Socket("127.0.0.1", server.port())) {
             client.setSoTimeout(20_000);
             InputStream in = client.getInputStream();
             // Longer in all than the timeout: each request's deadline is its own.
@@ -189,7 +177,7 @@ class SlowClientsTest {
     @Test
     void connectionsBeyondTheCapWaitToBeAcceptedUntilOneCloses() throws Exception {
         ServeConfig oneConnection = new ServeConfig("127.0.0.1", 0, 1, 1, Optional.empty(), Duration.ofSeconds(30), 1);
-        try (OpenAiServer server = TinyModel.serve(model, oneConnection); Socket waiting = new Socket()) {
+        try (OpenAiServer server = TINY.serve(oneConnection); Socket waiting = new Socket()) {
             Socket first = new Socket("127.0.0.1", server.port());
             waiting.connect(new InetSocketAddress("127.0.0.1", server.port()));
             waiting.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -206,7 +194,7 @@ class SlowClientsTest {
     void aClientThatPipelinesRequestsAndReadsNoAnswerIsCutAtTheClientTimeout() throws Exception {
         int requests = 2_000;
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        try (OpenAiServer server = TinyModel.serve(model, config()); var captured = new CapturedErr(log); Socket greedy = new Socket()) {
+        try (OpenAiServer server = TINY.serve(config()); var captured = new CapturedErr(log); Socket greedy = new Socket()) {
             greedy.setReceiveBufferSize(4096);
             greedy.connect(new InetSocketAddress("127.0.0.1", server.port()));
             // Far more answers than the two sockets' buffers hold; written from a thread of its own, as the writes block too.
@@ -233,7 +221,7 @@ class SlowClientsTest {
 
     @Test
     void aBodyNoHandlerReadsIsNotWaitedForAndABodyReadWholeKeepsTheConnection() throws Exception {
-        try (OpenAiServer server = TinyModel.serve(model, config())) {
+        try (OpenAiServer server = TINY.serve(config())) {
             try (Socket trickling = new Socket("127.0.0.1", server.port());
                     var writer = trickle(trickling, "GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\nabc")) {
                 trickling.setSoTimeout(20_000);
@@ -255,7 +243,7 @@ class SlowClientsTest {
     @Test
     void aRequestInsideABodyNoHandlerReadIsNotServed() throws Exception {
         String inner = "GET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n";
-        try (OpenAiServer server = TinyModel.serve(model, config()); Socket client = new Socket("127.0.0.1", server.port())) {
+        try (OpenAiServer server = TINY.serve(config()); Socket client = new Socket("127.0.0.1", server.port())) {
             client.setSoTimeout(20_000);
             client.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + inner.length() + "\r\n\r\n"
                     + inner).getBytes(StandardCharsets.US_ASCII));
@@ -269,7 +257,7 @@ class SlowClientsTest {
     @Test
     void aBodyTooLargeIsAnswered413AndItsConnectionClosed() throws Exception {
         int declared = Exchange.MAX_BODY + (1 << 20);
-        try (OpenAiServer server = TinyModel.serve(model, config()); Socket client = new Socket("127.0.0.1", server.port())) {
+        try (OpenAiServer server = TINY.serve(config()); Socket client = new Socket("127.0.0.1", server.port())) {
             client.setSoTimeout(20_000);
             Thread writer = Thread.ofVirtual().start(() -> {
                 try {
