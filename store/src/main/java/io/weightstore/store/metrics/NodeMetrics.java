@@ -16,7 +16,8 @@ import java.util.function.LongSupplier;
 
 /**
  * A storage node's data plane: requests, bytes and time per operation, checksum blocks that did not
- * match, and the pool's size. Per-operation data points are looked up once here, so a request
+ * match (corruption the node's scrubber found, apart from CRCs readers sent that the pool's bytes did
+ * not match), and the pool's size. Per-operation data points are looked up once here, so a request
  * costs a few adds and one histogram observation.
  */
 public final class NodeMetrics {
@@ -25,6 +26,7 @@ public final class NodeMetrics {
     private final Map<Op, CounterDataPoint> bytes = new EnumMap<>(Op.class);
     private final Map<Op, DistributionDataPoint> seconds = new EnumMap<>(Op.class);
     private final CounterDataPoint checksumFailures;
+    private final CounterDataPoint readerChecksumMismatches;
 
     public NodeMetrics() {
         this(new PrometheusRegistry());
@@ -48,7 +50,11 @@ public final class NodeMetrics {
             seconds.put(op, duration.labelValues(label));
         }
         checksumFailures = Counter.builder().name("weightstore_node_checksum_failures")
-                .help("Checksum blocks that did not match when checked in the pool (the request was answered CORRUPT)")
+                .help("Checksum blocks the node's scrubber found not matching the master's checksums: corruption in the pool")
+                .withoutExemplars().register(registry);
+        readerChecksumMismatches = Counter.builder().name("weightstore_node_reader_checksum_mismatches")
+                .help("Checksum blocks a read was answered CORRUPT for, the pool's bytes not matching the CRC its reader sent:"
+                        + " a rotten copy, or a reader whose metadata is not the master's")
                 .withoutExemplars().register(registry);
     }
 
@@ -70,8 +76,17 @@ public final class NodeMetrics {
         seconds.get(op).observe(nanos / 1e9);
     }
 
+    /** The scrubber found a block that does not match the master's checksum: the pool holds rot. */
     public void checksumFailure() {
         checksumFailures.inc();
+    }
+
+    /**
+     * A reader's CRC did not match a block: the CRC came with the request, so the node cannot tell a rotten copy from
+     * a reader with stale or forged metadata, and does not count it as corruption (the scrubber's check says which).
+     */
+    public void readerChecksumMismatch() {
+        readerChecksumMismatches.inc();
     }
 
     public PrometheusRegistry registry() {

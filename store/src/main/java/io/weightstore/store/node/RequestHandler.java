@@ -360,7 +360,7 @@ final class RequestHandler implements Runnable {
             long writesBefore = verified.writesStarted();
             int actual = Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
             if (actual != check.crc32c()) {
-                metrics.checksumFailure();
+                metrics.readerChecksumMismatch();
                 // The CRC expected comes with the request: a rotten copy, or a reader with wrong (or forged) metadata. The
                 // node's scrubber checks its copies against the master's own CRCs; any reader may send this, so it is rate-limited.
                 refusals.warn("checksum mismatch in pool {} at offset {} length {}: {} expected {}, the block's is {} (a rotten copy,"

@@ -5,6 +5,7 @@ import io.weightstore.store.api.ScrubTask;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.concurrent.DeadlineWait;
 import io.weightstore.store.logging.RateLimitedLog;
+import io.weightstore.store.metrics.NodeMetrics;
 import io.weightstore.store.pool.PoolFile;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ final class Scrubber implements AutoCloseable {
     private final PoolFile pool;
     private final long bytesPerSecond;
     private final NodeCounters counters;
+    private final NodeMetrics metrics;
     private final VerifiedBlocks verified;
     private final ByteRate rate;
     private final LinkedBlockingQueue<ScrubTask> queue = new LinkedBlockingQueue<>();
@@ -40,11 +42,12 @@ final class Scrubber implements AutoCloseable {
     private final Thread thread;
 
     /** A scrubber at {@code bytesPerSecond}; at 0 it checks nothing and asks for nothing. */
-    Scrubber(PoolFile pool, long bytesPerSecond, NodeCounters counters, VerifiedBlocks verified) {
+    Scrubber(PoolFile pool, long bytesPerSecond, NodeCounters counters, NodeMetrics metrics, VerifiedBlocks verified) {
         this.pool = pool;
         this.verified = verified;
         this.bytesPerSecond = bytesPerSecond;
         this.counters = counters;
+        this.metrics = metrics;
         this.rate = new ByteRate(Math.max(1, bytesPerSecond));
         this.thread = Thread.ofPlatform().daemon().name("node-scrub-" + pool.nodeId()).unstarted(this::loop);
         if (bytesPerSecond > 0) {
@@ -107,6 +110,8 @@ final class Scrubber implements AutoCloseable {
             int actual = Checksums.crc32c(pool.data().asSlice(task.offset() + start, length));
             counters.scrubbed(length);
             if (actual != task.crcs().get(i)) {
+                // Checked against the master's CRCs, not a reader's: this is rot in the pool.
+                metrics.checksumFailure();
                 // A block found intact by a read before it went bad would be served unchecked until its trust ran out; the
                 // blocks after this one go unchecked by this pass, so none of them is trusted either.
                 verified.forget(task.offset() + start, task.length() - start);

@@ -106,7 +106,7 @@ public final class StorageNode implements AutoCloseable {
         this.verified = new VerifiedBlocks(pool.capacity(), options.checkTrust(), System::nanoTime);
         this.copier = new Copier(pool, master, options.authentication(), options.deadlines(), deadlines, counters, verified,
                 options.congestionControl());
-        this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters, verified);
+        this.scrubber = new Scrubber(pool, options.scrubBytesPerSecond(), counters, metrics, verified);
         this.acceptor = Thread.ofPlatform().name("node-accept-" + pool.nodeId()).unstarted(this::acceptLoop);
         this.heartbeats = Thread.ofPlatform().daemon().name("node-heartbeat-" + pool.nodeId()).unstarted(this::heartbeatLoop);
         metrics.watch(pool::capacity, connections::size, this::isRegistered);

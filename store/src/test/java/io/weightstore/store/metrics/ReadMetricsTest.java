@@ -1,30 +1,49 @@
 package io.weightstore.store.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.Awaits;
 import io.weightstore.store.Bytes;
 import io.weightstore.store.Metrics;
 import io.weightstore.store.TestCluster;
+import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.Ticket;
+import io.weightstore.store.api.TransferDeadlines;
+import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.client.ClientOptions;
 import io.weightstore.store.client.StoreClient;
+import io.weightstore.store.client.access.OnBusy;
+import io.weightstore.store.client.access.SocketNodeAccess;
+import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.wire.BlockCheck;
+import io.weightstore.store.wire.DeadlineTimer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A rotten replica shows in the metrics of both ends: the node that found the bad block, and the client that moved on. */
+/**
+ * A rotten replica shows in the metrics of both ends: the node that refused the bad block, and the client that moved on. A node
+ * counts as corruption only what its scrubber found against the master's checksums, apart from the CRCs readers sent.
+ */
 class ReadMetricsTest {
+    private static final int NODES = 2;
+
     @TempDir
     Path tmp;
 
     @Test
-    void aCorruptReplicaCountsAChecksumFailureAndAFailover() throws Exception {
-        try (Arena arena = Arena.ofShared(); TestCluster cluster = new TestCluster(tmp, 2)) {
+    void aCorruptReplicaCountsAReaderMismatchOnTheNodeAndAFailoverOnTheClient() throws Exception {
+        try (Arena arena = Arena.ofShared(); TestCluster cluster = new TestCluster(tmp, NODES)) {
             MemorySegment bytes = Bytes.random(arena, 2 * TestCluster.SLICE, 5);
             // Over sockets: a same-host client would check the mapped pool itself, and the node would see nothing.
             StoreClient client = cluster.client(ClientOptions.defaults().withSameHostPath(false));
@@ -47,7 +66,8 @@ class ReadMetricsTest {
             assertThat(Metrics.value(client.metrics().registry(), "weightstore_client_read_bytes")).isEqualTo(10.0 * reads);
             assertThat(Metrics.sum(client.metrics().registry(), "weightstore_client_node_read_bytes", "path", "socket"))
                     .as("only the replica that answered counts its bytes").isEqualTo(10.0 * reads);
-            assertThat(nodeChecksumFailures(cluster)).isEqualTo(1);
+            assertThat(nodeCounts(cluster, NODES, "weightstore_node_reader_checksum_mismatches")).isEqualTo(1);
+            assertThat(nodeCounts(cluster, NODES, "weightstore_node_checksum_failures")).as("the CRC was the reader's").isZero();
 
             // A whole block read over the socket is checked by the client as it arrives: the node counts nothing more.
             for (int i = 0; i < 20 && corruptFailures(client) == 1; i++) {
@@ -55,7 +75,7 @@ class ReadMetricsTest {
             }
             assertThat(corruptFailures(client)).isEqualTo(2);
             assertThat(Metrics.value(client.metrics().registry(), "weightstore_client_replica_failovers")).isEqualTo(2);
-            assertThat(nodeChecksumFailures(cluster)).isEqualTo(1);
+            assertThat(nodeCounts(cluster, NODES, "weightstore_node_reader_checksum_mismatches")).isEqualTo(1);
         }
     }
 
@@ -63,12 +83,42 @@ class ReadMetricsTest {
         return Metrics.value(client.metrics().registry(), "weightstore_client_replica_failures", "reason", "corrupt");
     }
 
-    private static double nodeChecksumFailures(TestCluster cluster) {
-        double failures = 0;
-        for (int i = 0; i < 2; i++) {
-            failures += Metrics.value(cluster.node(i).metrics().registry(), "weightstore_node_checksum_failures");
+    private static double nodeCounts(TestCluster cluster, int nodes, String counter) {
+        double counted = 0;
+        for (int i = 0; i < nodes; i++) {
+            counted += Metrics.value(cluster.node(i).metrics().registry(), counter);
         }
-        return failures;
+        return counted;
+    }
+
+    @Test
+    void aReaderCrcThatDoesNotMatchIntactBytesIsNotCountedAsCorruptionButWhatTheScrubberFindsIs() throws Exception {
+        try (Arena arena = Arena.ofShared(); TestCluster cluster = new TestCluster(tmp, 1, TestCluster.config(),
+                options -> options.withScrubBytesPerSecond(64_000_000)); DeadlineTimer timer = new DeadlineTimer("test-deadlines")) {
+            StorageNode node = cluster.node(0);
+            MemorySegment block = Bytes.random(arena, TestCluster.CHECKSUM_BLOCK, 11);
+            // Past every object the test puts, so that no scrub task covers these bytes.
+            long offset = 32L << 20;
+            // A reader whose metadata says other bytes than the node holds, intact as they were written.
+            BlockCheck othersMetadata = new BlockCheck(offset, TestCluster.CHECKSUM_BLOCK, ~Checksums.crc32c(block));
+            try (SocketNodeAccess access = new SocketNodeAccess("127.0.0.1", node.port(), node.poolUuid(), Optional.empty(),
+                    Ticket::none, TransferDeadlines.defaults(), timer, CongestionControl.CUBIC)) {
+                access.write(offset, block, Ticket.none());
+                assertThatThrownBy(() -> access.read(List.of(new Range(offset + 100, 10)), List.of(othersMetadata),
+                        arena.allocate(10), OnBusy.WAIT))
+                        .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT));
+            }
+            assertThat(nodeCounts(cluster, 1, "weightstore_node_checksum_failures")).as("the pool is intact").isZero();
+            assertThat(nodeCounts(cluster, 1, "weightstore_node_reader_checksum_mismatches")).isEqualTo(1);
+
+            cluster.client().put("rot/scrubbed", Bytes.random(arena, TestCluster.SLICE, 12), PutOptions.defaults().withReplicas(1));
+            cluster.flipByte("rot/scrubbed", 0, 5);
+            // A copy with no other to be rewritten from is found again on each pass: at least once, then.
+            Awaits.until(Duration.ofSeconds(90), "the scrubber to find the flipped byte",
+                    () -> nodeCounts(cluster, 1, "weightstore_node_checksum_failures") >= 1);
+            assertThat(nodeCounts(cluster, 1, "weightstore_node_reader_checksum_mismatches")).isEqualTo(1);
+        }
     }
 
     @Test
