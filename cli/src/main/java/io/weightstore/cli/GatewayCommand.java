@@ -5,8 +5,9 @@ import io.weightstore.cli.ops.OpsServer;
 import io.weightstore.cli.ops.Readiness;
 import io.weightstore.gateway.Access;
 import io.weightstore.gateway.GatewayConfig;
+import io.weightstore.gateway.MasterProbe;
 import io.weightstore.gateway.S3Gateway;
-import io.weightstore.store.api.StoreException;
+import io.weightstore.store.api.MasterSilence;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import java.io.PrintWriter;
@@ -34,7 +35,7 @@ import picocli.CommandLine.Spec;
             ""
         })
 final class GatewayCommand implements Callable<Integer> {
-    /** A key the start stats to learn that the store answers this gateway; whether it exists does not matter. */
+    /** A key the gateway stats, at its start and then every second, to learn that the store answers it; it need not exist. */
     private static final String BUCKET_ROOT = "weights/";
     @Spec
     private CommandSpec spec;
@@ -128,9 +129,12 @@ final class GatewayCommand implements Callable<Integer> {
             out.printf("warning: --anonymous on %s: anyone who can reach it reads every checkpoint%n", bind);
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        try (StoreClient store = readable(selection.open()); S3Gateway gateway = S3Gateway.start(config, store);
+        try (StoreClient store = selection.open();
+                MasterProbe master = MasterProbe.start(store, BUCKET_ROOT, MasterSilence.DEFAULT_INTERVAL);
+                S3Gateway gateway = S3Gateway.start(config, store);
                 OpsServer ops = metrics.start(List.of(gateway.metrics().registry(), store.metrics().registry()),
-                        () -> Readiness.ready("serving bucket " + bucket))) {
+                        () -> master.answering() ? Readiness.ready("serving bucket " + bucket + "; " + master.state())
+                                : Readiness.notReady(master.state()))) {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + gateway.port();
             out.printf("listening on %s: the READY checkpoints of the %s as bucket '%s' (%s, TCP %s)%n", url, selection.describe(),
                     bucket, blank(id) ? "unsigned requests only" : "signed with access key " + id + (anonymous ? ", or unsigned" : ""),
@@ -141,23 +145,6 @@ final class GatewayCommand implements Callable<Integer> {
             stopped.await();
         }
         return ExitCodes.OK;
-    }
-
-    /**
-     * {@code store}, once a read of it got an answer: without one (no credentials for a master that runs with
-     * TLS, a role that may not read, no master there) the gateway would listen, say it is ready, and fail
-     * every request. An object that does not exist is an answer.
-     */
-    private static StoreClient readable(StoreClient store) throws StoreException {
-        try {
-            store.stat(BUCKET_ROOT);
-        } catch (StoreException e) {
-            if (e.code() != StoreException.Code.NOT_FOUND) {
-                store.close();
-                throw new StoreException(e.code(), "the gateway cannot read the store: " + e.getMessage(), e);
-            }
-        }
-        return store;
     }
 
     private static boolean blank(String value) {

@@ -3,6 +3,7 @@ package io.weightstore.store.node;
 import io.weightstore.store.api.CongestionControl;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.MasterApi;
+import io.weightstore.store.api.MasterSilence;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeOrders;
 import io.weightstore.store.api.NodeReport;
@@ -86,9 +87,7 @@ public final class StorageNode implements AutoCloseable {
     private final Scrubber scrubber;
     private final Thread acceptor;
     private final Thread heartbeats;
-    private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
-    /** Heartbeat intervals without an answer from the master after which the node no longer counts itself registered. */
-    static final int SILENCE_INTERVALS = 5;
+    private volatile Duration heartbeatInterval = MasterSilence.DEFAULT_INTERVAL;
     private volatile boolean registered;
     /** When the master last answered a registration or a heartbeat (System.nanoTime). */
     private volatile long lastAnswerNanos;
@@ -225,11 +224,11 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * True once the master took this node's registration, until a heartbeat finds it unknown or the master
-     * has not answered for {@link #SILENCE_INTERVALS} heartbeat intervals (by then it counts this node down):
-     * a node's readiness.
+     * has been silent for longer than {@link MasterSilence} allows at the heartbeat interval (by then it counts
+     * this node down): a node's readiness.
      */
     public boolean isRegistered() {
-        return registered && System.nanoTime() - lastAnswerNanos <= SILENCE_INTERVALS * heartbeatInterval.toNanos();
+        return registered && new MasterSilence(heartbeatInterval).answered(lastAnswerNanos, System.nanoTime());
     }
 
     /** This node's counters and gauges, for whoever runs it to expose. */
