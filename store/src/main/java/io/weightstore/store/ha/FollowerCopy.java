@@ -14,18 +14,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A follower's copy of the cluster's records, loaded once and then kept current by a watch on
- * {@code meta/}, so that a master elected leader starts from it instead of reading every record
- * from etcd: that read grows with the catalog (0.74 s for 20,000 objects, 17.6 s with 100,000
- * before reads and decoding overlapped; README, a group of masters). A copy gives nothing while its
- * watch has ended (etcd compacted the revisions it had not seen yet, or refused it), after a record
+ * A follower's copy of the cluster's records, loaded once and then kept current by a watch of the
+ * cluster's keys (the records under {@code meta/} and the leader key), so that a master elected
+ * leader starts from it instead of reading every record from etcd: that read grows with the catalog
+ * (0.74 s for 20,000 objects, 17.6 s with 100,000 before reads and decoding overlapped; README, a
+ * group of masters). A copy gives nothing while its watch has ended or was interrupted (etcd
+ * compacted the revisions it had not seen yet, refused it, or the stream broke), after a record
  * failed to decode, or while etcd could not be read: the new leader then loads as before, and the
  * copy loads again after a pause.
  */
 final class FollowerCopy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FollowerCopy.class);
-    /** How often a take-over asks etcd to confirm how far the watch has come. */
-    private static final long PROGRESS_ASK_MILLIS = 20;
     /** How long a broken copy waits before it loads again: an etcd that refused the last load may be back. */
     static final Duration RELOAD_PAUSE = Duration.ofSeconds(5);
 
@@ -113,8 +112,10 @@ final class FollowerCopy implements AutoCloseable {
             watching = ++generation;
             notifyAll();
         }
+        // The whole cluster, not only meta/: the creation of the leader key comes through the watch in revision order,
+        // after every record written before it, which is how a take-over knows the copy has them all (current).
         WatchOption from = WatchOption.builder().isPrefix(true).withRevision(at + 1).build();
-        Watch.Watcher started = etcd.getWatchClient().watch(Etcd.bytes(keys.meta()), from, Watch.listener(
+        Watch.Watcher started = etcd.getWatchClient().watch(Etcd.bytes(keys.root()), from, Watch.listener(
                 response -> onChanges(watching, response), this::onWatchError, () -> watchEnded(watching)));
         synchronized (this) {
             if (!closed) {
@@ -130,7 +131,10 @@ final class FollowerCopy implements AutoCloseable {
         return closed;
     }
 
-    /** Changes in revision order, or etcd's word that every change up to a revision has been sent. */
+    /**
+     * Changes in revision order. A progress notice is not taken as one: etcd 3.4 (Debian's) answers a progress
+     * request at once with its current revision, ahead of changes it has not sent yet (etcd issue 15220).
+     */
     private synchronized void onChanges(int watching, WatchResponse response) {
         if (watching != generation || !usable()) {
             return;
@@ -138,16 +142,16 @@ final class FollowerCopy implements AutoCloseable {
         try {
             for (WatchEvent event : response.getEvents()) {
                 KeyValue record = event.getKeyValue();
-                String name = Etcd.text(record.getKey()).substring(keys.meta().length());
-                switch (event.getEventType()) {
-                    case PUT -> records.put(keys, name, record.getValue().getBytes());
-                    case DELETE -> records.delete(keys, name);
-                    default -> throw new IllegalStateException("an event of unknown type on " + keys.meta() + name);
+                String key = Etcd.text(record.getKey());
+                if (key.startsWith(keys.meta())) {
+                    String name = key.substring(keys.meta().length());
+                    switch (event.getEventType()) {
+                        case PUT -> records.put(keys, name, record.getValue().getBytes());
+                        case DELETE -> records.delete(keys, name);
+                        default -> throw new IllegalStateException("an event of unknown type on " + key);
+                    }
                 }
                 revision = Math.max(revision, record.getModRevision());
-            }
-            if (response.isProgressNotify()) {
-                revision = Math.max(revision, response.getHeader().getRevision());
             }
             notifyAll();
         } catch (StoreException | RuntimeException e) {
@@ -177,51 +181,29 @@ final class FollowerCopy implements AutoCloseable {
     }
 
     /**
-     * A copy of the records as of etcd's revision now or later, for a master just elected (no older
-     * leader can write any more): once a load in progress has ended, and once the watch confirms that it
-     * has delivered every change up to now. Empty when the load failed, the copy broke, or the watch
-     * does not confirm within the etcd timeout.
+     * A copy of the records as of {@code fence}, for the master just elected under it (no older leader
+     * can write any more, and this one has not written yet): once a load in progress has ended, and once
+     * the watch has brought the creation of the leader key, which etcd sends after every change before it.
+     * Empty when the load failed, the copy broke, or the watch does not get there within the etcd timeout.
      */
-    Optional<MetadataRecords> current() {
-        long now;
-        try {
-            now = Etcd.await(etcd.getKVClient().get(keys.leader()), timeout, "a read of the leader key").getHeader().getRevision();
-        } catch (StoreException e) {
-            return Optional.empty();
-        }
+    Optional<MetadataRecords> current(Fence fence) {
         try {
             synchronized (this) {
                 // Each page of a load has the etcd timeout, so a load ends; one started over would only be behind it.
                 while (!closed && broken == null && records == null) {
                     wait();
                 }
-            }
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                Watch.Watcher asking;
-                synchronized (this) {
-                    if (!usable()) {
-                        return Optional.empty();
-                    }
-                    if (revision >= now) {
-                        return Optional.of(records.copy());
-                    }
-                    if (System.nanoTime() >= deadline) {
+                long deadline = System.nanoTime() + timeout.toNanos();
+                while (usable() && revision < fence.revision()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
                         log.warn("the follower's copy of cluster {}'s metadata reached etcd revision {} of {} within {} ms; a take-over"
-                                + " will load the metadata", keys.cluster(), revision, now, timeout.toMillis());
+                                + " will load the metadata", keys.cluster(), revision, fence.revision(), timeout.toMillis());
                         return Optional.empty();
                     }
-                    asking = watcher;
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
                 }
-                // etcd answers only once the watch has sent every change up to its current revision.
-                if (asking != null) {
-                    asking.requestProgress();
-                }
-                synchronized (this) {
-                    if (usable() && revision < now) {
-                        wait(PROGRESS_ASK_MILLIS);
-                    }
-                }
+                return usable() ? Optional.of(records.copy()) : Optional.empty();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -117,14 +117,14 @@ public final class MasterGroup implements AutoCloseable {
         return kept;
     }
 
-    /** The copy kept while following, as of now, and stops keeping it: a leader's records are its store's. */
-    private Optional<MetadataRecords> stopFollowing() {
+    /** The copy kept while following, as of {@code fence}, and stops keeping it: a leader's records are its store's. */
+    private Optional<MetadataRecords> stopFollowing(Fence fence) {
         FollowerCopy kept = takeCopy();
         if (kept == null) {
             return Optional.empty();
         }
         try {
-            return kept.current();
+            return kept.current(fence);
         } finally {
             kept.close();
         }
@@ -132,7 +132,7 @@ public final class MasterGroup implements AutoCloseable {
 
     private void lead(Fence fence) {
         long started = System.nanoTime();
-        Optional<MetadataRecords> kept = stopFollowing();
+        Optional<MetadataRecords> kept = stopFollowing(fence);
         MasterCore core;
         try {
             Runnable onLostAuthority = () -> election.stepDown(fence, "a metadata write was refused or its outcome is unknown");

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The metadata contract through a follower's copy: every reopen is a take-over from a copy kept by
- * watching etcd since the cluster was empty, so each contract test that reopens checks that the
- * watch brought every change in.
+ * The metadata contract through a follower's copy: every reopen is a take-over (the leader key goes
+ * and is created again) from a copy kept by watching etcd since the cluster was empty, so each
+ * contract test that reopens checks that the watch brought every change in.
  */
 class FollowerCopyTest extends MetadataStoreContract {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -47,8 +47,16 @@ class FollowerCopyTest extends MetadataStoreContract {
     }
 
     @Override
-    protected MetadataStore reopen() {
-        return EtcdMetadataStore.over(ETCD.client().getKVClient(), keys, fence, TIMEOUT, () -> {}, copy.current().orElseThrow());
+    protected MetadataStore reopen() throws Exception {
+        MetadataRecords records = takeOver().orElseThrow();
+        return EtcdMetadataStore.over(ETCD.client().getKVClient(), keys, fence, TIMEOUT, () -> {}, records);
+    }
+
+    /** The leader goes and a new one is elected, which takes the copy as of its fence. */
+    private Optional<MetadataRecords> takeOver() throws Exception {
+        ETCD.client().getKVClient().delete(keys.leader()).get();
+        fence = EtcdMetadataStoreTest.lead(ETCD.client(), keys);
+        return copy.current(fence);
     }
 
     @AfterEach
@@ -90,26 +98,26 @@ class FollowerCopyTest extends MetadataStoreContract {
         try (MetadataStore writer = load()) {
             writer.apply(new MetadataBatch().putObject(object("a", 1)));
         }
-        assertThat(copy.current()).isPresent();
+        assertThat(takeOver()).isPresent();
         ByteSequence unreadable = Etcd.bytes(keys.meta() + "zz/unknown");
         ETCD.client().getKVClient().put(unreadable, ByteSequence.from(new byte[] {1})).get();
-        assertThat(copy.current()).isEmpty();
+        assertThat(takeOver()).isEmpty();
         ETCD.client().getKVClient().delete(unreadable).get();
         try (MetadataStore writer = load()) {
             writer.apply(new MetadataBatch().putObject(object("b", 2)));
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        Optional<MetadataRecords> again = copy.current();
+        Optional<MetadataRecords> again = takeOver();
         while (again.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(50);
-            again = copy.current();
+            again = takeOver();
         }
         assertThat(again).hasValueSatisfying(records -> assertThat(records.objects()).containsOnlyKeys("a", "b"));
     }
 
     @Test
-    void aClosedCopyGivesNothing() {
+    void aClosedCopyGivesNothing() throws Exception {
         copy.close();
-        assertThat(copy.current()).isEmpty();
+        assertThat(takeOver()).isEmpty();
     }
 }
