@@ -116,7 +116,8 @@ final class FollowerCopy implements AutoCloseable {
         // after every record written before it, which is how a take-over knows the copy has them all (current).
         WatchOption from = WatchOption.builder().isPrefix(true).withRevision(at + 1).build();
         Watch.Watcher started = etcd.getWatchClient().watch(Etcd.bytes(keys.root()), from, Watch.listener(
-                response -> onChanges(watching, response), this::onWatchError, () -> watchEnded(watching)));
+                response -> onChanges(watching, response), error -> onWatchError(watching, error),
+                () -> watchEnded(watching)));
         synchronized (this) {
             if (!closed) {
                 watcher = started;
@@ -159,9 +160,15 @@ final class FollowerCopy implements AutoCloseable {
         }
     }
 
-    /** jetcd resumes a watch after a passing error from the revision after the last it delivered, and ends it otherwise. */
-    private void onWatchError(Throwable error) {
-        log.debug("the follower's watch of cluster {}'s metadata was interrupted", keys.cluster(), error);
+    /**
+     * jetcd ends a watch after most errors, but resumes it after a passing one (the stream broke) from a revision it
+     * may have taken from the header of the watch's creation: etcd's revision then, ahead of the changes the watch
+     * had still to send. Those would never come, so an interrupted watch drops the copy, as an ended one does.
+     */
+    private synchronized void onWatchError(int watching, Throwable error) {
+        if (watching == generation) {
+            breaks("its watch was interrupted (" + error.getMessage() + ")");
+        }
     }
 
     private synchronized void watchEnded(int watching) {

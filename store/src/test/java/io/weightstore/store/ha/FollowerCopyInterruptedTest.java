@@ -1,0 +1,64 @@
+package io.weightstore.store.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcd.jetcd.Client;
+import io.weightstore.store.EtcdCluster;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A copy whose watch was interrupted is dropped and loaded again: jetcd resumes such a watch from a
+ * revision it may have taken from a header (etcd's revision when the watch was created, ahead of the
+ * changes still to come to it), so the changes in between would never come.
+ */
+class FollowerCopyInterruptedTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static EtcdCluster etcd;
+    private static Client client;
+
+    @BeforeAll
+    static void startEtcd() throws Exception {
+        etcd = EtcdCluster.start(1);
+        client = Client.builder().endpoints(etcd.endpoints()).build();
+    }
+
+    @AfterAll
+    static void stopEtcd() {
+        client.close();
+        etcd.close();
+    }
+
+    @Test
+    void aCopyWhoseWatchWasInterruptedIsDroppedUntilItLoadsAgain() throws Exception {
+        ClusterKeys keys = new ClusterKeys("interrupted-" + UUID.randomUUID());
+        try (TcpProxy proxy = new TcpProxy(URI.create(etcd.endpoints()).getPort());
+                Client throughProxy = Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).build();
+                FollowerCopy copy = FollowerCopy.start(throughProxy, keys, TIMEOUT, Duration.ofSeconds(2))) {
+            assertThat(copy.current(EtcdMetadataStoreTest.lead(client, keys))).isPresent();
+            // The copy is loaded, so this hand-over can only reach it through the watch, which is then up when the network breaks.
+            assertThat(copy.current(handOver(keys))).isPresent();
+
+            proxy.cut();
+            assertThat(copy.current(handOver(keys))).as("the copy right after its watch was interrupted").isEmpty();
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            Optional<MetadataRecords> again = copy.current(handOver(keys));
+            while (again.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                again = copy.current(handOver(keys));
+            }
+            assertThat(again).as("the copy loaded again after its pause").isPresent();
+        }
+    }
+
+    private static Fence handOver(ClusterKeys keys) throws Exception {
+        client.getKVClient().delete(keys.leader()).get();
+        return EtcdMetadataStoreTest.lead(client, keys);
+    }
+}
