@@ -142,10 +142,14 @@ final class NodeRegistry {
     }
 
     boolean isUp(NodeInfo node) {
+        return isUp(node, lastHeartbeat.get(node.nodeId()));
+    }
+
+    /** Whether {@code node} is up, heard last at {@code last} (null: not since it registered with this master). */
+    private boolean isUp(NodeInfo node, Long last) {
         if (node.endpoint().isInProcess()) {
             return true; // an in-process pool lives and dies with the master
         }
-        Long last = lastHeartbeat.get(node.nodeId());
         return last != null && clock.getAsLong() - last <= deadline.toMillis();
     }
 
@@ -153,23 +157,26 @@ final class NodeRegistry {
         return nodes.values().stream().filter(this::isUp).toList();
     }
 
+    /** One read of the node's last heartbeat, which {@link #heard} may change meanwhile: its liveness and date agree. */
     NodeStatus status(NodeInfo node) {
-        return new NodeStatus(node, space.get(node.nodeId()).used(), isUp(node),
-                Instant.ofEpochMilli(lastHeartbeat.getOrDefault(node.nodeId(), 0L)), loads.getOrDefault(node.nodeId(), NodeLoad.none()),
-                draining.contains(node.nodeId()));
+        Long last = lastHeartbeat.get(node.nodeId());
+        return new NodeStatus(node, space.get(node.nodeId()).used(), isUp(node, last), Instant.ofEpochMilli(last == null ? 0L : last),
+                loads.getOrDefault(node.nodeId(), NodeLoad.none()), draining.contains(node.nodeId()));
     }
 
     /**
      * The nodes whose liveness changed since the last call, as they are now. A node seen for the
-     * first time is reported only if it is down: its registration already said it is up.
+     * first time is reported only if it is down: its registration already said it is up. Each node's
+     * liveness is looked at once: a heartbeat {@link #heard} in between would otherwise have a change
+     * recorded as down reported as up, and the node reported up again at the next call.
      */
     List<NodeStatus> livenessChanges() {
         List<NodeStatus> changed = new ArrayList<>();
         for (NodeInfo node : nodes.values()) {
-            boolean up = isUp(node);
-            Boolean before = reported.put(node.nodeId(), up);
-            if (before == null ? !up : before != up) {
-                changed.add(status(node));
+            NodeStatus now = status(node);
+            Boolean before = reported.put(node.nodeId(), now.up());
+            if (before == null ? !now.up() : before != now.up()) {
+                changed.add(now);
             }
         }
         return changed;
