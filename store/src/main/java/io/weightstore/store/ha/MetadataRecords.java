@@ -5,6 +5,7 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
+import io.grpc.Status;
 import io.weightstore.store.api.KeyOrder;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
@@ -87,15 +88,15 @@ final class MetadataRecords {
      */
     long load(KV kv, ClusterKeys keys, Duration timeout) throws StoreException {
         String prefix = keys.meta();
-        ByteSequence end = Etcd.prefixEnd(prefix);
-        String what = "a read of the metadata under " + prefix;
-        GetResponse page = Etcd.await(kv.get(Etcd.bytes(prefix), page(end, 0)), timeout, what);
+        Pages pages = new Pages(kv, Etcd.prefixEnd(prefix), timeout, "a read of the metadata under " + prefix);
+        ByteSequence first = Etcd.bytes(prefix);
+        GetResponse page = pages.await(pages.read(first, 0), first, 0);
         long revision = page.getHeader().getRevision();
         int loaded = 0;
         while (true) {
             boolean last = !page.isMore() || page.getKvs().isEmpty();
-            CompletableFuture<GetResponse> next = last ? null
-                    : kv.get(Etcd.bytes(Etcd.text(page.getKvs().getLast().getKey()) + "\0"), page(end, revision));
+            ByteSequence from = last ? null : Etcd.bytes(Etcd.text(page.getKvs().getLast().getKey()) + "\0");
+            CompletableFuture<GetResponse> next = last ? null : pages.read(from, revision);
             try {
                 for (KeyValue record : page.getKvs()) {
                     put(keys, Etcd.text(record.getKey()).substring(prefix.length()), record.getValue().getBytes());
@@ -110,20 +111,55 @@ final class MetadataRecords {
             if (last) {
                 break;
             }
-            page = Etcd.await(next, timeout, what);
+            page = pages.await(next, from, revision);
         }
         log.info("loaded {} metadata records of cluster {} at etcd revision {}", loaded, keys.cluster(), revision);
         return revision;
     }
 
-    /** One page of the range up to {@code end}, at {@code revision} (0: the current one). */
-    private static GetOption page(ByteSequence end, long revision) {
-        // etcd returns a range in key order; asking for a sort would make it read the whole range for every page.
-        GetOption.Builder option = GetOption.builder().withRange(end).withLimit(PAGE);
-        if (revision != 0) {
-            option.withRevision(revision);
+    /**
+     * Pages of the range up to {@code end}. A page larger than the client takes in one gRPC message (4 MiB) is read
+     * again, and every page after it, with half as many records: a thousand objects of 5 GiB, a CRC32C per MiB each,
+     * are 20 MiB. One record fits, as etcd takes none larger than 1.5 MiB.
+     */
+    private static final class Pages {
+        private final KV kv;
+        private final ByteSequence end;
+        private final Duration timeout;
+        private final String what;
+        private int limit = PAGE;
+
+        Pages(KV kv, ByteSequence end, Duration timeout, String what) {
+            this.kv = kv;
+            this.end = end;
+            this.timeout = timeout;
+            this.what = what;
         }
-        return option.build();
+
+        /** The page from {@code from}, at {@code revision} (0: the current one). */
+        CompletableFuture<GetResponse> read(ByteSequence from, long revision) {
+            // etcd returns a range in key order; asking for a sort would make it read the whole range for every page.
+            GetOption.Builder option = GetOption.builder().withRange(end).withLimit(limit);
+            if (revision != 0) {
+                option.withRevision(revision);
+            }
+            return kv.get(from, option.build());
+        }
+
+        /** The answer to {@code call}, the read of the page from {@code from}, or to that read again in smaller pages. */
+        GetResponse await(CompletableFuture<GetResponse> call, ByteSequence from, long revision) throws StoreException {
+            while (true) {
+                try {
+                    return Etcd.await(call, timeout, what);
+                } catch (StoreException e) {
+                    if (limit == 1 || Status.fromThrowable(e.getCause()).getCode() != Status.Code.RESOURCE_EXHAUSTED) {
+                        throw e;
+                    }
+                    limit /= 2;
+                    call = read(from, revision);
+                }
+            }
+        }
     }
 
     /** Takes in the record etcd holds under {@code meta/NAME} (its kind's prefix, then its id). */

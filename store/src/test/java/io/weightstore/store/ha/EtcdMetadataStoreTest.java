@@ -67,4 +67,24 @@ class EtcdMetadataStoreTest extends MetadataStoreContract {
             assertThat(loaded.objects("", "", Integer.MAX_VALUE)).isEqualTo(written);
         }
     }
+
+    @Test
+    void aPageOfRecordsLargerThanAGrpcMessageLoadsInSmallerPages() throws Exception {
+        // 300 objects of 5 GiB, a CRC32C per MiB: 20 KiB a record, 6 MiB for a page of them, over gRPC's 4 MiB a message.
+        int[] crcs = new int[5 * 1024];
+        List<ObjectMeta> written = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            SliceMeta slice = new SliceMeta(0, 5L << 30, List.of(new ReplicaRef("n1", (5L << 30) * i)), BlockCrcs.of(crcs));
+            written.add(new ObjectMeta(String.format("large/%03d", i), 5L << 30, 64 << 20, 1 << 20, List.of(slice), true, Instant.EPOCH,
+                    1));
+        }
+        MetadataBatch batch = new MetadataBatch();
+        written.forEach(batch::putObject);
+        try (MetadataStore writer = reopen()) {
+            writer.applyInParts(batch);
+        }
+        try (MetadataStore loaded = reopen()) {
+            assertThat(loaded.objects("", "", Integer.MAX_VALUE)).isEqualTo(written);
+        }
+    }
 }
