@@ -6,7 +6,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
-import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.EtcdForClass;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.ReplicaRef;
@@ -19,9 +19,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A copy handed to a new leader holds every record written before its fence, however fast they came:
@@ -30,23 +29,13 @@ import org.junit.jupiter.api.Test;
  */
 class FollowerCopyCatchUpTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static EtcdCluster etcd;
-    private static Client client;
 
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        client = Client.builder().endpoints(etcd.endpoints()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        client.close();
-        etcd.close();
-    }
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(1);
 
     @Test
     void aCopyTakenRightAfterABurstOfWritesHoldsThemAll() throws Exception {
+        Client client = ETCD.client();
         for (int round = 0; round < 5; round++) {
             ClusterKeys keys = new ClusterKeys("catch-up-" + UUID.randomUUID());
             try (FollowerCopy copy = FollowerCopy.start(client, keys, TIMEOUT, FollowerCopy.RELOAD_PAUSE)) {

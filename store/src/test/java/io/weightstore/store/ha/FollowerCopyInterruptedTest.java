@@ -3,14 +3,13 @@ package io.weightstore.store.ha;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.Client;
-import io.weightstore.store.EtcdCluster;
+import io.weightstore.store.EtcdForClass;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A copy whose watch was interrupted is dropped and loaded again: jetcd resumes such a watch from a
@@ -19,28 +18,17 @@ import org.junit.jupiter.api.Test;
  */
 class FollowerCopyInterruptedTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static EtcdCluster etcd;
-    private static Client client;
 
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdCluster.start(1);
-        client = Client.builder().endpoints(etcd.endpoints()).build();
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        client.close();
-        etcd.close();
-    }
+    @RegisterExtension
+    static final EtcdForClass ETCD = new EtcdForClass(1);
 
     @Test
     void aCopyWhoseWatchWasInterruptedIsDroppedUntilItLoadsAgain() throws Exception {
         ClusterKeys keys = new ClusterKeys("interrupted-" + UUID.randomUUID());
-        try (TcpProxy proxy = new TcpProxy(URI.create(etcd.endpoints()).getPort());
+        try (TcpProxy proxy = new TcpProxy(URI.create(ETCD.cluster().endpoints()).getPort());
                 Client throughProxy = Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).build();
                 FollowerCopy copy = FollowerCopy.start(throughProxy, keys, TIMEOUT, Duration.ofSeconds(2))) {
-            assertThat(copy.current(EtcdMetadataStoreTest.lead(client, keys))).isPresent();
+            assertThat(copy.current(EtcdMetadataStoreTest.lead(ETCD.client(), keys))).isPresent();
             // The copy is loaded, so this hand-over can only reach it through the watch, which is then up when the network breaks.
             assertThat(copy.current(handOver(keys))).isPresent();
 
@@ -58,7 +46,7 @@ class FollowerCopyInterruptedTest {
     }
 
     private static Fence handOver(ClusterKeys keys) throws Exception {
-        client.getKVClient().delete(keys.leader()).get();
-        return EtcdMetadataStoreTest.lead(client, keys);
+        ETCD.client().getKVClient().delete(keys.leader()).get();
+        return EtcdMetadataStoreTest.lead(ETCD.client(), keys);
     }
 }
