@@ -29,7 +29,8 @@ final class ModelListCommand implements Callable<Integer> {
     @Mixin
     private StoreSelection selection;
 
-    @Option(names = "--json", description = "Print the manifests as JSON, each with 'checked' and 'problems'.")
+    @Option(names = "--json", description = {"Print the manifests as JSON, each with 'checked' and 'problems'; a manifest that",
+        "cannot be read is shown by what the master says of it and 'manifestUnreadable', the reason."})
     private boolean json;
 
     @Override

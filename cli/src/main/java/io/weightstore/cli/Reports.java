@@ -26,22 +26,31 @@ final class Reports {
                 .alignRight("FILES", "SIZE");
         for (ListedCheckpoint c : checkpoints) {
             Manifest m = c.manifest();
+            if (m == null) {
+                // What only the manifest could say is left blank or "-", not made up: it cannot be read.
+                ListedCheckpoint.Unreadable u = c.unreadable();
+                table.row(u.checkpointId(), "", "", u.status(), "-", "-", u.createdAt(), importedBy(u.importedBy()), check(c));
+                continue;
+            }
             table.row(m.checkpointId(), m.modelId(), m.revision(), m.status(), m.files().size(), ByteSizes.format(m.totalBytes()),
-                    m.createdAt(), m.importedBy() == null ? "-" : m.importedBy().isEmpty() ? "(no identities)" : m.importedBy(),
-                    check(c));
+                    m.createdAt(), importedBy(m.importedBy()), check(c));
         }
         table.print(out);
         for (ListedCheckpoint c : checkpoints) {
-            c.problems().forEach(problem -> out.println(c.manifest().checkpointId() + ": " + problem));
+            c.problems().forEach(problem -> out.println(c.checkpointId() + ": " + problem));
             if (c.replacement() != null) {
-                out.println(c.manifest().checkpointId() + ": " + replacement(c.replacement()));
+                out.println(c.checkpointId() + ": " + replacement(c.replacement()));
             }
             if (c.leftovers() != null) {
-                out.println(c.manifest().checkpointId() + ": " + c.leftovers().objects() + " objects (" + ByteSizes.format(
+                out.println(c.checkpointId() + ": " + c.leftovers().objects() + " objects (" + ByteSizes.format(
                         c.leftovers().bytes()) + ") of earlier versions are left, which a reader held as a replace finished;"
-                        + " 'model prune " + c.manifest().checkpointId() + "' removes them");
+                        + " 'model prune " + c.checkpointId() + "' removes them");
             }
         }
+    }
+
+    private static String importedBy(String identity) {
+        return identity == null ? "-" : identity.isEmpty() ? "(no identities)" : identity;
     }
 
     private static String replacement(ListedCheckpoint.Replacement r) {
@@ -56,7 +65,7 @@ final class Reports {
         if (!checkpoint.problems().isEmpty()) {
             return "CHANGED (" + checkpoint.problems().size() + ")";
         }
-        if (checkpoint.manifest().status() != CheckpointStatus.READY) {
+        if (checkpoint.status() != CheckpointStatus.READY) {
             return "-";
         }
         return checkpoint.checked() ? "ok" : "unchecked (schema 1)";

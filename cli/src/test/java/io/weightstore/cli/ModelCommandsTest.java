@@ -8,17 +8,20 @@ import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.TestCluster;
+import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointStatus;
 import io.weightstore.weights.Manifest;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,6 +125,33 @@ class ModelCommandsTest {
             assertThat(client.list("weights/")).isEmpty();
         }
         assertThat(run("model", "verify", "ghost").exitCode()).isEqualTo(1);
+    }
+
+    @Test
+    void aManifestThatCannotBeReadIsListedInJsonAsTheTableShowsItWithNothingMadeUp() throws IOException {
+        importTiny();
+        try (StoreClient client = cluster.client()) {
+            client.put("weights/junk/manifest", "not a manifest".getBytes(StandardCharsets.UTF_8), PutOptions.defaults());
+        }
+
+        CliRun table = run("model", "list");
+        assertThat(table.exitCode()).as(table.err()).isZero();
+        assertThat(table.out()).containsPattern("junk +FAILED +- +- .*CHANGED \\(1\\)")
+                .contains("junk: the manifest cannot be read: manifest weights/junk/manifest is not valid JSON");
+        CliRun listed = run("model", "list", "--json");
+        assertThat(listed.exitCode()).as(listed.err()).isZero();
+        JsonNode junk = JSON.readTree(listed.out()).get(0);
+        assertThat(junk.properties()).extracting(Map.Entry::getKey)
+                .containsExactly("checkpointId", "status", "createdAt", "importedBy", "manifestUnreadable", "problems");
+        assertThat(junk.get("checkpointId").asText()).isEqualTo("junk");
+        assertThat(junk.get("status").asText()).isEqualTo("FAILED");
+        assertThat(junk.get("manifestUnreadable").asText()).startsWith("manifest weights/junk/manifest is not valid JSON");
+        String why = junk.get("manifestUnreadable").asText();
+        assertThat(junk.get("problems")).singleElement()
+                .satisfies(problem -> assertThat(problem.asText()).isEqualTo("the manifest cannot be read: " + why));
+        JsonNode tiny = JSON.readTree(listed.out()).get(1);
+        assertThat(tiny.get("checked").asBoolean()).isTrue();
+        assertThat(tiny.has("manifestUnreadable")).isFalse();
     }
 
     @Test

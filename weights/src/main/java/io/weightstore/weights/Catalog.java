@@ -302,7 +302,7 @@ public final class Catalog {
             }
         }
         List<ObjectMeta> left = manifest.status() == CheckpointStatus.READY ? leftovers(manifest, underItsPrefix) : List.of();
-        return new ListedCheckpoint(manifest, manifest.checkable(), problems, replacement(manifest, objects).orElse(null),
+        return new ListedCheckpoint(manifest, null, manifest.checkable(), problems, replacement(manifest, objects).orElse(null),
                 left.isEmpty() ? null : ListedCheckpoint.Leftovers.of(left));
     }
 

@@ -434,7 +434,7 @@ abstract class CatalogContract {
                 PutOptions.defaults());
 
         List<ListedCheckpoint> listed = catalog().list();
-        assertThat(listed).extracting(l -> l.manifest().checkpointId().value(), l -> l.manifest().status())
+        assertThat(listed).extracting(l -> l.checkpointId().value(), ListedCheckpoint::status)
                 .containsExactly(tuple("junk", CheckpointStatus.FAILED), tuple("newer", CheckpointStatus.FAILED),
                         tuple("tiny", CheckpointStatus.READY));
         assertThat(listed.get(0).problems()).singleElement().asString().contains("weights/junk/manifest is not valid JSON");

@@ -82,10 +82,10 @@ class ClusterCatalogTest extends CatalogContract {
         rotEveryCopyOfTheManifest("rotten");
 
         assertThat(catalog().list()).satisfiesExactly(
-                intact -> assertThat(intact.manifest().status()).isEqualTo(CheckpointStatus.READY),
+                intact -> assertThat(intact.status()).isEqualTo(CheckpointStatus.READY),
                 rotten -> {
-                    assertThat(rotten.manifest().checkpointId()).isEqualTo(id("rotten"));
-                    assertThat(rotten.manifest().status()).isEqualTo(CheckpointStatus.FAILED);
+                    assertThat(rotten.checkpointId()).isEqualTo(id("rotten"));
+                    assertThat(rotten.status()).isEqualTo(CheckpointStatus.FAILED);
                     assertThat(rotten.problems()).singleElement().asString().contains("the manifest cannot be read", "checksum");
                 });
     }
