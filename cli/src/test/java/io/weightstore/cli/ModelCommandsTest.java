@@ -128,6 +128,19 @@ class ModelCommandsTest {
     }
 
     @Test
+    void moreReplicasThanNodesUpIsAFailureOfTheRequestNotAUsageErrorForImportAndReplicateAlike() {
+        CliRun imported = run("model", "import", "--checkpoint-id", "many", "--model-id", "org/tiny", "--source", source.toString(),
+                "--replicas", "4");
+        assertThat(imported.exitCode()).as(imported.err()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(imported.err()).contains("replicas=4 needs 4 storage nodes up; the store has 3");
+
+        importTiny();
+        CliRun replicated = run("model", "replicate", "tiny", "--replicas", "4");
+        assertThat(replicated.exitCode()).as(replicated.err()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(replicated.err()).contains("4 replicas need 4 nodes that are up and not being drained, 3 are");
+    }
+
+    @Test
     void aManifestThatCannotBeReadIsListedInJsonAsTheTableShowsItWithNothingMadeUp() throws IOException {
         importTiny();
         try (StoreClient client = cluster.client()) {

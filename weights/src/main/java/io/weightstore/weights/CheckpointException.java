@@ -26,7 +26,12 @@ public final class CheckpointException extends IOException {
         /** A source file changed while the import read it; running the import again, once it is still, may succeed. */
         CHANGED,
         /** Stored data in a format a newer weightstore wrote: this one cannot read it, and an upgrade can. */
-        UNSUPPORTED
+        UNSUPPORTED,
+        /**
+         * Fewer storage nodes are up than the copies asked for: a valid request the cluster cannot do now, which the
+         * same call may do once more nodes are up (as the master says of a put); nothing was written.
+         */
+        TOO_FEW_NODES
     }
 
     private final Code code;

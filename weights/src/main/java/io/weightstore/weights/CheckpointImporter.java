@@ -90,7 +90,7 @@ public final class CheckpointImporter {
         requireStorableNames(request.checkpointId(), directory);
         Room room = store.room();
         if (room.nodesUp() < request.replicas()) {
-            throw new CheckpointException(CheckpointException.Code.INVALID, "replicas=" + request.replicas() + " needs "
+            throw new CheckpointException(CheckpointException.Code.TOO_FEW_NODES, "replicas=" + request.replicas() + " needs "
                     + request.replicas() + " storage nodes up; the store has " + room.nodesUp());
         }
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {

@@ -373,7 +373,7 @@ abstract class CatalogContract {
     void moreReplicasThanNodesUpIsRefusedBeforeAnythingIsWritten() throws Exception {
         int nodes = store().status().nodes().size();
         assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("many"), "org/tiny", "main", source,
-                nodes + 1, false, 1), Progress.NONE), CheckpointException.Code.INVALID, "replicas=" + (nodes + 1));
+                nodes + 1, false, 1), Progress.NONE), CheckpointException.Code.TOO_FEW_NODES, "replicas=" + (nodes + 1));
         assertThat(store().list("weights/")).isEmpty();
     }
 
