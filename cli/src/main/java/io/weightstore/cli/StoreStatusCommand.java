@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
     "DEGRADED (slices lacking copies, copies on a DOWN node, or bad copies, and",
     "nothing under way) or REPAIRING (the copies under way: from which node to",
     "which, why, and how far they got); for a group of masters also the masters",
-    "(which one leads) and the health of each etcd member."})
+    "(which one leads; one given in --store that is not alive in etcd, asked",
+    "directly: UNREACHABLE or UNLISTED, with why) and the health of each etcd member."})
 final class StoreStatusCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -45,7 +46,14 @@ final class StoreStatusCommand implements Callable<Integer> {
 
     /** The JSON shape. */
     record StatusView(String store, long objects, long pendingPuts, long capacity, long used, HeldView held, List<NodeStatus> nodes,
-            ReplicationView replication, List<MasterMember> masters, List<EtcdMemberStatus> etcd) {}
+            ReplicationView replication, List<MasterView> masters, List<EtcdMemberStatus> etcd) {}
+
+    /** A master in JSON: {@code leader} as before, and how it stands, with why when it is not up. */
+    record MasterView(String address, boolean leader, MasterMember.State state, String error) {
+        static MasterView of(MasterMember m) {
+            return new MasterView(m.address(), m.leader(), m.state(), m.error());
+        }
+    }
 
     /** Room held back in JSON; {@code othersUntil} is null when nothing is held for other writers. */
     record HeldView(long forCaller, long forOthers, Instant othersUntil) {
@@ -67,12 +75,12 @@ final class StoreStatusCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (StoreClient client = selection.open()) {
-            StoreStatus status = client.status();
+            StoreStatus status = client.statusWithEveryMaster();
             Room.Held held = client.room().held();
             if (json) {
                 JsonOutput.print(out, new StatusView(selection.describe(), status.objects(), status.pendingPuts(), status.capacity(),
-                        status.used(), HeldView.of(held), status.nodes(), ReplicationView.of(status.replication()), status.masters(),
-                        status.etcd()));
+                        status.used(), HeldView.of(held), status.nodes(), ReplicationView.of(status.replication()),
+                        status.masters().stream().map(MasterView::of).toList(), status.etcd()));
                 return ExitCodes.OK;
             }
             out.printf("%s: %d objects, %s of %s used, %d puts in progress%n", selection.describe(), status.objects(),
@@ -106,8 +114,12 @@ final class StoreStatusCommand implements Callable<Integer> {
             }
             if (!status.masters().isEmpty()) {
                 out.println();
-                Table masters = new Table("MASTER", "ROLE");
-                status.masters().forEach(m -> masters.row(m.address(), m.leader() ? "leader" : "follower"));
+                Table masters = new Table("MASTER", "STATE");
+                status.masters().forEach(m -> masters.row(m.address(), switch (m.state()) {
+                    case LEADER -> "leader";
+                    case FOLLOWER -> "follower";
+                    case UNREACHABLE, UNLISTED -> m.state() + ": " + m.error();
+                }));
                 masters.print(out);
             }
             if (!status.etcd().isEmpty()) {

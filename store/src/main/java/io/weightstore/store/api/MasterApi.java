@@ -107,6 +107,15 @@ public interface MasterApi extends AutoCloseable {
 
     StoreStatus status() throws StoreException;
 
+    /**
+     * The status for a person to read: for a group, also each master the caller was given that the leader does not list,
+     * as found when asked directly. That costs a call to each such master (up to a try's deadline for one that is frozen), so
+     * only {@code store status} asks this; {@link #status()} is what a program polls.
+     */
+    default StoreStatus statusWithEveryMaster() throws StoreException {
+        return status();
+    }
+
     /** Space on the nodes that are up, and how much eviction could free. */
     Room room() throws StoreException;
 

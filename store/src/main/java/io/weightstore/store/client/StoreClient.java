@@ -262,6 +262,11 @@ public final class StoreClient implements AutoCloseable {
         return master.status();
     }
 
+    /** See {@link MasterApi#statusWithEveryMaster()}. */
+    public StoreStatus statusWithEveryMaster() throws StoreException {
+        return master.statusWithEveryMaster();
+    }
+
     /**
      * Drops a node that is gone for good, with every replica it held; refused while it holds the
      * only copy of a slice, and while it is up unless {@code force}.

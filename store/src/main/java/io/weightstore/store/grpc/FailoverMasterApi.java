@@ -356,6 +356,16 @@ final class FailoverMasterApi implements MasterApi {
         return call("status", Replay.SAFE, MasterApi::status);
     }
 
+    /** The leader's status, with each master given to this client that the leader does not list asked why (see {@link GroupMasters}). */
+    @Override
+    public StoreStatus statusWithEveryMaster() throws StoreException {
+        StoreStatus status = status();
+        if (status.masters().isEmpty()) {
+            return status;
+        }
+        return status.withGroup(GroupMasters.of(status.masters(), masters, this::master), status.etcd());
+    }
+
     @Override
     public void close() {
         connections.values().forEach(GrpcMasterApi::close);

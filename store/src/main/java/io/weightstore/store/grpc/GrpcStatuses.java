@@ -42,6 +42,11 @@ final class GrpcStatuses {
         return e.getTrailers() != null && e.getTrailers().containsKey(ANSWERED);
     }
 
+    /** Whether a master sent this error itself (a refusal, say), rather than the call never reaching one. */
+    static boolean answered(StoreException e) {
+        return e.getCause() instanceof StatusRuntimeException status && answered(status);
+    }
+
     /**
      * Whether a failed call was answered by the leader itself, as a single master would answer it (not
      * enough nodes up, say): another master cannot answer otherwise, so the call is not worth moving.

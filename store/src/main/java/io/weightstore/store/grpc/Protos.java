@@ -286,7 +286,7 @@ public final class Protos {
     }
 
     static MasterMember fromProto(io.weightstore.store.proto.MasterMember master) {
-        return new MasterMember(master.getAddress(), master.getLeader());
+        return MasterMember.live(master.getAddress(), master.getLeader());
     }
 
     static io.weightstore.store.proto.EtcdMember toProto(EtcdMemberStatus member) {

@@ -228,7 +228,7 @@ public final class MasterGroup implements AutoCloseable {
         List<MasterMember> members = new ArrayList<>();
         for (KeyValue member : response.getKvs()) {
             String address = Etcd.text(member.getKey()).substring(keys.members().length());
-            members.add(new MasterMember(address, leader.isPresent() && leader.get().equals(address)));
+            members.add(MasterMember.live(address, leader.isPresent() && leader.get().equals(address)));
         }
         return members;
     }
