@@ -43,8 +43,9 @@ final class StoreGetCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Path directory = out.toAbsolutePath().getParent();
         if (Files.isDirectory(out) || !Files.isDirectory(directory)) {
-            throw new ParameterException(spec.commandLine(), "OUT " + out + (Files.isDirectory(out) ? " is a directory; name the file"
-                    + " to write, such as " + out.resolve(Path.of(key).getFileName()) : ": its directory " + directory + " does not exist"));
+            throw new ParameterException(spec.commandLine(), "OUT " + out + (Files.isDirectory(out)
+                    ? " is a directory; name the file to write, such as " + out.resolve(Path.of(key).getFileName())
+                    : ": its directory " + directory + " does not exist"));
         }
         Path partial = out.resolveSibling(out.getFileName() + ".partial");
         long start = System.nanoTime();

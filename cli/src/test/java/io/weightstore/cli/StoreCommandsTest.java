@@ -140,6 +140,9 @@ class StoreCommandsTest {
         assertThat(get.exitCode()).isEqualTo(2);
         assertThat(get.err()).contains("OUT " + nowhere + ": its directory " + nowhere.getParent() + " does not exist")
                 .doesNotContain(".partial");
+        CliRun intoADirectory = CliRun.of("store", "get", "models/k", tmp.toString(), "--store", "127.0.0.1:1");
+        assertThat(intoADirectory.exitCode()).isEqualTo(2);
+        assertThat(intoADirectory.err()).contains("OUT " + tmp + " is a directory; name the file to write, such as " + tmp.resolve("k"));
     }
 
     @Test
