@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.weightstore.store.Metrics;
+import io.weightstore.store.TestCluster;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
 import io.weightstore.store.security.MasterSecurity;
+import io.weightstore.store.security.Role;
 import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
@@ -86,6 +90,26 @@ class StoreCommandsTest {
             roundTrip("--store", "127.0.0.1:" + master.port());
             CliRun status = CliRun.of("store", "status", "--store", "127.0.0.1:" + master.port());
             assertThat(status.out()).contains(n1.nodeId(), n2.nodeId(), "up");
+        }
+    }
+
+    @Test
+    void storeStatusAsksTheMasterOnceAndStillShowsTheRoomHeldBack() throws Exception {
+        try (TestCluster cluster = TestCluster.secure(tmp.resolve("cluster"), 1)) {
+            String[] writer = {"--store", cluster.masterAddress(), "--credentials", cluster.credentials(Role.WRITER, "writer").toString()};
+            // Removed at once, its room is held back while the put's write grant lives, for the writer to put into.
+            assertThat(CliRun.of(concat(new String[] {"store", "put", "models/a", file.toString()}, writer)).exitCode()).isZero();
+            assertThat(CliRun.of(concat(new String[] {"store", "rm", "models/a"}, writer)).exitCode()).isZero();
+            PrometheusRegistry calls = cluster.masterMetrics().registry();
+            double statusCalls = Metrics.sum(calls, "weightstore_master_calls", "method", "Status");
+            double roomCalls = Metrics.sum(calls, "weightstore_master_calls", "method", "Room");
+
+            CliRun status = CliRun.of(concat(new String[] {"store", "status"}, writer));
+            assertThat(status.exitCode()).as(status.err()).isZero();
+            assertThat(status.out()).containsPattern("held back: \\S+ \\S+ of what is used belongs to no object")
+                    .contains("of it is yours to put into at once");
+            assertThat(Metrics.sum(calls, "weightstore_master_calls", "method", "Status")).isEqualTo(statusCalls + 1);
+            assertThat(Metrics.sum(calls, "weightstore_master_calls", "method", "Room")).isEqualTo(roomCalls);
         }
     }
 

@@ -11,6 +11,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.master.MasterCore;
 import io.weightstore.store.master.MasterServer;
+import io.weightstore.store.metrics.MasterMetrics;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.NodeOptions;
 import io.weightstore.store.node.StorageNode;
@@ -143,6 +144,11 @@ public final class TestCluster implements AutoCloseable {
     /** The master's core, for a test that calls it in this process, as the embedded store does. */
     public MasterCore masterCore() {
         return master.core();
+    }
+
+    /** The master's metrics: the calls it answered, by method. */
+    public MasterMetrics masterMetrics() {
+        return master.metrics();
     }
 
     public String masterAddress() {

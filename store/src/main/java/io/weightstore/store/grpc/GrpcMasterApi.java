@@ -376,7 +376,8 @@ public final class GrpcMasterApi implements MasterApi {
             StatusResponse response = s.status(StatusRequest.getDefaultInstance());
             return new StoreStatus(List.copyOf(Protos.nodeStatuses(response.getNodesList()).values()), response.getObjects(),
                     response.getPendingPuts(), response.getMastersList().stream().map(Protos::fromProto).toList(),
-                    response.getEtcdList().stream().map(Protos::fromProto).toList(), Protos.fromProto(response.getReplication()));
+                    response.getEtcdList().stream().map(Protos::fromProto).toList(), Protos.fromProto(response.getReplication()),
+                    held(response.getHeldForCaller(), response.getHeldForOthers(), response.getHeldForOthersUntilMillis()));
         });
     }
 
@@ -384,10 +385,15 @@ public final class GrpcMasterApi implements MasterApi {
     public Room room() throws StoreException {
         return call("room", s -> {
             RoomResponse room = s.room(RoomRequest.getDefaultInstance());
-            Room.Held held = new Room.Held(room.getHeldForCaller(), room.getHeldForOthers(), room.getHeldForOthersUntilMillis() == 0
-                    ? Optional.empty() : Optional.of(Instant.ofEpochMilli(room.getHeldForOthersUntilMillis())));
-            return new Room(room.getCapacity(), room.getUsed(), room.getEvictable(), held, room.getNodesUp());
+            return new Room(room.getCapacity(), room.getUsed(), room.getEvictable(),
+                    held(room.getHeldForCaller(), room.getHeldForOthers(), room.getHeldForOthersUntilMillis()), room.getNodesUp());
         });
+    }
+
+    /** Held room as both the room and the status answers carry it: 0 for the time when nothing is held for others. */
+    private static Room.Held held(long forCaller, long forOthers, long othersUntilMillis) {
+        return new Room.Held(forCaller, forOthers,
+                othersUntilMillis == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(othersUntilMillis)));
     }
 
     @Override

@@ -417,6 +417,8 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             status.masters().forEach(m -> response.addMasters(Protos.toProto(m)));
             status.etcd().forEach(m -> response.addEtcd(Protos.toProto(m)));
             response.setReplication(Protos.toProto(status.replication()));
+            response.setHeldForCaller(status.held().forCaller()).setHeldForOthers(status.held().forOthers())
+                    .setHeldForOthersUntilMillis(status.held().othersUntil().map(Instant::toEpochMilli).orElse(0L));
             return response.build();
         });
     }

@@ -856,7 +856,9 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     @Override
     public synchronized StoreStatus status() {
-        return new StoreStatus(nodes.statuses(), objectCount, pending.size(), replication.status());
+        Set<String> upIds = new HashSet<>();
+        nodes.placeable().forEach(node -> upIds.add(node.nodeId()));
+        return new StoreStatus(nodes.statuses(), objectCount, pending.size(), replication.status(), held(upIds));
     }
 
     @Override
@@ -885,7 +887,14 @@ public final class MasterCore implements MasterApi, ClusterView {
                 }
             }
         }
-        // Counted in used; the caller's own may take a put of its own at once (see putStart).
+        return new Room(capacity, used, evictable, held(upIds), up.size());
+    }
+
+    /**
+     * Room on the nodes {@code upIds} held for write grants, counted in used: the caller's own, which a put of its own may
+     * take at once (see putStart), and other writers'.
+     */
+    private Room.Held held(Set<String> upIds) {
         long heldForCaller = 0;
         long heldForOthers = 0;
         long heldUntil = 0;
@@ -901,8 +910,8 @@ public final class MasterCore implements MasterApi, ClusterView {
                 heldUntil = Math.max(heldUntil, range.until());
             }
         }
-        return new Room(capacity, used, evictable, new Room.Held(heldForCaller, heldForOthers,
-                heldUntil == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(heldUntil))), up.size());
+        return new Room.Held(heldForCaller, heldForOthers,
+                heldUntil == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(heldUntil)));
     }
 
     private ObjectMeta sealed(String key) throws StoreException {
