@@ -62,6 +62,9 @@ final class Reports {
     }
 
     private static String check(ListedCheckpoint checkpoint) {
+        if (checkpoint.manifest() == null) {
+            return "UNREADABLE"; // nothing changed that a manifest recorded: there is none to read
+        }
         if (!checkpoint.problems().isEmpty()) {
             return "CHANGED (" + checkpoint.problems().size() + ")";
         }
