@@ -37,6 +37,8 @@ public final class MasterGroup implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MasterGroup.class);
     /** What a new leader answers while the nodes report in. */
     private static final Set<String> NODE_CALLS = Set.of("RegisterNode", "Heartbeat");
+    /** The largest message taken from etcd: a watch that catches up may send tens of MiB of records at once. */
+    private static final int ETCD_MESSAGE_LIMIT = 64 << 20;
 
     /** The leadership being exercised: the fence it holds and the master answering under it. */
     private record Leading(Fence fence, MasterCore core, long sinceNanos) {}
@@ -83,8 +85,10 @@ public final class MasterGroup implements AutoCloseable {
     /** Serves gRPC on {@code bindHost:port} (0: any free port) and joins the election. */
     public static MasterGroup start(GroupSettings settings, MasterConfig config, String bindHost, int port, MasterSecurity security)
             throws StoreException {
+        // A watch catching up sends the events of many revisions in one message, each object's record 20 KiB for a 5 GiB
+        // file: beyond gRPC's default 4 MiB the stream fails and a follower's copy starts over. Loads page below any limit.
         Client etcd = Client.builder().endpoints(settings.etcd().toArray(URI[]::new)).connectTimeout(settings.etcdTimeout())
-                .build();
+                .maxInboundMessageSize(ETCD_MESSAGE_LIMIT).build();
         try {
             return new MasterGroup(settings, config, etcd, bindHost, port, security);
         } catch (StoreException | RuntimeException e) {

@@ -118,7 +118,7 @@ final class MetadataRecords {
     }
 
     /**
-     * Pages of the range up to {@code end}. A page larger than the client takes in one gRPC message (4 MiB) is read
+     * Pages of the range up to {@code end}. A page larger than the client takes in one gRPC message (4 MiB by default) is read
      * again, and every page after it, with half as many records: a thousand objects of 5 GiB, a CRC32C per MiB each,
      * are 20 MiB. One record fits, as etcd takes none larger than 1.5 MiB.
      */
