@@ -115,9 +115,16 @@ final class FollowerCopy implements AutoCloseable {
         // The whole cluster, not only meta/: the creation of the leader key comes through the watch in revision order,
         // after every record written before it, which is how a take-over knows the copy has them all (current).
         WatchOption from = WatchOption.builder().isPrefix(true).withRevision(at + 1).build();
-        Watch.Watcher started = etcd.getWatchClient().watch(Etcd.bytes(keys.root()), from, Watch.listener(
-                response -> onChanges(watching, response), error -> onWatchError(watching, error),
-                () -> watchEnded(watching)));
+        Watch.Watcher started;
+        try {
+            started = etcd.getWatchClient().watch(Etcd.bytes(keys.root()), from, Watch.listener(
+                    response -> onChanges(watching, response), error -> onWatchError(watching, error),
+                    () -> watchEnded(watching)));
+        } catch (RuntimeException e) {
+            // A copy with no watch would look current and make a take-over wait out its timeout.
+            breaks("its watch could not start: " + e.getMessage());
+            return !isClosed();
+        }
         synchronized (this) {
             if (!closed) {
                 watcher = started;
