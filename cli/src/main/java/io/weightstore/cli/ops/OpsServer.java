@@ -1,5 +1,6 @@
 package io.weightstore.cli.ops;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.HttpRouting;
@@ -85,9 +86,9 @@ public final class OpsServer implements AutoCloseable {
         response.send(body.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** States are our own sentences, but an address in one could hold a quote. */
+    /** States are our own sentences, but they may quote a master's error: quotes, new lines, control characters. */
     private static String escape(String text) {
-        return text.replace("\\", "\\\\").replace("\"", "\\\"");
+        return new String(JsonStringEncoder.getInstance().quoteAsString(text));
     }
 
     /**
