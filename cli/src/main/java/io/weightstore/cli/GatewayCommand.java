@@ -132,7 +132,7 @@ final class GatewayCommand implements Callable<Integer> {
         try (StoreClient store = selection.open();
                 MasterProbe master = MasterProbe.start(store, BUCKET_ROOT, MasterSilence.DEFAULT_INTERVAL);
                 S3Gateway gateway = S3Gateway.start(config, store);
-                OpsServer ops = metrics.start(List.of(gateway.metrics().registry(), store.metrics().registry()),
+                OpsServer ops = metrics.start(List.of(gateway.metrics().registry(), master.registry(), store.metrics().registry()),
                         () -> master.answering() ? Readiness.ready("serving bucket " + bucket + "; " + master.state())
                                 : Readiness.notReady(master.state()))) {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + gateway.port();

@@ -37,6 +37,7 @@ class GatewayReadinessTest {
             int ops = Integer.parseInt(MetricsEndpointsTest.await(gateway, METRICS));
             assertThat(Scrape.get(ops, "/ready").statusCode()).isEqualTo(200);
             assertThat(Scrape.get(ops, "/ready").body()).contains("\"status\":\"ready\"", "serving bucket weights");
+            assertThat(Scrape.of(ops).value("weightstore_gateway_master_answering")).isEqualTo(1);
 
             // Frozen, the master takes calls and answers none: the gateway's ask waits on its deadline, the verdict does not.
             master.signal("STOP");
@@ -57,6 +58,9 @@ class GatewayReadinessTest {
             assertThat(Scrape.get(ops, "/ready").body()).contains("\"status\":\"not ready\"", "the master has not answered for",
                     "127.0.0.1:" + masterPort);
             assertThat(Scrape.get(ops, "/health").statusCode()).as("the process still runs").isEqualTo(200);
+            Scrape silent = Scrape.of(ops);
+            assertThat(silent.has("weightstore_gateway_master_answering")).isTrue();
+            assertThat(silent.value("weightstore_gateway_master_answering")).isZero();
 
             // The same master back on its port: the gateway's next asks reach it.
             master = CliProcess.start(tmp.resolve("master-again.log"), "master", "--insecure", "--port", masterPort, "--data-dir",

@@ -1,5 +1,7 @@
 package io.weightstore.gateway;
 
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.weightstore.store.api.MasterSilence;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
@@ -23,6 +25,7 @@ public final class MasterProbe implements AutoCloseable {
     private final String key;
     private final MasterSilence silence;
     private final Thread thread;
+    private final PrometheusRegistry registry = new PrometheusRegistry();
     /** The ask in progress, if any; only the probe's thread starts one. */
     private volatile Thread asker;
     private volatile boolean closed;
@@ -37,6 +40,15 @@ public final class MasterProbe implements AutoCloseable {
         this.silence = silence;
         this.lastAnswerNanos = answeredNanos;
         this.thread = Thread.ofPlatform().daemon().name("gateway-master-probe").unstarted(this::loop);
+        // What /ready says, for an alert: as a node's weightstore_node_registered does.
+        GaugeWithCallback.builder().name("weightstore_gateway_master_answering")
+                .help("1 while the master answered the gateway within the bound it is ready by, else 0")
+                .callback(cb -> cb.call(answering() ? 1 : 0)).register(registry);
+    }
+
+    /** The gauge of {@link #answering}, on a registry of its own. */
+    public PrometheusRegistry registry() {
+        return registry;
     }
 
     /**
