@@ -166,7 +166,7 @@ final class RequestHandler implements Runnable {
                     if (refused.status() == Status.AUTH) {
                         refusals.warn("refused a request from {}: {}", peer(), refused.getMessage());
                     }
-                    respond(Response.refused(refused.status(), refused.getMessage()));
+                    refuse(Response.refused(refused.status(), refused.getMessage()));
                     if (refused.closeConnection()) {
                         log.debug("closing data-plane connection from {}: {}", peer(), refused.getMessage());
                         return;
@@ -377,6 +377,21 @@ final class RequestHandler implements Runnable {
         if (offset > pool.capacity() || length > pool.capacity() - offset) {
             throw new FrameException(Status.OUT_OF_RANGE, closeConnection, "range offset=" + offset + " length=" + length
                     + " is outside the pool of " + pool.capacity() + " bytes");
+        }
+    }
+
+    /**
+     * Answers a refused request under a deadline of its own, as every other wait has one: a peer that sends requests it
+     * knows are refused and reads none of the answers fills the socket, and the write would hold this thread for good.
+     */
+    private void refuse(Response response) throws IOException {
+        try {
+            within(deadlines.base(), "refusal", () -> {
+                respond(response);
+                return null;
+            });
+        } catch (FrameException e) {
+            throw new IllegalStateException("a refusal reads no frames", e);
         }
     }
 

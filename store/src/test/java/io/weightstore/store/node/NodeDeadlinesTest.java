@@ -14,6 +14,7 @@ import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -146,6 +147,35 @@ class NodeDeadlinesTest {
             Awaits.until(Duration.ofSeconds(10), "the node's connection thread to stop hashing", () -> large.openConnections() == 0);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         }
+    }
+
+    @Test
+    void refusalsToAPeerThatReadsNoneOfThemAreCutAtTheDeadline() throws Exception {
+        Socket greedy = new Socket();
+        sockets.add(greedy);
+        // A small window, so the node's answers fill it and its socket buffer within a few thousand refusals.
+        greedy.setReceiveBufferSize(4096);
+        greedy.connect(new InetSocketAddress("127.0.0.1", node.port()));
+        assertThat(hello(greedy, node)).isEqualTo(Status.OK);
+        ByteBuffer outside = FrameCodec.encode(new Request.Read(new Range(1L << 40, 1), List.of()), null);
+        byte[] frames = new byte[outside.remaining() * 1024];
+        for (int i = 0; i < 1024; i++) {
+            outside.get(0, frames, i * outside.remaining(), outside.remaining());
+        }
+        // Requests the node refuses (OUT_OF_RANGE keeps the connection), sent until the node stops taking them; none read.
+        Thread sender = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                while (true) {
+                    greedy.getOutputStream().write(frames);
+                }
+            } catch (IOException closed) {
+                // The node cut the connection, or the test closed it.
+            }
+        });
+        awaitOpenConnections(1);
+        awaitOpenConnections(0);
+        sender.join(Duration.ofSeconds(10));
+        assertThat(sender.isAlive()).as("the node closed the connection under the sender").isFalse();
     }
 
     @Test
