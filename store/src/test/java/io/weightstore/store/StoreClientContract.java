@@ -323,6 +323,15 @@ abstract class StoreClientContract {
     }
 
     @Test
+    void aRangeWhoseEndOverflowsIsRefusedRatherThanReadAsNothing() throws IOException {
+        store().put("tiny", Bytes.random(arena, 100, 3), put());
+        try (ObjectReader tiny = store().open("tiny")) {
+            assertThatThrownBy(() -> tiny.read(new Range(Long.MAX_VALUE - 10, 20), arena.allocate(20)))
+                    .hasMessageContaining("outside tiny of 100 bytes");
+        }
+    }
+
+    @Test
     void closedReaderFailsLoudly() throws IOException {
         store().put("closed", Bytes.random(arena, 100, 9), put());
         ObjectReader reader = store().open("closed");

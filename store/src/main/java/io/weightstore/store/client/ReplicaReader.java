@@ -87,7 +87,9 @@ final class ReplicaReader {
     private List<ReadTask> plan(Read.Ranges read, ObjectMeta object) throws StoreException {
         long total = 0;
         for (Range range : read.ranges()) {
-            if (range.end() > object.size()) {
+            // Not range.end(): an offset and length that each fit a long may not sum to one, and a negative end planned no
+            // piece at all, so the read returned with nothing read into its destination.
+            if (range.offset() > object.size() || range.length() > object.size() - range.offset()) {
                 throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "range offset=" + range.offset() + " length="
                         + range.length() + " is outside " + object.key() + " of " + object.size() + " bytes");
             }
