@@ -203,11 +203,8 @@ final class Copier implements AutoCloseable {
         CopyTask task = copy.task;
         MemorySegment target = pool.data().asSlice(task.targetOffset(), task.length());
         // The copy lands in the pool's memory, not through a WRITE: what was checked there before is checked again after.
-        verified.forget(task.targetOffset(), task.length());
-        try {
+        try (VerifiedBlocks.Writing writing = verified.writing(task.targetOffset(), task.length())) {
             fill(copy, target);
-        } finally {
-            verified.forget(task.targetOffset(), task.length());
         }
         if (copy.cancelled) {
             return;

@@ -318,8 +318,8 @@ final class RequestHandler implements Runnable {
     private void receive(Range range) throws IOException, FrameException {
         // The payload that follows cannot be skipped safely: a refused write ends the connection.
         requireInPool(range.offset(), range.length(), true);
-        verified.forget(range.offset(), range.length());
-        try {
+        // Closed once the bytes landed (or stopped landing): a read may have checked the range while they did.
+        try (VerifiedBlocks.Writing writing = verified.writing(range.offset(), range.length())) {
             if (writesThroughMapping) {
                 MemorySegment target = pool.data().asSlice(range.offset(), range.length());
                 for (long done = 0; done < range.length(); done += CHUNK) {
@@ -333,9 +333,6 @@ final class RequestHandler implements Runnable {
                     pool.writeInTurn(pool.channel(), range.offset() + done, MemorySegment.ofBuffer(piece.flip()));
                 }
             }
-        } finally {
-            // Again once the bytes landed (or stopped landing): a read may have checked the range while they did.
-            verified.forget(range.offset(), range.length());
         }
         respond(Response.ok(0));
     }

@@ -2,6 +2,8 @@ package io.weightstore.store.node;
 
 import io.weightstore.store.wire.BlockCheck;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -19,7 +21,8 @@ import java.util.function.LongSupplier;
  * again once that time is up, found sooner by the scrubber (which always hashes, and
  * {@link #forget}s what it finds bad), and, in the meantime, by the client, which checks whole
  * blocks itself and the loader every tensor or shard it has a CRC for. Writes the node does see (a
- * WRITE, a copy) forget every block they touch, before and after the bytes land.
+ * WRITE, a copy) are {@link #writing}: they forget every block they touch, before and after the bytes
+ * land, and no block they touch is remembered while they last.
  *
  * <p>Memory is bounded by the pool's size: one slot per {@link #SLOT_BYTES} of pool, holding the
  * last block found intact that starts in it. Blocks smaller than a slot share it and push each other
@@ -39,6 +42,8 @@ final class VerifiedBlocks {
     private final AtomicReferenceArray<Verified> slots;
     /** Counts writes started; a check that saw it move may have hashed bytes half written, and is not kept. */
     private final AtomicLong writes = new AtomicLong();
+    /** The writes whose bytes may be landing now: a check of a block one touches hashed bytes it may yet change. */
+    private final Set<Writing> landing = ConcurrentHashMap.newKeySet();
     /** The longest block remembered, so that {@link #forget} knows how far back a block touching its range may start. */
     private final AtomicInteger longest = new AtomicInteger();
     private final long trustNanos;
@@ -83,7 +88,7 @@ final class VerifiedBlocks {
      */
     void remember(BlockCheck check, long writesBefore) {
         int slot = slot(check.offset());
-        if (trustNanos == 0 || slot >= slots.length() || writes.get() != writesBefore) {
+        if (trustNanos == 0 || slot >= slots.length() || writes.get() != writesBefore || beingWritten(check)) {
             return;
         }
         Verified entry = new Verified(check.offset(), check.length(), check.crc32c(), nanoClock.getAsLong());
@@ -95,7 +100,46 @@ final class VerifiedBlocks {
         }
     }
 
-    /** Forgets every block touching {@code length} bytes at {@code offset}: call before bytes land there, and after. */
+    /**
+     * A write of {@code length} bytes at {@code offset} begins: every block it touches is forgotten now, none is
+     * remembered until it is closed, and they are forgotten again then. A check made while its bytes land may hash
+     * the block before they reach it, which a count of writes started cannot tell, as this one started before it.
+     */
+    Writing writing(long offset, long length) {
+        Writing writing = new Writing(offset, offset + length);
+        landing.add(writing);
+        forget(offset, length);
+        return writing;
+    }
+
+    /** A write the node sees, from before its bytes land until after. */
+    final class Writing implements AutoCloseable {
+        private final long from;
+        private final long to;
+
+        private Writing(long from, long to) {
+            this.from = from;
+            this.to = to;
+        }
+
+        /** Its bytes landed, or stopped landing. Forgets first: a check that found it landing, or that began before this, is not kept. */
+        @Override
+        public void close() {
+            forget(from, to - from);
+            landing.remove(this);
+        }
+    }
+
+    private boolean beingWritten(BlockCheck check) {
+        for (Writing writing : landing) {
+            if (check.offset() < writing.to && writing.from < check.end()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Forgets every block touching {@code length} bytes at {@code offset}: what the scrubber found bad. */
     void forget(long offset, long length) {
         writes.incrementAndGet();
         long end = offset + length;

@@ -68,6 +68,30 @@ class VerifiedBlocksTest {
     }
 
     @Test
+    void aCheckMadeWhileAWriteLandsIsNotRememberedThoughTheWriteStartedBeforeIt() {
+        BlockCheck block = new BlockCheck(1 << 20, 1 << 20, 4);
+        try (VerifiedBlocks.Writing writing = verified.writing(0, 4 << 20)) {
+            // The check hashes the block before the write's bytes reach it, so it still matches the reader's CRC.
+            check(block);
+            // Here the write's bytes land on the block: a reader holding the old CRC must have them hashed.
+            assertThat(verified.trusts(block)).isFalse();
+        }
+        assertThat(verified.trusts(block)).isFalse();
+        check(block);
+        assertThat(verified.trusts(block)).as("a check after the write").isTrue();
+    }
+
+    @Test
+    void aWriteElsewhereInThePoolLeavesAChecksMemoryAlone() {
+        BlockCheck block = new BlockCheck(8 << 20, 1 << 20, 5);
+        try (VerifiedBlocks.Writing writing = verified.writing(0, 4 << 20)) {
+            check(block);
+            assertThat(verified.trusts(block)).isTrue();
+        }
+        assertThat(verified.trusts(block)).isTrue();
+    }
+
+    @Test
     void aZeroTrustRemembersNothing() {
         VerifiedBlocks never = new VerifiedBlocks(POOL, Duration.ZERO, now::get);
         BlockCheck block = new BlockCheck(0, 4096, 5);
