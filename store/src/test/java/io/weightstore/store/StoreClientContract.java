@@ -332,6 +332,16 @@ abstract class StoreClientContract {
     }
 
     @Test
+    void aStrideWhoseEndOverflowsIsRefusedRatherThanReadAsNothing() throws IOException {
+        store().put("rows", Bytes.random(arena, 100, 4), put());
+        try (ObjectReader rows = store().open("rows")) {
+            // One row whose end passes Long.MAX_VALUE by less than the stride.
+            assertThatThrownBy(() -> rows.readStrided(new Stride(Long.MAX_VALUE - 2, 5, 10, 1), arena.allocate(5)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("overflows");
+        }
+    }
+
+    @Test
     void closedReaderFailsLoudly() throws IOException {
         store().put("closed", Bytes.random(arena, 100, 9), put());
         ObjectReader reader = store().open("closed");

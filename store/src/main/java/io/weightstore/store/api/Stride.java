@@ -10,7 +10,10 @@ public record Stride(long offset, long blockLength, long stride, int count) {
             throw new IllegalArgumentException("a stride needs offset >= 0 and 0 <= blockLength <= stride and count >= 0: offset="
                     + offset + " blockLength=" + blockLength + " stride=" + stride + " count=" + count);
         }
-        if (count > 0 && stride > 0 && (Long.MAX_VALUE - offset - blockLength) / stride < count - 1L) {
+        // The first test on its own: with a last row past Long.MAX_VALUE by less than the stride, the quotient below rounds to 0,
+        // and one row passed, its end() negative, so a range check against it passed too.
+        if (count > 0 && (offset > Long.MAX_VALUE - blockLength
+                || stride > 0 && (Long.MAX_VALUE - offset - blockLength) / stride < count - 1L)) {
             throw new IllegalArgumentException("stride overflows: offset=" + offset + " stride=" + stride + " count=" + count);
         }
     }
