@@ -45,6 +45,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -745,7 +746,8 @@ public final class MasterCore implements MasterApi, ClusterView {
     public synchronized int removeAll(List<String> keys, boolean force, String writer, String lock) throws StoreException {
         requireLockHeld("removal of " + keys.size() + " objects", lock, writer);
         List<ObjectMeta> found = new ArrayList<>();
-        for (String key : keys) {
+        // Each object once, however often the caller names it: forgetting one twice would free its ranges twice.
+        for (String key : new LinkedHashSet<>(keys)) {
             metadata.object(ObjectKeys.validate(key)).ifPresent(found::add);
         }
         long now = clock.getAsLong();

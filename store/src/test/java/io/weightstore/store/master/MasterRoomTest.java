@@ -1,0 +1,50 @@
+package io.weightstore.store.master;
+
+import static io.weightstore.store.master.ClockedMasters.SLICE;
+import static io.weightstore.store.master.ClockedMasters.node;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.NodeStatus;
+import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PutGrant;
+import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.StoreException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What the master holds of each node's pool when objects leave: a range is freed once, and only once nothing writes it. */
+class MasterRoomTest extends ClockedMasterFixture {
+    private ObjectMeta put(String key, long size, PutOptions options) throws StoreException {
+        PutGrant put = master.putStart(key, size, options);
+        return master.putEnd(put.putId(), put.object().slices().stream()
+                .map(s -> BlockCrcs.of(new int[(int) Math.ceilDiv(s.length(), 64 << 10)])).toList());
+    }
+
+    private long used(String nodeId) {
+        return master.status().nodes().stream().filter(n -> n.nodeId().equals(nodeId)).mapToLong(NodeStatus::used).sum();
+    }
+
+    private static boolean overlap(ReplicaRef a, long aLength, ReplicaRef b, long bLength) {
+        return a.nodeId().equals(b.nodeId()) && a.offset() < b.offset() + bLength && b.offset() < a.offset() + aLength;
+    }
+
+    @Test
+    void aKeyNamedTwiceInOneRemovalFreesItsRoomOnce() throws StoreException {
+        master.registerNode(node("n1"));
+        put("a", SLICE, PutOptions.defaults());
+        put("b", SLICE, PutOptions.defaults());
+        master.remove("a", false);
+
+        int removed = master.removeAll(List.of("b", "b"), false, "", "");
+        assertThat(used("n1")).isZero();
+        assertThat(removed).as("objects removed").isEqualTo(1);
+
+        // Freed twice, b's range would be free twice over: a longer range from the pool's start, and b's again inside it.
+        ObjectMeta longer = put("c", 3 * SLICE / 2, PutOptions.defaults().withSliceSize(3 * SLICE / 2));
+        ObjectMeta after = put("d", SLICE, PutOptions.defaults());
+        assertThat(overlap(longer.slice(0).replicas().getFirst(), longer.size(), after.slice(0).replicas().getFirst(), after.size()))
+                .as("%s and %s", longer.slice(0).replicas(), after.slice(0).replicas()).isFalse();
+    }
+}
