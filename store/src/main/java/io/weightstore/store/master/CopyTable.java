@@ -34,6 +34,14 @@ final class CopyTable {
         boolean inPlace() {
             return target.nodeId().equals(replaces);
         }
+
+        /**
+         * The copy once its object has left: the range it rewrites in place is no object's any more, so it
+         * is the copy's own, freed when the copy ends as the room of any other copy is.
+         */
+        Copy ownsTarget() {
+            return new Copy(id, key, version, slice, length, target, "", source, reason, byNode);
+        }
     }
 
     /** A pending copy, until when it may go without progress, and how far it got. */

@@ -426,8 +426,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         metadata.apply(new MetadataBatch().deletePending(putId).putObject(sealed));
         pending.remove(putId);
         if (previous.isPresent()) {
-            nodes.release(previous.get());
-            replication.removed(sealed.key());
+            nodes.release(previous.get(), replication.removed(sealed.key()));
         } else {
             objectCount++;
         }
@@ -735,8 +734,7 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     /** Drops what memory holds of a removed object: its space, leases, read time and copies. */
     private void forget(ObjectMeta object) {
-        nodes.release(object);
-        replication.removed(object.key());
+        nodes.release(object, replication.removed(object.key()));
         staleLeases.addAll(leases.forget(object.key()));
         lastRead.remove(object.key());
         objectCount--;

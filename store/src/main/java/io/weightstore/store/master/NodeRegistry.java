@@ -251,7 +251,16 @@ final class NodeRegistry {
 
     /** Frees the ranges of an object's replicas, each once no write grant reaches it any more. */
     void release(ObjectMeta object) {
-        forEachReplica(object, (allocator, replica, length) -> release(replica, length));
+        release(object, Set.of());
+    }
+
+    /** As {@link #release(ObjectMeta)}, but for the replicas in {@code kept}, which something else still holds. */
+    void release(ObjectMeta object, Set<ReplicaRef> kept) {
+        forEachReplica(object, (allocator, replica, length) -> {
+            if (!kept.contains(replica)) {
+                release(replica, length);
+            }
+        });
     }
 
     /** Frees one replica's range once no write grant reaches it, unless its node was forgotten together with its segment. */

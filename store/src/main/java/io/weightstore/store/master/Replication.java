@@ -401,13 +401,24 @@ final class Replication {
 
     /**
      * An object left (removed, evicted or replaced): the copies nodes make of it are given up. A
-     * client's repair stays until it commits, which is then refused saying why, or expires.
+     * client's repair stays until it commits, which is then refused saying why, or expires. Returns
+     * the object's ranges that nodes still rewrite in place: those copies now own them, and free them
+     * once their nodes stop writing there, so the caller must not free them with the object's others.
      */
-    void removed(String key) {
-        copies.ofKey(key).stream().filter(CopyTable.Copy::byNode).forEach(copy -> giveUp(copy, "its object was removed or replaced"));
+    Set<ReplicaRef> removed(String key) {
+        Set<ReplicaRef> rewritten = new HashSet<>();
+        for (CopyTable.Copy copy : copies.ofKey(key)) {
+            if (copy.byNode()) {
+                if (copy.inPlace()) {
+                    rewritten.add(copy.target());
+                }
+                giveUp(copy.ownsTarget(), "its object was removed or replaced");
+            }
+        }
         bad.removeIf(b -> b.key().equals(key));
         auto.forget(key);
         autoKeys.remove(key);
+        return rewritten;
     }
 
     /** A node is forgotten: its copies, and copies to or from it, are given up. */

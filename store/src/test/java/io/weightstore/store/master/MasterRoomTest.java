@@ -5,11 +5,16 @@ import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.BlockCrcs;
+import io.weightstore.store.api.CopyProgress;
+import io.weightstore.store.api.CopyTask;
+import io.weightstore.store.api.NodeLoad;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.StoreException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -46,5 +51,29 @@ class MasterRoomTest extends ClockedMasterFixture {
         ObjectMeta after = put("d", SLICE, PutOptions.defaults());
         assertThat(overlap(longer.slice(0).replicas().getFirst(), longer.size(), after.slice(0).replicas().getFirst(), after.size()))
                 .as("%s and %s", longer.slice(0).replicas(), after.slice(0).replicas()).isFalse();
+    }
+
+    @Test
+    void aRangeANodeRewritesInPlaceStaysTakenAfterItsObjectLeavesUntilTheNodeStopsWritingIt() throws StoreException {
+        master.registerNode(node("n1"));
+        master.registerNode(node("n2"));
+        ObjectMeta object = put("obj", SLICE, PutOptions.defaults().withReplicas(2));
+        ReplicaRef onN2 = object.slice(0).replicas().stream().filter(r -> r.nodeId().equals("n2")).findFirst().orElseThrow();
+        master.heartbeat(new NodeReport("n2", NodeLoad.none(), List.of(),
+                List.of(new ScrubFinding("obj", object.createdAt(), 0, onN2.offset(), "block 0 does not match")), 0));
+        master.reapNow();
+        CopyTask rewrite = master.heartbeat(NodeReport.alive("n2")).copies().getFirst();
+        assertThat(rewrite.targetOffset()).as("the bad copy is rewritten where it is").isEqualTo(onN2.offset());
+        NodeReport writing = new NodeReport("n2", NodeLoad.none(), List.of(new CopyProgress(rewrite.taskId(), SLICE / 2)), List.of(), 0);
+        master.heartbeat(writing);
+
+        master.remove("obj", false);
+        master.heartbeat(writing);
+        ObjectMeta next = put("next", SLICE, PutOptions.defaults().withReplicas(2));
+        assertThat(next.slice(0).replicas()).as("placed while node n2 still writes at offset %d", onN2.offset())
+                .noneMatch(r -> overlap(r, SLICE, onN2, SLICE));
+
+        master.heartbeat(NodeReport.alive("n2"));
+        assertThat(used("n2")).as("the rewritten range is freed once the node stopped").isEqualTo(SLICE);
     }
 }
