@@ -13,7 +13,7 @@ import java.util.Optional;
  * of the replicas' states and the slice's target, so every rule is tested without a cluster.
  *
  * <p>The rules, in order: a copy nobody can read (lost, on a node being drained, or bad) is dropped
- * once the slice has its target of good copies without it; copies beyond the target are trimmed,
+ * once the slice has its target of good copies without it, one of them on a node that is up; copies beyond the target are trimmed,
  * those on nodes that are down first, then those on the fullest nodes, never one a node keeps for
  * its host's engines, and never below one good copy. Then a bad copy is rewritten in place; a slice
  * short of its target gets a copy in place of a lost or leaving one, else an added one; and a node
@@ -80,7 +80,9 @@ final class ReplicaPlanner {
         int counting = (int) replicas.stream().filter(Held::counts).count();
         List<Held> kept = new ArrayList<>(replicas);
         List<ReplicaRef> drops = new ArrayList<>();
-        if (counting >= target) {
+        // Copies on nodes that are down count toward the target but serve nothing, and may never come back: a copy that
+        // serves (drained) or may be rewritten (bad) goes only while a good one stays, or the slice could be left unreadable.
+        if (counting >= target && replicas.stream().anyMatch(h -> h.state() == State.GOOD)) {
             for (Held held : replicas) {
                 boolean useless = held.state() == State.LOST || held.state() == State.LEAVING || (held.state() == State.BAD && !held.local());
                 if (useless) {

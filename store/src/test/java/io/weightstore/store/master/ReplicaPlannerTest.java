@@ -87,6 +87,16 @@ class ReplicaPlannerTest {
     }
 
     @Test
+    void aCopyThatStillServesIsNotDroppedWhileTheOnlyOtherCopiesWaitForTheirNodes() {
+        Plan drained = plan(1, held("a", LEAVING), held("b", WAITING));
+        assertThat(drained.drops()).as("the drained copy is the only one that serves reads now").isEmpty();
+        assertThat(drained.unreadable()).isFalse();
+        assertThat(plan(1, held("a", BAD), held("b", WAITING)).drops()).as("a bad copy may still be rewritten from b").isEmpty();
+        assertThat(plan(1, held("a", LEAVING), held("b", WAITING), held("c", GOOD)).drops()).as("c serves: a goes, and b is trimmed")
+                .containsExactly(new ReplicaRef("a", 0), new ReplicaRef("b", 0));
+    }
+
+    @Test
     void aRaisedTargetAddsACopy() {
         Plan plan = plan(3, held("a", GOOD), held("b", GOOD));
         assertThat(plan.copy()).contains(new Want.Add());
@@ -119,7 +129,10 @@ class ReplicaPlannerTest {
         assertThat(plan(2, held("a", LEAVING), held("b", LOST)).unreadable()).isFalse();
     }
 
-    /** Whatever the replicas and target, a plan never drops a slice below one good copy, nor below its target of good copies. */
+    /**
+     * Whatever the replicas and target, a plan never drops a slice below one good copy, nor the last copy that serves reads,
+     * nor below its target of good copies.
+     */
     @Property
     void nothingDropsASliceBelowItsGoodCopies(@ForAll("slices") List<Held> replicas, @ForAll("targets") int target) {
         Plan plan = ReplicaPlanner.plan(replicas, target, List.of());
@@ -129,6 +142,9 @@ class ReplicaPlannerTest {
         long goodAfter = kept.stream().filter(h -> h.state() == GOOD).count();
         if (goodBefore > 0) {
             assertThat(goodAfter).isPositive();
+        }
+        if (replicas.stream().anyMatch(Held::readable)) {
+            assertThat(kept).as("copies that serve reads, kept of %s", replicas).anyMatch(Held::readable);
         }
         long countingAfter = kept.stream().filter(Held::counts).count();
         long countingBefore = replicas.stream().filter(Held::counts).count();
