@@ -47,15 +47,27 @@ final class LeaseTable {
         return new Lease(id, Instant.ofEpochMilli(expires));
     }
 
-    Lease renew(String key, long id, long now, long durationMs, String caller) throws StoreException {
+    /**
+     * The lease {@code id} on {@code key} as {@code caller} may renew it, until {@code durationMs} from now; the
+     * table changes only at {@link #extend}, once the master has recorded the new expiry.
+     */
+    Lease renewal(String key, long id, long now, long durationMs, String caller) throws StoreException {
         Map<Long, Held> held = byKey.get(key);
         Held lease = held == null ? null : held.get(id);
         if (lease == null || lease.expires() < now) {
             throw new StoreException(StoreException.Code.NOT_FOUND, "lease " + id + " on " + key + " has expired or was released");
         }
         requireHolder(key, id, lease, caller);
-        held.put(id, new Held(now + durationMs, lease.holder()));
         return new Lease(id, Instant.ofEpochMilli(now + durationMs));
+    }
+
+    /** Extends a lease on {@code key} as {@link #renewal} allowed. */
+    void extend(String key, Lease renewed) {
+        Map<Long, Held> held = byKey.get(key);
+        Held lease = held == null ? null : held.get(renewed.id());
+        if (lease != null) {
+            held.put(renewed.id(), new Held(renewed.expiresAt().toEpochMilli(), lease.holder()));
+        }
     }
 
     /** True when the lease was there to release. */

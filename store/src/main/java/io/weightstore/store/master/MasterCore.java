@@ -672,6 +672,10 @@ public final class MasterCore implements MasterApi, ClusterView {
         if (!batch.isEmpty()) {
             metadata.apply(batch);
         }
+        for (int i = 0; i < held.size(); i++) {
+            String key = held.get(i).key();
+            renewed.get(i).ifPresent(extended -> leases.extend(key, extended));
+        }
         return renewed;
     }
 
@@ -687,13 +691,17 @@ public final class MasterCore implements MasterApi, ClusterView {
         MetadataBatch batch = new MetadataBatch();
         Lease renewed = extend(key, leaseId, clock.getAsLong(), leaseMillis(lease), Caller.current(), batch);
         metadata.apply(batch);
+        leases.extend(key, renewed);
         return renewed;
     }
 
-    /** Extends {@code caller}'s lease on a sealed object, adding its new expiry to {@code batch} for the caller to write. */
+    /**
+     * Checks {@code caller}'s lease on a sealed object and adds its new expiry to {@code batch}. The lease table is
+     * extended only once the caller wrote the batch: a renewal refused or not recorded leaves the lease as its record says.
+     */
     private Lease extend(String key, long leaseId, long now, long millis, String caller, MetadataBatch batch) throws StoreException {
         sealed(key);
-        Lease extended = leases.renew(key, leaseId, now, millis, caller);
+        Lease extended = leases.renewal(key, leaseId, now, millis, caller);
         batch.putLease(new ReadLease(key, leaseId, extended.expiresAt(), caller));
         return extended;
     }

@@ -337,6 +337,25 @@ class MasterCoreTest extends ClockedMasterFixture {
     }
 
     @Test
+    void aRenewalThatFailsExtendsNoLeaseInMemoryThatItsRecordDoesNotHold() throws Exception {
+        put("mine", SLICE);
+        put("theirs", SLICE);
+        put("recorded", SLICE);
+        Lease theirs = Caller.as("reader alice", () -> master.locate("theirs", MINUTE).lease());
+        Lease mine = Caller.as("reader bob", () -> master.locate("mine", MINUTE).lease());
+        assertCode(() -> Caller.as("reader bob", () -> master.renewLeases(List.of(new HeldLease("mine", mine.id()),
+                new HeldLease("theirs", theirs.id())), Duration.ofMinutes(5))), PERMISSION_DENIED);
+        now.addAndGet(MINUTE.toMillis() + 1);
+        master.remove("mine", false);
+
+        Lease recorded = master.locate("recorded", MINUTE).lease();
+        reopenOver(store -> new FailsOneBatch(store, MetadataBatch.Change.PutLease.class));
+        assertCode(() -> master.renewLease("recorded", recorded.id(), Duration.ofMinutes(5)), StoreException.Code.IO);
+        now.addAndGet(MINUTE.toMillis() + 1);
+        master.remove("recorded", false);
+    }
+
+    @Test
     void oneCallTakesOrEndsAtMostWhatOneMetadataWriteHolds() throws StoreException {
         put("ckpt/a", SLICE);
         List<String> keys = Collections.nCopies(MasterApi.MAX_LEASES_PER_CALL + 1, "ckpt/a");
