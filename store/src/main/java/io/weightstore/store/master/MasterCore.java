@@ -848,6 +848,12 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private LockState grant(String name, String owner, Duration ttl, long now) throws StoreException {
+        // An expiry past Long.MAX_VALUE would wrap into the past: the lock granted would count as expired at once, and go to
+        // the next writer who asks while its holder still believes it holds it.
+        if (ttl.toMillis() > Long.MAX_VALUE - now) {
+            throw new StoreException(INVALID_ARGUMENT, "lock " + name + ": a ttl of " + ttl.toMillis() + " ms ends past the"
+                    + " latest time the master can record; ask for less and renew it");
+        }
         LockState held = new LockState(true, owner, Instant.ofEpochMilli(now + ttl.toMillis()), Caller.current());
         metadata.apply(new MetadataBatch().putLock(name, held));
         return held;

@@ -571,6 +571,14 @@ class MasterCoreTest extends ClockedMasterFixture {
     }
 
     @Test
+    void aLockWhoseExpiryWouldOverflowIsRefusedNotGrantedAlreadyExpired() throws StoreException {
+        assertCode(() -> master.tryLock("l", "me", Duration.ofMillis(Long.MAX_VALUE)), INVALID_ARGUMENT, "ttl");
+        assertThat(master.tryLock("l", "me", MINUTE).held()).isTrue();
+        assertCode(() -> master.renewLock("l", "me", Duration.ofMillis(Long.MAX_VALUE)), INVALID_ARGUMENT, "ttl");
+        assertThat(master.tryLock("l", "you", MINUTE).held()).as("the holder's lock stands").isFalse();
+    }
+
+    @Test
     void aNodeKnownOnlyFromTheMetadataMustRegisterBeforeItsHeartbeatsCount() throws StoreException {
         master.close();
         master = open();
