@@ -13,13 +13,17 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 12.7: idle connections give their threads back, and connections beyond the bound get a clear BUSY. */
+/**
+ * Issue 12.7: idle connections give their threads back, and at the bound the one idle longest makes way for a new one.
+ * Being told BUSY, when every connection is at work or idle less than a second, is pinned in the store's
+ * ConnectionLimitTest: two hundred hellos in under a second are not a thing a loaded machine can promise.
+ */
 class IdleConnectionsTest {
     @TempDir
     Path tmp;
 
-    /** The data plane's status code BUSY. */
-    private static final int BUSY = 7;
+    /** A connection idle a second or more makes way for a new one at the bound; a little more, for the node's own clock. */
+    private static final Duration IDLE_ENOUGH_TO_MAKE_WAY = Duration.ofMillis(1500);
 
     private static int threads(long pid) throws Exception {
         return Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream().filter(l -> l.startsWith("Threads:"))
@@ -43,7 +47,7 @@ class IdleConnectionsTest {
     }
 
     @Test
-    void twoHundredIdleConnectionsAreClosedAndTheOnesPastTheBoundAreToldBusy() throws Exception {
+    void twoHundredIdleConnectionsAreClosedAndAtTheBoundTheLongestIdleMakesWay() throws Exception {
         try (ChaosCluster cluster = new ChaosCluster(tmp, 1, "1M", "16M", "--idle-timeout", "10s", "--max-connections", "200")) {
             ChaosCluster.Node node = cluster.node(0);
             UUID pool = pool(cluster, node);
@@ -58,12 +62,14 @@ class IdleConnectionsTest {
                     assertThat(hello(socket, pool)).isZero();
                 }
                 assertThat(threads(pid)).isGreaterThanOrEqualTo(before + 200);
+                Thread.sleep(IDLE_ENOUGH_TO_MAKE_WAY.toMillis()); // every one of the 200 now idle long enough to make way
                 try (Socket extra = new Socket("127.0.0.1", node.port())) {
                     extra.setSoTimeout(5000);
-                    assertThat(hello(extra, pool)).as("status of connection 201: BUSY").isEqualTo(BUSY);
+                    assertThat(hello(extra, pool)).as("status of connection 201, admitted").isZero();
+                    assertThat(sockets.getFirst().getInputStream().read()).as("the connection idle longest, closed").isEqualTo(-1);
                 }
                 Awaits.until(Duration.ofSeconds(60), "the node to close its idle connections", () -> threads(pid) <= before + 5);
-                assertThat(sockets.getFirst().getInputStream().read()).isEqualTo(-1);
+                assertThat(sockets.getLast().getInputStream().read()).isEqualTo(-1);
             } finally {
                 for (Socket socket : sockets) {
                     socket.close();
