@@ -12,16 +12,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A man in the middle on loopback: forwards every connection it accepts to one server port, and
  * changes one byte of what the server sends, {@code flipAt} bytes into each connection's stream
- * (or none, with -1, to show that the path itself works), by flipping the bits of {@code mask}.
+ * (or none, with -1, to show that the path itself works), by flipping the bits of {@code mask}; and
+ * drops the connections on demand, as a network that breaks does.
  */
-final class TamperingProxy implements AutoCloseable {
+public final class TamperingProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final int target;
     private final long flipAt;
     private final byte mask;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
-    TamperingProxy(int target, long flipAt) throws IOException {
+    public TamperingProxy(int target, long flipAt) throws IOException {
         this(target, flipAt, (byte) 0xFF);
     }
 
@@ -33,8 +34,16 @@ final class TamperingProxy implements AutoCloseable {
         Thread.ofPlatform().daemon().name("tampering-proxy").start(this::accept);
     }
 
-    int port() {
+    public int port() {
         return listener.getLocalPort();
+    }
+
+    /** Drops every connection made so far; new ones are still forwarded. */
+    public void cut() {
+        for (Socket socket : sockets) {
+            close(socket);
+            sockets.remove(socket);
+        }
     }
 
     private void accept() {

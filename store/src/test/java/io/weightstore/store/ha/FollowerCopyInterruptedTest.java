@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.Client;
 import io.weightstore.store.EtcdForClass;
+import io.weightstore.store.TamperingProxy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
@@ -25,7 +26,7 @@ class FollowerCopyInterruptedTest {
     @Test
     void aCopyWhoseWatchWasInterruptedIsDroppedUntilItLoadsAgain() throws Exception {
         ClusterKeys keys = new ClusterKeys("interrupted-" + UUID.randomUUID());
-        try (TcpProxy proxy = new TcpProxy(URI.create(ETCD.cluster().endpoints()).getPort());
+        try (TamperingProxy proxy = new TamperingProxy(URI.create(ETCD.cluster().endpoints()).getPort(), -1);
                 Client throughProxy = Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).build();
                 FollowerCopy copy = FollowerCopy.start(throughProxy, keys, TIMEOUT, Duration.ofSeconds(2))) {
             assertThat(copy.current(EtcdMetadataStoreTest.lead(ETCD.client(), keys))).isPresent();
