@@ -24,8 +24,10 @@ import picocli.CommandLine.Spec;
             "nodes (no need to wait out --repair-after). Puts in progress with a",
             "copy on it are aborted.",
             "Refused while the node holds the only copy of some slice (the message names",
-            "one: remove what it alone holds, or bring the node back with its pool), and",
-            "while the node is up unless --force."
+            "one: remove what it alone holds, or bring the node back with its pool).",
+            "Unless --force, also refused while the node is up, or while every other copy",
+            "of some slice it holds is on a node whose pool is lost or was found bad (a",
+            "copy on a node that is down counts: that node may come back with its pool)."
         })
 final class StoreNodeForgetCommand implements Callable<Integer> {
     @Spec
@@ -38,7 +40,8 @@ final class StoreNodeForgetCommand implements Callable<Integer> {
     private String nodeId;
 
     @Option(names = "--force",
-            description = "Forget the node although it is up. Its replicas are dropped all the same; if it keeps running it registers"
+            description = "Forget the node although it is up, or although some slice's other copies are on lost pools or bad (never"
+                    + " when it holds a slice's only copy). Its replicas are dropped all the same; if it keeps running it registers"
                     + " again as a new, empty node.")
     private boolean force;
 

@@ -1062,7 +1062,7 @@ public final class MasterCore implements MasterApi, ClusterView {
                     + " registers again, empty)");
         }
         List<ObjectMeta> objects = metadata.objects("", "", Integer.MAX_VALUE);
-        requireOtherCopies(nodeId, objects);
+        requireOtherCopies(nodeId, objects, force);
         MetadataBatch batch = new MetadataBatch();
         int changed = 0;
         int dropped = 0;
@@ -1099,26 +1099,58 @@ public final class MasterCore implements MasterApi, ClusterView {
         return new NodeForgotten(nodeId, changed, dropped, doomed.size());
     }
 
-    /** Refuses to forget a node while some slice has no copy anywhere else, naming the first such slice. */
-    private static void requireOtherCopies(String nodeId, List<ObjectMeta> objects) throws StoreException {
-        String first = null;
-        int onlyCopies = 0;
+    /**
+     * Refuses to forget a node while some slice would keep no copy that can serve or come back, naming the first such slice.
+     * A copy elsewhere counts unless its node's pool is known lost or the copy is known bad (as this master knows: its bad set
+     * starts empty, and scrubbers report again). One on a node that is down counts: that node may come back with its pool,
+     * as the forgotten one might have, so forgetting the one never leaves the slice without a copy that can exist, and two
+     * nodes down at once are forgotten one after the other (the last copy never). Forced, only a slice left with no copy at
+     * all is refused: the admin may overrule the master's view of the other copies, never drop a slice's last record.
+     */
+    private void requireOtherCopies(String nodeId, List<ObjectMeta> objects, boolean force) throws StoreException {
+        List<String> onlyCopies = new ArrayList<>();
+        List<String> lastCounting = new ArrayList<>();
         for (ObjectMeta object : objects) {
             for (int i = 0; i < object.slices().size(); i++) {
                 List<String> holders = object.slice(i).nodeIds();
-                if (!holders.isEmpty() && holders.stream().allMatch(nodeId::equals)) {
-                    if (first == null) {
-                        first = "slice " + i + " of " + object.key();
+                if (!holders.contains(nodeId)) {
+                    continue;
+                }
+                List<String> others = holders.stream().filter(id -> !id.equals(nodeId)).toList();
+                String slice = "slice " + i + " of " + object.key();
+                if (others.isEmpty()) {
+                    onlyCopies.add(slice);
+                } else if (!force) {
+                    int index = i;
+                    List<String> why = others.stream().flatMap(id -> discounted(object.key(), index, id).stream()).toList();
+                    if (why.size() == others.size()) {
+                        lastCounting.add(slice + " (" + String.join("; ", why) + ")");
                     }
-                    onlyCopies++;
                 }
             }
         }
-        if (first != null) {
-            throw new StoreException(FAILED_PRECONDITION, "node " + nodeId + " holds the only copy of " + first
-                    + (onlyCopies > 1 ? " (and of " + (onlyCopies - 1) + " more slices)" : "") + "; remove what it alone holds, or"
-                    + " bring the node back with its pool and repair, before forgetting it");
+        if (!onlyCopies.isEmpty()) {
+            throw new StoreException(FAILED_PRECONDITION, "node " + nodeId + " holds the only copy of " + onlyCopies.getFirst()
+                    + more(onlyCopies) + "; remove what it alone holds, or bring the node back with its pool and repair, before"
+                    + " forgetting it");
         }
+        if (!lastCounting.isEmpty()) {
+            throw new StoreException(FAILED_PRECONDITION, "node " + nodeId + " holds the last copy that counts of "
+                    + lastCounting.getFirst() + more(lastCounting) + "; bring the node back with its pool and repair, or remove those"
+                    + " objects, before forgetting it, or force to forget it anyway");
+        }
+    }
+
+    /** Why the copy of a slice on {@code holder} does not count for {@link #requireOtherCopies}; empty when it does. */
+    private Optional<String> discounted(String key, int slice, String holder) {
+        if (nodes.isPoolLost(holder)) {
+            return Optional.of("node " + holder + "'s pool is lost");
+        }
+        return replication.isBad(key, slice, holder) ? Optional.of("the copy on node " + holder + " was found bad") : Optional.empty();
+    }
+
+    private static String more(List<String> slices) {
+        return slices.size() > 1 ? " (and of " + (slices.size() - 1) + " more slices)" : "";
     }
 
     @Override

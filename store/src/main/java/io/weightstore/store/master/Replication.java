@@ -466,6 +466,11 @@ final class Replication {
         return count;
     }
 
+    /** Whether the copy of the slice on the node was found bad and is not yet rewritten or dropped. */
+    boolean isBad(String key, int slice, String nodeId) {
+        return bad.contains(new BadCopy(key, slice, nodeId));
+    }
+
     ReplicationStatus status() {
         return new ReplicationStatus(belowTarget, waiting, unreadable, bad.size(), copies.inFlight(), settings().repairAfter());
     }
@@ -623,7 +628,7 @@ final class Replication {
         if (!nodes.get(nodeId).map(nodes::isUp).orElse(false)) {
             return ReplicaPlanner.State.WAITING;
         }
-        if (bad.contains(new BadCopy(key, slice, nodeId))) {
+        if (isBad(key, slice, nodeId)) {
             return ReplicaPlanner.State.BAD;
         }
         return nodes.isDraining(nodeId) ? ReplicaPlanner.State.LEAVING : ReplicaPlanner.State.GOOD;

@@ -13,11 +13,14 @@ import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.NodeLoad;
 import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.StoreException;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,11 +44,11 @@ class MasterForgetNodeTest extends ClockedMasterFixture {
         return master.putEnd(put.putId(), sums);
     }
 
-    /** Every node but {@code gone} keeps heartbeating past the deadline. */
-    private void lose(String gone) throws StoreException {
+    /** Every node but the {@code gone} keeps heartbeating past the deadline. */
+    private void lose(String... gone) throws StoreException {
         now.addAndGet(config().nodeDeadline().toMillis() + 1);
         for (String id : new String[] {"n1", "n2", "n3"}) {
-            if (!id.equals(gone)) {
+            if (!List.of(gone).contains(id)) {
                 master.heartbeat(NodeReport.alive(id));
             }
         }
@@ -85,6 +88,42 @@ class MasterForgetNodeTest extends ClockedMasterFixture {
         assertThat(master.status().nodes()).extracting(NodeStatus::nodeId).contains("n1");
         master.remove("single", false);
         master.forgetNode("n1", false);
+    }
+
+    @Test
+    void aNodeIsNotForgottenWhileTheOtherCopyOfASliceIsOnALostPoolUnlessByForce() throws StoreException {
+        List<String> holders = put("obj", SLICE, 2).slice(0).nodeIds();
+        String gone = holders.get(0);
+        String other = holders.get(1);
+        lose(gone, other);
+        NodeInfo newPool = new NodeInfo(other, new Endpoint("h", 1), "/new", UUID.randomUUID(), NODE);
+        assertCode(() -> master.registerNode(newPool), StoreException.Code.INVALID_ARGUMENT, "the old pool's copies are being made again");
+        assertCode(() -> master.forgetNode(gone, false), FAILED_PRECONDITION, "node " + gone + " holds the last copy that counts of"
+                + " slice 0 of obj", "node " + other + "'s pool is lost", "force");
+        assertThat(master.status().nodes()).extracting(NodeStatus::nodeId).contains(gone);
+        assertThat(master.forgetNode(gone, true).replicas()).isEqualTo(1);
+    }
+
+    @Test
+    void aNodeIsNotForgottenWhileTheOtherCopyOfASliceIsBad() throws StoreException {
+        ObjectMeta object = put("obj", SLICE, 2);
+        String gone = object.slice(0).nodeIds().get(0);
+        ReplicaRef other = object.slice(0).replicas().get(1);
+        lose(gone);
+        master.heartbeat(new NodeReport(other.nodeId(), NodeLoad.none(), List.of(),
+                List.of(new ScrubFinding("obj", object.createdAt(), 0, other.offset(), "block 0 does not match")), 0));
+        assertCode(() -> master.forgetNode(gone, false), FAILED_PRECONDITION, "node " + gone + " holds the last copy that counts of"
+                + " slice 0 of obj", "the copy on node " + other.nodeId() + " was found bad");
+        assertThat(master.status().nodes()).extracting(NodeStatus::nodeId).contains(gone);
+    }
+
+    @Test
+    void aCopyOnANodeThatIsDownWithItsPoolCountsForItMayComeBack() throws StoreException {
+        List<String> holders = put("obj", SLICE, 2).slice(0).nodeIds();
+        lose(holders.get(0), holders.get(1));
+        assertThat(master.forgetNode(holders.get(0), false).replicas()).isEqualTo(1);
+        assertCode(() -> master.forgetNode(holders.get(1), false), FAILED_PRECONDITION, "node " + holders.get(1)
+                + " holds the only copy of slice 0 of obj");
     }
 
     @Test
