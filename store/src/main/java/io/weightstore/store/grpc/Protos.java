@@ -2,6 +2,7 @@ package io.weightstore.store.grpc;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.CopyInFlight;
 import io.weightstore.store.api.CopyProgress;
@@ -29,6 +30,7 @@ import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
 import io.weightstore.store.api.Ticket;
+import io.weightstore.store.proto.BadCopyRecord;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.HeartbeatResponse;
 import io.weightstore.store.proto.LeaseRecord;
@@ -385,6 +387,22 @@ public final class Protos {
                     range.getReplica().getOffset()), range.getLength());
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("retired range", e);
+        }
+    }
+
+    public static byte[] encode(BadCopy copy) {
+        return BadCopyRecord.newBuilder().setKey(copy.key()).setCreatedMs(copy.version().toEpochMilli()).setSlice(copy.slice())
+                .setReplica(Replica.newBuilder().setNodeId(copy.replica().nodeId()).setOffset(copy.replica().offset()))
+                .build().toByteArray();
+    }
+
+    public static BadCopy decodeBadCopy(byte[] bytes) throws StoreException {
+        try {
+            BadCopyRecord copy = BadCopyRecord.parseFrom(bytes);
+            return new BadCopy(copy.getKey(), Instant.ofEpochMilli(copy.getCreatedMs()), copy.getSlice(),
+                    new ReplicaRef(copy.getReplica().getNodeId(), copy.getReplica().getOffset()));
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("bad copy", e);
         }
     }
 

@@ -17,6 +17,7 @@ record ClusterKeys(String cluster) {
     static final String LOCK = "l/";
     static final String LEASE = "r/";
     static final String RETIRED = "t/";
+    static final String BAD = "b/";
 
     ClusterKeys {
         if (!NAME.matcher(cluster).matches()) {

@@ -11,6 +11,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.grpc.Status;
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.KeyOrder;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
@@ -144,6 +145,12 @@ final class EtcdMetadataStore implements MetadataStore {
     }
 
     @Override
+    public synchronized List<BadCopy> badCopies() throws StoreException {
+        requireAuthority();
+        return List.copyOf(records.bad().values());
+    }
+
+    @Override
     public synchronized void apply(MetadataBatch batch) throws StoreException {
         apply(batch.changes().stream().map(this::encode).toList());
     }
@@ -237,6 +244,9 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.DeleteLease c -> keys.record(ClusterKeys.LEASE, leaseName(c.leaseId()));
             case MetadataBatch.Change.PutRetired c -> keys.record(ClusterKeys.RETIRED, MetadataBatch.retiredName(c.range().replica()));
             case MetadataBatch.Change.DeleteRetired c -> keys.record(ClusterKeys.RETIRED, MetadataBatch.retiredName(c.replica()));
+            case MetadataBatch.Change.PutBadCopy c -> keys.record(ClusterKeys.BAD, MetadataBatch.badCopyName(c.copy()));
+            case MetadataBatch.Change.DeleteBadCopy c -> keys.record(ClusterKeys.BAD,
+                    MetadataBatch.badCopyName(c.key(), c.slice(), c.nodeId()));
         };
     }
 
@@ -264,12 +274,14 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.PutLock c -> Protos.encode(c.lock());
             case MetadataBatch.Change.PutLease c -> Protos.encode(c.lease());
             case MetadataBatch.Change.PutRetired c -> Protos.encode(c.range());
+            case MetadataBatch.Change.PutBadCopy c -> Protos.encode(c.copy());
             case MetadataBatch.Change.DeleteObject c -> null;
             case MetadataBatch.Change.DeleteNode c -> null;
             case MetadataBatch.Change.DeletePending c -> null;
             case MetadataBatch.Change.DeleteLock c -> null;
             case MetadataBatch.Change.DeleteLease c -> null;
             case MetadataBatch.Change.DeleteRetired c -> null;
+            case MetadataBatch.Change.DeleteBadCopy c -> null;
         };
     }
 

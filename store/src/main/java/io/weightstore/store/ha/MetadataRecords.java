@@ -6,6 +6,7 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.grpc.Status;
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.KeyOrder;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
@@ -39,6 +40,7 @@ final class MetadataRecords {
     private final Map<String, LockState> locks = new TreeMap<>(KeyOrder.UTF8);
     private final Map<Long, ReadLease> leases = new TreeMap<>();
     private final Map<String, RetiredRange> retired = new TreeMap<>();
+    private final Map<String, BadCopy> bad = new TreeMap<>();
 
     NavigableMap<String, ObjectMeta> objects() {
         return objects;
@@ -64,8 +66,12 @@ final class MetadataRecords {
         return retired;
     }
 
+    Map<String, BadCopy> bad() {
+        return bad;
+    }
+
     int size() {
-        return objects.size() + nodes.size() + pending.size() + locks.size() + leases.size() + retired.size();
+        return objects.size() + nodes.size() + pending.size() + locks.size() + leases.size() + retired.size() + bad.size();
     }
 
     /** A copy that changes apart from this one. */
@@ -77,6 +83,7 @@ final class MetadataRecords {
         copy.locks.putAll(locks);
         copy.leases.putAll(leases);
         copy.retired.putAll(retired);
+        copy.bad.putAll(bad);
         return copy;
     }
 
@@ -175,6 +182,7 @@ final class MetadataRecords {
                 leases.put(lease.leaseId(), lease);
             }
             case ClusterKeys.RETIRED -> retired.put(id, Protos.decodeRetired(value));
+            case ClusterKeys.BAD -> bad.put(id, Protos.decodeBadCopy(value));
             default -> throw unknown(keys, name);
         }
     }
@@ -189,6 +197,7 @@ final class MetadataRecords {
             case ClusterKeys.LOCK -> locks.remove(id);
             case ClusterKeys.LEASE -> leases.remove(Long.parseUnsignedLong(id, 16));
             case ClusterKeys.RETIRED -> retired.remove(id);
+            case ClusterKeys.BAD -> bad.remove(id);
             default -> throw unknown(keys, name);
         }
     }
@@ -212,6 +221,8 @@ final class MetadataRecords {
             case MetadataBatch.Change.DeleteLease c -> leases.remove(c.leaseId());
             case MetadataBatch.Change.PutRetired c -> retired.put(MetadataBatch.retiredName(c.range().replica()), c.range());
             case MetadataBatch.Change.DeleteRetired c -> retired.remove(MetadataBatch.retiredName(c.replica()));
+            case MetadataBatch.Change.PutBadCopy c -> bad.put(MetadataBatch.badCopyName(c.copy()), c.copy());
+            case MetadataBatch.Change.DeleteBadCopy c -> bad.remove(MetadataBatch.badCopyName(c.key(), c.slice(), c.nodeId()));
         }
     }
 }

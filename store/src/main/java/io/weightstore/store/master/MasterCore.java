@@ -8,6 +8,7 @@ import static io.weightstore.store.api.StoreException.Code.NO_SPACE;
 import static io.weightstore.store.api.StoreException.Code.PERMISSION_DENIED;
 import static io.weightstore.store.api.StoreException.Code.UNAVAILABLE;
 
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Caller;
 import io.weightstore.store.api.CopyOutcome;
@@ -164,6 +165,17 @@ public final class MasterCore implements MasterApi, ClusterView {
                 stray.deleteRetired(range.replica());
             }
         }
+        int bad = 0;
+        for (BadCopy copy : metadata.badCopies()) {
+            if (metadata.object(copy.key()).filter(o -> o.createdAt().equals(copy.version()) && copy.slice() < o.slices().size()
+                    && o.slice(copy.slice()).replicas().contains(copy.replica())).isPresent()) {
+                replication.recoverBad(copy);
+                bad++;
+            } else {
+                // Its object left or was replaced, or the copy was dropped, in parts of a change cut short: it marks nothing.
+                stray.deleteBadCopy(copy.key(), copy.slice(), copy.replica().nodeId());
+            }
+        }
         if (!stray.isEmpty()) {
             metadata.applyInParts(stray);
         }
@@ -177,8 +189,8 @@ public final class MasterCore implements MasterApi, ClusterView {
                 staleLeases.add(lease.leaseId());
             }
         }
-        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases, {} retired ranges",
-                nodes.statuses().size(), objectCount, pending.size(), leased, retired);
+        log.info("master recovered {} nodes, {} objects, {} pending puts, {} read leases, {} retired ranges, {} bad copies",
+                nodes.statuses().size(), objectCount, pending.size(), leased, retired, bad);
     }
 
     // ---- nodes
@@ -426,6 +438,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         metadata.apply(new MetadataBatch().deletePending(putId).putObject(sealed));
         pending.remove(putId);
         if (previous.isPresent()) {
+            replication.unmarkLeft(Set.of(sealed.key()));
             nodes.release(previous.get(), replication.removed(sealed.key()));
         } else {
             objectCount++;
@@ -737,6 +750,7 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     private void removeObject(ObjectMeta object) throws StoreException {
         metadata.apply(new MetadataBatch().deleteObject(object.key()));
+        replication.unmarkLeft(Set.of(object.key()));
         forget(object);
     }
 
@@ -768,6 +782,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         MetadataBatch batch = new MetadataBatch();
         found.forEach(object -> batch.deleteObject(object.key()));
         metadata.applyInParts(batch);
+        replication.unmarkLeft(Set.copyOf(found.stream().map(ObjectMeta::key).toList()));
         found.forEach(this::forget);
         return found.size();
     }
@@ -1085,6 +1100,8 @@ public final class MasterCore implements MasterApi, ClusterView {
         doomed.forEach(p -> batch.deletePending(p.putId()));
         metadata.retiredRanges().stream().filter(range -> range.replica().nodeId().equals(nodeId))
                 .forEach(range -> batch.deleteRetired(range.replica()));
+        metadata.badCopies().stream().filter(copy -> copy.replica().nodeId().equals(nodeId))
+                .forEach(copy -> batch.deleteBadCopy(copy.key(), copy.slice(), nodeId));
         // The node's record goes last: a forget cut short between parts still names the node, and running it again finishes.
         batch.deleteNode(nodeId);
         metadata.applyInParts(batch);

@@ -1,5 +1,6 @@
 package io.weightstore.store.master;
 
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
@@ -39,6 +40,11 @@ public final class MetadataBatch {
 
         /** A retired range is named by where it is: a node's range is retired at most once until it is freed. */
         record DeleteRetired(ReplicaRef replica) implements Change {}
+
+        record PutBadCopy(BadCopy copy) implements Change {}
+
+        /** A bad copy is named by its key, slice and node: a slice has at most one copy on a node. */
+        record DeleteBadCopy(String key, int slice, String nodeId) implements Change {}
     }
 
     private final List<Change> changes = new ArrayList<>();
@@ -91,6 +97,14 @@ public final class MetadataBatch {
         return add(new Change.DeleteRetired(replica));
     }
 
+    public MetadataBatch putBadCopy(BadCopy copy) {
+        return add(new Change.PutBadCopy(copy));
+    }
+
+    public MetadataBatch deleteBadCopy(String key, int slice, String nodeId) {
+        return add(new Change.DeleteBadCopy(key, slice, nodeId));
+    }
+
     public boolean isEmpty() {
         return changes.isEmpty();
     }
@@ -107,6 +121,15 @@ public final class MetadataBatch {
     /** The name of a retired range's record: its node and offset, which no other retired range shares. */
     public static String retiredName(ReplicaRef replica) {
         return replica.nodeId() + "/" + Long.toHexString(replica.offset());
+    }
+
+    /** The name of a bad copy's record: its node and slice first, since the key may hold any character. */
+    public static String badCopyName(String key, int slice, String nodeId) {
+        return nodeId + "/" + slice + "/" + key;
+    }
+
+    public static String badCopyName(BadCopy copy) {
+        return badCopyName(copy.key(), copy.slice(), copy.replica().nodeId());
     }
 
     /** A batch of {@code changes}, in their order. */

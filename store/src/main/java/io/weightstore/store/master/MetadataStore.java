@@ -1,5 +1,6 @@
 package io.weightstore.store.master;
 
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -32,6 +33,9 @@ public interface MetadataStore extends AutoCloseable {
 
     /** Every range recorded as retired and not yet freed. */
     List<RetiredRange> retiredRanges() throws StoreException;
+
+    /** Every copy recorded as bad and not yet rewritten or dropped. */
+    List<BadCopy> badCopies() throws StoreException;
 
     void apply(MetadataBatch batch) throws StoreException;
 

@@ -3,6 +3,7 @@ package io.weightstore.store.master;
 import static io.weightstore.store.api.StoreException.Code.FAILED_PRECONDITION;
 import static io.weightstore.store.api.StoreException.Code.NOT_FOUND;
 
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.CopyInFlight;
 import io.weightstore.store.api.CopyOutcome;
 import io.weightstore.store.api.CopyProgress;
@@ -53,13 +54,17 @@ final class Replication {
     static final long FULL_PASS_MILLIS = 5_000;
     private static final int PAGE = 128;
     /**
-     * Copies dropped, or retired ranges freed, in one change of the metadata: each may be a record of
-     * its own, and an etcd transaction takes at most {@code EtcdMetadataStore.MAX_BATCH} (128).
+     * Records of copies dropped (a retired range, and one more for a copy known bad), or retired ranges freed, in one
+     * change of the metadata: an etcd transaction takes at most {@code EtcdMetadataStore.MAX_BATCH} (128).
      */
     static final int MAX_DROPS_PER_CHANGE = 100;
 
-    /** A copy a scrubber or a failed copy found bad, until it is rewritten or dropped. */
-    private record BadCopy(String key, int slice, String nodeId) {}
+    /**
+     * A copy a scrubber or a failed copy found bad, until it is rewritten or dropped. Each is recorded with the
+     * metadata ({@link MetadataBatch#putBadCopy}): a master that restarts, or takes over, counting it good would keep
+     * it over the good copies when the slice's count is lowered.
+     */
+    private record BadReplica(String key, int slice, String nodeId) {}
 
     /** One look over objects: where it is, what it found, and whether it is the full pass. */
     static final class Pass {
@@ -94,7 +99,7 @@ final class Replication {
     private final RetiredRanges retired = new RetiredRanges();
     private final AutoReplicas auto;
     private final ScrubCursors scrubs;
-    private final Set<BadCopy> bad = new HashSet<>();
+    private final Set<BadReplica> bad = new HashSet<>();
     private final Set<String> autoKeys = new HashSet<>();
     private final Set<String> dirtyKeys = new LinkedHashSet<>();
     private boolean dirtyAll = true;
@@ -209,9 +214,46 @@ final class Replication {
         Optional<ObjectMeta> object = metadata.object(key).filter(o -> o.createdAt().equals(version) && slice < o.slices().size());
         boolean current = object.isPresent() && object.get().slice(slice).replicas().contains(new ReplicaRef(nodeId, offset))
                 && copies.pendingFor(key, slice).isEmpty();
-        if (current && bad.add(new BadCopy(key, slice, nodeId))) {
+        BadReplica found = new BadReplica(key, slice, nodeId);
+        if (current && !bad.contains(found)) {
+            metadata.apply(new MetadataBatch().putBadCopy(new BadCopy(key, version, slice, new ReplicaRef(nodeId, offset))));
+            bad.add(found);
             log.warn("slice {} of {} on node {} is bad: {}", slice, key, nodeId, why);
             dirtyKeys.add(key);
+        }
+    }
+
+    /** Holds a copy recorded as bad by an earlier master; the caller checked that it is still a replica of its object. */
+    void recoverBad(BadCopy copy) {
+        bad.add(new BadReplica(copy.key(), copy.slice(), copy.replica().nodeId()));
+    }
+
+    /**
+     * Those of the copies of a slice on {@code nodeIds} that are known bad, their records' deletion added to
+     * {@code batch}: once it is applied, the caller takes them out of {@link #bad}.
+     */
+    private List<BadReplica> unmarking(MetadataBatch batch, String key, int slice, List<String> nodeIds) {
+        List<BadReplica> known = nodeIds.stream().map(id -> new BadReplica(key, slice, id)).filter(bad::contains).toList();
+        known.forEach(b -> batch.deleteBadCopy(b.key(), b.slice(), b.nodeId()));
+        return known;
+    }
+
+    /**
+     * Deletes the records of the copies known bad of objects that left (removed, evicted or replaced). Not in the change
+     * that took them away: an object can have more bad copies than an etcd transaction takes records. A record left here
+     * marks nothing, since a master that recovers drops those of objects gone or replaced.
+     */
+    void unmarkLeft(Set<String> keys) {
+        MetadataBatch batch = new MetadataBatch();
+        bad.stream().filter(b -> keys.contains(b.key())).forEach(b -> batch.deleteBadCopy(b.key(), b.slice(), b.nodeId()));
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            metadata.applyInParts(batch);
+        } catch (StoreException e) {
+            log.warn("cannot delete the records of {} bad copies of objects that left; the next master to recover drops them: {}",
+                    batch.changes().size(), e.getMessage());
         }
     }
 
@@ -292,8 +334,13 @@ final class Replication {
         SliceMeta meta = object.slice(copy.slice());
         List<ReplicaRef> replicas = new ArrayList<>(meta.replicas());
         int replaced = replacing(replicas, copy);
-        bad.remove(new BadCopy(copy.key(), copy.slice(), copy.target().nodeId()));
         if (copy.inPlace()) {
+            MetadataBatch rewritten = new MetadataBatch();
+            List<BadReplica> good = unmarking(rewritten, copy.key(), copy.slice(), List.of(copy.target().nodeId()));
+            if (!rewritten.isEmpty()) {
+                metadata.apply(rewritten);
+                good.forEach(bad::remove);
+            }
             log.info("copy {} rewrote slice {} of {} in place on node {}", copy.id(), copy.slice(), copy.key(), copy.target().nodeId());
             return object; // the same range holds good bytes again; the metadata already says so
         }
@@ -310,12 +357,14 @@ final class Replication {
         List<SliceMeta> slices = new ArrayList<>(object.slices());
         slices.set(copy.slice(), meta.withReplicas(replicas));
         ObjectMeta repaired = object.withSlices(slices);
+        MetadataBatch change = new MetadataBatch().putObject(repaired);
+        List<BadReplica> unmarked = unmarking(change, copy.key(), copy.slice(), old == null ? List.of() : List.of(old.nodeId()));
         if (old != null) {
-            applyRetiring(new MetadataBatch().putObject(repaired), copy.key(), Map.of(old, meta.length()));
-            bad.remove(new BadCopy(copy.key(), copy.slice(), old.nodeId()));
+            applyRetiring(change, copy.key(), Map.of(old, meta.length()));
         } else {
-            metadata.apply(new MetadataBatch().putObject(repaired));
+            metadata.apply(change);
         }
+        unmarked.forEach(bad::remove);
         log.info("copy {} committed ({}): slice {} of {} on nodes {}", copy.id(), copy.reason(), copy.slice(), copy.key(),
                 repaired.slice(copy.slice()).nodeIds());
         return repaired;
@@ -468,7 +517,7 @@ final class Replication {
 
     /** Whether the copy of the slice on the node was found bad and is not yet rewritten or dropped. */
     boolean isBad(String key, int slice, String nodeId) {
-        return bad.contains(new BadCopy(key, slice, nodeId));
+        return bad.contains(new BadReplica(key, slice, nodeId));
     }
 
     ReplicationStatus status() {
@@ -572,6 +621,7 @@ final class Replication {
                 .filter(id -> nodes.placeable().stream().anyMatch(n -> n.nodeId().equals(id))).toList();
         List<SliceMeta> slices = new ArrayList<>(object.slices());
         Map<ReplicaRef, Long> dropped = new LinkedHashMap<>();
+        int recordsDropped = 0;
         for (int i = 0; i < slices.size(); i++) {
             SliceMeta slice = slices.get(i);
             if (copies.pendingFor(object.key(), i).isPresent()) {
@@ -585,13 +635,18 @@ final class Replication {
                         used - pass.droppedBytes.getOrDefault(replica.nodeId(), 0L)));
             }
             ReplicaPlanner.Plan plan = ReplicaPlanner.plan(held, target, locals);
-            if (!plan.drops().isEmpty() && dropped.size() + plan.drops().size() > MAX_DROPS_PER_CHANGE) {
+            // A dropped copy known bad takes a second record, its own.
+            int index = i;
+            int records = plan.drops().size()
+                    + (int) plan.drops().stream().filter(r -> bad.contains(new BadReplica(object.key(), index, r.nodeId()))).count();
+            if (!plan.drops().isEmpty() && recordsDropped + records > MAX_DROPS_PER_CHANGE) {
                 dirtyKeys.add(object.key()); // the rest in the next look, soon
             } else if (!plan.drops().isEmpty()) {
                 List<ReplicaRef> kept = new ArrayList<>(slice.replicas());
                 kept.removeAll(plan.drops());
                 slices.set(i, slice.withReplicas(kept));
                 plan.drops().forEach(r -> dropped.put(r, slice.length()));
+                recordsDropped += records;
                 plan.drops().forEach(r -> pass.droppedBytes.merge(r.nodeId(), slice.length(), Long::sum));
             }
             slices.get(i).replicas().forEach(r -> pass.replicasByNode.merge(r.nodeId(), 1, Integer::sum));
@@ -603,10 +658,13 @@ final class Replication {
             }
         }
         if (!dropped.isEmpty()) {
-            applyRetiring(new MetadataBatch().putObject(object.withSlices(slices)), object.key(), dropped);
+            MetadataBatch change = new MetadataBatch().putObject(object.withSlices(slices));
+            List<BadReplica> unmarked = new ArrayList<>();
             for (ReplicaRef replica : dropped.keySet()) {
-                bad.remove(new BadCopy(object.key(), sliceOf(object, replica), replica.nodeId()));
+                unmarked.addAll(unmarking(change, object.key(), sliceOf(object, replica), List.of(replica.nodeId())));
             }
+            applyRetiring(change, object.key(), dropped);
+            unmarked.forEach(bad::remove);
             log.info("dropped {} replica(s) of {} beyond what it needs: {}", dropped.size(), object.key(), dropped.keySet());
         }
     }

@@ -1,5 +1,6 @@
 package io.weightstore.store.master;
 
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -34,6 +35,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private static final String LOCK = "l/";
     private static final String LEASE = "r/";
     private static final String RETIRED = "t/";
+    private static final String BAD = "b/";
     /**
      * RocksDB's own logs (LOG, then LOG.old.*) kept in the directory: every open starts a new one,
      * and the embedded store opens at every command, so without a bound they pile up by the thousand.
@@ -109,6 +111,11 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
+    public List<BadCopy> badCopies() throws StoreException {
+        return scan(BAD, "", Integer.MAX_VALUE, Protos::decodeBadCopy);
+    }
+
+    @Override
     public void apply(MetadataBatch batch) throws StoreException {
         try (WriteBatch write = new WriteBatch()) {
             for (MetadataBatch.Change change : batch.changes()) {
@@ -126,6 +133,10 @@ public final class RocksMetadataStore implements MetadataStore {
                     case MetadataBatch.Change.PutRetired c -> write.put(bytes(RETIRED + MetadataBatch.retiredName(c.range().replica())),
                             Protos.encode(c.range()));
                     case MetadataBatch.Change.DeleteRetired c -> write.delete(bytes(RETIRED + MetadataBatch.retiredName(c.replica())));
+                    case MetadataBatch.Change.PutBadCopy c -> write.put(bytes(BAD + MetadataBatch.badCopyName(c.copy())),
+                            Protos.encode(c.copy()));
+                    case MetadataBatch.Change.DeleteBadCopy c -> write.delete(bytes(BAD + MetadataBatch.badCopyName(c.key(), c.slice(),
+                            c.nodeId())));
                 }
             }
             db.write(syncWrites, write);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
 import io.weightstore.store.EtcdForClass;
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -77,9 +78,12 @@ class FollowerCopyTest extends MetadataStoreContract {
                     .putLock("l1", new LockState(true, "o", Instant.EPOCH)).putLock("l2", new LockState(true, "o", Instant.EPOCH))
                     .putLease(new ReadLease("a", 0xfedcba9876543210L, Instant.EPOCH, "r")).putLease(new ReadLease("b", 2, Instant.EPOCH, "r"))
                     .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 0), 1))
-                    .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1)));
+                    .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1))
+                    .putBadCopy(new BadCopy("a", Instant.EPOCH, 0, new ReplicaRef("n1", 0)))
+                    .putBadCopy(new BadCopy("b", Instant.EPOCH, 0, new ReplicaRef("n2", 0))));
             writer.apply(new MetadataBatch().deleteObject("a").putObject(object("b", 20)).deleteNode("n1").putNode(node("n2"), true)
-                    .deletePending("p1").deleteLock("l1").deleteLease(0xfedcba9876543210L).deleteRetired(new ReplicaRef("n1", 0)));
+                    .deletePending("p1").deleteLock("l1").deleteLease(0xfedcba9876543210L).deleteRetired(new ReplicaRef("n1", 0))
+                    .deleteBadCopy("a", 0, "n1"));
         }
         try (MetadataStore fromCopy = reopen(); MetadataStore loaded = load()) {
             assertThat(loaded.objects("", "", 10)).extracting(ObjectMeta::size).containsExactly(20L);
@@ -90,6 +94,7 @@ class FollowerCopyTest extends MetadataStoreContract {
             assertThat(fromCopy.lock("l2")).isEqualTo(loaded.lock("l2")).isPresent();
             assertThat(fromCopy.leases()).isEqualTo(loaded.leases()).extracting(ReadLease::leaseId).containsExactly(2L);
             assertThat(fromCopy.retiredRanges()).isEqualTo(loaded.retiredRanges()).hasSize(1);
+            assertThat(fromCopy.badCopies()).isEqualTo(loaded.badCopies()).extracting(BadCopy::key).containsExactly("b");
         }
     }
 

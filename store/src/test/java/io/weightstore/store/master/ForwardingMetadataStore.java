@@ -1,5 +1,6 @@
 package io.weightstore.store.master;
 
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
@@ -56,6 +57,11 @@ abstract class ForwardingMetadataStore implements MetadataStore {
     @Override
     public List<RetiredRange> retiredRanges() throws StoreException {
         return store.retiredRanges();
+    }
+
+    @Override
+    public List<BadCopy> badCopies() throws StoreException {
+        return store.badCopies();
     }
 
     @Override

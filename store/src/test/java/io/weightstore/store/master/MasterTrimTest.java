@@ -6,14 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Lease;
+import io.weightstore.store.api.NodeLoad;
+import io.weightstore.store.api.NodeReport;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
+import io.weightstore.store.api.ReplicaRef;
+import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -72,6 +77,34 @@ class MasterTrimTest {
             master.releaseLease("big", lease.id());
             master.reapNow();
             assertThat(used(master)).as("bytes taken once the reader left").isEqualTo(150 * SLICE);
+        }
+    }
+
+    @Test
+    void badCopiesDroppedUnderAReaderTakeTheirRecordsInChangesAnEtcdTransactionTakes() throws StoreException {
+        AtomicLong now = new AtomicLong(1_000_000);
+        try (MasterCore master = MasterCore.open(new AtMostPerBatch(RocksMetadataStore.open(dir), 128), ClockedMasters.config(),
+                now::get)) {
+            for (String id : List.of("n1", "n2")) {
+                master.registerNode(node(id, 256 * SLICE));
+            }
+            put(master, "big", 150, 2);
+            master.locate("big", Duration.ofMinutes(1));
+            ObjectMeta big = master.stat("big");
+            List<ScrubFinding> onN2 = new ArrayList<>();
+            for (int i = 0; i < big.slices().size(); i++) {
+                ReplicaRef bad = big.slice(i).replicas().stream().filter(r -> r.nodeId().equals("n2")).findFirst().orElseThrow();
+                onN2.add(new ScrubFinding("big", big.createdAt(), i, bad.offset(), "block 0 does not match"));
+            }
+            master.heartbeat(new NodeReport("n2", NodeLoad.none(), List.of(), onN2, 0));
+            master.setReplicas(List.of("big"), 1, false);
+            master.reapNow();
+            assertThat(master.stat("big").slices()).as("slices trimmed by the first look: a retired range and a bad copy's record each")
+                    .filteredOn(s -> s.replicas().size() == 1).hasSize(Replication.MAX_DROPS_PER_CHANGE / 2);
+            master.reapNow();
+            master.reapNow();
+            assertThat(master.stat("big").slices()).allSatisfy(s -> assertThat(s.nodeIds()).containsExactly("n1"));
+            assertThat(master.status().replication().badCopies()).isZero();
         }
     }
 

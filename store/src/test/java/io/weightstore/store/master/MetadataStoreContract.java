@@ -2,6 +2,7 @@ package io.weightstore.store.master;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.BlockCrcs;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.LockState;
@@ -64,6 +65,7 @@ public abstract class MetadataStoreContract {
         assertThat(store.lock("l")).isEmpty();
         assertThat(store.leases()).isEmpty();
         assertThat(store.retiredRanges()).isEmpty();
+        assertThat(store.badCopies()).isEmpty();
     }
 
     @Test
@@ -104,8 +106,9 @@ public abstract class MetadataStoreContract {
         LockState lock = new LockState(true, "owner-1", Instant.ofEpochMilli(5000), "writer importer");
         ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000), "reader-1");
         RetiredRange retired = new RetiredRange("w/x", 41, new ReplicaRef("n1", 1L << 33), 1000);
+        BadCopy bad = new BadCopy("w/x", Instant.ofEpochMilli(1234), 3, new ReplicaRef("n2", 1L << 34));
         store.apply(new MetadataBatch().putObject(object).putNode(node("n1"), true).putNode(node("n0"), false).putPending(put)
-                .putLock("l", lock).putLease(lease).putRetired(retired));
+                .putLock("l", lock).putLease(lease).putRetired(retired).putBadCopy(bad));
         store.close();
         store = reopen();
         assertThat(store.object("w/x")).contains(object);
@@ -114,6 +117,7 @@ public abstract class MetadataStoreContract {
         assertThat(store.lock("l")).contains(lock);
         assertThat(store.leases()).containsExactly(lease);
         assertThat(store.retiredRanges()).containsExactly(retired);
+        assertThat(store.badCopies()).containsExactly(bad);
     }
 
     @Test
@@ -121,14 +125,17 @@ public abstract class MetadataStoreContract {
         store.apply(new MetadataBatch().putObject(object("a", 1)).putPending(new PutGrant("p", object("b", 1), Map.of(),
                 Instant.EPOCH, "")).putLock("l", new LockState(true, "o", Instant.EPOCH)).putLease(new ReadLease("a", 1, Instant.EPOCH, ""))
                 .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 0), 1))
-                .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1)));
+                .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1))
+                .putBadCopy(new BadCopy("a", Instant.EPOCH, 0, new ReplicaRef("n1", 0)))
+                .putBadCopy(new BadCopy("a", Instant.EPOCH, 1, new ReplicaRef("n1", 4096))));
         store.apply(new MetadataBatch().deleteObject("a").deletePending("p").deleteLock("l").deleteLease(1).putObject(object("c", 2))
-                .deleteObject("c").putObject(object("c", 3)).deleteRetired(new ReplicaRef("n1", 0)));
+                .deleteObject("c").putObject(object("c", 3)).deleteRetired(new ReplicaRef("n1", 0)).deleteBadCopy("a", 0, "n1"));
         assertThat(store.object("a")).isEmpty();
         assertThat(store.pendingPuts()).isEmpty();
         assertThat(store.lock("l")).isEmpty();
         assertThat(store.leases()).isEmpty();
         assertThat(store.retiredRanges()).containsExactly(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1));
+        assertThat(store.badCopies()).containsExactly(new BadCopy("a", Instant.EPOCH, 1, new ReplicaRef("n1", 4096)));
         assertThat(store.object("c")).map(ObjectMeta::size).contains(3L);
     }
 
