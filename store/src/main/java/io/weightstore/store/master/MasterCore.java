@@ -1118,8 +1118,8 @@ public final class MasterCore implements MasterApi, ClusterView {
 
     /**
      * Refuses to forget a node while some slice would keep no copy that can serve or come back, naming the first such slice.
-     * A copy elsewhere counts unless its node's pool is known lost or the copy is known bad (as this master knows: its bad set
-     * starts empty, and scrubbers report again). One on a node that is down counts: that node may come back with its pool,
+     * A copy elsewhere counts unless its node's pool is known lost or the copy is known bad (the scrubbers' reports, kept in the
+     * metadata across restarts). One on a node that is down counts: that node may come back with its pool,
      * as the forgotten one might have, so forgetting the one never leaves the slice without a copy that can exist, and two
      * nodes down at once are forgotten one after the other (the last copy never). Forced, only a slice left with no copy at
      * all is refused: the admin may overrule the master's view of the other copies, never drop a slice's last record.
