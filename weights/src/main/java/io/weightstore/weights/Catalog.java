@@ -141,10 +141,16 @@ public final class Catalog {
      */
     public Optional<Manifest> manifest(CheckpointId id) throws IOException {
         Optional<WrittenManifest> written = read(id);
-        if (written.isPresent() && written.get().mismatch().isPresent()) {
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, written.get().mismatch().get());
+        if (written.isPresent()) {
+            requireWrittenByImporter(written.get());
         }
         return written.map(WrittenManifest::manifest);
+    }
+
+    private static void requireWrittenByImporter(WrittenManifest written) throws CheckpointException {
+        if (written.mismatch().isPresent()) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, written.mismatch().get());
+        }
     }
 
     /**
@@ -185,16 +191,35 @@ public final class Catalog {
     }
 
     private Optional<WrittenManifest> read(String key) throws IOException {
-        try (ObjectReader object = store.open(key)) {
+        Optional<LeasedRead> read = readLeased(key);
+        read.ifPresent(leased -> leased.lease().close());
+        return read.map(LeasedRead::written);
+    }
+
+    /** A manifest as read, and the reader whose lease it was read under, still open. */
+    private record LeasedRead(WrittenManifest written, ObjectReader lease) {}
+
+    private Optional<LeasedRead> readLeased(String key) throws IOException {
+        ObjectReader object;
+        try {
+            object = store.open(key);
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+        try {
             if (object.size() > MAX_MANIFEST_BYTES) {
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is " + object.size()
                         + " bytes, more than any manifest (" + MAX_MANIFEST_BYTES + "): not reading it");
             }
             byte[] json = new byte[Math.toIntExact(object.size())];
             object.read(new Range(0, json.length), MemorySegment.ofArray(json));
-            return Optional.of(new WrittenManifest(Manifest.fromJson(json, key), object.object().owner()));
-        } catch (StoreException e) {
-            if (e.code() == StoreException.Code.NOT_FOUND) {
+            return Optional.of(new LeasedRead(new WrittenManifest(Manifest.fromJson(json, key), object.object().owner()), object));
+        } catch (IOException | RuntimeException e) {
+            object.close();
+            if (e instanceof StoreException s && s.code() == StoreException.Code.NOT_FOUND) {
                 return Optional.empty();
             }
             throw e;
@@ -218,12 +243,34 @@ public final class Catalog {
 
     /** The manifest of a checkpoint that loaders may read: it exists and is READY. */
     public Manifest readyManifest(CheckpointId id) throws IOException {
-        Manifest manifest = existingManifest(id);
-        if (manifest.status() != CheckpointStatus.READY) {
-            throw new CheckpointException(CheckpointException.Code.NOT_READY, "checkpoint " + id + " is " + manifest.status()
-                    + ", not READY" + (manifest.error() == null ? "" : " (" + manifest.error() + ")"));
+        LeasedManifest ready = readyManifestLeased(id);
+        ready.lease().close();
+        return ready.manifest();
+    }
+
+    /** A READY manifest, and the open reader whose read lease it was read under: closing it ends the lease. */
+    public record LeasedManifest(Manifest manifest, ObjectReader lease) {}
+
+    /**
+     * As {@link #readyManifest}, leaving the read lease the manifest was read under for the caller to end:
+     * a load ends it beside its open, not before it, a round trip to the master off the way to its first
+     * byte (every tensor-parallel rank opens the checkpoint).
+     */
+    public LeasedManifest readyManifestLeased(CheckpointId id) throws IOException {
+        LeasedRead read = readLeased(manifestKey(id)).orElseThrow(() ->
+                new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store"));
+        try {
+            requireWrittenByImporter(read.written());
+            Manifest manifest = read.written().manifest();
+            if (manifest.status() != CheckpointStatus.READY) {
+                throw new CheckpointException(CheckpointException.Code.NOT_READY, "checkpoint " + id + " is " + manifest.status()
+                        + ", not READY" + (manifest.error() == null ? "" : " (" + manifest.error() + ")"));
+            }
+            return new LeasedManifest(manifest, read.lease());
+        } catch (CheckpointException e) {
+            read.lease().close();
+            throw e;
         }
-        return manifest;
     }
 
     /** The id of every checkpoint that has a manifest, in id order: one prefix listing, no manifest read. */

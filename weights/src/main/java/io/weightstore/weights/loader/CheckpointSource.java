@@ -97,6 +97,12 @@ public final class CheckpointSource implements AutoCloseable {
     private final StreamBufferPool buffers;
     private final boolean ownsBuffers;
     private final Map<String, ObjectReader> weightFiles = new LinkedHashMap<>();
+    /**
+     * The CRC tables' readers, kept open for their leases alone and ended with the weight files' in the one
+     * call the close makes: ended apart, they were a round trip to the master on the way to the first byte
+     * (a millisecond or more here), and every tensor-parallel rank opens the checkpoint.
+     */
+    private final List<ObjectReader> tableLeases = new ArrayList<>();
     private final Map<String, TensorCrcTable> crcTables = new HashMap<>();
     private final Map<String, SafetensorsHeader> headers = new HashMap<>();
     /** Weight files seen in place in pools on this host, unmapped when the source closes. */
@@ -110,8 +116,11 @@ public final class CheckpointSource implements AutoCloseable {
     private final LongAdder bytesSeenInPlace = new LongAdder();
     private Map<String, Location> tensors;
 
-    private CheckpointSource(StoreClient store, boolean ownsStore, Catalog catalog, Manifest manifest, LoadOptions options,
-            Optional<Consumer<Materialized>> metadataFirst) throws IOException {
+    private CheckpointSource(StoreClient store, boolean ownsStore, Catalog catalog, Manifest manifest, Optional<ObjectReader> manifestLease,
+            LoadOptions options, Optional<Consumer<Materialized>> metadataFirst) throws IOException {
+        // Not held to the close, as the tables' leases are: a leased manifest cannot be rewritten, and a replace rewrites it
+        // while engines keep the version before open. Ended beside the open, and waited for by release().
+        manifestLease.ifPresent(lease -> checker.submit(lease::close));
         this.store = store;
         this.ownsStore = ownsStore;
         this.catalog = catalog;
@@ -143,8 +152,8 @@ public final class CheckpointSource implements AutoCloseable {
      * tokenizer) that the new version changed, which would not go with the new weights. Metadata is
      * handed over once, whatever the attempts.
      */
-    private static CheckpointSource openCurrent(StoreClient store, boolean ownsStore, Manifest first, LoadOptions options,
-            Optional<Consumer<Materialized>> metadataFirst) throws IOException {
+    private static CheckpointSource openCurrent(StoreClient store, boolean ownsStore, Manifest first, Optional<ObjectReader> firstLease,
+            LoadOptions options, Optional<Consumer<Materialized>> metadataFirst) throws IOException {
         Catalog catalog = new Catalog(store);
         AtomicBoolean handedOver = new AtomicBoolean();
         Optional<Consumer<Materialized>> once = metadataFirst.map(tell -> materialized -> {
@@ -155,7 +164,9 @@ public final class CheckpointSource implements AutoCloseable {
         Manifest manifest = first;
         for (int attempt = 1; ; attempt++) {
             try {
-                return new CheckpointSource(store, ownsStore, catalog, manifest, options, once);
+                // A failed attempt ended the first manifest's lease; a replacement read below is read without keeping one.
+                return new CheckpointSource(store, ownsStore, catalog, manifest, attempt == 1 ? firstLease : Optional.empty(), options,
+                        once);
             } catch (IOException e) {
                 Optional<Manifest> replacement = replacedSince(catalog, manifest, e);
                 if (replacement.isEmpty() || attempt == OPENS_ACROSS_REPLACES) {
@@ -193,8 +204,8 @@ public final class CheckpointSource implements AutoCloseable {
 
     /**
      * Opens the safetensors files and reads their headers and tensor CRC tables: the leases of the files
-     * and their tables in one call to the master, every header and table in one scatter-gather read,
-     * the tables' leases ended in one more call. File after file, a lease, a header and a table each
+     * and their tables in one call to the master, every header and table in one scatter-gather read
+     * (the tables' leases end with the files' at the close). File after file, a lease, a header and a table each
      * (with a lease of its own), they were most of the time an open took on a checkpoint of many files
      * (64 files of 16 MiB over loopback: 86 ms of a 222 ms load), and every TP rank opens it.
      */
@@ -219,24 +230,21 @@ public final class CheckpointSource implements AutoCloseable {
             // Held from here on: a failure below ends their leases in release().
             weightFiles.put(files.get(i).path(), objects.get(i));
         }
+        tableLeases.addAll(tables);
         List<byte[]> prefixes = new ArrayList<>();
         List<byte[]> tableBytes = new ArrayList<>();
-        try {
-            for (int i = 0; i < files.size(); i++) {
-                files.get(i).requireMatches(objects.get(i).object());
-            }
-            List<Read> reads = new ArrayList<>();
-            for (int i = 0; i < files.size(); i++) {
-                prefixes.add(wholeOrPrefix(objects.get(i), headerBytes(files.get(i).file()), reads));
-            }
-            for (ObjectReader table : tables) {
-                tableBytes.add(wholeOrPrefix(table, table.size(), reads));
-            }
-            if (!reads.isEmpty()) {
-                store.read(reads);
-            }
-        } finally {
-            ObjectReader.closeAll(tables);
+        for (int i = 0; i < files.size(); i++) {
+            files.get(i).requireMatches(objects.get(i).object());
+        }
+        List<Read> reads = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            prefixes.add(wholeOrPrefix(objects.get(i), headerBytes(files.get(i).file()), reads));
+        }
+        for (ObjectReader table : tables) {
+            tableBytes.add(wholeOrPrefix(table, table.size(), reads));
+        }
+        if (!reads.isEmpty()) {
+            store.read(reads);
         }
         for (int i = 0; i < tabled.size(); i++) {
             crcTables.put(tabled.get(i).path(), tabled.get(i).tensorCrcs(tableBytes.get(i)));
@@ -329,7 +337,8 @@ public final class CheckpointSource implements AutoCloseable {
         CheckpointId id = checkpointId(uri);
         StoreClient store = StoreLocator.open(options.store(), options.credentials(), options.connections());
         try {
-            return openCurrent(store, true, new Catalog(store).readyManifest(id), options, metadataFirst);
+            Catalog.LeasedManifest ready = new Catalog(store).readyManifestLeased(id);
+            return openCurrent(store, true, ready.manifest(), Optional.of(ready.lease()), options, metadataFirst);
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -338,18 +347,19 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Opens a checkpoint on a store the caller keeps open. */
     public static CheckpointSource open(StoreClient store, CheckpointId id, LoadOptions options) throws IOException {
-        return openFrom(store, new Catalog(store).readyManifest(id), options);
+        Catalog.LeasedManifest ready = new Catalog(store).readyManifestLeased(id);
+        return openCurrent(store, false, ready.manifest(), Optional.of(ready.lease()), options, Optional.empty());
     }
 
     /** As {@link #open(StoreClient, CheckpointId, LoadOptions)}, from {@code manifest} as read a moment before. */
     static CheckpointSource openFrom(StoreClient store, Manifest manifest, LoadOptions options) throws IOException {
-        return openCurrent(store, false, manifest, options, Optional.empty());
+        return openCurrent(store, false, manifest, Optional.empty(), options, Optional.empty());
     }
 
     /** As {@link #openFrom(StoreClient, Manifest, LoadOptions)}, handing the metadata over first, as {@link #openMetadataFirst}. */
     static CheckpointSource openFrom(StoreClient store, Manifest manifest, LoadOptions options, Consumer<Materialized> metadataWritten)
             throws IOException {
-        return openCurrent(store, false, manifest, options, Optional.of(metadataWritten));
+        return openCurrent(store, false, manifest, Optional.empty(), options, Optional.of(metadataWritten));
     }
 
     /** The checkpoint id of a {@code weightstore://ID} URI. */
@@ -705,7 +715,9 @@ public final class CheckpointSource implements AutoCloseable {
             }
         }
         // In one call to the master: one after another, each a call, they took a load of a checkpoint of 64 files 26 ms.
-        ObjectReader.closeAll(weightFiles.values());
+        List<ObjectReader> leased = new ArrayList<>(weightFiles.values());
+        leased.addAll(tableLeases);
+        ObjectReader.closeAll(leased);
         if (ownsBuffers) {
             buffers.close();
         }

@@ -331,6 +331,28 @@ class LoaderTest {
         other.remove(weightKeys.getFirst(), false);
     }
 
+    @Test
+    void anOpenSourceHoldsItsCrcTablesUntilItClosesAndLeavesNoLeaseBehind() throws IOException {
+        Catalog catalog = new Catalog(store);
+        CheckpointId id = new CheckpointId("ckpt");
+        Manifest manifest = catalog.readyManifest(id);
+        List<String> tables = manifest.files().stream().filter(f -> f.isSafetensors() && f.tensorCrcsSha256() != null)
+                .map(f -> catalog.file(manifest, f).checksKey()).toList();
+        assertThat(tables).isNotEmpty();
+        StoreClient other = cluster.client();
+        try (CheckpointSource source = open("ckpt", 1L << 20)) {
+            assertThat(source.manifest()).isEqualTo(manifest);
+            for (String key : tables) {
+                assertThatThrownBy(() -> other.remove(key, false)).as(key).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                        .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.FAILED_PRECONDITION));
+            }
+        }
+        other.remove(catalog.manifestObject(id).orElseThrow().key(), false);
+        for (String key : tables) {
+            other.remove(key, false);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void ranksReadTheirSliceAndTogetherCoverEachSplitTensorOnce(int worldSize) throws IOException {
