@@ -81,14 +81,19 @@ public final class LoadBench {
             List<String> notes = new ArrayList<>();
             // A tmpfs in 4 KiB pages costs the nodes' sendfile and the same-host path a lookup per page.
             notes.add("pools in " + poolDir + " (" + PoolPages.of(poolDir) + ")");
-            // The paths the loader's targets compare are timed in turns, so drift hits them alike (same host against mmap too).
+            List<Long> perRank = new ArrayList<>();
+            // The paths the loader's targets compare are timed in turns, so drift hits them alike (same host against mmap,
+            // TP=4 against the loopback loader too). TP=4 keeps a client and stream buffers across runs, as the loopback rows
+            // keep theirs: the goal compares the two loads, not one of them also the first touch of fresh buffers per run.
             try (Ceilings.RawSocket raw = Ceilings.rawSocket(source.resolve(first.path()), whole.asSlice(0, first.size()), 4);
                     StoreClient rawClient = cluster.client(false, CONNECTIONS);
                     RawObjects rawObjects = RawObjects.open(rawClient);
                     StoreClient loopbackClient = cluster.client(false, CONNECTIONS);
                     StoreClient sameHostClient = cluster.client(true, CONNECTIONS);
+                    StoreClient tpClient = cluster.client(false, CONNECTIONS);
                     StreamBufferPool loopbackBuffers = new StreamBufferPool();
-                    StreamBufferPool sameHostBuffers = new StreamBufferPool()) {
+                    StreamBufferPool sameHostBuffers = new StreamBufferPool();
+                    StreamBufferPool tpBuffers = new StreamBufferPool()) {
                 List<Measurement> measured = Measurement.interleaved(runs, List.of(
                         Ceilings.memcpy(arena, Math.min(largest, 1L << 30)),
                         raw.timed(),
@@ -100,6 +105,12 @@ public final class LoadBench {
                                 weightBytes, false),
                         loader(sameHostClient, sameHostBuffers, "loader, same host", "1 rank, pools mapped in place, checked",
                                 weightBytes, true),
+                        new Measurement.Timed("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes,
+                                () -> loadAllRanks(tpClient, tpBuffers, 4, true, perRank)),
+                        new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as above, CRC tables not used",
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, 4, false, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks at once", "4 ranks on 4 threads, one source, loopback",
+                                weightBytes, () -> loadAllRanksAtOnce(tpClient, tpBuffers, 4)),
                         new Measurement.Timed("local page cache, mmap", "copy out of a mapping", weightBytes,
                                 () -> copyFromMaps(source, weights, whole))));
                 memcpy = measured.get(0);
@@ -117,18 +128,6 @@ public final class LoadBench {
             paths.add(Measurement.of("local page cache, FileChannel", "files already in memory, 64 MiB reads", weightBytes, runs,
                     () -> readFiles(source, weights, whole)));
             paths.add(mmap);
-            List<Long> perRank = new ArrayList<>();
-            // A client and stream buffers kept across runs, as the loopback rows keep theirs: the goal compares TP=4 with one
-            // rank, so both time the load, not one of them also the first touch of 512 MiB of fresh buffers per run.
-            try (StoreClient tpClient = cluster.client(false, CONNECTIONS); StreamBufferPool tpBuffers = new StreamBufferPool()) {
-                paths.addAll(Measurement.interleaved(runs, List.of(
-                        new Measurement.Timed("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes,
-                                () -> loadAllRanks(tpClient, tpBuffers, 4, true, perRank)),
-                        new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as above, CRC tables not used",
-                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, 4, false, new ArrayList<>())),
-                        new Measurement.Timed("loader, TP=4 all ranks at once", "4 ranks on 4 threads, one source, loopback",
-                                weightBytes, () -> loadAllRanksAtOnce(tpClient, tpBuffers, 4)))));
-            }
             // Fresh memory per run, as an engine's own: collected before each run, so runs do not pile up the last ones' memory.
             try (StoreClient prefetchClient = cluster.client(false, CONNECTIONS)) {
                 paths.add(Measurement.of("loader, loopback, whole tensors", "as Jlama takes them, each kept in memory of its own, "

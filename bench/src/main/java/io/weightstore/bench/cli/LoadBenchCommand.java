@@ -94,6 +94,8 @@ abstract class LoadBenchCommand implements Callable<Integer> {
         Optional<Row> sameHost = row(rows, "loader, same host");
         Optional<Row> bestNginx = rows.stream().filter(r -> r.path().startsWith("nginx"))
                 .max(Comparator.comparingDouble(Row::medianGbPerSecond));
+        add(targets, loopback, row(rows, "raw socket"), 0.8);
+        add(targets, row(rows, "loader, TP=4 all ranks"), loopback, 0.9);
         add(targets, sameHost, row(rows, "local page cache, mmap"), 0.9);
         add(targets, loopback, bestNginx, 1.0);
         add(targets, loopback, rows.stream().filter(r -> r.path().startsWith("Redis")).findFirst(), 2.0);
