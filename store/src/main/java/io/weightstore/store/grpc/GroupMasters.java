@@ -6,6 +6,9 @@ import io.weightstore.store.api.StoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 /**
@@ -22,15 +25,22 @@ final class GroupMasters {
 
     private GroupMasters() {}
 
-    /** {@code listed}, the leader's list, then each of {@code given} it does not hold, in the order given. */
+    /**
+     * {@code listed}, the leader's list, then each of {@code given} it does not hold, in the order given. Those are
+     * asked all at once: one after another, each master that froze added its call's whole deadline to the answer.
+     */
     static List<MasterMember> of(List<MasterMember> listed, List<MasterAddress> given, Connections connections) {
         Set<String> known = listed.stream().map(MasterMember::address).collect(Collectors.toSet());
-        List<MasterMember> all = new ArrayList<>(listed);
-        for (MasterAddress address : given) {
-            if (!known.contains(address.toString())) {
-                all.add(ask(address.toString(), connections));
+        List<Future<MasterMember>> asked = new ArrayList<>();
+        try (ExecutorService asking = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (MasterAddress address : given) {
+                if (!known.contains(address.toString())) {
+                    asked.add(asking.submit(() -> ask(address.toString(), connections)));
+                }
             }
         }
+        List<MasterMember> all = new ArrayList<>(listed);
+        asked.forEach(answer -> all.add(answer.resultNow()));
         return all;
     }
 
