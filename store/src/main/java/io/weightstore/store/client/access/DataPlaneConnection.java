@@ -224,6 +224,11 @@ final class DataPlaneConnection implements AutoCloseable {
         readFully(message);
         if (response.status() != Status.OK) {
             String text = new String(message.array(), StandardCharsets.UTF_8);
+            if (response.payloadLength() != 0) {
+                // No node sends bytes after a refusal; left unread, they would be taken for the next answer on this connection.
+                throw new StoreException(StoreException.Code.PROTOCOL, "node " + peer + " refused with " + response.status()
+                        + " but announced " + response.payloadLength() + " payload bytes after it: " + text);
+            }
             StoreException.Code code = switch (response.status()) {
                 case CORRUPT -> StoreException.Code.CORRUPT;
                 case OUT_OF_RANGE -> StoreException.Code.INVALID_ARGUMENT;
