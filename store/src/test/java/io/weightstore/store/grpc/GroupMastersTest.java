@@ -52,12 +52,13 @@ class GroupMastersTest {
 
     /** A master whose status call runs {@code status}; nothing else of it is asked. */
     private static MasterApi master(StatusCall status) {
-        return (MasterApi) Proxy.newProxyInstance(MasterApi.class.getClassLoader(), new Class<?>[] {MasterApi.class}, (proxy, method, args) -> {
-            if (!method.getName().equals("status")) {
-                throw new UnsupportedOperationException(method.getName());
-            }
-            status.run();
-            return null;
-        });
+        return (MasterApi) Proxy.newProxyInstance(MasterApi.class.getClassLoader(), new Class<?>[] {MasterApi.class},
+                (proxy, method, args) -> {
+                    if (!method.getName().equals("status")) {
+                        throw new UnsupportedOperationException(method.getName());
+                    }
+                    status.run();
+                    return null;
+                });
     }
 }

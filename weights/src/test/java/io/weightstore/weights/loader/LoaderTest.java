@@ -343,7 +343,8 @@ class LoaderTest {
         try (CheckpointSource source = open("ckpt", 1L << 20)) {
             assertThat(source.manifest()).isEqualTo(manifest);
             for (String key : tables) {
-                assertThatThrownBy(() -> other.remove(key, false)).as(key).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                assertThatThrownBy(() -> other.remove(key, false)).as(key)
+                        .asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
                         .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.FAILED_PRECONDITION));
             }
         }
