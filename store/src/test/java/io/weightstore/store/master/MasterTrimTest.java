@@ -57,15 +57,25 @@ class MasterTrimTest {
         }
     }
 
-    @Test
-    void copiesDroppedUnderAReaderAreRecordedAndFreedInChangesAnEtcdTransactionTakes() throws StoreException {
+    /** A master whose metadata writes take at most 128 changes each, as etcd's transactions do, with "big" in 150 slices at 2 copies. */
+    private MasterCore bigAtTwoCopiesOnTwoNodesUnderSmallTransactions() throws StoreException {
         AtomicLong now = new AtomicLong(1_000_000);
-        try (MasterCore master = MasterCore.open(new AtMostPerBatch(RocksMetadataStore.open(dir), 128), ClockedMasters.config(),
-                now::get)) {
+        MasterCore master = MasterCore.open(new AtMostPerBatch(RocksMetadataStore.open(dir), 128), ClockedMasters.config(), now::get);
+        try {
             for (String id : List.of("n1", "n2")) {
                 master.registerNode(node(id, 256 * SLICE));
             }
             put(master, "big", 150, 2);
+            return master;
+        } catch (StoreException | RuntimeException e) {
+            master.close();
+            throw e;
+        }
+    }
+
+    @Test
+    void copiesDroppedUnderAReaderAreRecordedAndFreedInChangesAnEtcdTransactionTakes() throws StoreException {
+        try (MasterCore master = bigAtTwoCopiesOnTwoNodesUnderSmallTransactions()) {
             Lease lease = master.locate("big", Duration.ofMinutes(1)).lease();
             master.setReplicas(List.of("big"), 1, false);
             master.reapNow();
@@ -82,13 +92,7 @@ class MasterTrimTest {
 
     @Test
     void badCopiesDroppedUnderAReaderTakeTheirRecordsInChangesAnEtcdTransactionTakes() throws StoreException {
-        AtomicLong now = new AtomicLong(1_000_000);
-        try (MasterCore master = MasterCore.open(new AtMostPerBatch(RocksMetadataStore.open(dir), 128), ClockedMasters.config(),
-                now::get)) {
-            for (String id : List.of("n1", "n2")) {
-                master.registerNode(node(id, 256 * SLICE));
-            }
-            put(master, "big", 150, 2);
+        try (MasterCore master = bigAtTwoCopiesOnTwoNodesUnderSmallTransactions()) {
             master.locate("big", Duration.ofMinutes(1));
             ObjectMeta big = master.stat("big");
             List<ScrubFinding> onN2 = new ArrayList<>();
