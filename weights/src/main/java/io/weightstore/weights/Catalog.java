@@ -237,8 +237,12 @@ public final class Catalog {
 
     /** The manifest of a checkpoint that exists, whatever its status. */
     public Manifest existingManifest(CheckpointId id) throws IOException {
-        return manifest(id).orElseThrow(() ->
-                new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store"));
+        return manifest(id).orElseThrow(() -> noSuchCheckpoint(id));
+    }
+
+    /** What a verb naming a checkpoint the store does not hold fails with. */
+    static CheckpointException noSuchCheckpoint(CheckpointId id) {
+        return new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store");
     }
 
     /** The manifest of a checkpoint that loaders may read: it exists and is READY. */
@@ -257,8 +261,7 @@ public final class Catalog {
      * byte (every tensor-parallel rank opens the checkpoint).
      */
     public LeasedManifest readyManifestLeased(CheckpointId id) throws IOException {
-        LeasedRead read = readLeased(manifestKey(id)).orElseThrow(() ->
-                new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store"));
+        LeasedRead read = readLeased(manifestKey(id)).orElseThrow(() -> noSuchCheckpoint(id));
         try {
             requireWrittenByImporter(read.written());
             Manifest manifest = read.written().manifest();

@@ -28,7 +28,7 @@ public final class CheckpointRemover {
             List<String> keys = store.list(Catalog.prefix(id)).stream().map(ObjectMeta::key)
                     .sorted(Comparator.comparingInt(manifests::indexOf)).toList();
             if (keys.isEmpty()) {
-                throw new CheckpointException(CheckpointException.Code.NOT_FOUND, "no checkpoint " + id + " in the store");
+                throw Catalog.noSuchCheckpoint(id);
             }
             try {
                 store.removeAllUnderLock(keys, force, lock.owner().toString(), Catalog.lockName(id));
