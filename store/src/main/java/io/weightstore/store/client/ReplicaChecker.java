@@ -68,8 +68,8 @@ final class ReplicaChecker {
         }
         NodeStatus node = located.nodes().get(replica.nodeId());
         List<BlockCheck> blocks = wholeSlice(located.object(), slice, replica.offset());
-        try {
-            connections.access(node.info()).verify(blocks);
+        try (NodeConnections.Held held = connections.hold(node.info())) {
+            held.access().verify(blocks);
             return new ReplicaVerdict(slice, replica, ReplicaVerdict.State.OK, blocks.size() + " blocks match on node " + node.nodeId());
         } catch (StoreException e) {
             return switch (e.code()) {

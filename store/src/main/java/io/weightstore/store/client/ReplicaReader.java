@@ -293,13 +293,12 @@ final class ReplicaReader {
             Optional<ArrivedCrc> crc, Attempts attempts) throws IOException {
         attempts.asking(node.nodeId());
         chooser.asking(node.nodeId(), task.bytes());
-        try {
-            NodeAccess access = connections.access(node.info());
+        try (NodeConnections.Held held = connections.hold(node.info())) {
             long start = System.nanoTime();
-            int delivered = task.run(access, replicaOffset, ReadPlanner.checks(task, object, replicaOffset), dst, crc.isPresent(),
-                    OnBusy.FAIL_AT_ONCE);
+            int delivered = task.run(held.access(), replicaOffset, ReadPlanner.checks(task, object, replicaOffset), dst,
+                    crc.isPresent(), OnBusy.FAIL_AT_ONCE);
             crc.ifPresent(c -> c.piece(task.dstOffset(), task.bytes(), delivered));
-            metrics.pieceRead(node.nodeId(), access instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
+            metrics.pieceRead(node.nodeId(), held.access() instanceof MappedNodeAccess, task.bytes(), System.nanoTime() - start);
             chooser.answered(node.nodeId());
             if (attempts.servedByAnother(node.nodeId())) {
                 metrics.failedOver();

@@ -97,17 +97,18 @@ final class ReplicaRepairer {
 
     /** Copies the slice from the first source that serves it whole, then has the new copy's node check every block. */
     private String copy(Located located, RepairGrant grant, List<ReplicaRef> sources) throws IOException {
-        NodeAccess target = connections.access(grant.node());
         List<String> errors = new ArrayList<>();
-        for (ReplicaRef source : sources) {
-            NodeStatus node = located.nodes().get(source.nodeId());
-            try {
-                copySlice(located.object(), grant.slice(), connections.access(node.info()), source.offset(), target,
-                        grant.target().offset(), grant.writeGrant());
-                target.verify(ReplicaChecker.wholeSlice(located.object(), grant.slice(), grant.target().offset()));
-                return source.nodeId();
-            } catch (IOException e) {
-                errors.add("from " + source.nodeId() + ": " + e.getMessage());
+        try (NodeConnections.Held target = connections.hold(grant.node())) {
+            for (ReplicaRef source : sources) {
+                NodeStatus node = located.nodes().get(source.nodeId());
+                try (NodeConnections.Held from = connections.hold(node.info())) {
+                    copySlice(located.object(), grant.slice(), from.access(), source.offset(), target.access(),
+                            grant.target().offset(), grant.writeGrant());
+                    target.access().verify(ReplicaChecker.wholeSlice(located.object(), grant.slice(), grant.target().offset()));
+                    return source.nodeId();
+                } catch (IOException e) {
+                    errors.add("from " + source.nodeId() + ": " + e.getMessage());
+                }
             }
         }
         throw new StoreException(StoreException.Code.UNAVAILABLE, "could not copy slice " + grant.slice() + " of "

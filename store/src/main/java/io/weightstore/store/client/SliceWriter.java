@@ -174,9 +174,8 @@ final class SliceWriter {
             if (node == null) {
                 throw new StoreException(StoreException.Code.PROTOCOL, "master placed a replica on unknown node " + replica.nodeId());
             }
-            try {
-                connections.access(node).write(replica.offset() + sliceOffset, data,
-                        grant.writeGrants().getOrDefault(replica, Ticket.none()));
+            try (NodeConnections.Held held = connections.hold(node)) {
+                held.access().write(replica.offset() + sliceOffset, data, grant.writeGrants().getOrDefault(replica, Ticket.none()));
             } catch (IOException e) {
                 throw new StoreException(e instanceof StoreException s ? s.code() : StoreException.Code.UNAVAILABLE,
                         "writing slice at " + slice.offset() + " of " + grant.object().key() + " to node " + node.nodeId()
