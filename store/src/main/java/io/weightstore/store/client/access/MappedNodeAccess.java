@@ -42,6 +42,9 @@ public final class MappedNodeAccess implements NodeAccess {
                 if (check.end() <= range.offset() || check.offset() >= range.end()) {
                     continue;
                 }
+                if (check.offset() > copiedTo) {
+                    throw notCovered(range, copiedTo, check.offset());
+                }
                 if (check.offset() >= range.offset() && check.end() <= range.end()) {
                     MemorySegment target = dst.asSlice(dstOffset + check.offset() - range.offset(), check.length());
                     MemorySegment.copy(data, check.offset(), target, 0, check.length());
@@ -55,11 +58,16 @@ public final class MappedNodeAccess implements NodeAccess {
                 copiedTo = Math.max(copiedTo, Math.min(range.end(), check.end()));
             }
             if (copiedTo < range.end()) {
-                throw new IllegalStateException("read of pool range offset=" + range.offset() + " length=" + range.length()
-                        + " is not covered by its checksum blocks");
+                throw notCovered(range, copiedTo, range.end());
             }
             dstOffset += range.length();
         }
+    }
+
+    /** Checks are in pool order, each starting where the last ended: any gap would be bytes copied unchecked. */
+    private static IllegalStateException notCovered(Range range, long from, long to) {
+        return new IllegalStateException("read of pool range offset=" + range.offset() + " length=" + range.length()
+                + " is not covered by its checksum blocks: no block checks bytes " + from + ".." + to);
     }
 
     @Override

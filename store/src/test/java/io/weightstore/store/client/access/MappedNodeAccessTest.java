@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weightstore.store.HugeTmpfs;
+import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
+import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.pool.PoolPages;
+import io.weightstore.store.wire.BlockCheck;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -179,6 +183,26 @@ class MappedNodeAccessTest {
                 assertThat(first.array()).as("nothing landed in the pool now at that path").containsOnly(0);
             }
         }
+    }
+
+    @Test
+    void aReadWhoseChecksLeaveAGapIsRefusedBeforeAnyByteLands() throws Exception {
+        try (PoolFile pool = PoolFile.openOrCreate(disk.resolve("pool"), CAPACITY); Arena arena = Arena.ofConfined()) {
+            MappedNodeAccess access = new MappedNodeAccess(pool);
+            int block = 4096;
+            access.write(0, MemorySegment.ofArray(random(3 * block, 7)), Ticket.none());
+            List<BlockCheck> firstAndLast = List.of(new BlockCheck(0, block, crc32c(pool, 0, block)),
+                    new BlockCheck(2 * block, block, crc32c(pool, 2 * block, block)));
+            MemorySegment dst = arena.allocate(3 * block).fill((byte) 0x5A);
+
+            assertThatThrownBy(() -> access.read(List.of(new Range(0, 3 * block)), firstAndLast, dst))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("no block checks bytes 4096..8192");
+            assertThat(dst.asSlice(block, block).toArray(ValueLayout.JAVA_BYTE)).as("the unchecked block").containsOnly(0x5A);
+        }
+    }
+
+    private static int crc32c(PoolFile pool, long offset, int length) {
+        return Checksums.crc32c(pool.data().asSlice(offset, length));
     }
 
     private static byte[] fileBytes(PoolFile pool, long offset, int length) throws IOException {
