@@ -3,11 +3,14 @@ package io.weightstore.store.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.TamperingProxy;
 import io.weightstore.store.wire.TestTls.Kind;
 import java.io.UncheckedIOException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -40,9 +43,9 @@ class TamperingTest {
 
     private static Loopback.Ends throughProxy(Kind kind, AtomicReference<TamperingProxy> proxy) throws Exception {
         return Loopback.connect(TestTls.opener(kind, tls.server), TestTls.opener(kind, tls.client), target -> {
-            proxy.set(TamperingProxy.start(target, FLIP_AT));
             try {
-                return proxy.get().address();
+                proxy.set(TamperingProxy.flippingWhatClientsSend(((InetSocketAddress) target).getPort(), FLIP_AT));
+                return new InetSocketAddress(InetAddress.getLoopbackAddress(), proxy.get().port());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
