@@ -20,6 +20,7 @@ import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.ReplicationStatus;
@@ -34,6 +35,7 @@ import io.weightstore.store.proto.BadCopyRecord;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.HeartbeatResponse;
 import io.weightstore.store.proto.LeaseRecord;
+import io.weightstore.store.proto.ReadTimeRecord;
 import io.weightstore.store.proto.LockRecord;
 import io.weightstore.store.proto.PendingPut;
 import io.weightstore.store.proto.ReleaseLeaseRequest;
@@ -403,6 +405,19 @@ public final class Protos {
                     new ReplicaRef(copy.getReplica().getNodeId(), copy.getReplica().getOffset()));
         } catch (InvalidProtocolBufferException e) {
             throw unreadable("bad copy", e);
+        }
+    }
+
+    public static byte[] encode(ReadTime read) {
+        return ReadTimeRecord.newBuilder().setKey(read.key()).setReadMs(read.readAt().toEpochMilli()).build().toByteArray();
+    }
+
+    public static ReadTime decodeReadTime(byte[] bytes) throws StoreException {
+        try {
+            ReadTimeRecord read = ReadTimeRecord.parseFrom(bytes);
+            return new ReadTime(read.getKey(), Instant.ofEpochMilli(read.getReadMs()));
+        } catch (InvalidProtocolBufferException e) {
+            throw unreadable("read time", e);
         }
     }
 

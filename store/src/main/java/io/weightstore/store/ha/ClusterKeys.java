@@ -18,6 +18,7 @@ record ClusterKeys(String cluster) {
     static final String LEASE = "r/";
     static final String RETIRED = "t/";
     static final String BAD = "b/";
+    static final String READ = "a/";
 
     ClusterKeys {
         if (!NAME.matcher(cluster).matches()) {

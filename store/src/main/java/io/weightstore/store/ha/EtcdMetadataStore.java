@@ -17,6 +17,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
@@ -151,6 +152,12 @@ final class EtcdMetadataStore implements MetadataStore {
     }
 
     @Override
+    public synchronized List<ReadTime> readTimes() throws StoreException {
+        requireAuthority();
+        return List.copyOf(records.readTimes().values());
+    }
+
+    @Override
     public synchronized void apply(MetadataBatch batch) throws StoreException {
         apply(batch.changes().stream().map(this::encode).toList());
     }
@@ -247,6 +254,8 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.PutBadCopy c -> keys.record(ClusterKeys.BAD, MetadataBatch.badCopyName(c.copy()));
             case MetadataBatch.Change.DeleteBadCopy c -> keys.record(ClusterKeys.BAD,
                     MetadataBatch.badCopyName(c.key(), c.slice(), c.nodeId()));
+            case MetadataBatch.Change.PutReadTime c -> keys.record(ClusterKeys.READ, c.read().key());
+            case MetadataBatch.Change.DeleteReadTime c -> keys.record(ClusterKeys.READ, c.key());
         };
     }
 
@@ -275,6 +284,7 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.PutLease c -> Protos.encode(c.lease());
             case MetadataBatch.Change.PutRetired c -> Protos.encode(c.range());
             case MetadataBatch.Change.PutBadCopy c -> Protos.encode(c.copy());
+            case MetadataBatch.Change.PutReadTime c -> Protos.encode(c.read());
             case MetadataBatch.Change.DeleteObject c -> null;
             case MetadataBatch.Change.DeleteNode c -> null;
             case MetadataBatch.Change.DeletePending c -> null;
@@ -282,6 +292,7 @@ final class EtcdMetadataStore implements MetadataStore {
             case MetadataBatch.Change.DeleteLease c -> null;
             case MetadataBatch.Change.DeleteRetired c -> null;
             case MetadataBatch.Change.DeleteBadCopy c -> null;
+            case MetadataBatch.Change.DeleteReadTime c -> null;
         };
     }
 

@@ -12,6 +12,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
@@ -41,6 +42,7 @@ final class MetadataRecords {
     private final Map<Long, ReadLease> leases = new TreeMap<>();
     private final Map<String, RetiredRange> retired = new TreeMap<>();
     private final Map<String, BadCopy> bad = new TreeMap<>();
+    private final Map<String, ReadTime> readTimes = new TreeMap<>(KeyOrder.UTF8);
 
     NavigableMap<String, ObjectMeta> objects() {
         return objects;
@@ -70,8 +72,13 @@ final class MetadataRecords {
         return bad;
     }
 
+    Map<String, ReadTime> readTimes() {
+        return readTimes;
+    }
+
     int size() {
-        return objects.size() + nodes.size() + pending.size() + locks.size() + leases.size() + retired.size() + bad.size();
+        return objects.size() + nodes.size() + pending.size() + locks.size() + leases.size() + retired.size() + bad.size()
+                + readTimes.size();
     }
 
     /** A copy that changes apart from this one. */
@@ -84,6 +91,7 @@ final class MetadataRecords {
         copy.leases.putAll(leases);
         copy.retired.putAll(retired);
         copy.bad.putAll(bad);
+        copy.readTimes.putAll(readTimes);
         return copy;
     }
 
@@ -183,6 +191,7 @@ final class MetadataRecords {
             }
             case ClusterKeys.RETIRED -> retired.put(id, Protos.decodeRetired(value));
             case ClusterKeys.BAD -> bad.put(id, Protos.decodeBadCopy(value));
+            case ClusterKeys.READ -> readTimes.put(id, Protos.decodeReadTime(value));
             default -> throw unknown(keys, name);
         }
     }
@@ -198,6 +207,7 @@ final class MetadataRecords {
             case ClusterKeys.LEASE -> leases.remove(Long.parseUnsignedLong(id, 16));
             case ClusterKeys.RETIRED -> retired.remove(id);
             case ClusterKeys.BAD -> bad.remove(id);
+            case ClusterKeys.READ -> readTimes.remove(id);
             default -> throw unknown(keys, name);
         }
     }
@@ -223,6 +233,8 @@ final class MetadataRecords {
             case MetadataBatch.Change.DeleteRetired c -> retired.remove(MetadataBatch.retiredName(c.replica()));
             case MetadataBatch.Change.PutBadCopy c -> bad.put(MetadataBatch.badCopyName(c.copy()), c.copy());
             case MetadataBatch.Change.DeleteBadCopy c -> bad.remove(MetadataBatch.badCopyName(c.key(), c.slice(), c.nodeId()));
+            case MetadataBatch.Change.PutReadTime c -> readTimes.put(c.read().key(), c.read());
+            case MetadataBatch.Change.DeleteReadTime c -> readTimes.remove(c.key());
         }
     }
 }

@@ -29,6 +29,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RepairGrant;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.RetiredRange;
@@ -78,6 +79,13 @@ public final class MasterCore implements MasterApi, ClusterView {
     /** Lease records deleted per batch: well under what any metadata store takes in one write. */
     private static final int LEASE_DELETES_PER_BATCH = 64;
 
+    /**
+     * How far an object's recorded read time may lag its last read: eviction after a restart or take-over
+     * orders objects by reads at most this much out of date, and a checkpoint loaded by many engines at once
+     * costs one record write a minute, not one per load.
+     */
+    static final long READ_TIME_STEP = 60_000;
+
     private final MetadataStore metadata;
     private final MasterConfig config;
     private final LongSupplier clock;
@@ -87,6 +95,8 @@ public final class MasterCore implements MasterApi, ClusterView {
     private final Eviction eviction = new LeastRecentlyRead();
     private final Map<String, PutGrant> pending = new LinkedHashMap<>();
     private final Map<String, Long> lastRead = new HashMap<>();
+    /** The read time each object's record holds, so that a locate rewrites it only once it is a {@link #READ_TIME_STEP} behind. */
+    private final Map<String, Long> recordedRead = new HashMap<>();
     private final Replication replication;
 
     /**
@@ -174,6 +184,15 @@ public final class MasterCore implements MasterApi, ClusterView {
             } else {
                 // Its object left or was replaced, or the copy was dropped, in parts of a change cut short: it marks nothing.
                 stray.deleteBadCopy(copy.key(), copy.slice(), copy.replica().nodeId());
+            }
+        }
+        for (ReadTime read : metadata.readTimes()) {
+            if (lastRead.containsKey(read.key())) {
+                lastRead.merge(read.key(), read.readAt().toEpochMilli(), Math::max);
+                recordedRead.put(read.key(), read.readAt().toEpochMilli());
+            } else {
+                // Its object left in a change cut short before the record's deletion: it times nothing.
+                stray.deleteReadTime(read.key());
             }
         }
         if (!stray.isEmpty()) {
@@ -625,10 +644,16 @@ public final class MasterCore implements MasterApi, ClusterView {
         String holder = Caller.current();
         List<Lease> granted = new ArrayList<>();
         MetadataBatch batch = new MetadataBatch();
+        // A key named twice is one record: etcd refuses a transaction that writes a key twice.
+        Set<String> readTimesDue = new HashSet<>();
         for (ObjectMeta object : objects) {
             Lease one = leases.grant(object.key(), now, millis, holder);
             granted.add(one);
             batch.putLease(new ReadLease(object.key(), one.id(), one.expiresAt(), holder));
+            Long recorded = recordedRead.get(object.key());
+            if ((recorded == null || now - recorded >= READ_TIME_STEP) && readTimesDue.add(object.key())) {
+                batch.putReadTime(new ReadTime(object.key(), Instant.ofEpochMilli(now)));
+            }
         }
         try {
             metadata.apply(batch);
@@ -638,6 +663,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             }
             throw e;
         }
+        readTimesDue.forEach(key -> recordedRead.put(key, now));
         List<Located> located = new ArrayList<>();
         for (int i = 0; i < objects.size(); i++) {
             ObjectMeta object = objects.get(i);
@@ -749,7 +775,7 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private void removeObject(ObjectMeta object) throws StoreException {
-        metadata.apply(new MetadataBatch().deleteObject(object.key()));
+        metadata.apply(new MetadataBatch().deleteObject(object.key()).deleteReadTime(object.key()));
         replication.unmarkLeft(Set.of(object.key()));
         forget(object);
     }
@@ -759,6 +785,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         nodes.release(object, replication.removed(object.key()));
         staleLeases.addAll(leases.forget(object.key()));
         lastRead.remove(object.key());
+        recordedRead.remove(object.key());
         objectCount--;
     }
 
@@ -780,7 +807,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             }
         }
         MetadataBatch batch = new MetadataBatch();
-        found.forEach(object -> batch.deleteObject(object.key()));
+        found.forEach(object -> batch.deleteObject(object.key()).deleteReadTime(object.key()));
         metadata.applyInParts(batch);
         replication.unmarkLeft(Set.copyOf(found.stream().map(ObjectMeta::key).toList()));
         found.forEach(this::forget);

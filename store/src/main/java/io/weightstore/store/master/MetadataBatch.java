@@ -6,6 +6,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoredNode;
@@ -45,6 +46,11 @@ public final class MetadataBatch {
 
         /** A bad copy is named by its key, slice and node: a slice has at most one copy on a node. */
         record DeleteBadCopy(String key, int slice, String nodeId) implements Change {}
+
+        record PutReadTime(ReadTime read) implements Change {}
+
+        /** An object has one read time, named by its key. */
+        record DeleteReadTime(String key) implements Change {}
     }
 
     private final List<Change> changes = new ArrayList<>();
@@ -103,6 +109,14 @@ public final class MetadataBatch {
 
     public MetadataBatch deleteBadCopy(String key, int slice, String nodeId) {
         return add(new Change.DeleteBadCopy(key, slice, nodeId));
+    }
+
+    public MetadataBatch putReadTime(ReadTime read) {
+        return add(new Change.PutReadTime(read));
+    }
+
+    public MetadataBatch deleteReadTime(String key) {
+        return add(new Change.DeleteReadTime(key));
     }
 
     public boolean isEmpty() {

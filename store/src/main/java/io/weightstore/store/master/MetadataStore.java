@@ -5,6 +5,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
@@ -36,6 +37,9 @@ public interface MetadataStore extends AutoCloseable {
 
     /** Every copy recorded as bad and not yet rewritten or dropped. */
     List<BadCopy> badCopies() throws StoreException;
+
+    /** The read time recorded for each object read since its record was last deleted. */
+    List<ReadTime> readTimes() throws StoreException;
 
     void apply(MetadataBatch batch) throws StoreException;
 

@@ -5,6 +5,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
@@ -36,6 +37,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private static final String LEASE = "r/";
     private static final String RETIRED = "t/";
     private static final String BAD = "b/";
+    private static final String READ = "a/";
     /**
      * RocksDB's own logs (LOG, then LOG.old.*) kept in the directory: every open starts a new one,
      * and the embedded store opens at every command, so without a bound they pile up by the thousand.
@@ -116,6 +118,11 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
+    public List<ReadTime> readTimes() throws StoreException {
+        return scan(READ, "", Integer.MAX_VALUE, Protos::decodeReadTime);
+    }
+
+    @Override
     public void apply(MetadataBatch batch) throws StoreException {
         try (WriteBatch write = new WriteBatch()) {
             for (MetadataBatch.Change change : batch.changes()) {
@@ -137,6 +144,8 @@ public final class RocksMetadataStore implements MetadataStore {
                             Protos.encode(c.copy()));
                     case MetadataBatch.Change.DeleteBadCopy c -> write.delete(bytes(BAD + MetadataBatch.badCopyName(c.key(), c.slice(),
                             c.nodeId())));
+                    case MetadataBatch.Change.PutReadTime c -> write.put(bytes(READ + c.read().key()), Protos.encode(c.read()));
+                    case MetadataBatch.Change.DeleteReadTime c -> write.delete(bytes(READ + c.key()));
                 }
             }
             db.write(syncWrites, write);

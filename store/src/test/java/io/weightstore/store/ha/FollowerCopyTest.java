@@ -9,6 +9,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.master.MetadataBatch;
@@ -80,10 +81,11 @@ class FollowerCopyTest extends MetadataStoreContract {
                     .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 0), 1))
                     .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1))
                     .putBadCopy(new BadCopy("a", Instant.EPOCH, 0, new ReplicaRef("n1", 0)))
-                    .putBadCopy(new BadCopy("b", Instant.EPOCH, 0, new ReplicaRef("n2", 0))));
+                    .putBadCopy(new BadCopy("b", Instant.EPOCH, 0, new ReplicaRef("n2", 0)))
+                    .putReadTime(new ReadTime("a", Instant.EPOCH)).putReadTime(new ReadTime("b", Instant.EPOCH)));
             writer.apply(new MetadataBatch().deleteObject("a").putObject(object("b", 20)).deleteNode("n1").putNode(node("n2"), true)
                     .deletePending("p1").deleteLock("l1").deleteLease(0xfedcba9876543210L).deleteRetired(new ReplicaRef("n1", 0))
-                    .deleteBadCopy("a", 0, "n1"));
+                    .deleteBadCopy("a", 0, "n1").deleteReadTime("a"));
         }
         try (MetadataStore fromCopy = reopen(); MetadataStore loaded = load()) {
             assertThat(loaded.objects("", "", 10)).extracting(ObjectMeta::size).containsExactly(20L);
@@ -95,6 +97,7 @@ class FollowerCopyTest extends MetadataStoreContract {
             assertThat(fromCopy.leases()).isEqualTo(loaded.leases()).extracting(ReadLease::leaseId).containsExactly(2L);
             assertThat(fromCopy.retiredRanges()).isEqualTo(loaded.retiredRanges()).hasSize(1);
             assertThat(fromCopy.badCopies()).isEqualTo(loaded.badCopies()).extracting(BadCopy::key).containsExactly("b");
+            assertThat(fromCopy.readTimes()).isEqualTo(loaded.readTimes()).extracting(ReadTime::key).containsExactly("b");
         }
     }
 

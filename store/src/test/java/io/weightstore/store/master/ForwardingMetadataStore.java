@@ -5,6 +5,7 @@ import io.weightstore.store.api.LockState;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
@@ -62,6 +63,11 @@ abstract class ForwardingMetadataStore implements MetadataStore {
     @Override
     public List<BadCopy> badCopies() throws StoreException {
         return store.badCopies();
+    }
+
+    @Override
+    public List<ReadTime> readTimes() throws StoreException {
+        return store.readTimes();
     }
 
     @Override

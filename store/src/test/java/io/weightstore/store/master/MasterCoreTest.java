@@ -266,6 +266,47 @@ class MasterCoreTest extends ClockedMasterFixture {
     }
 
     @Test
+    void theLeastRecentlyReadOrderOutlivesARestart() throws StoreException {
+        put("old", 10 * SLICE);
+        now.addAndGet(10);
+        put("newer", 10 * SLICE);
+        now.addAndGet(10);
+        master.locate("old", Duration.ofMillis(1));
+        now.addAndGet(10);
+        restartWithNodesRegistered();
+        put("incoming", 10 * SLICE);
+        assertCode(() -> master.stat("newer"), NOT_FOUND);
+        assertThat(master.stat("old").size()).as("read since newer was made").isEqualTo(10 * SLICE);
+    }
+
+    @Test
+    void aReadTimeIsRecordedOnceAStepAndLeavesWithItsObject() throws StoreException {
+        put("read", SLICE);
+        master.locate("read", Duration.ofMillis(1));
+        long firstRead = now.get();
+        now.addAndGet(MasterCore.READ_TIME_STEP - 1);
+        master.locateAll(List.of("read", "read"), Duration.ofMillis(1));
+        assertThat(recordedReadTimes()).as("read again within the step").containsExactly(firstRead);
+        now.addAndGet(1);
+        master.locateAll(List.of("read", "read"), Duration.ofMillis(1));
+        assertThat(recordedReadTimes()).as("read again a step later").containsExactly(now.get());
+
+        master.remove("read", true);
+        assertThat(recordedReadTimes()).isEmpty();
+    }
+
+    /** The read times in the master's metadata, as a restarted master finds them. */
+    private List<Long> recordedReadTimes() throws StoreException {
+        master.close();
+        try (MetadataStore metadata = RocksMetadataStore.open(dir)) {
+            return metadata.readTimes().stream().map(read -> read.readAt().toEpochMilli()).toList();
+        } finally {
+            master = open();
+            registerNodes();
+        }
+    }
+
+    @Test
     void leasedObjectIsNeitherEvictedNorRemovedWithoutForce() throws StoreException {
         put("read-now", 8 * SLICE);
         Lease lease = master.locate("read-now", MINUTE).lease();

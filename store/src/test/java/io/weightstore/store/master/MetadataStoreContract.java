@@ -10,6 +10,7 @@ import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.PutGrant;
 import io.weightstore.store.api.ReadLease;
+import io.weightstore.store.api.ReadTime;
 import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
@@ -66,6 +67,7 @@ public abstract class MetadataStoreContract {
         assertThat(store.leases()).isEmpty();
         assertThat(store.retiredRanges()).isEmpty();
         assertThat(store.badCopies()).isEmpty();
+        assertThat(store.readTimes()).isEmpty();
     }
 
     @Test
@@ -107,8 +109,9 @@ public abstract class MetadataStoreContract {
         ReadLease lease = new ReadLease("w/x", 42, Instant.ofEpochMilli(7000), "reader-1");
         RetiredRange retired = new RetiredRange("w/x", 41, new ReplicaRef("n1", 1L << 33), 1000);
         BadCopy bad = new BadCopy("w/x", Instant.ofEpochMilli(1234), 3, new ReplicaRef("n2", 1L << 34));
+        ReadTime read = new ReadTime("w/x", Instant.ofEpochMilli(6000));
         store.apply(new MetadataBatch().putObject(object).putNode(node("n1"), true).putNode(node("n0"), false).putPending(put)
-                .putLock("l", lock).putLease(lease).putRetired(retired).putBadCopy(bad));
+                .putLock("l", lock).putLease(lease).putRetired(retired).putBadCopy(bad).putReadTime(read));
         store.close();
         store = reopen();
         assertThat(store.object("w/x")).contains(object);
@@ -118,6 +121,7 @@ public abstract class MetadataStoreContract {
         assertThat(store.leases()).containsExactly(lease);
         assertThat(store.retiredRanges()).containsExactly(retired);
         assertThat(store.badCopies()).containsExactly(bad);
+        assertThat(store.readTimes()).containsExactly(read);
     }
 
     @Test
@@ -127,15 +131,18 @@ public abstract class MetadataStoreContract {
                 .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 0), 1))
                 .putRetired(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1))
                 .putBadCopy(new BadCopy("a", Instant.EPOCH, 0, new ReplicaRef("n1", 0)))
-                .putBadCopy(new BadCopy("a", Instant.EPOCH, 1, new ReplicaRef("n1", 4096))));
+                .putBadCopy(new BadCopy("a", Instant.EPOCH, 1, new ReplicaRef("n1", 4096)))
+                .putReadTime(new ReadTime("a", Instant.EPOCH)).putReadTime(new ReadTime("c", Instant.EPOCH)));
         store.apply(new MetadataBatch().deleteObject("a").deletePending("p").deleteLock("l").deleteLease(1).putObject(object("c", 2))
-                .deleteObject("c").putObject(object("c", 3)).deleteRetired(new ReplicaRef("n1", 0)).deleteBadCopy("a", 0, "n1"));
+                .deleteObject("c").putObject(object("c", 3)).deleteRetired(new ReplicaRef("n1", 0)).deleteBadCopy("a", 0, "n1")
+                .deleteReadTime("a").putReadTime(new ReadTime("c", Instant.ofEpochMilli(1))));
         assertThat(store.object("a")).isEmpty();
         assertThat(store.pendingPuts()).isEmpty();
         assertThat(store.lock("l")).isEmpty();
         assertThat(store.leases()).isEmpty();
         assertThat(store.retiredRanges()).containsExactly(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1));
         assertThat(store.badCopies()).containsExactly(new BadCopy("a", Instant.EPOCH, 1, new ReplicaRef("n1", 4096)));
+        assertThat(store.readTimes()).containsExactly(new ReadTime("c", Instant.ofEpochMilli(1)));
         assertThat(store.object("c")).map(ObjectMeta::size).contains(3L);
     }
 
