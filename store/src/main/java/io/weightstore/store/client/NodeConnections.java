@@ -81,8 +81,15 @@ final class NodeConnections implements AutoCloseable {
     private final Map<String, Reach> current = new HashMap<>();
     /** Reaches a newer one replaced, open until their last holder is done. */
     private final Set<Reach> outgrown = new HashSet<>();
-    /** Pool files by identity: mapped here, or empty when this host does not see them. */
-    private final Map<UUID, Optional<PoolFile>> localPools = new HashMap<>();
+    /** A pool file by identity and where its node says it is: a pool moved to another path is another file to map. */
+    private record PoolSite(UUID uuid, String path) {
+        static PoolSite of(NodeInfo node) {
+            return new PoolSite(node.poolUuid(), node.poolPath());
+        }
+    }
+
+    /** Pool files mapped here, or empty when this host does not see them. */
+    private final Map<PoolSite, Optional<PoolFile>> localPools = new HashMap<>();
     private final Map<String, Ticket> sessions = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final DeadlineTimer deadlines = new DeadlineTimer("store-deadlines");
@@ -180,7 +187,7 @@ final class NodeConnections implements AutoCloseable {
             boolean mappedElsewhere = Stream.concat(current.values().stream(), outgrown.stream())
                     .anyMatch(r -> r.pool.isPresent() && r.pool.get() == pool);
             if (!mappedElsewhere) {
-                localPools.remove(pool.uuid());
+                localPools.remove(PoolSite.of(reach.node));
                 done.add(pool);
             }
         });
@@ -217,14 +224,14 @@ final class NodeConnections implements AutoCloseable {
         if (!options.sameHostPath() && !node.endpoint().isInProcess()) {
             return Optional.empty();
         }
-        return localPools.computeIfAbsent(node.poolUuid(), uuid -> {
+        return localPools.computeIfAbsent(PoolSite.of(node), site -> {
             Path path = Path.of(node.poolPath());
             if (node.poolPath().isEmpty() || !Files.isReadable(path)) {
                 return Optional.empty();
             }
             try {
                 PoolFile pool = PoolFile.open(path, Files.isWritable(path));
-                if (pool.uuid().equals(uuid)) {
+                if (pool.uuid().equals(site.uuid())) {
                     return Optional.of(pool);
                 }
                 pool.close();

@@ -102,6 +102,28 @@ class NodeConnectionsTest {
     }
 
     @Test
+    void aPoolMovedToAnotherPathIsReadThereAndTheOldFileUnmapped() throws IOException {
+        Path before = dir.resolve("before.pool");
+        Path after = dir.resolve("after.pool");
+        UUID pool = newPool(before, 7);
+        try (NodeConnections connections = new NodeConnections(ClientOptions.defaults().withSameHostPath(true))) {
+            try (NodeConnections.Held held = connections.hold(node("n", 7001, before, pool))) {
+                readFirstBlock(held, 7);
+            }
+            // The operator moves the pool (as onto a tmpfs in huge pages), and the node writes there from then on.
+            Files.copy(before, after);
+            Files.delete(before);
+            try (PoolFile moved = PoolFile.openOrCreate(after, CAPACITY); Arena scratch = Arena.ofConfined()) {
+                MemorySegment.copy(Bytes.random(scratch, BLOCK, 8), 0, moved.data(), 0, BLOCK);
+            }
+            try (NodeConnections.Held held = connections.hold(node("n", 7001, after, pool))) {
+                readFirstBlock(held, 8);
+            }
+            assertThat(deletedMappingsOf(before)).as("the pool's old file").isZero();
+        }
+    }
+
+    @Test
     void anotherNodesPoolAtAMappedPoolsPathUnmapsTheOldOne() throws IOException {
         Path path = dir.resolve("node.pool");
         UUID lost = newPool(path, 4);
