@@ -35,11 +35,11 @@ import org.slf4j.LoggerFactory;
  * secure cluster it keeps the newest session ticket the master gave for each node, which a new
  * connection presents in its hello.
  *
- * <p>A node that comes back on another port or with another pool, another node now at a node's port,
- * or another pool file now at a mapped pool's path, outgrows what this client had for it: the old
- * connections and mapping close once the reads and writes holding them are done. Without that, a
- * long-running client (a server, a gateway) would keep a connection per node restart and keep a
- * replaced pool's memory mapped, which the host cannot reclaim while it is.
+ * <p>A node that comes back on another port, with another pool or with its pool at another path,
+ * another node now at a node's port, or another pool file now at a mapped pool's path, outgrows what
+ * this client had for it: the old connections and mapping close once the reads and writes holding
+ * them are done. Without that, a long-running client (a server, a gateway) would keep a connection
+ * per node restart and keep a replaced pool's memory mapped, which the host cannot reclaim while it is.
  */
 final class NodeConnections implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeConnections.class);
@@ -75,12 +75,6 @@ final class NodeConnections implements AutoCloseable {
         }
     }
 
-    private final ClientOptions options;
-    private final Object lock = new Object();
-    /** Each node's reach as last seen, by node id. */
-    private final Map<String, Reach> current = new HashMap<>();
-    /** Reaches a newer one replaced, open until their last holder is done. */
-    private final Set<Reach> outgrown = new HashSet<>();
     /** A pool file by identity and where its node says it is: a pool moved to another path is another file to map. */
     private record PoolSite(UUID uuid, String path) {
         static PoolSite of(NodeInfo node) {
@@ -88,6 +82,12 @@ final class NodeConnections implements AutoCloseable {
         }
     }
 
+    private final ClientOptions options;
+    private final Object lock = new Object();
+    /** Each node's reach as last seen, by node id. */
+    private final Map<String, Reach> current = new HashMap<>();
+    /** Reaches a newer one replaced, open until their last holder is done. */
+    private final Set<Reach> outgrown = new HashSet<>();
     /** Pool files mapped here, or empty when this host does not see them. */
     private final Map<PoolSite, Optional<PoolFile>> localPools = new HashMap<>();
     private final Map<String, Ticket> sessions = new ConcurrentHashMap<>();
