@@ -76,13 +76,13 @@ public final class MasterCore implements MasterApi, ClusterView {
      * eviction no longer than this (readers ask for 30 s and renew at half).
      */
     static final Duration MAX_LEASE = Duration.ofMinutes(10);
-    /** Lease records deleted per batch: well under what any metadata store takes in one write. */
-    private static final int LEASE_DELETES_PER_BATCH = 64;
+    /** Records written or deleted per batch in the background: well under what any metadata store takes in one write. */
+    private static final int RECORDS_PER_BACKGROUND_BATCH = 64;
 
     /**
-     * How far an object's recorded read time may lag its last read: eviction after a restart or take-over
-     * orders objects by reads at most this much out of date, and a checkpoint loaded by many engines at once
-     * costs one record write a minute, not one per load.
+     * How often the read times of the objects located since are recorded: eviction after a restart or
+     * take-over orders objects by reads at most this much out of date (a clean close records them all), and
+     * a fleet's loads add a few batched writes a minute, none to a locate's own write.
      */
     static final long READ_TIME_STEP = 60_000;
 
@@ -95,8 +95,9 @@ public final class MasterCore implements MasterApi, ClusterView {
     private final Eviction eviction = new LeastRecentlyRead();
     private final Map<String, PutGrant> pending = new LinkedHashMap<>();
     private final Map<String, Long> lastRead = new HashMap<>();
-    /** The read time each object's record holds, so that a locate rewrites it only once it is a {@link #READ_TIME_STEP} behind. */
-    private final Map<String, Long> recordedRead = new HashMap<>();
+    /** Objects located since their read times were last recorded. */
+    private final Set<String> unrecordedReads = new HashSet<>();
+    private long readTimesRecordedAt;
     private final Replication replication;
 
     /**
@@ -115,6 +116,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         this.clock = clock;
         this.metrics = metrics;
         this.openedAt = clock.getAsLong();
+        this.readTimesRecordedAt = openedAt;
         this.nodes = new NodeRegistry(clock, config.nodeDeadline());
         this.leases = new LeaseTable(clock.getAsLong());
         this.replication = new Replication(metadata, nodes, leases, config, clock, placement);
@@ -189,7 +191,6 @@ public final class MasterCore implements MasterApi, ClusterView {
         for (ReadTime read : metadata.readTimes()) {
             if (lastRead.containsKey(read.key())) {
                 lastRead.merge(read.key(), read.readAt().toEpochMilli(), Math::max);
-                recordedRead.put(read.key(), read.readAt().toEpochMilli());
             } else {
                 // Its object left in a change cut short before the record's deletion: it times nothing.
                 stray.deleteReadTime(read.key());
@@ -511,6 +512,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         reapExpiredPuts();
         heal();
         reapLeaseRecords();
+        recordReadTimes(false);
     }
 
     /**
@@ -557,7 +559,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             MetadataBatch batch = new MetadataBatch();
             List<Long> ids = new ArrayList<>();
             synchronized (this) {
-                for (Long id; ids.size() < LEASE_DELETES_PER_BATCH && (id = staleLeases.poll()) != null; ) {
+                for (Long id; ids.size() < RECORDS_PER_BACKGROUND_BATCH && (id = staleLeases.poll()) != null; ) {
                     ids.add(id);
                     batch.deleteLease(id);
                 }
@@ -572,6 +574,39 @@ public final class MasterCore implements MasterApi, ClusterView {
                     staleLeases.addAll(ids);
                 }
                 log.warn("cannot delete {} ended lease records (will retry): {}", ids.size(), e.getMessage());
+                return;
+            }
+        }
+    }
+
+    /**
+     * Records the read times of the objects located since the last time, once a {@link #READ_TIME_STEP}
+     * has passed or when {@code now}: a batch at a time outside the monitor, as the ended leases' records
+     * are deleted, so the master's other writes go on between them. An object removed meanwhile may be
+     * left a record, which recovery drops; those not written are tried again at the next step.
+     */
+    private void recordReadTimes(boolean now) {
+        List<ReadTime> due = new ArrayList<>();
+        synchronized (this) {
+            long at = clock.getAsLong();
+            if (unrecordedReads.isEmpty() || !now && at - readTimesRecordedAt < READ_TIME_STEP) {
+                return;
+            }
+            readTimesRecordedAt = at;
+            unrecordedReads.forEach(key -> due.add(new ReadTime(key, Instant.ofEpochMilli(lastRead.get(key)))));
+            unrecordedReads.clear();
+        }
+        for (int from = 0; from < due.size(); from += RECORDS_PER_BACKGROUND_BATCH) {
+            MetadataBatch batch = new MetadataBatch();
+            due.subList(from, Math.min(due.size(), from + RECORDS_PER_BACKGROUND_BATCH)).forEach(batch::putReadTime);
+            try {
+                metadata.apply(batch);
+            } catch (StoreException e) {
+                List<ReadTime> left = due.subList(from, due.size());
+                synchronized (this) {
+                    left.stream().map(ReadTime::key).filter(lastRead::containsKey).forEach(unrecordedReads::add);
+                }
+                log.warn("cannot record the read times of {} objects (will retry): {}", left.size(), e.getMessage());
                 return;
             }
         }
@@ -644,16 +679,10 @@ public final class MasterCore implements MasterApi, ClusterView {
         String holder = Caller.current();
         List<Lease> granted = new ArrayList<>();
         MetadataBatch batch = new MetadataBatch();
-        // A key named twice is one record: etcd refuses a transaction that writes a key twice.
-        Set<String> readTimesDue = new HashSet<>();
         for (ObjectMeta object : objects) {
             Lease one = leases.grant(object.key(), now, millis, holder);
             granted.add(one);
             batch.putLease(new ReadLease(object.key(), one.id(), one.expiresAt(), holder));
-            Long recorded = recordedRead.get(object.key());
-            if ((recorded == null || now - recorded >= READ_TIME_STEP) && readTimesDue.add(object.key())) {
-                batch.putReadTime(new ReadTime(object.key(), Instant.ofEpochMilli(now)));
-            }
         }
         try {
             metadata.apply(batch);
@@ -663,11 +692,11 @@ public final class MasterCore implements MasterApi, ClusterView {
             }
             throw e;
         }
-        readTimesDue.forEach(key -> recordedRead.put(key, now));
         List<Located> located = new ArrayList<>();
         for (int i = 0; i < objects.size(); i++) {
             ObjectMeta object = objects.get(i);
             lastRead.put(object.key(), now);
+            unrecordedReads.add(object.key());
             located.add(new Located(object, nodes.holders(object), granted.get(i)));
         }
         return located;
@@ -785,7 +814,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         nodes.release(object, replication.removed(object.key()));
         staleLeases.addAll(leases.forget(object.key()));
         lastRead.remove(object.key());
-        recordedRead.remove(object.key());
+        unrecordedReads.remove(object.key());
         objectCount--;
     }
 
@@ -1211,8 +1240,10 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         synchronized (this) {
             // Leases already released must not look held to the next master to open this metadata (the embedded
-            // store opens it once per command): delete their records now rather than at the next reaper pass.
+            // store opens it once per command): delete their records now rather than at the next reaper pass. The
+            // read times since the last record go with them, so a clean restart keeps the order of every read.
             reapLeaseRecords();
+            recordReadTimes(true);
             metadata.close();
         }
     }
