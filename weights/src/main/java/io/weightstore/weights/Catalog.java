@@ -200,16 +200,9 @@ public final class Catalog {
     private record LeasedRead(WrittenManifest written, ObjectReader lease) {}
 
     private Optional<LeasedRead> readLeased(String key) throws IOException {
-        ObjectReader object;
+        ObjectReader object = null;
         try {
             object = store.open(key);
-        } catch (StoreException e) {
-            if (e.code() == StoreException.Code.NOT_FOUND) {
-                return Optional.empty();
-            }
-            throw e;
-        }
-        try {
             if (object.size() > MAX_MANIFEST_BYTES) {
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is " + object.size()
                         + " bytes, more than any manifest (" + MAX_MANIFEST_BYTES + "): not reading it");
@@ -218,7 +211,9 @@ public final class Catalog {
             object.read(new Range(0, json.length), MemorySegment.ofArray(json));
             return Optional.of(new LeasedRead(new WrittenManifest(Manifest.fromJson(json, key), object.object().owner()), object));
         } catch (IOException | RuntimeException e) {
-            object.close();
+            if (object != null) {
+                object.close();
+            }
             if (e instanceof StoreException s && s.code() == StoreException.Code.NOT_FOUND) {
                 return Optional.empty();
             }
