@@ -48,6 +48,11 @@ class NodeConnectionsTest {
         }
     }
 
+    /** A client's node connections that map the pools this host sees, as a same-host load's do. */
+    private static NodeConnections sameHostConnections() {
+        return new NodeConnections(ClientOptions.defaults().withSameHostPath(true));
+    }
+
     private static NodeInfo node(String id, int port, Path pool, UUID uuid) {
         return new NodeInfo(id, new Endpoint("127.0.0.1", port), pool.toString(), uuid, CAPACITY);
     }
@@ -69,7 +74,7 @@ class NodeConnectionsTest {
     void aPoolReplacedUnderANodeStaysMappedUntilItsLastHolderIsDone() throws IOException {
         Path path = dir.resolve("node.pool");
         UUID first = newPool(path, 1);
-        try (NodeConnections connections = new NodeConnections(ClientOptions.defaults().withSameHostPath(true))) {
+        try (NodeConnections connections = sameHostConnections()) {
             NodeConnections.Held reading = connections.hold(node("n", 7001, path, first));
             assertThat(reading.access()).isInstanceOf(MappedNodeAccess.class);
 
@@ -89,7 +94,7 @@ class NodeConnectionsTest {
     void aNodeBackWithItsPoolOnAnotherPortKeepsThePoolMapped() throws IOException {
         Path path = dir.resolve("node.pool");
         UUID pool = newPool(path, 3);
-        try (NodeConnections connections = new NodeConnections(ClientOptions.defaults().withSameHostPath(true))) {
+        try (NodeConnections connections = sameHostConnections()) {
             try (NodeConnections.Held before = connections.hold(node("n", 7001, path, pool))) {
                 readFirstBlock(before, 3);
             }
@@ -106,7 +111,7 @@ class NodeConnectionsTest {
         Path before = dir.resolve("before.pool");
         Path after = dir.resolve("after.pool");
         UUID pool = newPool(before, 7);
-        try (NodeConnections connections = new NodeConnections(ClientOptions.defaults().withSameHostPath(true))) {
+        try (NodeConnections connections = sameHostConnections()) {
             try (NodeConnections.Held held = connections.hold(node("n", 7001, before, pool))) {
                 readFirstBlock(held, 7);
             }
@@ -127,7 +132,7 @@ class NodeConnectionsTest {
     void anotherNodesPoolAtAMappedPoolsPathUnmapsTheOldOne() throws IOException {
         Path path = dir.resolve("node.pool");
         UUID lost = newPool(path, 4);
-        try (NodeConnections connections = new NodeConnections(ClientOptions.defaults().withSameHostPath(true))) {
+        try (NodeConnections connections = sameHostConnections()) {
             assertThat(connections.isLocal(node("lost", 7001, path, lost))).isTrue();
             // The host came back without its data: a new node, on a new port, with a new pool where the old one was.
             UUID fresh = newPool(path, 5);

@@ -282,7 +282,7 @@ class MasterCoreTest extends ClockedMasterFixture {
     @Test
     void readTimesAreRecordedAStepAfterTheLastAndLeaveWithTheirObject() throws StoreException {
         MetadataStore[] metadata = new MetadataStore[1];
-        reopenOver(store -> metadata[0] = new ForwardingMetadataStore(store) {});
+        reopenOver(store -> metadata[0] = store);
         put("read", SLICE);
         now.addAndGet(MasterCore.READ_TIME_STEP / 2);
         master.locate("read", Duration.ofMillis(1));
