@@ -33,13 +33,16 @@ class TensorCrcTableTest {
         "not an object | ['schemaVersion',1] | is not a tensor CRC table of schema version 1",
         "another schema | {'schemaVersion':2,'tensors':[]} | is not a tensor CRC table of schema version 1",
         "no tensors | {'schemaVersion':1} | is not a tensor CRC table of schema version 1",
-        "a tensor that is not an object | {'schemaVersion':1,'tensors':[3]} | a tensor entry needs a string 'name', found 3",
-        "no name | {'schemaVersion':1,'tensors':[{'crc32c':'00000000'}]} | a tensor entry needs a string 'name', found {\"crc32c\":\"00000000\"}",
-        "a number for a CRC | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':12}]} | a tensor entry needs a string 'crc32c'",
+        "another schema named after its entries | {'tensors':[{'id':7}],'schemaVersion':2} | is not a tensor CRC table of schema version 1",
+        "a tensor that is not an object | {'schemaVersion':1,'tensors':[3]} | tensor entry 0 is not an object: 3",
+        "no name | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'00000000'},{'crc32c':'00000000'}]} | tensor entry 1 needs a string 'name'",
+        "a number for a CRC | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':12}]} | tensor entry 0 (w) needs a string 'crc32c'",
         "a short CRC | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'0abc'}]} | a CRC32C is 8 hex digits, found '0abc'",
         "a CRC not in hex | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'0000000g'}]} | not a hexadecimal digit",
         "a shard CRC that is a number | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'00000000','rows':{'2':[1,2]}}]}"
                 + " | a CRC32C is 8 hex digits, found '1'",
+        "a shard CRC that is an object | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'00000000','rows':{'2':[{'a':1},'00000000']}}]}"
+                + " | a CRC32C is 8 hex digits, found 'an object'",
         "one CRC short of its ranks | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'00000000','columns':{'2':['00000000']}}]}"
                 + " | columns of a world of 2 need 2 CRCs, found 1",
         "a world size that is not a number | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'00000000','rows':{'two':[]}}]}"
