@@ -15,6 +15,8 @@ module io.weightstore.weights {
     exports io.weightstore.weights;
     exports io.weightstore.weights.loader;
     exports io.weightstore.weights.config;
+    // The tensor CRC tables' parse is timed by a JMH benchmark.
+    exports io.weightstore.weights.checks to io.weightstore.bench;
 
     // Jackson reads and writes the manifest records and reports by reflection.
     opens io.weightstore.weights to com.fasterxml.jackson.databind;
