@@ -67,20 +67,25 @@ public final class ReadPlanner {
 
     /**
      * The rows of {@code stride} packed into the destination. Rows inside one slice become strided
-     * requests; a row that straddles two slices is read as two plain ranges.
+     * requests; a row that straddles two slices is read as two plain ranges. Rows of no bytes read
+     * nothing: an uneven split's last rank may get no columns, and its rows of a file's last tensor
+     * start at the object's end, in no slice.
      */
     public static List<ReadTask> strided(ObjectMeta object, Stride stride, long maxPiece) {
+        if (stride.bytes() == 0) {
+            return List.of();
+        }
         List<ReadTask> tasks = new ArrayList<>();
         long sliceSize = object.sliceSize();
         long blockLength = stride.blockLength();
-        long rowsPerTask = Math.max(1, maxPiece / Math.max(1, blockLength));
+        long rowsPerTask = Math.max(1, maxPiece / blockLength);
         int runStart = -1;
         int runSlice = -1;
         for (int row = 0; row < stride.count(); row++) {
             long start = stride.rowOffset(row);
             long end = start + blockLength;
             int slice = (int) (start / sliceSize);
-            boolean inOneSlice = blockLength == 0 || (end - 1) / sliceSize == slice;
+            boolean inOneSlice = (end - 1) / sliceSize == slice;
             if (runStart >= 0 && (!inOneSlice || slice != runSlice || row - runStart >= rowsPerTask)) {
                 tasks.add(run(object, stride, runStart, row, runSlice));
                 runStart = -1;

@@ -7,8 +7,10 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
+import io.weightstore.store.api.Stride;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -17,7 +19,8 @@ import net.jqwik.api.constraints.IntRange;
 /**
  * A range is cut into requests only at whole checksum blocks, whatever the piece limit, so every
  * block inside one range reaches the client in one request and is checked by it as it lands; and the
- * requests deliver the range's bytes exactly, in order.
+ * requests deliver the range's bytes exactly, in order. A stride's requests name only slices the
+ * object has, and deliver its rows packed, in order.
  */
 class ReadPlannerProperties {
     @Property(tries = 500)
@@ -46,6 +49,50 @@ class ReadPlannerProperties {
             }
         }
         assertThat(next).isEqualTo(range.end());
+    }
+
+    @Property(tries = 500)
+    void aStrideIsReadFromSlicesTheObjectHasAndDeliveredRowByRow(@ForAll @IntRange(min = 1, max = 16) int blockSize,
+            @ForAll @IntRange(min = 1, max = 8) int blocksPerSlice, @ForAll @IntRange(min = 1, max = 2000) int size,
+            @ForAll @IntRange(max = 40) int blockLength, @ForAll @IntRange(max = 40) int gap, @ForAll @IntRange(max = 60) int count,
+            @ForAll @IntRange(min = 1, max = 300) int maxPiece, @ForAll @IntRange(max = 1999) int start) {
+        Stride stride = new Stride(0, blockLength, blockLength + gap, count);
+        // Where the rows fit, and often ending at the object's last byte, as a file's last tensor's last column shard does.
+        long offset = Math.max(0, Math.min(start, size - stride.span()));
+        if (offset + stride.span() > size) {
+            return;
+        }
+        stride = new Stride(offset, blockLength, blockLength + gap, count);
+        ObjectMeta object = object(size, blockSize * blocksPerSlice, blockSize);
+        long[] delivered = new long[(int) stride.bytes()];
+        Arrays.fill(delivered, -1);
+        for (ReadTask task : ReadPlanner.strided(object, stride, maxPiece)) {
+            assertThat(task.slice()).as("slice of %s", task).isBetween(0, object.slices().size() - 1);
+            long sliceStart = task.slice() * object.sliceSize();
+            switch (task) {
+                case ReadTask.Ranges pieces -> {
+                    long dst = pieces.dstOffset();
+                    for (Range piece : pieces.ranges()) {
+                        for (long i = 0; i < piece.length(); i++) {
+                            delivered[(int) (dst++)] = sliceStart + piece.offset() + i;
+                        }
+                    }
+                }
+                case ReadTask.Strided rows -> {
+                    for (int row = 0; row < rows.stride().count(); row++) {
+                        for (long i = 0; i < rows.stride().blockLength(); i++) {
+                            delivered[(int) (rows.dstOffset() + row * rows.stride().blockLength() + i)] =
+                                    sliceStart + rows.stride().rowOffset(row) + i;
+                        }
+                    }
+                }
+            }
+        }
+        for (int row = 0; row < count; row++) {
+            for (int i = 0; i < blockLength; i++) {
+                assertThat(delivered[row * blockLength + i]).isEqualTo(stride.rowOffset(row) + i);
+            }
+        }
     }
 
     private static ObjectMeta object(long size, long sliceSize, int blockSize) {
