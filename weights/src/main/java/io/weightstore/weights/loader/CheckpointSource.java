@@ -519,9 +519,11 @@ public final class CheckpointSource implements AutoCloseable {
         int count = 0;
         long share;
         int clientChecked;
+        int seenInPlace;
         try (TensorStream stream = stream(rank, worldSize, plan)) {
             share = stream.plannedBytes();
             clientChecked = stream.clientChecked();
+            seenInPlace = stream.seenInPlace();
             progress.started(share);
             for (Tensor tensor; (tensor = stream.next()) != null; ) {
                 count++;
@@ -530,7 +532,7 @@ public final class CheckpointSource implements AutoCloseable {
             }
         }
         return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9,
-                clientChecked, count - clientChecked, null);
+                clientChecked, count - clientChecked - seenInPlace, seenInPlace, null);
     }
 
     /**

@@ -80,6 +80,7 @@ public final class TensorStream implements AutoCloseable {
     private final long plannedBytes;
     private final int tensorCount;
     private final int clientChecked;
+    private final int seenInPlace;
     private final StreamBuffers buffers;
     private final StreamBufferPool pool;
     /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
@@ -113,7 +114,8 @@ public final class TensorStream implements AutoCloseable {
         this.batches = plan(items, half);
         this.plannedBytes = items.stream().mapToLong(i -> i.read().bytes()).sum();
         this.tensorCount = items.size();
-        this.clientChecked = (int) items.stream().filter(i -> i.check().byClient()).count();
+        this.clientChecked = (int) items.stream().filter(i -> i.inPlace() == null && i.check().byClient()).count();
+        this.seenInPlace = (int) items.stream().filter(i -> i.inPlace() != null).count();
         long largestBatch = batches.stream().filter(b -> b.bytes() <= half).mapToLong(Batch::bytes).max().orElse(0);
         try {
             this.buffers = pool.borrow(Math.max(ALIGNMENT, Math.min(half, largestBatch)));
@@ -155,9 +157,14 @@ public final class TensorStream implements AutoCloseable {
         return tensorCount;
     }
 
-    /** Tensors whose part this stream checks against the CRC32C the import recorded; the others the nodes check. */
+    /** Tensors whose part this stream reads and checks against the CRC32C the import recorded. */
     public int clientChecked() {
         return clientChecked;
+    }
+
+    /** Tensors whose part this stream hands out in place, unread: their file's block pass checks them, if its source checks mapped files. */
+    public int seenInPlace() {
+        return seenInPlace;
     }
 
     /** Bytes this stream will read from the store: the rank's share of every tensor. */

@@ -175,19 +175,27 @@ class LoaderTest {
     }
 
     @Test
-    void onTheNodesHostColumnShardsAreCopiedAndRowShardsSeenInPlace() throws IOException {
+    void onTheNodesHostColumnShardsAreCopiedAndCheckedAndRowShardsSeenInPlace() throws IOException {
         try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true));
                 CheckpointSource checkpoint = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults());
                 CheckpointSource loopback = CheckpointSource.open(store, new CheckpointId("ckpt"), LoadOptions.defaults());
                 TensorStream mapped = checkpoint.stream(1, 2, ShardPlan.preset("llama"));
                 TensorStream copied = loopback.stream(1, 2, ShardPlan.preset("llama"))) {
-            for (Tensor ours; (ours = mapped.next()) != null; ) {
+            int inPlace = 0;
+            int tensors = 0;
+            for (Tensor ours; (ours = mapped.next()) != null; tensors++) {
                 Tensor theirs = copied.next();
                 assertThat(ours.name()).isEqualTo(theirs.name());
                 assertThat(ours.data().mismatch(theirs.data())).as(ours.name()).isEqualTo(-1L);
                 assertThat(ours.data().isReadOnly()).as(ours.name()).isEqualTo(ours.split() != Split.DIM1);
+                inPlace += ours.data().isReadOnly() ? 1 : 0;
             }
             assertThat(copied.next()).isNull();
+            // What a load reports: the tensors handed over in place were not checked against the import's CRCs here.
+            assertThat(mapped.seenInPlace()).isEqualTo(inPlace).isPositive();
+            assertThat(mapped.clientChecked()).isEqualTo(tensors - inPlace).isPositive();
+            assertThat(copied.seenInPlace()).isZero();
+            assertThat(copied.clientChecked()).isEqualTo(tensors);
         }
     }
 
@@ -485,6 +493,38 @@ class LoaderTest {
             }
             assertThat(total).isEqualTo(12);
         }
+    }
+
+    @Test
+    void aRankWithNoColumnsOfAFilesLastTensorLoadsWhenTheFileEndsOnASliceBoundary() throws IOException {
+        // A file of exactly one slice whose last tensor, F32 [4, 1], leaves rank 1 of 2 no columns: its empty rows start at
+        // the object's very end.
+        Path oneSlice = Files.createDirectories(tmp.resolve("one-slice"));
+        Files.writeString(oneSlice.resolve("config.json"), "{}");
+        Path file = oneSlice.resolve("model.safetensors");
+        long padding = (TestCluster.SLICE - 1024) / 4;
+        for (int attempt = 0; attempt < 3 && padThenColumns(file, padding) != TestCluster.SLICE; attempt++) {
+            padding += (TestCluster.SLICE - Files.size(file)) / 4;
+        }
+        assertThat(Files.size(file)).isEqualTo(TestCluster.SLICE);
+        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("one-slice"), "org/m", "main", oneSlice, 2,
+                false, 2), Progress.NONE);
+        ShardPlan columns = new ShardPlan(List.of(new ShardPlan.Rule(Pattern.compile("w"), Split.DIM1)), Split.REPLICATE, true);
+        try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("one-slice"), LoadOptions.defaults());
+                TensorStream stream = checkpoint.stream(1, 2, columns)) {
+            Map<String, Tensor> tensors = collect(stream, new HashMap<>());
+            assertThat(tensors).containsOnlyKeys("pad", "w");
+            assertThat(tensors.get("w").shape()).containsExactly(4L, 0L);
+        }
+    }
+
+    /** Writes a file of F32 tensors "pad" ({@code padding} values) and "w" [4, 1]; returns its size. */
+    private static long padThenColumns(Path file, long padding) throws IOException {
+        List<TensorSpec> specs = List.of(new TensorSpec("pad", DType.F32, List.of(padding)), new TensorSpec("w", DType.F32, List.of(4L, 1L)));
+        Map<String, byte[]> data = new LinkedHashMap<>();
+        specs.forEach(spec -> data.put(spec.name(), new byte[(int) spec.byteSize()]));
+        SafetensorsWriter.write(file, specs, Map.of(), data);
+        return Files.size(file);
     }
 
     @Test
