@@ -1,6 +1,7 @@
 package io.weightstore.store.node;
 
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.checksum.Checksums;
@@ -355,6 +356,7 @@ final class RequestHandler implements Runnable {
                 continue;
             }
             long writesBefore = verified.writesStarted();
+            faultIn(check);
             int actual = Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
             if (actual != check.crc32c()) {
                 metrics.readerChecksumMismatch();
@@ -367,6 +369,18 @@ final class RequestHandler implements Runnable {
                         + check.offset() + " (block of " + check.length() + " bytes)");
             }
             verified.remember(check, writesBefore);
+        }
+    }
+
+    /** The block's pages, before it is hashed through the mapping: one the pool cannot give fails the frame, not the node. */
+    private void faultIn(BlockCheck check) throws FrameException {
+        try {
+            pool.faultIn(check.offset(), check.length());
+        } catch (StoreException e) {
+            refusals.warn("cannot check a block for {}: {}", peer(), e.getMessage());
+            throw new FrameException(e.code() == StoreException.Code.CORRUPT ? Status.CORRUPT : Status.INTERNAL, false, "node "
+                    + pool.nodeId() + " cannot read pool offset " + check.offset() + " (block of " + check.length() + " bytes): "
+                    + e.getMessage());
         }
     }
 

@@ -33,6 +33,9 @@ final class Libc {
     static final int O_CLOEXEC = 0x80000;
     static final int MADV_FREE = 8;
     static final int MADV_HUGEPAGE = 14;
+    static final int MADV_POPULATE_READ = 22;
+    static final int EINVAL = 22;
+    static final int EFAULT = 14;
 
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
 
@@ -80,6 +83,20 @@ final class Libc {
         }
     }
 
+    /** madvise(2) whose answer counts: 0, or -1 with errno in {@code state}. */
+    static int madvise(MemorySegment state, long address, long length, int advice) {
+        try {
+            return (int) Linked.MADVISE_CAPTURING.invokeExact(state, MemorySegment.ofAddress(address), length, advice);
+        } catch (Throwable e) {
+            throw new IllegalStateException("madvise(2) failed to run", e);
+        }
+    }
+
+    /** The errno a capturing call left in {@code state}. */
+    static int errno(MemorySegment state) {
+        return (int) Linked.ERRNO.get(state, 0L);
+    }
+
     /** open(2) of {@code path}: a descriptor, or a negative number with errno in {@code state}. */
     static int open(MemorySegment state, Arena call, String path, int flags) {
         try {
@@ -99,7 +116,7 @@ final class Libc {
 
     /** The error a capturing call left in {@code state}, as strerror(3) words it, with its number. */
     static String error(MemorySegment state) {
-        int errno = (int) Linked.ERRNO.get(state, 0L);
+        int errno = errno(state);
         try {
             MemorySegment text = (MemorySegment) Linked.STRERROR.invokeExact(errno);
             return text.getString(0) + " (errno " + errno + ")";
@@ -119,6 +136,8 @@ final class Libc {
                 ValueLayout.JAVA_LONG));
         private static final MethodHandle MADVISE = plain("madvise", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        private static final MethodHandle MADVISE_CAPTURING = capturing("madvise", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
         private static final MethodHandle OPEN = capturing("open", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
                 ValueLayout.JAVA_INT));
         private static final MethodHandle CLOSE = plain("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));

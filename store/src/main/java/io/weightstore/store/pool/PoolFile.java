@@ -231,6 +231,38 @@ public final class PoolFile implements AutoCloseable {
         return path;
     }
 
+    /**
+     * Has the kernel fault in, for reading, the pages under the data's {@code length} bytes at
+     * {@code offset}, so that reading them through the mapping cannot end the process. A range nothing
+     * wrote may be a hole of the file, which needs a page of its own when it is read, and a tmpfs with
+     * no room left (other files filled it) answers that with SIGBUS, which kills the process whatever
+     * thread read: one frame of checks from any reader would end a node. Asked first, the kernel
+     * answers with an error instead. A kernel without the advice (before Linux 5.14) is not asked.
+     *
+     * @throws StoreException CORRUPT when the pages cannot be read (a hole with no room to fill it,
+     *     or the device under the file failing), IO when the kernel is short of memory for them
+     */
+    public void faultIn(long offset, long length) throws StoreException {
+        if (!Libc.LINUX || length == 0) {
+            return;
+        }
+        long start = data.address() + offset;
+        long pageStart = start & -Libc.PAGE;
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment state = call.allocate(Libc.CALL_STATE);
+            if (Libc.madvise(state, pageStart, start + length - pageStart, Libc.MADV_POPULATE_READ) == 0) {
+                return;
+            }
+            int errno = Libc.errno(state);
+            if (errno == Libc.EINVAL) {
+                return;
+            }
+            throw new StoreException(errno == Libc.EFAULT ? StoreException.Code.CORRUPT : StoreException.Code.IO, "pool " + path
+                    + " cannot give the pages of offset " + offset + " length " + length + " to read: " + Libc.error(state)
+                    + (errno == Libc.EFAULT ? " (a range never written, on a file system with no room left, or a failing device)" : ""));
+        }
+    }
+
     /** The data region, {@link #capacity()} bytes; offsets in the protocol and the master are relative to it. */
     public MemorySegment data() {
         return data;
