@@ -33,7 +33,8 @@ public record ShardRead(long offset, long blockLength, long stride, int count, L
     /**
      * Rank {@code rank} of {@code worldSize}'s part of {@code tensor} split along {@code split}. A split
      * that does not divide the dimension is an error naming the tensor, unless {@code allowUneven}: then
-     * every rank but the last gets ceil(dim / worldSize) and the last gets the rest.
+     * the ranks take ceil(dim / worldSize) each in turn until the dimension runs out, so the last ranks
+     * may get fewer, or none (5 over 4: 2, 2, 1, 0).
      */
     static ShardRead of(TensorInfo tensor, Split split, int rank, int worldSize, boolean allowUneven) throws CheckpointException {
         if (split == Split.REPLICATE || worldSize == 1) {
