@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.MappedObject;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,8 +62,9 @@ class MappedObjectTest {
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w");
                 Arena views = Arena.ofShared()) {
             assertThat(object.object().slices().stream().map(s -> s.replicas().getFirst().nodeId()).distinct()).hasSize(3);
-            MemorySegment view = object.mapReadOnly(views).orElseThrow();
-            object.checkMapped(view);
+            MappedObject mapped = object.mapReadOnly(views).orElseThrow();
+            mapped.check();
+            MemorySegment view = mapped.bytes();
             assertThat(view.byteSize()).isEqualTo(SIZE);
             assertThat(view.isReadOnly()).isTrue();
             assertThat(view.mismatch(source)).isEqualTo(-1);
@@ -74,7 +77,7 @@ class MappedObjectTest {
         MemorySegment view;
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w")) {
             Arena views = Arena.ofShared();
-            view = object.mapReadOnly(views).orElseThrow();
+            view = object.mapReadOnly(views).orElseThrow().bytes();
             assertThat(view.get(ValueLayout.JAVA_BYTE, SIZE - 1)).isEqualTo(source.get(ValueLayout.JAVA_BYTE, SIZE - 1));
             views.close();
         }
@@ -87,7 +90,7 @@ class MappedObjectTest {
         try (Arena views = Arena.ofShared()) {
             MemorySegment view;
             try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w")) {
-                view = object.mapReadOnly(views).orElseThrow();
+                view = object.mapReadOnly(views).orElseThrow().bytes();
             }
             assertThat(view.mismatch(source)).isEqualTo(-1);
         }
@@ -98,11 +101,37 @@ class MappedObjectTest {
         cluster.flipByte("w", 3, 100_000);
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w");
                 Arena views = Arena.ofShared()) {
-            MemorySegment view = object.mapReadOnly(views).orElseThrow();
-            assertThat(view.mismatch(source)).isEqualTo(3 * TestCluster.SLICE + 100_000);
-            assertThatThrownBy(() -> object.checkMapped(view)).isInstanceOf(StoreException.class)
+            MappedObject mapped = object.mapReadOnly(views).orElseThrow();
+            assertThat(mapped.bytes().mismatch(source)).isEqualTo(3 * TestCluster.SLICE + 100_000);
+            assertThatThrownBy(mapped::check).isInstanceOf(StoreException.class)
                     .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
                     .hasMessageContaining("slice 3 block 1");
+        }
+    }
+
+    @Test
+    void theCheckReadsTheCopiesTheViewMapsEvenAfterTheObjectWasRelocatedToOthers() throws Exception {
+        try (StoreClient writer = cluster.client()) {
+            // Only this object, so that any node may be forgotten.
+            writer.remove("w", true);
+            writer.put("two", source, PutOptions.defaults().withSliceSize(TestCluster.SLICE).withReplicas(2));
+        }
+        try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("two");
+                Arena views = Arena.ofShared()) {
+            // Every node is on this host: the view maps each slice's first copy.
+            String first = object.object().slices().getFirst().replicas().getFirst().nodeId();
+            MappedObject mapped = object.mapReadOnly(views).orElseThrow();
+            cluster.flipByte("two", 0, 0, 100_000);
+            // That node is lost and forgotten; the reader learns where the object is now: every slice on other copies.
+            int lost = cluster.indexOf(first);
+            cluster.stopNode(lost);
+            cluster.masterCore().forgetNode(first, true);
+            object.repair(List.of());
+            assertThat(object.object().slices().getFirst().nodeIds()).doesNotContain(first);
+            assertThat(mapped.bytes().mismatch(source)).as("the view still shows the rotten copy").isEqualTo(100_000);
+            assertThatThrownBy(mapped::check).isInstanceOf(StoreException.class)
+                    .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
+                    .hasMessageContaining("slice 0 block");
         }
     }
 

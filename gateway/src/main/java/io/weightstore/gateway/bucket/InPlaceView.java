@@ -2,10 +2,10 @@ package io.weightstore.gateway.bucket;
 
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.InPlaceFiles;
+import io.weightstore.store.client.MappedObject;
 import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,11 +80,11 @@ final class InPlaceView implements AutoCloseable {
 
     private static void check(ObjectReader reader) throws IOException {
         try (Arena arena = Arena.ofShared()) {
-            Optional<MemorySegment> mapped = reader.mapReadOnly(arena);
+            Optional<MappedObject> mapped = reader.mapReadOnly(arena);
             if (mapped.isEmpty()) {
                 throw new StoreException(StoreException.Code.IO, reader.key() + " has no copy on this host to check any more");
             }
-            reader.checkMapped(mapped.get());
+            mapped.get().check();
         }
     }
 

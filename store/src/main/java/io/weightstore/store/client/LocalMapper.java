@@ -39,10 +39,11 @@ final class LocalMapper {
         this.connections = connections;
     }
 
-    /** The object's bytes, or empty when some slice has no copy here that can be mapped. */
-    Optional<MemorySegment> map(Located located, Arena arena) throws IOException {
+    /** The object's bytes and the copies they map, or empty when some slice has no copy here that can be mapped. */
+    Optional<MappedObject> map(Located located, Arena arena) throws IOException {
         Optional<List<StitchedMapping.Piece>> pieces = pieces(located).filter(StitchedMapping::mappable);
-        return pieces.isEmpty() ? Optional.empty() : Optional.of(StitchedMapping.map(pieces.get(), arena));
+        return pieces.isEmpty() ? Optional.empty()
+                : Optional.of(new MappedObject(this, located.object(), pieces.get(), StitchedMapping.map(pieces.get(), arena)));
     }
 
     /** The object's pool files, open, or empty when some slice has no copy here. */
@@ -79,19 +80,16 @@ final class LocalMapper {
     }
 
     /**
-     * Checks every block of {@code view}, the object's bytes as {@link #map} mapped them, against the
-     * object's checksums, slices in parallel; returns once no check runs, so the caller may unmap the
-     * view. A slice in a pool of huge pages is checked through the view. Elsewhere it is read from its
+     * Checks every block of {@code view}, the object's bytes as {@link #map} mapped them from
+     * {@code pieces}, against the object's checksums, slices in parallel; returns once no check runs,
+     * so the caller may unmap the view. A slice in a pool of huge pages is checked through the view. Elsewhere it is read from its
      * pool file, whose pages the view maps shared, so the read sees the bytes the view shows: in a
      * page cache of 4 KiB folios, a first pass through a mapping faults in page after page, where a
      * read takes them from the kernel's own map (a C probe over 1,000 MiB of an embedded store's pool
      * on ext4, half of it in 2 MiB folios: 9.2-9.4 GB/s read into a 1 MiB buffer against 3.3-3.6
      * through a mapping; all of it in 2 MiB folios: 10.6-11.5 against 16.0-17.7).
      */
-    void check(Located located, MemorySegment view) throws IOException {
-        ObjectMeta object = located.object();
-        List<StitchedMapping.Piece> pieces = pieces(located).orElseThrow(
-                () -> new IllegalStateException("no copy of " + object.key() + " on this host to check"));
+    void check(ObjectMeta object, List<StitchedMapping.Piece> pieces, MemorySegment view) throws IOException {
         List<Boolean> throughView = pieces.stream().map(piece -> inHugePages(piece.file())).toList();
         try (InPlaceFiles files = throughView.contains(false) ? InPlaceFiles.open(pieces) : null) {
             List<RunningTasks.Task> checks = new ArrayList<>();

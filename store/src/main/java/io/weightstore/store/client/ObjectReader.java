@@ -157,30 +157,19 @@ public final class ObjectReader implements AutoCloseable {
      * long as {@code arena}, and closing the arena unmaps it (a later access fails with
      * IllegalStateException); keep this handle open as long, for its lease is what stops the object
      * from being removed and its room reused under the segment. Nothing is checked yet: see
-     * {@link #checkMapped}.
+     * {@link MappedObject#check}.
      */
-    public Optional<MemorySegment> mapReadOnly(Arena arena) throws IOException {
+    public Optional<MappedObject> mapReadOnly(Arena arena) throws IOException {
         return client.mapper().map(located(), arena);
     }
 
     /**
      * The whole object in the pool files of nodes on this host, open for {@code sendfile(2)}, when
      * every slice has a copy here (else empty). Close it, and end every transfer from it, before this
-     * handle's lease ends. Nothing is checked: check a mapping of it ({@link #checkMapped}) first.
+     * handle's lease ends. Nothing is checked: check a mapping of it ({@link MappedObject#check}) first.
      */
     public Optional<InPlaceFiles> openInPlace() throws IOException {
         return client.mapper().open(located());
-    }
-
-    /**
-     * Checks every checksum block of {@code view}, from {@link #mapReadOnly}, against the checksums
-     * computed when the object was written; CORRUPT names the first slice and block that differ.
-     */
-    public void checkMapped(MemorySegment view) throws IOException {
-        if (view.byteSize() != size()) {
-            throw new IllegalArgumentException("view of " + view.byteSize() + " bytes is not " + key + " of " + size() + " bytes");
-        }
-        client.mapper().check(located(), view);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
 import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.Futures;
+import io.weightstore.store.client.MappedObject;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
@@ -629,14 +630,14 @@ public final class CheckpointSource implements AutoCloseable {
         if (known != null) {
             return known;
         }
-        Optional<MemorySegment> file = object.mapReadOnly(views);
-        if (file.isPresent() && options.checkMapped()) {
-            MemorySegment bytes = file.get();
+        Optional<MappedObject> mapped = object.mapReadOnly(views);
+        if (mapped.isPresent() && options.checkMapped()) {
             checks.put(object, checker.submit(() -> {
-                object.checkMapped(bytes);
+                mapped.get().check();
                 return null;
             }));
         }
+        Optional<MemorySegment> file = mapped.map(MappedObject::bytes);
         mappedFiles.put(object, file);
         return file;
     }
