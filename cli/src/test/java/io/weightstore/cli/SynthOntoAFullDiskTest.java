@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.Filler;
 import io.weightstore.store.LoopDisk;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,7 +33,7 @@ class SynthOntoAFullDiskTest {
             LongConsumer fillAfterFirstChunk = bytes -> {
                 if (!Files.exists(filler)) {
                     try {
-                        disk.fill(filler);
+                        Filler.fill(filler);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }

@@ -3,8 +3,6 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -39,18 +37,6 @@ public final class LoopDisk implements AutoCloseable {
     /** Where the file system is mounted. */
     public Path dir() {
         return dir;
-    }
-
-    /** Writes {@code file} on this disk until the file system has no block left. */
-    public void fill(Path file) throws IOException {
-        byte[] chunk = new byte[256 << 10];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            while (true) {
-                out.write(chunk);
-            }
-        } catch (IOException full) {
-            assertThat(full).hasMessageContaining("No space left");
-        }
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.Filler;
 import io.weightstore.store.LoopDisk;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.client.ClientOptions;
@@ -65,7 +66,7 @@ class ExportToAFullDiskTest {
                 public void advanced(long bytes) {
                     if (bytes >= VerifiedCopy.CHUNK && !Files.exists(disk.dir().resolve("filler"))) {
                         try {
-                            disk.fill(disk.dir().resolve("filler"));
+                            Filler.fill(disk.dir().resolve("filler"));
                         } catch (IOException e) {
                             throw new UncheckedIOException(e);
                         }
@@ -100,7 +101,7 @@ class ExportToAFullDiskTest {
     /** Fills the disk, then gives back {@code bytes} of it. */
     private static void leaveRoom(LoopDisk disk, long bytes) throws IOException {
         Path filler = disk.dir().resolve("filler");
-        disk.fill(filler);
+        Filler.fill(filler);
         try (FileChannel channel = FileChannel.open(filler, StandardOpenOption.WRITE)) {
             channel.truncate(channel.size() - bytes);
         }

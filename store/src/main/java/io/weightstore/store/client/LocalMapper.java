@@ -82,10 +82,10 @@ final class LocalMapper {
     /**
      * Checks every block of {@code view}, the object's bytes as {@link #map} mapped them from
      * {@code pieces}, against the object's checksums, slices in parallel; returns once no check runs,
-     * so the caller may unmap the view. A slice in a pool of huge pages is checked through the view. Elsewhere it is read from its
-     * pool file, whose pages the view maps shared, so the read sees the bytes the view shows: in a
-     * page cache of 4 KiB folios, a first pass through a mapping faults in page after page, where a
-     * read takes them from the kernel's own map (a C probe over 1,000 MiB of an embedded store's pool
+     * so the caller may unmap the view. A slice in a pool of huge pages is checked through the view.
+     * Elsewhere it is read from its pool file, whose pages the view maps shared, so the read sees the
+     * bytes the view shows: in a page cache of 4 KiB folios, a first pass through a mapping faults in
+     * page after page, where a read takes them from the kernel's own map (a C probe over 1,000 MiB of an embedded store's pool
      * on ext4, half of it in 2 MiB folios: 9.2-9.4 GB/s read into a 1 MiB buffer against 3.3-3.6
      * through a mapping; all of it in 2 MiB folios: 10.6-11.5 against 16.0-17.7).
      */

@@ -2,6 +2,7 @@ package io.weightstore.store.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.weightstore.store.Filler;
 import io.weightstore.store.LoopDisk;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.Range;
@@ -62,7 +63,7 @@ class NodeOnAFullDiskTest {
         master = MasterServer.start(tmp.resolve("master"), TestCluster.config(), "127.0.0.1", 0, MasterSecurity.insecure());
         node = StorageNode.start("127.0.0.1:" + master.port(), NodeOptions.loopback(disk.dir().resolve("pool"), CAPACITY));
         Path filler = disk.dir().resolve("filler");
-        disk.fill(filler);
+        Filler.fill(filler);
 
         try (Socket writer = connect()) {
             write(writer, CAPACITY);

@@ -8,7 +8,6 @@ import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * kernel answers with SIGBUS, the end of the process. A frame of checks over such a range, which any
  * reader may send, is refused; the node lives on.
  */
-class NodeOnAFullFileSystemTest {
+class NodeOnAFullTmpfsTest {
     private static final int BLOCK = TestCluster.CHECKSUM_BLOCK;
 
     @TempDir
@@ -44,7 +43,7 @@ class NodeOnAFullFileSystemTest {
             try (PoolFile file = PoolFile.open(tmpfs.dir().resolve("cluster").resolve("node0.pool"), false)) {
                 pool = file.uuid();
             }
-            fill(tmpfs.dir().resolve("filler"));
+            Filler.fill(tmpfs.dir().resolve("filler"));
             CRC32C zeros = new CRC32C();
             zeros.update(new byte[BLOCK]);
             try (Socket socket = new Socket("127.0.0.1", port)) {
@@ -67,18 +66,6 @@ class NodeOnAFullFileSystemTest {
             assertThat(node.isAlive()).as("the node process after the check, log: %s", Files.readString(tmp.resolve("node.log")))
                     .isTrue();
             assertThat(BadInputTest.handshakeAnswered(port)).as("a new connection is answered").isTrue();
-        }
-    }
-
-    /** Writes {@code file} until the file system has no room left. */
-    private static void fill(Path file) throws IOException {
-        byte[] chunk = new byte[1 << 20];
-        try (OutputStream filler = Files.newOutputStream(file)) {
-            while (true) {
-                filler.write(chunk);
-            }
-        } catch (IOException full) {
-            assertThat(full).hasMessageContaining("No space left");
         }
     }
 }
