@@ -39,6 +39,14 @@ final class BatchCheck {
     }
 
     /**
+     * Whether two records are of one object as written: its checksums are the same, wherever its copies
+     * are. A relocation while a batch is checked (a node lost) gives its later parts a record of their own.
+     */
+    private static boolean sameVersion(ObjectMeta a, ObjectMeta b) {
+        return a == b || a.key().equals(b.key()) && a.createdAt().equals(b.createdAt());
+    }
+
+    /**
      * Fills {@code crcs} for the parts read in one range with part {@code first}, which has bytes; parts
      * of no bytes among them are passed over and left at the CRC32C of nothing. Returns the index of
      * the part after them.
@@ -54,9 +62,11 @@ final class BatchCheck {
             if (part.length() == 0) {
                 continue;
             }
-            if (part.object() != head.object() || part.objectStart() != end || part.offset() != head.offset() + (end - head.objectStart())) {
+            if (!sameVersion(part.object(), head.object()) || part.objectStart() != end
+                    || part.offset() != head.offset() + (end - head.objectStart())) {
                 throw new IllegalArgumentException("part at offset " + part.offset() + " continues no read: object " + part.object().key()
-                        + " from " + part.objectStart() + ", the read is at " + end + " of " + head.object().key());
+                        + " written " + part.object().createdAt() + " from " + part.objectStart() + ", the read is at " + end + " of "
+                        + head.object().key() + " written " + head.object().createdAt());
             }
             members.add(next);
             end += part.length();

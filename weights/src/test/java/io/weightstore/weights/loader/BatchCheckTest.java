@@ -45,6 +45,10 @@ class BatchCheckTest {
     }
 
     private BatchCheck.Part part(String name, int start, int length, boolean continuesRead) {
+        return part(name, start, length, continuesRead, object);
+    }
+
+    private BatchCheck.Part part(String name, int start, int length, boolean continuesRead, ObjectMeta object) {
         TensorInfo info = new TensorInfo(name, DType.I8, List.of((long) length), start, start + length);
         CheckpointSource.Location location = new CheckpointSource.Location("f.safetensors", null, 0, info,
                 Optional.of(TensorCrcCalculator.compute(info, MemorySegment.ofArray(stored).asSlice(start, length))));
@@ -74,5 +78,18 @@ class BatchCheckTest {
     void theStoredBytesPassEitherWay() {
         assertThatCode(() -> BatchCheck.verify(parts(true), MemorySegment.ofArray(stored))).doesNotThrowAnyException();
         assertThatCode(() -> BatchCheck.verify(parts(false), MemorySegment.ofArray(stored))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void partsOfOneReadWhoseObjectWasRelocatedBetweenThemAreCheckedAsOneRead() {
+        // The same object as written, its copy now on another node: the record a part taken after a relocation holds.
+        ObjectMeta relocated = object.withSlices(List.of(object.slices().getFirst().withReplicas(List.of(new ReplicaRef("n2", 4096)))));
+        List<BatchCheck.Part> parts = List.of(part("first", 0, BOUNDARY, false), part("second", BOUNDARY, SIZE - BOUNDARY, true, relocated));
+        assertThatCode(() -> BatchCheck.verify(parts, MemorySegment.ofArray(stored))).doesNotThrowAnyException();
+
+        ObjectMeta rewritten = object.withCreatedAt(Instant.EPOCH.plusMillis(1));
+        List<BatchCheck.Part> mixed = List.of(part("first", 0, BOUNDARY, false), part("second", BOUNDARY, SIZE - BOUNDARY, true, rewritten));
+        assertThatThrownBy(() -> BatchCheck.verify(mixed, MemorySegment.ofArray(stored))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("continues no read");
     }
 }
