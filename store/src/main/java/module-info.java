@@ -41,6 +41,6 @@ module io.weightstore.store {
     exports io.weightstore.store.client.plan to io.weightstore.bench;
     exports io.weightstore.store.grpc to io.weightstore.bench;
     // Memory the loader reads tensors into for engines that keep them; the benchmarks measure pool mappings; a node's
-    // start line says what pages its pool gets.
-    exports io.weightstore.store.pool to io.weightstore.bench, io.weightstore.weights, io.weightstore.cli;
+    // start line says what pages its pool gets; the gateway keys its checks in place by the copies it sends from.
+    exports io.weightstore.store.pool to io.weightstore.bench, io.weightstore.weights, io.weightstore.cli, io.weightstore.gateway;
 }

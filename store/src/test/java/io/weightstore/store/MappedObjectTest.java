@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ClientOptions;
+import io.weightstore.store.client.InPlaceFiles;
 import io.weightstore.store.client.MappedObject;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -130,6 +132,43 @@ class MappedObjectTest {
             assertThat(object.object().slices().getFirst().nodeIds()).doesNotContain(first);
             assertThat(mapped.bytes().mismatch(source)).as("the view still shows the rotten copy").isEqualTo(100_000);
             assertThatThrownBy(mapped::check).isInstanceOf(StoreException.class)
+                    .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
+                    .hasMessageContaining("slice 0 block");
+        }
+    }
+
+    @Test
+    void filesOpenInPlaceAreCheckedAndRotInThemNamesTheBlock() throws Exception {
+        try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("w");
+                InPlaceFiles files = object.openInPlace().orElseThrow()) {
+            assertThat(files.size()).isEqualTo(SIZE);
+            object.checkInPlace(files);
+            cluster.flipByte("w", 4, 70_000);
+            assertThatThrownBy(() -> object.checkInPlace(files)).isInstanceOf(StoreException.class)
+                    .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
+                    .hasMessageContaining("slice 4 block 1");
+        }
+    }
+
+    @Test
+    void theCheckOfOpenFilesReadsThemEvenAfterTheObjectWasRelocatedToOthers() throws Exception {
+        try (StoreClient writer = cluster.client()) {
+            writer.remove("w", true);
+            writer.put("two", source, PutOptions.defaults().withSliceSize(TestCluster.SLICE).withReplicas(2));
+        }
+        try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("two");
+                InPlaceFiles files = object.openInPlace().orElseThrow()) {
+            String first = object.object().slices().getFirst().replicas().getFirst().nodeId();
+            cluster.flipByte("two", 0, 0, 100_000);
+            cluster.stopNode(cluster.indexOf(first));
+            cluster.masterCore().forgetNode(first, true);
+            object.repair(List.of());
+            assertThat(object.object().slices().getFirst().nodeIds()).doesNotContain(first);
+            InPlaceFiles.FileRange flipped = files.ranges(100_000, 1).getFirst();
+            ByteBuffer held = ByteBuffer.allocate(1);
+            flipped.file().read(held, flipped.position());
+            assertThat(held.get(0)).as("the files still hold the rotten copy").isNotEqualTo(source.get(ValueLayout.JAVA_BYTE, 100_000));
+            assertThatThrownBy(() -> object.checkInPlace(files)).isInstanceOf(StoreException.class)
                     .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
                     .hasMessageContaining("slice 0 block");
         }

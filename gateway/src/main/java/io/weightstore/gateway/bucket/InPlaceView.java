@@ -1,11 +1,10 @@
 package io.weightstore.gateway.bucket;
 
+import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.InPlaceFiles;
-import io.weightstore.store.client.MappedObject;
 import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,8 +33,8 @@ final class InPlaceView implements AutoCloseable {
     }
 
     /**
-     * Opens the object {@code reader} holds and checks it, through a mapping dropped once done, unless
-     * {@code checks} has a current pass for it. The view is empty when some slice has no copy here, or
+     * Opens the object {@code reader} holds and checks the files opened, unless {@code checks} has a
+     * current pass for them. The view is empty when some slice has no copy here, or
      * when the check or the opening failed: then the object is read through the store, which checks
      * every read and tries the other copies.
      */
@@ -43,9 +42,8 @@ final class InPlaceView implements AutoCloseable {
         Optional<InPlaceFiles> files = Optional.empty();
         try {
             files = reader.openInPlace();
-            if (files.isPresent() && !checks.current(reader.object())) {
-                check(reader);
-                checks.passed(reader.object());
+            if (files.isPresent()) {
+                checkUnlessCurrent(reader, checks, files.get());
             }
             return new InPlaceView(files);
         } catch (IOException e) {
@@ -61,16 +59,15 @@ final class InPlaceView implements AutoCloseable {
     }
 
     /**
-     * This view, with its object checked again if {@code checks} has no current pass for it; a view
+     * This view, with its files checked again if {@code checks} has no current pass for them; a view
      * whose check fails now sends nothing more, and the object is read through the store.
      */
     InPlaceView checkedAgain(ObjectReader reader, InPlaceChecks checks) {
-        if (files.isEmpty() || checks.current(reader.object())) {
+        if (files.isEmpty()) {
             return this;
         }
         try {
-            check(reader);
-            checks.passed(reader.object());
+            checkUnlessCurrent(reader, checks, files.get());
             return this;
         } catch (IOException e) {
             log.warn("{} is read through the store from now on: checked again in place, {}", reader.key(), e.getMessage());
@@ -78,13 +75,12 @@ final class InPlaceView implements AutoCloseable {
         }
     }
 
-    private static void check(ObjectReader reader) throws IOException {
-        try (Arena arena = Arena.ofShared()) {
-            Optional<MappedObject> mapped = reader.mapReadOnly(arena);
-            if (mapped.isEmpty()) {
-                throw new StoreException(StoreException.Code.IO, reader.key() + " has no copy on this host to check any more");
-            }
-            mapped.get().check();
+    /** Checks the copies {@code files} hold, unless a check of them passed recently enough. */
+    private static void checkUnlessCurrent(ObjectReader reader, InPlaceChecks checks, InPlaceFiles files) throws IOException {
+        ObjectMeta object = reader.object();
+        if (!checks.current(object, files.copies())) {
+            reader.checkInPlace(files);
+            checks.passed(object, files.copies());
         }
     }
 

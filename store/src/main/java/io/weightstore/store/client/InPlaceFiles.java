@@ -27,11 +27,13 @@ public final class InPlaceFiles implements AutoCloseable {
 
     private record Placed(FileChannel file, long position, long objectOffset, long length) {}
 
+    private final List<StitchedMapping.Piece> copies;
     private final List<Placed> pieces;
     private final List<FileChannel> files;
     private final long size;
 
-    private InPlaceFiles(List<Placed> pieces, List<FileChannel> files, long size) {
+    private InPlaceFiles(List<StitchedMapping.Piece> copies, List<Placed> pieces, List<FileChannel> files, long size) {
+        this.copies = copies;
         this.pieces = pieces;
         this.files = files;
         this.size = size;
@@ -52,7 +54,7 @@ public final class InPlaceFiles implements AutoCloseable {
                 placed.add(new Placed(file, PoolFile.DATA_START + piece.offset(), at, piece.length()));
                 at += piece.length();
             }
-            return new InPlaceFiles(List.copyOf(placed), List.copyOf(opened.values()), at);
+            return new InPlaceFiles(List.copyOf(pieces), List.copyOf(placed), List.copyOf(opened.values()), at);
         } catch (StoreException | RuntimeException e) {
             opened.values().forEach(InPlaceFiles::closeQuietly);
             throw e;
@@ -61,6 +63,11 @@ public final class InPlaceFiles implements AutoCloseable {
 
     public long size() {
         return size;
+    }
+
+    /** The copies these files hold, end to end: what a check of them went by. */
+    public List<StitchedMapping.Piece> copies() {
+        return copies;
     }
 
     /** Where the object's bytes {@code [offset, offset + length)} lie, in order. */

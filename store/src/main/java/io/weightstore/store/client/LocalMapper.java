@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.function.IntFunction;
 
 /**
  * Whole objects seen in place, in the pools of nodes on this host: every slice from a copy in a pool
@@ -92,14 +93,29 @@ final class LocalMapper {
     void check(ObjectMeta object, List<StitchedMapping.Piece> pieces, MemorySegment view) throws IOException {
         List<Boolean> throughView = pieces.stream().map(piece -> inHugePages(piece.file())).toList();
         try (InPlaceFiles files = throughView.contains(false) ? InPlaceFiles.open(pieces) : null) {
-            List<RunningTasks.Task> checks = new ArrayList<>();
-            for (int i = 0; i < object.slices().size(); i++) {
-                int index = i;
-                checks.add(throughView.get(i) ? () -> checkSlice(object, index, view::asSlice)
-                        : () -> checkSliceRead(object, index, files));
-            }
-            RunningTasks.runAll(workers, checks);
+            checkSlices(object, index -> throughView.get(index) ? () -> checkSlice(object, index, view::asSlice)
+                    : () -> checkSliceRead(object, index, files));
         }
+    }
+
+    /**
+     * Checks every block of the object as {@code files} hold it, read from them, slices in parallel:
+     * the bytes a transfer from those files sends, wherever the object's copies are by then.
+     */
+    void check(ObjectMeta object, InPlaceFiles files) throws IOException {
+        if (files.size() != object.size()) {
+            throw new IllegalArgumentException("files of " + files.size() + " bytes do not hold " + object.key() + " of "
+                    + object.size());
+        }
+        checkSlices(object, index -> () -> checkSliceRead(object, index, files));
+    }
+
+    private void checkSlices(ObjectMeta object, IntFunction<RunningTasks.Task> checkOfSlice) throws IOException {
+        List<RunningTasks.Task> checks = new ArrayList<>();
+        for (int i = 0; i < object.slices().size(); i++) {
+            checks.add(checkOfSlice.apply(i));
+        }
+        RunningTasks.runAll(workers, checks);
     }
 
     private boolean inHugePages(Path pool) {

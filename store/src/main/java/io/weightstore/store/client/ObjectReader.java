@@ -166,10 +166,20 @@ public final class ObjectReader implements AutoCloseable {
     /**
      * The whole object in the pool files of nodes on this host, open for {@code sendfile(2)}, when
      * every slice has a copy here (else empty). Close it, and end every transfer from it, before this
-     * handle's lease ends. Nothing is checked: check a mapping of it ({@link MappedObject#check}) first.
+     * handle's lease ends. Nothing is checked: {@link #checkInPlace} them first.
      */
     public Optional<InPlaceFiles> openInPlace() throws IOException {
         return client.mapper().open(located());
+    }
+
+    /**
+     * Checks every checksum block of the copies {@code files} (from {@link #openInPlace}) hold, read
+     * from those files, against the checksums computed when the object was written; CORRUPT names the
+     * first slice and block that differ. The check goes by the files, not by where the object is when
+     * it runs: a relocation in between may name other copies on this host.
+     */
+    public void checkInPlace(InPlaceFiles files) throws IOException {
+        client.mapper().check(object(), files);
     }
 
     /**
