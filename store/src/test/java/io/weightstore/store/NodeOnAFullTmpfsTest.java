@@ -3,6 +3,7 @@ package io.weightstore.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.store.api.Range;
+import io.weightstore.store.api.Stride;
 import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.FrameCodec;
@@ -32,8 +33,30 @@ class NodeOnAFullTmpfsTest {
     @TempDir
     Path tmp;
 
+    /** A block half-way into the fresh pool, which nothing ever wrote (its start shares a huge page with the pool's header). */
+    private static final long HOLE = TestCluster.NODE_CAPACITY / 2;
+
     @Test
     void aCheckOfAnUnwrittenBlockOnAFullTmpfsIsRefusedAndTheNodeLives() throws Exception {
+        CRC32C zeros = new CRC32C();
+        zeros.update(new byte[BLOCK]);
+        // A replica check: a read of nothing that hashes the block.
+        assertThat(statusOnAFullTmpfs(new Request.Read(new Range(HOLE, 0), List.of(new BlockCheck(HOLE, BLOCK, (int) zeros.getValue())))))
+                .isEqualTo(Status.CORRUPT.code());
+    }
+
+    @Test
+    void aColumnShardOfUnwrittenRowsOnAFullTmpfsIsRefusedBeforeItsAnswerAndTheNodeLives() throws Exception {
+        // No checks: the node gathers the rows through the mapping all the same.
+        assertThat(statusOnAFullTmpfs(new Request.ReadStrided(new Stride(HOLE, 1024, 4096, 64), List.of())))
+                .isEqualTo(Status.CORRUPT.code());
+    }
+
+    /**
+     * Sends {@code request} to a node whose pool a filler left no room to grow, and returns the status it answered
+     * with, once its process was found alive and answering a new connection.
+     */
+    private byte statusOnAFullTmpfs(Request request) throws Exception {
         // Room for the node's pool and its master's records, which the filler then takes.
         try (HugeTmpfs tmpfs = HugeTmpfs.mount(tmp.resolve("tmpfs"), (int) (TestCluster.NODE_CAPACITY >> 20) + 32);
                 ChildProcess node = ChildProcess.start(ProcessBuilder.Redirect.to(tmp.resolve("node.log").toFile()), "node",
@@ -44,28 +67,25 @@ class NodeOnAFullTmpfsTest {
                 pool = file.uuid();
             }
             Filler.fill(tmpfs.dir().resolve("filler"));
-            CRC32C zeros = new CRC32C();
-            zeros.update(new byte[BLOCK]);
+            byte status;
             try (Socket socket = new Socket("127.0.0.1", port)) {
                 socket.setSoTimeout(10_000);
                 OutputStream out = socket.getOutputStream();
                 InputStream in = socket.getInputStream();
                 out.write(BadInputTest.hello(pool));
                 assertThat(in.readNBytes(FrameCodec.HELLO_BYTES)).hasSize(FrameCodec.HELLO_BYTES);
-                // A replica check (a read of nothing) of a block half-way into the fresh pool, which nothing ever wrote (its
-                // start shares a huge page with the pool's header).
-                long hole = TestCluster.NODE_CAPACITY / 2;
-                ByteBuffer frame = FrameCodec.encode(new Request.Read(new Range(hole, 0),
-                        List.of(new BlockCheck(hole, BLOCK, (int) zeros.getValue()))), null);
+                ByteBuffer frame = FrameCodec.encode(request, null);
                 out.write(frame.array(), frame.position(), frame.remaining());
                 byte[] header = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
-                assertThat(header).as("an answer to the check").hasSize(FrameCodec.RESPONSE_HEADER_BYTES);
-                assertThat(header[0]).as("its status").isEqualTo(Status.CORRUPT.code());
+                assertThat(header).as("an answer to the request").hasSize(FrameCodec.RESPONSE_HEADER_BYTES);
+                status = header[0];
             }
             Thread.sleep(500);
-            assertThat(node.isAlive()).as("the node process after the check, log: %s", Files.readString(tmp.resolve("node.log")))
-                    .isTrue();
+            String log = Files.readString(tmp.resolve("node.log"));
+            assertThat(node.isAlive()).as("the node process after the request, log: %s", log).isTrue();
+            assertThat(log).as("the node's log").doesNotContain("InternalError");
             assertThat(BadInputTest.handshakeAnswered(port)).as("a new connection is answered").isTrue();
+            return status;
         }
     }
 }

@@ -15,6 +15,7 @@ import io.weightstore.store.wire.FrameException;
 import io.weightstore.store.wire.HelloReply;
 import io.weightstore.store.wire.MacTransport;
 import io.weightstore.store.wire.Peers;
+import io.weightstore.store.wire.PlainTransport;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Response;
 import io.weightstore.store.wire.Status;
@@ -275,6 +276,12 @@ final class RequestHandler implements Runnable {
         }
         // A read of nothing is a replica check (ObjectReader.checkReplicas): it hashes every block, whatever was checked before.
         verify(checks, total > 0);
+        if (!(transport instanceof PlainTransport)) {
+            // TLS and MAC read the bytes through the mapping; sendfile reads a hole as zeros, with no page of its own.
+            for (Range range : ranges) {
+                faultIn(range.offset(), range.length());
+            }
+        }
         respond(Response.ok(total));
         for (Range range : ranges) {
             sendFile(range);
@@ -290,6 +297,8 @@ final class RequestHandler implements Runnable {
             respond(Response.ok(0));
             return;
         }
+        // The gather reads through the mapping, unchecked rows too: a hole in the rows' span fails the frame before its answer.
+        faultIn(stride.offset(), stride.span());
         // Rows are often small: gather them into a staging buffer instead of a syscall per row. Allocated before the
         // answer starts, so that a node short of direct memory closes the connection before any byte of it.
         ByteBuffer out = staging();
@@ -356,7 +365,7 @@ final class RequestHandler implements Runnable {
                 continue;
             }
             long writesBefore = verified.writesStarted();
-            faultIn(check);
+            faultIn(check.offset(), check.length());
             int actual = Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
             if (actual != check.crc32c()) {
                 metrics.readerChecksumMismatch();
@@ -372,15 +381,17 @@ final class RequestHandler implements Runnable {
         }
     }
 
-    /** The block's pages, before it is hashed through the mapping: one the pool cannot give fails the frame, not the node. */
-    private void faultIn(BlockCheck check) throws FrameException {
+    /**
+     * The range's pages, before they are read through the mapping (hashed, gathered, encrypted): one the pool cannot give
+     * fails the frame, not the node.
+     */
+    private void faultIn(long offset, long length) throws FrameException {
         try {
-            pool.faultIn(check.offset(), check.length());
+            pool.faultIn(offset, length);
         } catch (StoreException e) {
-            refusals.warn("cannot check a block for {}: {}", peer(), e.getMessage());
+            refusals.warn("cannot read pool memory for {}: {}", peer(), e.getMessage());
             throw new FrameException(e.code() == StoreException.Code.CORRUPT ? Status.CORRUPT : Status.INTERNAL, false, "node "
-                    + pool.nodeId() + " cannot read pool offset " + check.offset() + " (block of " + check.length() + " bytes): "
-                    + e.getMessage());
+                    + pool.nodeId() + " cannot read pool offset " + offset + " length " + length + ": " + e.getMessage());
         }
     }
 
