@@ -111,25 +111,34 @@ class MappedObjectTest {
         }
     }
 
-    @Test
-    void theCheckReadsTheCopiesTheViewMapsEvenAfterTheObjectWasRelocatedToOthers() throws Exception {
+    /** Replaces "w" with "two", of two copies a slice: the only object, so that any node may be forgotten. */
+    private void putTwoCopiesOnly() throws Exception {
         try (StoreClient writer = cluster.client()) {
-            // Only this object, so that any node may be forgotten.
             writer.remove("w", true);
             writer.put("two", source, PutOptions.defaults().withSliceSize(TestCluster.SLICE).withReplicas(2));
         }
+    }
+
+    /**
+     * Rots byte 100,000 of "two"'s first copy, which a view or files in place hold (every node is on this host: each
+     * slice's first copy is taken), then loses and forgets its node: {@code object} learns where the object is now.
+     */
+    private void rotTheFirstCopyThenRelocateIt(ObjectReader object) throws Exception {
+        String first = object.object().slices().getFirst().replicas().getFirst().nodeId();
+        cluster.flipByte("two", 0, 0, 100_000);
+        cluster.stopNode(cluster.indexOf(first));
+        cluster.masterCore().forgetNode(first, true);
+        object.repair(List.of());
+        assertThat(object.object().slices().getFirst().nodeIds()).doesNotContain(first);
+    }
+
+    @Test
+    void theCheckReadsTheCopiesTheViewMapsEvenAfterTheObjectWasRelocatedToOthers() throws Exception {
+        putTwoCopiesOnly();
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("two");
                 Arena views = Arena.ofShared()) {
-            // Every node is on this host: the view maps each slice's first copy.
-            String first = object.object().slices().getFirst().replicas().getFirst().nodeId();
             MappedObject mapped = object.mapReadOnly(views).orElseThrow();
-            cluster.flipByte("two", 0, 0, 100_000);
-            // That node is lost and forgotten; the reader learns where the object is now: every slice on other copies.
-            int lost = cluster.indexOf(first);
-            cluster.stopNode(lost);
-            cluster.masterCore().forgetNode(first, true);
-            object.repair(List.of());
-            assertThat(object.object().slices().getFirst().nodeIds()).doesNotContain(first);
+            rotTheFirstCopyThenRelocateIt(object);
             assertThat(mapped.bytes().mismatch(source)).as("the view still shows the rotten copy").isEqualTo(100_000);
             assertThatThrownBy(mapped::check).isInstanceOf(StoreException.class)
                     .satisfies(e -> assertThat(((StoreException) e).code()).isEqualTo(StoreException.Code.CORRUPT))
@@ -152,18 +161,10 @@ class MappedObjectTest {
 
     @Test
     void theCheckOfOpenFilesReadsThemEvenAfterTheObjectWasRelocatedToOthers() throws Exception {
-        try (StoreClient writer = cluster.client()) {
-            writer.remove("w", true);
-            writer.put("two", source, PutOptions.defaults().withSliceSize(TestCluster.SLICE).withReplicas(2));
-        }
+        putTwoCopiesOnly();
         try (StoreClient store = cluster.client(ClientOptions.defaults().withSameHostPath(true)); ObjectReader object = store.open("two");
                 InPlaceFiles files = object.openInPlace().orElseThrow()) {
-            String first = object.object().slices().getFirst().replicas().getFirst().nodeId();
-            cluster.flipByte("two", 0, 0, 100_000);
-            cluster.stopNode(cluster.indexOf(first));
-            cluster.masterCore().forgetNode(first, true);
-            object.repair(List.of());
-            assertThat(object.object().slices().getFirst().nodeIds()).doesNotContain(first);
+            rotTheFirstCopyThenRelocateIt(object);
             InPlaceFiles.FileRange flipped = files.ranges(100_000, 1).getFirst();
             ByteBuffer held = ByteBuffer.allocate(1);
             flipped.file().read(held, flipped.position());
