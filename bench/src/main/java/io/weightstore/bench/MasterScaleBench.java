@@ -146,8 +146,10 @@ public final class MasterScaleBench {
         List<Future<?>> registered = new ArrayList<>();
         for (int i = 0; i < settings.nodes(); i++) {
             MasterApi api = clients.get(i % clients.size());
-            NodeInfo node = new NodeInfo(String.format("sim-node-%04d", i), new Endpoint("127.0.0.1", 1), "", new UUID(7, i),
-                    NODE_CAPACITY);
+            // An address each, as real nodes have: a new leader takes a node registering where another served before it
+            // went down for that node's replacement, and has its copies made again.
+            NodeInfo node = new NodeInfo(String.format("sim-node-%04d", i), new Endpoint("127.0." + (i >> 8) + "." + (i & 255), 1), "",
+                    new UUID(7, i), NODE_CAPACITY);
             registered.add(threads.submit(() -> {
                 Duration interval = beats.get().time("register", () -> api.registerNode(node));
                 threads.submit(() -> heartbeat(api, node, interval, beats, stop));

@@ -30,7 +30,7 @@ final class BenchMasterScaleCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--nodes", defaultValue = "1000", description = "Simulated storage nodes. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--nodes", defaultValue = "1000", description = "Simulated storage nodes, at most 65536, each at an address of its own in 127.0.0.0/16. Default: ${DEFAULT-VALUE}.")
     private int nodes;
 
     @Option(names = "--checkpoints", defaultValue = "10000", description = "Checkpoints in the catalog. Default: ${DEFAULT-VALUE}.")
@@ -73,6 +73,9 @@ final class BenchMasterScaleCommand implements Callable<Integer> {
         if (nodes < 1 || checkpoints < 1 || files < 5 || loaders < 1 || duration < 1 || lease < 1 || masters < 1) {
             throw new IllegalArgumentException("--nodes, --checkpoints, --loaders, --duration, --lease and --masters must be >= 1, "
                     + "--files >= 5 (a manifest, 3 small files, weights)");
+        }
+        if (nodes > 65_536) {
+            throw new IllegalArgumentException("--nodes must be at most 65536 (an address of 127.0.0.0/16 each), got " + nodes);
         }
         PrintWriter out = spec.commandLine().getOut();
         MasterScaleBench.Report report = MasterScaleBench.run(new MasterScaleBench.Settings(nodes, checkpoints, files, loaders,
