@@ -7,7 +7,9 @@ import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,6 +21,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The checkpoints in a store, and where their pieces live: one manifest object, one object per
@@ -30,6 +34,7 @@ import java.util.regex.Pattern;
  * prefix listing on the master; there is no index object to read-modify-write.
  */
 public final class Catalog {
+    private static final Logger log = LoggerFactory.getLogger(Catalog.class);
     private static final String ROOT = "weights/";
     private static final String MANIFEST = "/manifest";
     private static final String REPLACEMENT = "/replacement";
@@ -44,6 +49,12 @@ public final class Catalog {
     private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
     /** Far above any real manifest (a few hundred bytes a file); a larger object is not one, and is not read onto the heap. */
     private static final long MAX_MANIFEST_BYTES = 64L << 20;
+
+    /**
+     * How long a manifest's write waits for readers that hold it: longer than a read lease (30 s unless a
+     * client chose otherwise), so a reader that died holding one is outlived.
+     */
+    static final Duration READERS_PATIENCE = Duration.ofSeconds(45);
 
     private final StoreClient store;
     private Integer smallObjectReplicas;
@@ -379,9 +390,46 @@ public final class Catalog {
         return write(replacementKey(manifest.checkpointId()), manifest, writer);
     }
 
+    /**
+     * Writes a manifest, waiting out its readers: the master refuses to replace an object while a reader holds its
+     * lease, which a load, a listing or a verify does for the moments it reads the manifest, and a reader whose process
+     * died does until its lease runs out. Refused for good, an import's last step would throw away every file it sent.
+     */
     private ObjectMeta write(String key, Manifest manifest, LockOwner writer) throws IOException {
-        return store.put(key, manifest.toJson(), PutOptions.defaults().withReplicas(smallObjectReplicas()).withReplace(true)
-                .withPin(true).withWriterUnderLock(writer.toString(), lockName(manifest.checkpointId())));
+        String lock = lockName(manifest.checkpointId());
+        PutOptions options = PutOptions.defaults().withReplicas(smallObjectReplicas()).withReplace(true).withPin(true)
+                .withWriterUnderLock(writer.toString(), lock);
+        byte[] json = manifest.toJson();
+        long deadline = System.nanoTime() + READERS_PATIENCE.toNanos();
+        long pauseMs = 20;
+        while (true) {
+            try {
+                return store.put(key, json, options);
+            } catch (StoreException e) {
+                // A writer that lost the lock is refused alike, and waiting would not help it.
+                if (e.code() != StoreException.Code.FAILED_PRECONDITION || System.nanoTime() > deadline || !stillHolds(lock, writer)) {
+                    throw e;
+                }
+                log.info("waiting to write {}: {}", key, e.getMessage());
+            }
+            try {
+                Thread.sleep(pauseMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting to write " + key);
+            }
+            pauseMs = Math.min(2 * pauseMs, 1000);
+        }
+    }
+
+    /** Whether {@code writer} holds {@code lock} still; renewed by asking, as its holder renews it anyway. */
+    private boolean stillHolds(String lock, LockOwner writer) {
+        try {
+            store.renewLock(lock, writer.toString(), CatalogLock.TTL);
+            return true;
+        } catch (StoreException e) {
+            return false;
+        }
     }
 
     /**

@@ -483,8 +483,9 @@ public final class CheckpointImporter {
                 }, hashing);
                 ObjectMeta object;
                 try {
+                    // Its bytes only: the run's progress counts toward the whole checkpoint, which a put's own total would replace.
                     object = store.put(key, channel, file.size(), PutOptions.defaults().withReplicas(request.replicas())
-                            .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress);
+                            .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress::advanced);
                 } catch (IOException | RuntimeException e) {
                     // The digests read the channel: they finish before it is closed.
                     digests.exceptionally(failed -> null).join();

@@ -30,6 +30,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -188,6 +190,55 @@ abstract class CatalogContract {
         assertCheckpointError(() -> importSource("tiny"), CheckpointException.Code.ALREADY_EXISTS, "--replace");
         ImportResult again = replaceTiny("r2", Progress.NONE);
         assertThat(again.manifest().revision()).isEqualTo("r2");
+    }
+
+    @Test
+    void aReplaceWaitsForAReaderHoldingTheManifestAndFinishes() throws Exception {
+        importSource("tiny");
+        flipLastByte(source.resolve("config.json"));
+        CompletableFuture<ImportResult> replaced;
+        try (ObjectReader reader = store().open(Catalog.manifestKey(id("tiny")))) {
+            replaced = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return replaceTiny("r2", Progress.NONE);
+                } catch (IOException e) {
+                    throw new UncompletedImport(e);
+                }
+            });
+            // Long enough for the replace to reach its switch, which the master refuses while the reader holds the manifest.
+            Thread.sleep(2000);
+            assertThat(replaced).as("the replace, with the manifest still read").isNotCompletedExceptionally();
+        }
+        assertThat(replaced.get(1, TimeUnit.MINUTES).manifest().revision()).isEqualTo("r2");
+        assertThat(catalog().readyManifest(id("tiny")).revision()).isEqualTo("r2");
+    }
+
+    /** An import's failure, carried out of the thread that ran it. */
+    static final class UncompletedImport extends RuntimeException {
+        UncompletedImport(IOException cause) {
+            super(cause);
+        }
+    }
+
+    @Test
+    void anImportsProgressCountsTowardTheWholeCheckpoint() throws Exception {
+        List<Long> totals = new ArrayList<>();
+        long[] advanced = new long[1];
+        ImportResult result = new CheckpointImporter(catalog()).run(new ImportRequest(CheckpointId.of("tiny"), "org/tiny", "r1", source,
+                replicas(), false, 2), new Progress() {
+                    @Override
+                    public synchronized void advanced(long bytes) {
+                        advanced[0] += bytes;
+                    }
+
+                    @Override
+                    public synchronized void started(long totalBytes) {
+                        totals.add(totalBytes);
+                    }
+                });
+        long total = result.manifest().files().stream().mapToLong(ManifestFile::size).sum();
+        assertThat(totals).as("totals announced").containsExactly(total);
+        assertThat(advanced[0]).isEqualTo(total);
     }
 
     @Test
