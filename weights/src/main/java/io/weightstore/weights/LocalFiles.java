@@ -5,7 +5,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -74,8 +76,8 @@ final class LocalFiles {
         Path partial = parent.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
                 + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
         try {
-            try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
+            try (FileChannel channel = named(target, () -> FileChannel.open(partial, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE));
                     Arena arena = Arena.ofShared()) {
                 if (size > 0) {
                     channel.write(ByteBuffer.allocate(1), size - 1);
@@ -97,9 +99,29 @@ final class LocalFiles {
                     filler.fill(MemorySegment.NULL);
                 }
             }
-            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            named(target, () -> Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE));
         } finally {
             Files.deleteIfExists(partial);
+        }
+    }
+
+    /** A step on the hidden sibling of {@code target}. */
+    @FunctionalInterface
+    private interface SiblingStep<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code step}, its file system's refusal (permission denied, read-only) named for {@code target}, the file the
+     * user asked for: the hidden sibling it was written through is this class's own business.
+     */
+    private static <T> T named(Path target, SiblingStep<T> step) throws IOException {
+        try {
+            return step.run();
+        } catch (AccessDeniedException e) {
+            throw (IOException) new AccessDeniedException(target.toString(), null, e.getReason()).initCause(e);
+        } catch (FileSystemException e) {
+            throw (IOException) new FileSystemException(target.toString(), null, e.getReason()).initCause(e);
         }
     }
 }

@@ -3,9 +3,11 @@ package io.weightstore.weights;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.weightstore.store.LoopDisk;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,6 +54,26 @@ class LocalFilesTest {
         try (var left = Files.list(tmp)) {
             assertThat(left).as("no partial file is left").containsExactly(target);
         }
+    }
+
+    @Test
+    void aRefusalOfTheFileSystemNamesTheFileAskedForNotItsHiddenSibling() throws Exception {
+        try (LoopDisk disk = LoopDisk.mount(tmp, 16)) {
+            remount(disk.dir(), "ro");
+            try {
+                Path target = disk.dir().resolve("config.json");
+                assertThatThrownBy(() -> LocalFiles.writeAtomically(target, 2, file -> file.fill((byte) 0)))
+                        .isInstanceOf(FileSystemException.class).hasMessageStartingWith(target + ": ")
+                        .hasMessageContaining("Read-only").hasMessageNotContaining(".partial");
+            } finally {
+                remount(disk.dir(), "rw");
+            }
+        }
+    }
+
+    private static void remount(Path dir, String mode) throws Exception {
+        Process mount = new ProcessBuilder("mount", "-o", "remount," + mode, dir.toString()).inheritIO().start();
+        assertThat(mount.waitFor()).as("mount -o remount,%s %s", mode, dir).isZero();
     }
 
     @Test
