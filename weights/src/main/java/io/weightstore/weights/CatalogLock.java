@@ -55,9 +55,19 @@ final class CatalogLock implements AutoCloseable {
         }
         if (previous.isPresent()) {
             // The dead writer's unfinished puts would block the same keys until they expire: free them now.
-            int aborted = store.abortPutsOf(previous.get().toString());
-            if (aborted > 0) {
-                log.warn("reclaimed {} unfinished put(s) of {}", aborted, previous.get());
+            try {
+                int aborted = store.abortPutsOf(previous.get().toString());
+                if (aborted > 0) {
+                    log.warn("reclaimed {} unfinished put(s) of {}", aborted, previous.get());
+                }
+            } catch (StoreException | RuntimeException e) {
+                // Taken, and nobody to renew or release it: it would keep every other writer out until it expired.
+                try {
+                    store.releaseLock(name, owner.toString());
+                } catch (StoreException released) {
+                    e.addSuppressed(released);
+                }
+                throw e;
             }
         }
         return new CatalogLock(store, name, owner);
