@@ -36,6 +36,7 @@ final class GatewayFixture implements AutoCloseable {
     static final String HIDDEN = "half-imported";
     static final String TAMPERED = "manifest-of-another";
     static final String ODD_NAME = "notes/a b+c ü.txt";
+    static final String EMPTY_NAME = "empty.txt";
     static final int CHUNK = 64 << 10;
 
     final Path source;
@@ -57,6 +58,7 @@ final class GatewayFixture implements AutoCloseable {
         SyntheticCheckpoint.write(SynthSpec.forSize(24L << 20, DType.BF16, 9L << 20, 7), source, b -> {});
         Files.createDirectories(source.resolve("notes"));
         Files.writeString(source.resolve(ODD_NAME), "a file whose name needs percent-encoding\n");
+        Files.createFile(source.resolve(EMPTY_NAME));
         StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 256L << 20, ClientOptions.defaults());
         Catalog catalog = new Catalog(store);
         Manifest manifest = new CheckpointImporter(catalog).run(new ImportRequest(new CheckpointId(CHECKPOINT), "org/tiny-llama", "main",

@@ -230,6 +230,24 @@ class GatewayHttpTest {
     }
 
     @Test
+    void aCheckpointWhoseManifestCannotBeTrustedIsServedAsNoneAndItsWriterIsNotNamed() throws Exception {
+        HttpResponse<byte[]> listed = signed("GET", "/weights?list-type=2&prefix=" + GatewayFixture.TAMPERED + "%2F", Map.of());
+        assertThat(listed.statusCode()).as(text(listed)).isEqualTo(200);
+        assertThat(all(text(listed), "Key")).isEmpty();
+        HttpResponse<byte[]> file = signed("GET", "/weights/" + GatewayFixture.TAMPERED + "/config.json", Map.of());
+        assertError(file, 404, "NoSuchKey");
+        assertThat(text(file)).doesNotContain("imported by");
+    }
+
+    @Test
+    void theLastBytesOfAnEmptyFileAreAnsweredWithTheWholeOfIt() throws Exception {
+        HttpResponse<byte[]> response = signed("GET", "/weights/" + GatewayFixture.CHECKPOINT + "/" + GatewayFixture.EMPTY_NAME,
+                Map.of("Range", "bytes=-16"));
+        assertThat(response.statusCode()).as(text(response)).isEqualTo(200);
+        assertThat(response.body()).isEmpty();
+    }
+
+    @Test
     void listsBucketsAndTheLocation() throws Exception {
         HttpResponse<byte[]> buckets = signed("GET", "/", Map.of());
         assertThat(buckets.statusCode()).isEqualTo(200);

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,12 +54,17 @@ public final class CheckpointBucket {
 
     /** How long a manifest's version, once checked with the master, is taken as current. */
     static final Duration RECHECK = Duration.ofSeconds(1);
+    /** Locks that checks of manifests take, by checkpoint id: more than the requests that check one at a time. */
+    private static final int CHECK_LOCKS = 64;
 
     private final String name;
     private final Catalog catalog;
     private final ConcurrentMap<CheckpointId, Known> manifests = new ConcurrentHashMap<>();
-    /** One lock per checkpoint seen, held while its manifest is checked with the master. */
-    private final ConcurrentMap<CheckpointId, Object> checking = new ConcurrentHashMap<>();
+    /**
+     * Locks held while a manifest is checked with the master, a checkpoint's always the same one: a fixed set, as a lock
+     * kept per id asked for would grow with every id a client makes up.
+     */
+    private final Object[] checking = Stream.generate(Object::new).limit(CHECK_LOCKS).toArray();
     private final Object listingIds = new Object();
     private volatile ListedIds ids;
     private final SharedLeases leases = new SharedLeases();
@@ -202,13 +208,9 @@ public final class CheckpointBucket {
                 if (!id.value().startsWith(prefix)) {
                     continue;
                 }
-                try {
-                    Known known = current(id);
-                    if (known != null) {
-                        known.ready.ifPresent(ready::add);
-                    }
-                } catch (CheckpointException e) {
-                    log.warn("bucket listing leaves out checkpoint {}: {}", id, e.getMessage());
+                Known known = current(id);
+                if (known != null) {
+                    known.ready.ifPresent(ready::add);
                 }
             }
         }
@@ -254,7 +256,7 @@ public final class CheckpointBucket {
         if (confirmedLately(known)) {
             return known;
         }
-        synchronized (checking.computeIfAbsent(id, key -> new Object())) {
+        synchronized (checking[Math.floorMod(id.hashCode(), CHECK_LOCKS)]) {
             known = manifests.get(id);
             return confirmedLately(known) ? known : refresh(id);
         }
@@ -283,7 +285,15 @@ public final class CheckpointBucket {
             return known;
         }
         // Read after the version was taken: what is kept is never older than the version it is kept under.
-        Known read = new Known(version, catalog.manifest(id).filter(m -> m.status() == CheckpointStatus.READY));
+        Optional<Manifest> ready;
+        try {
+            ready = catalog.manifest(id).filter(m -> m.status() == CheckpointStatus.READY);
+        } catch (CheckpointException untrusted) {
+            // Served as one not READY: its files cannot be fetched, and why (it may name who wrote it) is the operator's.
+            log.warn("checkpoint {} is not served: {}", id, untrusted.getMessage());
+            ready = Optional.empty();
+        }
+        Known read = new Known(version, ready);
         manifests.put(id, read);
         return read;
     }

@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 /**
  * The {@code Range} header of a GET, against an object of a known size (RFC 9110 §14). One range is
  * served: {@code bytes=a-b} (b past the end is cut to the end), {@code bytes=a-} and {@code bytes=-n}
- * (the last n bytes). A range that starts at or past the end, or asks for the last 0 bytes, is
- * unsatisfiable: 416 {@code InvalidRange}. Several ranges in one header are refused with
+ * (the last n bytes; of an empty object, the whole of it). A range that starts at or past the end, or
+ * asks for the last 0 bytes, is unsatisfiable: 416 {@code InvalidRange}. Several ranges in one header are refused with
  * {@code InvalidArgument} rather than served as a multipart body, which S3 clients do not read. A
  * header that is not a byte range at all is ignored, as the RFC says, and the whole object served.
  */
@@ -42,8 +42,13 @@ public final class ByteRange {
         }
         if (spec.group(1).isEmpty()) {
             long suffix = parseOrMax(spec.group(2));
-            if (suffix == 0 || size == 0) {
+            if (suffix == 0) {
                 throw unsatisfiable(header, size);
+            }
+            if (size == 0) {
+                // The one satisfiable range of an empty object (RFC 9110 §14.1.1), which S3 answers with the whole of it: tail
+                // readers (a file's footer) ask it of every file, empty ones too.
+                return Optional.empty();
             }
             long length = Math.min(suffix, size);
             return Optional.of(new Range(size - length, length));

@@ -36,7 +36,13 @@ class ByteRangeTest {
             });
         }
         assertThatThrownBy(() -> ByteRange.parse("bytes=0-0", 0)).isInstanceOf(S3Error.class);
+        assertThatThrownBy(() -> ByteRange.parse("bytes=-0", 0)).isInstanceOf(S3Error.class);
         assertThatThrownBy(() -> ByteRange.parse("bytes=0-1,5-6", 100))
                 .isInstanceOfSatisfying(S3Error.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+    }
+
+    @Test
+    void theLastBytesOfAnEmptyObjectAreTheWholeOfIt() {
+        assertThat(ByteRange.parse("bytes=-5", 0)).isEmpty();
     }
 }
