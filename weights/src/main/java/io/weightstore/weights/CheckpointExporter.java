@@ -21,15 +21,13 @@ public final class CheckpointExporter {
     /** Exports every file of the checkpoint into {@code outputDir}, keeping relative paths; it must be new or empty. */
     public List<ManifestFile> exportAll(CheckpointId id, Path outputDir, Progress progress) throws IOException {
         requireNewOrEmpty(outputDir);
-        Manifest manifest = catalog.readyManifest(id);
-        progress.started(manifest.totalBytes());
-        List<StoredFile> files = catalog.files(manifest);
-        try (HeldFiles held = HeldFiles.of(files)) {
-            for (StoredFile file : files) {
+        try (HeldCheckpoint held = HeldCheckpoint.of(catalog, id)) {
+            progress.started(held.manifest().totalBytes());
+            for (StoredFile file : held.files()) {
                 file.exportTo(LocalFiles.resolveInside(outputDir, file.path()), progress);
             }
+            return held.manifest().files();
         }
-        return manifest.files();
     }
 
     /** Exports one file of the checkpoint to {@code output}, a file's path. */

@@ -78,22 +78,22 @@ public final class CheckpointVerifier {
      * digests yet (importing) or of a run that gave up (failed), against which every file would read as corrupt.
      */
     public Report run(CheckpointId id, Mode mode, Progress progress) throws IOException {
-        Manifest manifest;
+        HeldCheckpoint held;
         try {
-            manifest = catalog.readyManifest(id);
+            held = HeldCheckpoint.of(catalog, id);
         } catch (StoreException e) {
             return unreadableManifest(id, mode, e);
         }
-        FileVerdict manifestVerdict;
-        try (ObjectReader reader = catalog.store().open(Catalog.manifestKey(id))) {
-            manifestVerdict = copies(MANIFEST, reader, mode);
-        }
+        Manifest manifest = held.manifest();
         List<FileVerdict> verdicts = new ArrayList<>();
-        List<StoredFile> files = catalog.files(manifest);
+        FileVerdict manifestVerdict;
         // Shared: the client's worker threads fill the buffer in parallel pieces.
-        try (HeldFiles held = HeldFiles.of(files); Arena arena = Arena.ofShared()) {
+        try (held; Arena arena = Arena.ofShared()) {
+            try (ObjectReader reader = catalog.store().open(Catalog.manifestKey(id))) {
+                manifestVerdict = copies(MANIFEST, reader, mode);
+            }
             MemorySegment buffer = mode == Mode.QUICK ? MemorySegment.NULL : arena.allocate(VerifiedCopy.CHUNK, 64);
-            for (StoredFile file : files) {
+            for (StoredFile file : held.files()) {
                 FileVerdict verdict = verify(file, mode, buffer, progress);
                 verdicts.add(manifest.checkable() ? verdict : verdict.with(verdict.status(), verdict.detail()
                         + "; schema 1 manifest: who wrote it and its checksums are not recorded, so not checked"));
