@@ -12,9 +12,10 @@ import java.util.function.LongSupplier;
  * Which objects, as stored now (an {@link ObjectMeta} names the version, its slices and their
  * copies), passed a check of all their bytes in place, in which copies on this host, and when. The
  * copies are part of it: the object may move between opening its files and recording the check, and
- * a check of the copies before the move says nothing of the copies after it. A check holds for {@link #VALID}:
- * the downloads of an object, each under a lease of its own, pay for one check of it between them
- * rather than one each, while a byte that goes bad in a pool later is caught within that time.
+ * a check of the copies before the move says nothing of the copies after it. A check holds for
+ * {@link #VALID}: the downloads of an object, each under a lease of its own, pay for one check of it
+ * between them rather than one each, while a byte that goes bad in a pool later is caught within that
+ * time.
  */
 final class InPlaceChecks {
     /**

@@ -34,9 +34,9 @@ final class InPlaceView implements AutoCloseable {
 
     /**
      * Opens the object {@code reader} holds and checks the files opened, unless {@code checks} has a
-     * current pass for them. The view is empty when some slice has no copy here, or
-     * when the check or the opening failed: then the object is read through the store, which checks
-     * every read and tries the other copies.
+     * current pass for them. The view is empty when some slice has no copy here, or when the check or
+     * the opening failed: then the object is read through the store, which checks every read and tries
+     * the other copies.
      */
     static InPlaceView open(ObjectReader reader, InPlaceChecks checks) {
         Optional<InPlaceFiles> files = Optional.empty();

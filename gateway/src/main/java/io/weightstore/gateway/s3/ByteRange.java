@@ -9,9 +9,10 @@ import java.util.regex.Pattern;
  * The {@code Range} header of a GET, against an object of a known size (RFC 9110 §14). One range is
  * served: {@code bytes=a-b} (b past the end is cut to the end), {@code bytes=a-} and {@code bytes=-n}
  * (the last n bytes; of an empty object, the whole of it). A range that starts at or past the end, or
- * asks for the last 0 bytes, is unsatisfiable: 416 {@code InvalidRange}. Several ranges in one header are refused with
- * {@code InvalidArgument} rather than served as a multipart body, which S3 clients do not read. A
- * header that is not a byte range at all is ignored, as the RFC says, and the whole object served.
+ * asks for the last 0 bytes, is unsatisfiable: 416 {@code InvalidRange}. Several ranges in one header
+ * are refused with {@code InvalidArgument} rather than served as a multipart body, which S3 clients do
+ * not read. A header that is not a byte range at all is ignored, as the RFC says, and the whole object
+ * served.
  */
 public final class ByteRange {
     private static final Pattern SPEC = Pattern.compile("\\s*(\\d*)\\s*-\\s*(\\d*)\\s*");

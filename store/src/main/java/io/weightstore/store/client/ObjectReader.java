@@ -166,7 +166,7 @@ public final class ObjectReader implements AutoCloseable {
     /**
      * The whole object in the pool files of nodes on this host, open for {@code sendfile(2)}, when
      * every slice has a copy here (else empty). Close it, and end every transfer from it, before this
-     * handle's lease ends. Nothing is checked: {@link #checkInPlace} them first.
+     * handle's lease ends. Nothing is checked: check them with {@link #checkInPlace} first.
      */
     public Optional<InPlaceFiles> openInPlace() throws IOException {
         return client.mapper().open(located());
