@@ -62,11 +62,11 @@ final class CheckpointOpening {
     }
 
     /**
-     * Whether writing the metadata files replaced any file in the cache directory, which then was not
-     * the checkpoint's; waits for it.
+     * Whether writing the metadata files replaced or removed any file in the cache directory, which then
+     * was not the checkpoint's; waits for it.
      */
     boolean metadataRewritten() throws IOException {
-        return metadata().written() > 0;
+        return metadata().changed();
     }
 
     /** The weight loader, once the weight files are open; each call returns the same one. */

@@ -31,6 +31,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,6 +48,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,8 +83,17 @@ public final class CheckpointSource implements AutoCloseable {
         }
     }
 
-    /** What {@link #materializeMetadata} did. */
-    public record Materialized(Path dir, int written, int unchanged) {}
+    /**
+     * What {@link #materializeMetadata} did.
+     *
+     * @param removed files of the cache directory that this version does not have, left by a load of another
+     */
+    public record Materialized(Path dir, int written, int unchanged, int removed) {
+        /** Whether the directory held anything but this version's files before: an engine that read it read another's. */
+        public boolean changed() {
+            return written > 0 || removed > 0;
+        }
+    }
 
     /** Takes each tensor of a stream in turn. */
     @FunctionalInterface
@@ -420,9 +431,36 @@ public final class CheckpointSource implements AutoCloseable {
         return store.bytesRead() + bytesSeenInPlace.sum();
     }
 
-    /** Writes config, tokenizer and other metadata files to the cache directory; never a weight file. */
+    /**
+     * Writes config, tokenizer and other metadata files to the cache directory; never a weight file. In
+     * the store's own cache directory (no {@link LoadOptions#cacheDir}), files this version does not
+     * have are removed: one a version before had (a tokenizer's added tokens) would sit beside this
+     * version's as if it were one of them.
+     */
     public Materialized materializeMetadata() throws IOException {
-        return materializeMetadata(metadataDir(manifest.checkpointId(), options));
+        Path dir = metadataDir(manifest.checkpointId(), options);
+        Materialized materialized = materializeMetadata(dir);
+        if (options.cacheDir() != null) {
+            return materialized;
+        }
+        return new Materialized(materialized.dir(), materialized.written(), materialized.unchanged(), removeOthers(materialized.dir()));
+    }
+
+    /** Removes the files under {@code root} that are not this version's metadata files; hidden ones are writes in progress. */
+    private int removeOthers(Path root) throws IOException {
+        Set<Path> named = new HashSet<>();
+        for (var file : manifest.files()) {
+            named.add(root.resolve(file.path()).normalize());
+        }
+        List<Path> others;
+        try (Stream<Path> walk = Files.walk(root)) {
+            others = walk.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
+                    .filter(p -> !named.contains(p)).toList();
+        }
+        for (Path other : others) {
+            Files.deleteIfExists(other);
+        }
+        return others.size();
     }
 
     /**
@@ -453,7 +491,7 @@ public final class CheckpointSource implements AutoCloseable {
                 written++;
             }
         }
-        return new Materialized(root, written, unchanged);
+        return new Materialized(root, written, unchanged, 0);
     }
 
     /** Every tensor by name, in file order, from the headers the open read and checked against the manifest. */

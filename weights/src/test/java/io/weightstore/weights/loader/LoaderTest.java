@@ -26,6 +26,7 @@ import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.CheckpointStatus;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.Manifest;
+import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -576,6 +577,33 @@ class LoaderTest {
             assertThat(second.unchanged()).isEqualTo(5);
             Files.writeString(cache.resolve("config.json"), "{}");
             assertThat(checkpoint.materializeMetadata().written()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theStoresOwnCacheKeepsNoFileThisVersionDoesNotHave() throws IOException {
+        String previous = System.getProperty(WeightstoreHome.PROPERTY);
+        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
+        try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("ckpt"), LoadOptions.defaults())) {
+            Path cache = CheckpointSource.metadataDir(new CheckpointId("ckpt"), LoadOptions.defaults());
+            assertThat(checkpoint.materializeMetadata().changed()).isTrue();
+            // What a load of a version before left: a file this one does not have, and a write in progress.
+            Path before = Files.writeString(cache.resolve("added_tokens.json"), "{\"<extra>\": 32000}");
+            Path writing = Files.writeString(cache.resolve(".tokenizer.json.1.x.partial"), "half");
+
+            CheckpointSource.Materialized again = checkpoint.materializeMetadata();
+            assertThat(again.removed()).isEqualTo(1);
+            assertThat(again.written()).isZero();
+            assertThat(again.changed()).as("an engine that read the directory read another version's file").isTrue();
+            assertThat(before).doesNotExist();
+            assertThat(writing).exists();
+            assertThat(checkpoint.materializeMetadata().changed()).isFalse();
+        } finally {
+            if (previous == null) {
+                System.clearProperty(WeightstoreHome.PROPERTY);
+            } else {
+                System.setProperty(WeightstoreHome.PROPERTY, previous);
+            }
         }
     }
 
