@@ -28,6 +28,12 @@ import org.slf4j.LoggerFactory;
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+    /**
+     * Requests a connection may have waiting behind the one in progress. Reads stop while one is in
+     * progress, but the read pass that brought it is decoded whole, before any is authenticated: one
+     * packet of bare {@code GET /} lines would queue thousands. HTTP clients pipeline a few, if any.
+     */
+    static final int MAX_PIPELINED = 32;
 
     private final S3Routes routes;
     private final AccessLog accessLog;
@@ -61,7 +67,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         try {
             if (message instanceof HttpRequest request) {
                 headDeadline.requestStarted();
-                if (busy) {
+                if (busy && pipelined.size() >= MAX_PIPELINED) {
+                    log.debug("connection from {} pipelined more than {} requests; closing it", ctx.channel().remoteAddress(),
+                            MAX_PIPELINED);
+                    pipelined.clear();
+                    ctx.close();
+                } else if (busy) {
                     pipelined.add(request);
                 } else {
                     start(ctx, request);

@@ -120,6 +120,30 @@ class GatewayConnectionTest {
     }
 
     @Test
+    void aConnectionThatPipelinesMoreRequestsThanItMayHaveWaitingIsClosed() throws Exception {
+        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        int sent = 10 * ConnectionHandler.MAX_PIPELINED;
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(get.repeat(sent).getBytes(StandardCharsets.US_ASCII));
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            int answered = 0;
+            try {
+                while (answered < sent) {
+                    read(in, false);
+                    answered++;
+                }
+            } catch (IOException closed) {
+                // The connection ended mid-answer or between answers.
+            }
+            assertThat(answered).as("answers before the connection closed").isLessThan(sent);
+        }
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+            assertThat(read(new BufferedInputStream(socket.getInputStream()), false).status()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void aConnectionIdleForTheIdleTimeoutIsClosedAndOneInUseIsNot() throws Exception {
         String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n";
         Duration idle = Duration.ofSeconds(2);
