@@ -46,6 +46,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private Exchange current;
     /** The client shut its side of the connection: nothing more will come. */
     private boolean inputClosed;
+    /** The client pipelined more than {@link #MAX_PIPELINED} requests: the connection is closing, and takes no more. */
+    private boolean overflowed;
 
     /** {@code headDeadline}: the same connection's, before its HTTP decoder, told when requests start and finish. */
     ConnectionHandler(S3Routes routes, AccessLog accessLog, Executor requests, Duration sendTimeout, RequestHeadDeadline headDeadline) {
@@ -65,11 +67,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         try {
-            if (message instanceof HttpRequest request) {
+            // The rest of the read pass is decoded after the close: what it brings is dropped, not queued again.
+            if (message instanceof HttpRequest request && !overflowed) {
                 headDeadline.requestStarted();
                 if (busy && pipelined.size() >= MAX_PIPELINED) {
                     log.debug("connection from {} pipelined more than {} requests; closing it", ctx.channel().remoteAddress(),
                             MAX_PIPELINED);
+                    overflowed = true;
                     pipelined.clear();
                     ctx.close();
                 } else if (busy) {
