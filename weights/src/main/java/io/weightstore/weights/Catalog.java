@@ -407,7 +407,8 @@ public final class Catalog {
                 return store.put(key, json, options);
             } catch (StoreException e) {
                 // A writer that lost the lock is refused alike, and waiting would not help it.
-                if (e.code() != StoreException.Code.FAILED_PRECONDITION || System.nanoTime() > deadline || !stillHolds(lock, writer)) {
+                if (e.code() != StoreException.Code.FAILED_PRECONDITION || System.nanoTime() > deadline
+                        || !CatalogLock.stillHeld(store, lock, writer)) {
                     throw e;
                 }
                 log.info("waiting to write {}: {}", key, e.getMessage());
@@ -419,16 +420,6 @@ public final class Catalog {
                 throw new InterruptedIOException("interrupted while waiting to write " + key);
             }
             pauseMs = Math.min(2 * pauseMs, 1000);
-        }
-    }
-
-    /** Whether {@code writer} holds {@code lock} still; renewed by asking, as its holder renews it anyway. */
-    private boolean stillHolds(String lock, LockOwner writer) {
-        try {
-            store.renewLock(lock, writer.toString(), CatalogLock.TTL);
-            return true;
-        } catch (StoreException e) {
-            return false;
         }
     }
 

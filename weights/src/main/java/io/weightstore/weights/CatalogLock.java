@@ -83,6 +83,11 @@ final class CatalogLock implements AutoCloseable {
      * another took it) must not: the keys are the next holder's.
      */
     boolean stillHeld() {
+        return stillHeld(store, name, owner);
+    }
+
+    /** Whether {@code owner} still holds lock {@code name}, renewed by asking: for a writer that has only the owner's name. */
+    static boolean stillHeld(StoreClient store, String name, LockOwner owner) {
         try {
             store.renewLock(name, owner.toString(), TTL);
             return true;
