@@ -12,6 +12,7 @@ import io.weightstore.weights.ImportResult;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,8 +46,10 @@ final class ModelImportCommand implements Callable<Integer> {
     @Option(names = "--source", required = true, paramLabel = "DIR", description = "Checkpoint directory to import.")
     private Path source;
 
-    @Option(names = "--replicas", defaultValue = "1", paramLabel = "N", description = "Copies of each slice on distinct nodes. Default: ${DEFAULT-VALUE}.")
-    private int replicas;
+    @Option(names = "--replicas", paramLabel = "N", description = "Copies of each slice on distinct nodes, for the files this import"
+            + " writes. Default: 1 for a new checkpoint; a --replace without it writes the files that changed with the count (and"
+            + " auto) the version before has, so a 'model replicate' outlives the replace. Files a replace keeps keep their count.")
+    private Integer replicas;
 
     @Option(names = "--replace", description = "Import a new version of a READY checkpoint of the same id: readers keep the"
             + " version before until the new one is READY, and keep it if the replace fails.")
@@ -68,7 +71,8 @@ final class ModelImportCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--source " + source + " is not a directory; give the checkpoint's directory");
         }
         ImportResult result;
-        ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source, replicas, replace, parallelFiles);
+        ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source,
+                replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles);
         try (StoreClient store = selection.open(); ProgressBar bar = new ProgressBar("import " + id)) {
             result = new CheckpointImporter(new Catalog(store)).run(request, bar);
         }

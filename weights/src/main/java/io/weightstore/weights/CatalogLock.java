@@ -51,7 +51,7 @@ final class CatalogLock implements AutoCloseable {
         }
         if (!state.held()) {
             throw new CheckpointException(CheckpointException.Code.LOCKED, "checkpoint " + id + " is locked by " + state.owner()
-                    + " until " + state.expiresAt() + "; another import or delete is running");
+                    + " until " + state.expiresAt() + "; another import, delete, prune or replicate of it is running");
         }
         if (previous.isPresent()) {
             // The dead writer's unfinished puts would block the same keys until they expire: free them now.

@@ -89,10 +89,6 @@ public final class CheckpointImporter {
         CheckpointDirectory directory = validate(request.source());
         requireStorableNames(request.checkpointId(), directory);
         Room room = store.room();
-        if (room.nodesUp() < request.replicas()) {
-            throw new CheckpointException(CheckpointException.Code.TOO_FEW_NODES, "replicas=" + request.replicas() + " needs "
-                    + request.replicas() + " storage nodes up; the store has " + room.nodesUp());
-        }
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
             Manifest live = catalog.storedManifest(id).orElse(null);
             if (live != null && live.status() == CheckpointStatus.READY && !request.replace()) {
@@ -104,6 +100,12 @@ public final class CheckpointImporter {
                         + " is being deleted; run delete again to finish it first");
             }
             ManifestSlot slot = new ManifestSlot(live != null && live.status() == CheckpointStatus.READY);
+            ImportCopies copies = ImportCopies.of(request, slot.replacement() ? Optional.of(live) : Optional.empty(), catalog);
+            if (room.nodesUp() < copies.replicas()) {
+                throw new CheckpointException(CheckpointException.Code.TOO_FEW_NODES, "replicas=" + copies.replicas()
+                        + (request.replicas().isEmpty() ? " (the count of the version it replaces)" : "") + " needs "
+                        + copies.replicas() + " storage nodes up; the store has " + room.nodesUp());
+            }
             Manifest previous = live;
             int version = live == null ? 0 : live.version();
             if (slot.replacement()) {
@@ -112,13 +114,13 @@ public final class CheckpointImporter {
                 previous = unfinished.orElse(live);
                 version = unfinished.map(Manifest::version).orElse(live.version() + 1);
             }
-            requireRoom(id, directory, request, room, previous, version);
+            requireRoom(id, directory, copies.replicas(), room, previous, version);
             Manifest initial = initialManifest(request, directory, previous, version);
             // Who imports is the master's word on who wrote the manifest, not anything this process claims.
             Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
             List<String> sent = Collections.synchronizedList(new ArrayList<>());
             try {
-                return upload(request, directory, manifest, slot, lock.owner(), sent, progress, start);
+                return upload(request, copies, directory, manifest, slot, lock.owner(), sent, progress, start);
             } catch (SwitchUnsettled e) {
                 throw new CheckpointException(CheckpointException.Code.NOT_READY, e.getMessage(), e.getCause());
             } catch (IOException | RuntimeException e) {
@@ -183,9 +185,8 @@ public final class CheckpointImporter {
      * replace does, the version before untouched; counting them all would refuse a new config.json for
      * a checkpoint larger than the free space.
      */
-    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ImportRequest request, Room room, Manifest previous,
-            int version) throws IOException {
-        int replicas = request.replicas();
+    private void requireRoom(CheckpointId id, CheckpointDirectory directory, int replicas, Room room, Manifest previous, int version)
+            throws IOException {
         long needed = 0;
         for (CheckpointFile file : directory.files()) {
             boolean keptIfUnchanged = previous != null && previous.file(file.path())
@@ -275,8 +276,8 @@ public final class CheckpointImporter {
                 CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, version, files);
     }
 
-    private ImportResult upload(ImportRequest request, CheckpointDirectory directory, Manifest initial, ManifestSlot slot,
-            LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
+    private ImportResult upload(ImportRequest request, ImportCopies copies, CheckpointDirectory directory, Manifest initial,
+            ManifestSlot slot, LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
         progress.started(initial.totalBytes());
         ManifestUpdates updates = new ManifestUpdates(initial, slot, writer);
         AtomicInteger skipped = new AtomicInteger();
@@ -292,7 +293,7 @@ public final class CheckpointImporter {
                 Optional<SafetensorsHeader> header = directory.files().stream().filter(f -> f.path().equals(file.path()))
                         .findFirst().flatMap(CheckpointFile::header);
                 running.add(files.submit(() -> {
-                    FileImport run = new FileImport(request, initial, file, header, writer, hashing);
+                    FileImport run = new FileImport(request, copies, initial, file, header, writer, hashing);
                     ManifestFile stored = run.store(directory.root().resolve(file.path()), sent, progress);
                     if (run.sent()) {
                         uploadedBytes.addAndGet(file.file().size());
@@ -355,6 +356,7 @@ public final class CheckpointImporter {
      */
     private final class FileImport {
         private final ImportRequest request;
+        private final ImportCopies copies;
         private final String importer;
         /** The file as an earlier version, or an earlier run of this one, stored it, if one did. */
         private final StoredFile stored;
@@ -366,9 +368,10 @@ public final class CheckpointImporter {
         private final ExecutorService hashing;
         private boolean sent;
 
-        FileImport(ImportRequest request, Manifest manifest, StoredFile stored, Optional<SafetensorsHeader> header, LockOwner writer,
-                ExecutorService hashing) {
+        FileImport(ImportRequest request, ImportCopies copies, Manifest manifest, StoredFile stored, Optional<SafetensorsHeader> header,
+                LockOwner writer, ExecutorService hashing) {
             this.request = request;
+            this.copies = copies;
             this.importer = manifest.importedBy();
             this.stored = stored;
             this.version = manifest.version();
@@ -484,8 +487,9 @@ public final class CheckpointImporter {
                 ObjectMeta object;
                 try {
                     // Its bytes only: the run's progress counts toward the whole checkpoint, which a put's own total would replace.
-                    object = store.put(key, channel, file.size(), PutOptions.defaults().withReplicas(request.replicas())
-                            .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()), progress::advanced);
+                    object = store.put(key, channel, file.size(), PutOptions.defaults().withReplicas(copies.replicas())
+                            .withAutoReplicas(copies.auto()).withReplace(true).withPin(true)
+                            .withWriterUnderLock(writer.toString(), lockName()), progress::advanced);
                 } catch (IOException | RuntimeException e) {
                     // The digests read the channel: they finish before it is closed.
                     digests.exceptionally(failed -> null).join();

@@ -36,17 +36,20 @@ public final class CheckpointReplicator {
      * Sets the count of every file of a READY checkpoint to {@code replicas}, or with {@code auto}
      * lets the master add copies while many readers hold a file and trim them later, never below
      * {@code replicas}; an empty {@code replicas} with {@code auto} keeps the floor at the largest
-     * count a file has now.
+     * count a file has now. Holds the checkpoint's lock: a replace that ran meanwhile would write its new
+     * files with the count it read before this one was set.
      */
     public Result run(CheckpointId id, Optional<Integer> replicas, boolean auto) throws IOException {
         if (replicas.isEmpty() && !auto) {
             throw new IllegalArgumentException("a replica count is needed unless the count is auto");
         }
-        Manifest manifest = catalog.readyManifest(id);
-        List<String> keys = catalog.files(manifest).stream().map(StoredFile::key).toList();
-        int floor = replicas.isPresent() ? replicas.get() : currentMost(keys);
-        int changed = catalog.store().setReplicas(keys, floor, auto);
-        return new Result(id.toString(), floor, auto, keys.size(), changed);
+        try (CatalogLock lock = CatalogLock.acquire(catalog.store(), id, "replicate")) {
+            Manifest manifest = catalog.readyManifest(id);
+            List<String> keys = catalog.files(manifest).stream().map(StoredFile::key).toList();
+            int floor = replicas.isPresent() ? replicas.get() : currentMost(keys);
+            int changed = catalog.store().setReplicas(keys, floor, auto);
+            return new Result(id.toString(), floor, auto, keys.size(), changed);
+        }
     }
 
     /**

@@ -1,21 +1,30 @@
 package io.weightstore.weights;
 
 import java.nio.file.Path;
+import java.util.OptionalInt;
 
 /**
  * What to import.
  *
+ * @param replicas copies of each slice of the files written; empty for the checkpoint's own count: one
+ *     for a new checkpoint, and for a replace the count (and auto) of the version it replaces
  * @param replace import over a READY checkpoint of the same id
  * @param parallelFiles files uploaded at once (each is also cut into slices sent in parallel)
  */
-public record ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, int replicas, boolean replace,
-        int parallelFiles) {
+public record ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, OptionalInt replicas,
+        boolean replace, int parallelFiles) {
     public ImportRequest {
-        if (replicas < 1) {
-            throw new IllegalArgumentException("replicas must be >= 1: replicas=" + replicas);
+        if (replicas.isPresent() && replicas.getAsInt() < 1) {
+            throw new IllegalArgumentException("replicas must be >= 1: replicas=" + replicas.getAsInt());
         }
         if (parallelFiles < 1) {
             throw new IllegalArgumentException("parallelFiles must be >= 1: parallelFiles=" + parallelFiles);
         }
+    }
+
+    /** An import that writes its files with {@code replicas} copies, a replace's too. */
+    public ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, int replicas, boolean replace,
+            int parallelFiles) {
+        this(checkpointId, modelId, revision, source, OptionalInt.of(replicas), replace, parallelFiles);
     }
 }

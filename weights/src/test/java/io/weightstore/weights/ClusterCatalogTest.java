@@ -15,6 +15,8 @@ import io.weightstore.store.client.StoreClient;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -285,4 +287,44 @@ class ClusterCatalogTest extends CatalogContract {
         assertThat(store.list("weights/busy/")).isEmpty();
     }
 
+    @Test
+    void aReplaceWithoutACountWritesTheFilesThatChangedWithTheCountReplicateSet() throws Exception {
+        importSource("tiny");
+        new CheckpointReplicator(catalog()).run(id("tiny"), Optional.of(3), true);
+        flipLastByte(source.resolve("config.json"));
+        new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, OptionalInt.empty(), true, 1),
+                Progress.NONE);
+        Manifest replaced = catalog().readyManifest(id("tiny"));
+        assertThat(replaced.file("config.json").orElseThrow().version()).as("config.json written again").isEqualTo(replaced.version());
+        for (StoredFile file : catalog().files(replaced)) {
+            ObjectMeta object = file.object().orElseThrow();
+            assertThat(object.replicas()).as(file.path()).isEqualTo(3);
+            assertThat(object.autoReplicas()).as(file.path()).isTrue();
+        }
+    }
+
+    @Test
+    void aReplaceWithACountWritesTheFilesThatChangedWithItAndLeavesTheOthersCounts() throws Exception {
+        importSource("tiny");
+        flipLastByte(source.resolve("config.json"));
+        new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, 3, true, 1), Progress.NONE);
+        Manifest replaced = catalog().readyManifest(id("tiny"));
+        for (StoredFile file : catalog().files(replaced)) {
+            assertThat(file.object().orElseThrow().replicas()).as(file.path()).isEqualTo(file.path().equals("config.json") ? 3 : replicas());
+        }
+    }
+
+    @Test
+    void replicateIsRefusedWhileAnImportHoldsTheCheckpointsLockAndChangesNoCount() throws Exception {
+        importSource("tiny");
+        String lock = Catalog.lockName(id("tiny"));
+        String importer = LockOwner.current("import").toString();
+        assertThat(store.tryLock(lock, importer, CatalogLock.TTL).held()).isTrue();
+        assertCheckpointError(() -> new CheckpointReplicator(catalog()).run(id("tiny"), Optional.of(3), false),
+                CheckpointException.Code.LOCKED, "locked by " + importer);
+        store.releaseLock(lock, importer);
+        for (StoredFile file : catalog().files(catalog().readyManifest(id("tiny")))) {
+            assertThat(file.object().orElseThrow().replicas()).as(file.path()).isEqualTo(replicas());
+        }
+    }
 }

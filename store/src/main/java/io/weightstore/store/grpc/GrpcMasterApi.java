@@ -194,7 +194,8 @@ public final class GrpcMasterApi implements MasterApi {
         return call("put " + key, s -> {
             PutStartResponse response = s.putStart(PutStartRequest.newBuilder().setKey(key).setSize(size)
                     .setReplicas(options.replicas()).setSliceSize(options.sliceSize()).setReplace(options.replace())
-                    .setPin(options.pin()).setWriter(options.writer()).setLock(options.lock()).build());
+                    .setPin(options.pin()).setWriter(options.writer()).setLock(options.lock())
+                    .setAutoReplicas(options.autoReplicas()).build());
             return new PutGrant(response.getPutId(), Protos.fromProto(response.getObject()), Protos.nodeInfos(response.getNodesList()),
                     Instant.ofEpochMilli(response.getDeadlineMs()), options.writer(), options.lock(),
                     Protos.tickets(response.getTicketsList()), Protos.grants(response.getGrantsList()));

@@ -228,7 +228,8 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
     public void putStart(PutStartRequest request, StreamObserver<PutStartResponse> observer) {
         unary(observer, () -> {
             PutGrant grant = master.putStart(request.getKey(), request.getSize(), new PutOptions(Math.max(1, request.getReplicas()),
-                    request.getSliceSize(), request.getReplace(), request.getPin(), request.getWriter(), request.getLock()));
+                    request.getSliceSize(), request.getReplace(), request.getPin(), request.getWriter(), request.getLock(),
+                    request.getAutoReplicas()));
             PutStartResponse.Builder response = PutStartResponse.newBuilder().setPutId(grant.putId())
                     .setObject(Protos.toProto(grant.object())).setDeadlineMs(grant.deadline().toEpochMilli());
             grant.nodes().values().forEach(n -> response.addNodes(Protos.toProto(n)));

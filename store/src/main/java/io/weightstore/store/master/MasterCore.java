@@ -388,7 +388,7 @@ public final class MasterCore implements MasterApi, ClusterView {
      */
     private ObjectMeta unsealed(String key, long size, long sliceSize, PutOptions options, List<SliceMeta> slices) {
         return new ObjectMeta(key, size, sliceSize, config.checksumBlockSize(), slices, options.pin(),
-                Instant.ofEpochMilli(clock.getAsLong()), options.replicas(), Caller.current());
+                Instant.ofEpochMilli(clock.getAsLong()), options.replicas(), Caller.current(), options.autoReplicas(), List.of());
     }
 
     /** Evicts, least recently read first, only as much as makes {@code incoming} bytes fit under the high watermark. */
