@@ -300,8 +300,10 @@ final class Replication {
 
     /** Commits a client's repair whose copy was written and checked. */
     ObjectMeta endClientRepair(String repairId) throws StoreException {
-        CopyTable.Copy copy = copies.remove(repairId).filter(c -> !c.byNode()).orElseThrow(() -> new StoreException(NOT_FOUND,
+        // Looked up before it is removed: a node's copy named here is not the caller's to end, and must stay in the table.
+        CopyTable.Copy copy = copies.get(repairId).filter(c -> !c.byNode()).orElseThrow(() -> new StoreException(NOT_FOUND,
                 "repair " + repairId + " is unknown, expired or already ended"));
+        copies.remove(repairId);
         try {
             return commit(copy);
         } catch (StoreException e) {

@@ -3,6 +3,7 @@ package io.weightstore.store.master;
 import static io.weightstore.store.master.ClockedMasters.SLICE;
 import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.store.api.BadCopy;
 import io.weightstore.store.api.BlockCrcs;
@@ -91,6 +92,20 @@ class MasterBadCopyTest extends ClockedMasterFixture {
         master.reapNow();
         assertThat(master.status().replication().badCopies()).isZero();
         assertThat(recorded()).isEmpty();
+    }
+
+    @Test
+    void aNodesRewriteNamedAsAClientsRepairIsRefusedAndStaysTheNodesToFinish() throws StoreException {
+        master.registerNode(node("n1"));
+        master.registerNode(node("n2"));
+        ReplicaRef bad = reportBad(put("obj", 2), "n1");
+        master.reapNow();
+        CopyTask rewrite = master.heartbeat(NodeReport.alive(bad.nodeId())).copies().getFirst();
+        assertThatThrownBy(() -> master.repairEnd(rewrite.taskId())).isInstanceOfSatisfying(StoreException.class,
+                e -> assertThat(e.code()).isEqualTo(StoreException.Code.NOT_FOUND));
+        master.finishCopy(bad.nodeId(), rewrite.taskId(), new CopyOutcome.Done());
+        master.reapNow();
+        assertThat(master.status().replication().badCopies()).isZero();
     }
 
     @Test
