@@ -475,7 +475,8 @@ public final class CheckpointSource implements AutoCloseable {
     public Materialized materializeMetadata(Path dir) throws IOException {
         int written = 0;
         int unchanged = 0;
-        Path root = dir.toAbsolutePath().normalize();
+        // Made even when the checkpoint has no metadata file: an engine is given the directory, and the cache cleaned in it.
+        Path root = Files.createDirectories(dir.toAbsolutePath().normalize());
         for (StoredFile file : catalog.files(manifest)) {
             if (file.file().isWeight()) {
                 continue;

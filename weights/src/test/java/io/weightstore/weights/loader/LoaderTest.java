@@ -582,22 +582,46 @@ class LoaderTest {
 
     @Test
     void theStoresOwnCacheKeepsNoFileThisVersionDoesNotHave() throws IOException {
-        String previous = System.getProperty(WeightstoreHome.PROPERTY);
-        System.setProperty(WeightstoreHome.PROPERTY, tmp.resolve("home").toString());
-        try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("ckpt"), LoadOptions.defaults())) {
-            Path cache = CheckpointSource.metadataDir(new CheckpointId("ckpt"), LoadOptions.defaults());
-            assertThat(checkpoint.materializeMetadata().changed()).isTrue();
-            // What a load of a version before left: a file this one does not have, and a write in progress.
-            Path before = Files.writeString(cache.resolve("added_tokens.json"), "{\"<extra>\": 32000}");
-            Path writing = Files.writeString(cache.resolve(".tokenizer.json.1.x.partial"), "half");
+        inHome(tmp.resolve("home"), () -> {
+            try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("ckpt"), LoadOptions.defaults())) {
+                Path cache = CheckpointSource.metadataDir(new CheckpointId("ckpt"), LoadOptions.defaults());
+                assertThat(checkpoint.materializeMetadata().changed()).isTrue();
+                // What a load of a version before left: a file this one does not have, and a write in progress.
+                Path before = Files.writeString(cache.resolve("added_tokens.json"), "{\"<extra>\": 32000}");
+                Path writing = Files.writeString(cache.resolve(".tokenizer.json.1.x.partial"), "half");
 
-            CheckpointSource.Materialized again = checkpoint.materializeMetadata();
-            assertThat(again.removed()).isEqualTo(1);
-            assertThat(again.written()).isZero();
-            assertThat(again.changed()).as("an engine that read the directory read another version's file").isTrue();
-            assertThat(before).doesNotExist();
-            assertThat(writing).exists();
-            assertThat(checkpoint.materializeMetadata().changed()).isFalse();
+                CheckpointSource.Materialized again = checkpoint.materializeMetadata();
+                assertThat(again.removed()).isEqualTo(1);
+                assertThat(again.written()).isZero();
+                assertThat(again.changed()).as("an engine that read the directory read another version's file").isTrue();
+                assertThat(before).doesNotExist();
+                assertThat(writing).exists();
+                assertThat(checkpoint.materializeMetadata().changed()).isFalse();
+            }
+        });
+    }
+
+    @Test
+    void aCheckpointOfWeightsAloneMaterializesAnEmptyDirectoryInTheStoresOwnCache() throws IOException {
+        Path weightsOnly = Files.createDirectories(tmp.resolve("weights-only"));
+        Files.copy(source.resolve("extra.safetensors"), weightsOnly.resolve("extra.safetensors"));
+        new CheckpointImporter(new Catalog(store)).run(new ImportRequest(new CheckpointId("bare"), "org/m", "main", weightsOnly, 1,
+                false, 1), Progress.NONE);
+        inHome(tmp.resolve("home"), () -> {
+            try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("bare"), LoadOptions.defaults())) {
+                CheckpointSource.Materialized materialized = checkpoint.materializeMetadata();
+                assertThat(materialized.changed()).isFalse();
+                assertThat(materialized.dir()).isEmptyDirectory();
+            }
+        });
+    }
+
+    /** Runs {@code action} with {@code home} as the weightstore home, where the store's own metadata cache lies. */
+    private static void inHome(Path home, IoAction action) throws IOException {
+        String previous = System.getProperty(WeightstoreHome.PROPERTY);
+        System.setProperty(WeightstoreHome.PROPERTY, home.toString());
+        try {
+            action.run();
         } finally {
             if (previous == null) {
                 System.clearProperty(WeightstoreHome.PROPERTY);
@@ -605,6 +629,11 @@ class LoaderTest {
                 System.setProperty(WeightstoreHome.PROPERTY, previous);
             }
         }
+    }
+
+    @FunctionalInterface
+    private interface IoAction {
+        void run() throws IOException;
     }
 
     @Test
