@@ -2,6 +2,7 @@ package io.weightstore.store.node;
 
 import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.ScrubTask;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.concurrent.DeadlineWait;
 import io.weightstore.store.logging.RateLimitedLog;
@@ -107,21 +108,37 @@ final class Scrubber implements AutoCloseable {
             long start = (long) i * block;
             int length = (int) Math.min(block, task.length() - start);
             rate.acquire(length);
+            // Hashed through the mapping: a page the kernel cannot give (a failing device, a hole of a full tmpfs) would
+            // end the node by SIGBUS, so the block's pages are asked for first, and such a block is a bad copy.
+            try {
+                pool.faultIn(task.offset() + start, length);
+            } catch (StoreException e) {
+                if (e.code() == StoreException.Code.CORRUPT) {
+                    found(task, start, "block " + i + " at pool offset " + (task.offset() + start) + " cannot be read: " + e.getMessage());
+                } else {
+                    log.warn("node {}: slice {} of {} not scrubbed this pass: {}", pool.nodeId(), task.slice(), task.key(), e.getMessage());
+                }
+                return;
+            }
             int actual = Checksums.crc32c(pool.data().asSlice(task.offset() + start, length));
             counters.scrubbed(length);
             if (actual != task.crcs().get(i)) {
-                // Checked against the master's CRCs, not a reader's: this is rot in the pool.
-                metrics.checksumFailure();
-                // A block found intact by a read before it went bad would be served unchecked until its trust ran out; the
-                // blocks after this one go unchecked by this pass, so none of them is trusted either.
-                verified.forget(task.offset() + start, task.length() - start);
-                String problem = "checksum mismatch in block " + i + " at pool offset " + (task.offset() + start) + ": expected "
-                        + Integer.toHexString(task.crcs().get(i)) + ", found " + Integer.toHexString(actual);
-                FOUND.warn("node {}: slice {} of {} is bad: {}", pool.nodeId(), task.slice(), task.key(), problem);
-                findings.add(new ScrubFinding(task.key(), task.version(), task.slice(), task.offset(), problem));
+                found(task, start, "checksum mismatch in block " + i + " at pool offset " + (task.offset() + start) + ": expected "
+                        + Integer.toHexString(task.crcs().get(i)) + ", found " + Integer.toHexString(actual));
                 return;
             }
         }
+    }
+
+    /** Reports the task's copy bad, from its block at {@code start} in the slice on. */
+    private void found(ScrubTask task, long start, String problem) {
+        // Checked against the master's CRCs, not a reader's: this is rot in the pool.
+        metrics.checksumFailure();
+        // A block found intact by a read before it went bad would be served unchecked until its trust ran out; the
+        // blocks after this one go unchecked by this pass, so none of them is trusted either.
+        verified.forget(task.offset() + start, task.length() - start);
+        FOUND.warn("node {}: slice {} of {} is bad: {}", pool.nodeId(), task.slice(), task.key(), problem);
+        findings.add(new ScrubFinding(task.key(), task.version(), task.slice(), task.offset(), problem));
     }
 
     @Override
