@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,6 +28,8 @@ import picocli.CommandLine.Spec;
         })
 final class ServeCommand implements Callable<Integer> {
     static final String API_KEY_ENV = "WEIGHTSTORE_API_KEY";
+    /** How long a stop (SIGTERM, Ctrl-C) waits for the server to stop and the model's memory to be released. */
+    private static final Duration SHUTDOWN = Duration.ofSeconds(10);
 
     @Spec
     private CommandSpec spec;
@@ -104,6 +107,7 @@ final class ServeCommand implements Callable<Integer> {
             out.printf("warning: --insecure on %s: anyone who can reach it may use the model%n", bind);
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        CountDownLatch released = new CountDownLatch(1);
         try (OpenAiServer server = OpenAiServer.start(config)) {
             String url = "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.port();
             out.printf("listening on %s; loading %s%n", url, model);
@@ -114,9 +118,21 @@ final class ServeCommand implements Callable<Integer> {
                 out.printf("serving %s as '%s' on %s/v1 (loaded in %.2f s)%s%n", model, name, url, loaded.loadSeconds(),
                         config.apiKey().isPresent() ? "; API key required" : "");
                 out.flush();
-                Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    stopped.countDown();
+                    // The JVM halts once its hooks return: the server's stop and the model's release must end first.
+                    try {
+                        released.await(SHUTDOWN.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }));
                 stopped.await();
+                // Requests in flight end with the server, not on weights unmapped under them by the model's close.
+                server.close();
             }
+        } finally {
+            released.countDown();
         }
         return ExitCodes.OK;
     }

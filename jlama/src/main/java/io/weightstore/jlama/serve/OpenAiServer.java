@@ -16,6 +16,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -53,6 +54,7 @@ public final class OpenAiServer implements AutoCloseable {
     private final AdmissionQueue queue;
     private final ServeMetrics metrics;
     private final ClientDeadline deadline;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private OpenAiServer(WebServer server, AtomicReference<ServedModel> model, AdmissionQueue queue, ServeMetrics metrics,
             ClientDeadline deadline) {
@@ -223,9 +225,12 @@ public final class OpenAiServer implements AutoCloseable {
         }
     }
 
+    /** Stops serving; once is enough, later calls do nothing. */
     @Override
     public void close() {
-        server.stop();
-        deadline.close();
+        if (closed.compareAndSet(false, true)) {
+            server.stop();
+            deadline.close();
+        }
     }
 }
