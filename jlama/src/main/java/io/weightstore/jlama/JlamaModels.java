@@ -153,13 +153,21 @@ public final class JlamaModels {
             AbstractModel model = onFilesLeftBefore.isPresent() ? onFilesLeftBefore.get()
                     : loadOnMetadataWritten(reference, metadata, opening, kvCache, distributed);
             CheckpointSource source = opening.source();
-            // Files seen in place were checked while Jlama built the model; one that failed is read instead, from a good copy.
-            List<String> failed = source.awaitChecks();
-            if (!failed.isEmpty()) {
-                model.close();
-                log.warn("weight files {} failed their check in the pools on this host; loading them from a good copy", failed);
-                StoreWeightLoader again = new StoreWeightLoader(source, distributed.isEmpty());
-                model = loadModel(reference, metadata, kvCache, distributed, dir -> again);
+            try {
+                // Files seen in place were checked while Jlama built the model; one that failed is read instead, from a good copy.
+                List<String> failed = source.awaitChecks();
+                if (!failed.isEmpty()) {
+                    AbstractModel onFailedFiles = model;
+                    model = null;
+                    onFailedFiles.close();
+                    log.warn("weight files {} failed their check in the pools on this host; loading them from a good copy", failed);
+                    model = rebuild(reference, metadata, kvCache, distributed, source);
+                }
+            } catch (IOException | RuntimeException e) {
+                if (model != null) {
+                    closeAfter(model, e);
+                }
+                throw e;
             }
             return new Loaded(model, reference, Optional.of(source), (System.nanoTime() - start) / 1e9, kvCache);
         } catch (OpeningFailed e) {
@@ -168,6 +176,28 @@ public final class JlamaModels {
         } catch (IOException | RuntimeException e) {
             opening.abandon(e);
             throw e;
+        }
+    }
+
+    /** The model built again on weights read from the store: the files seen in place that failed their check are read. */
+    private static AbstractModel rebuild(String reference, Path metadata, KvCacheDirectory kvCache,
+            Optional<Function<Config, DistributedContext>> distributed, CheckpointSource source) throws IOException {
+        StoreWeightLoader again = new StoreWeightLoader(source, distributed.isEmpty());
+        try {
+            return loadModel(reference, metadata, kvCache, distributed, dir -> again);
+        } catch (RuntimeException e) {
+            // Its read-ahead would go on reading from a source the failure closes.
+            closeAfter(again, e);
+            throw e;
+        }
+    }
+
+    /** Closes {@code resource} on the way out of {@code failure}, which keeps any failure of the close. */
+    private static void closeAfter(AutoCloseable resource, Exception failure) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            failure.addSuppressed(e);
         }
     }
 
