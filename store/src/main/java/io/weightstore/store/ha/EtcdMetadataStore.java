@@ -134,6 +134,12 @@ final class EtcdMetadataStore implements MetadataStore {
     }
 
     @Override
+    public synchronized Map<String, LockState> locks() throws StoreException {
+        requireAuthority();
+        return Map.copyOf(records.locks());
+    }
+
+    @Override
     public synchronized List<ReadLease> leases() throws StoreException {
         requireAuthority();
         return List.copyOf(records.leases().values());

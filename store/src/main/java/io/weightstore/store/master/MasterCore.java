@@ -76,8 +76,18 @@ public final class MasterCore implements MasterApi, ClusterView {
      * eviction no longer than this (readers ask for 30 s and renew at half).
      */
     static final Duration MAX_LEASE = Duration.ofMinutes(10);
+    /** The longest a lock is granted for at once: a holder renews it, so one that died keeps others out no longer. */
+    static final Duration MAX_LOCK_TTL = Duration.ofMinutes(10);
+    /** The longest lock name or owner; every writer may name locks, and each is a record every master of a group keeps. */
+    static final int MAX_LOCK_TEXT = 1024;
+    /**
+     * How long a lock's record outlives its expiry. Its holder, paused past the expiry while no one else took it, may still
+     * renew it until the record goes; the records of locks no one asks for again are deleted then, so they never pile up.
+     */
+    static final Duration EXPIRED_LOCKS_KEPT = Duration.ofHours(1);
     /** Records written or deleted per batch in the background: well under what any metadata store takes in one write. */
     private static final int RECORDS_PER_BACKGROUND_BATCH = 64;
+    private static final long LOCK_REAP_PERIOD_MS = 60_000;
 
     /**
      * How often the read times of the objects located since are recorded: eviction after a restart or
@@ -105,6 +115,8 @@ public final class MasterCore implements MasterApi, ClusterView {
      * record deleted late only keeps an object leased a little longer after a take-over, never less.
      */
     private final Queue<Long> staleLeases = new ArrayDeque<>();
+    /** When {@link #reapExpiredLocks} looks again; guarded by the monitor. */
+    private long nextLockReap;
     private final ScheduledExecutorService reaper;
     private final MasterMetrics metrics;
     private final long openedAt;
@@ -512,6 +524,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         reapExpiredPuts();
         heal();
         reapLeaseRecords();
+        reapExpiredLocks();
         recordReadTimes(false);
     }
 
@@ -934,6 +947,49 @@ public final class MasterCore implements MasterApi, ClusterView {
         if (name.isEmpty() || owner.isEmpty() || ttl.toMillis() <= 0) {
             throw new StoreException(INVALID_ARGUMENT, "a lock needs a name, an owner and a ttl > 0: name=" + name + " owner="
                     + owner + " ttlMs=" + ttl.toMillis());
+        }
+        if (name.length() > MAX_LOCK_TEXT || owner.length() > MAX_LOCK_TEXT) {
+            throw new StoreException(INVALID_ARGUMENT, "a lock's name and owner take at most " + MAX_LOCK_TEXT + " characters:"
+                    + " nameLength=" + name.length() + " ownerLength=" + owner.length());
+        }
+        if (ttl.compareTo(MAX_LOCK_TTL) > 0) {
+            throw new StoreException(INVALID_ARGUMENT, "lock " + name + ": a ttl of " + ttl.toMillis() + " ms is more than the "
+                    + MAX_LOCK_TTL.toSeconds() + " s a master grants; ask for less and renew it");
+        }
+    }
+
+    /**
+     * Deletes the records of locks expired for {@link #EXPIRED_LOCKS_KEPT}, a batch at a time under the monitor (a lock
+     * taken again meanwhile is not expired any more), once a minute.
+     */
+    private void reapExpiredLocks() {
+        synchronized (this) {
+            long now = clock.getAsLong();
+            if (now < nextLockReap) {
+                return;
+            }
+            nextLockReap = now + LOCK_REAP_PERIOD_MS;
+        }
+        try {
+            while (true) {
+                synchronized (this) {
+                    long before = clock.getAsLong() - EXPIRED_LOCKS_KEPT.toMillis();
+                    MetadataBatch batch = new MetadataBatch();
+                    int expired = 0;
+                    for (Map.Entry<String, LockState> lock : metadata.locks().entrySet()) {
+                        if (lock.getValue().expiresAt().toEpochMilli() < before && expired < RECORDS_PER_BACKGROUND_BATCH) {
+                            batch.deleteLock(lock.getKey());
+                            expired++;
+                        }
+                    }
+                    if (expired == 0) {
+                        return;
+                    }
+                    metadata.apply(batch);
+                }
+            }
+        } catch (StoreException e) {
+            log.warn("cannot delete the records of expired locks (will retry): {}", e.getMessage());
         }
     }
 

@@ -10,6 +10,7 @@ import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -28,6 +29,9 @@ public interface MetadataStore extends AutoCloseable {
     List<PutGrant> pendingPuts() throws StoreException;
 
     Optional<LockState> lock(String name) throws StoreException;
+
+    /** Every lock recorded, held or expired, by name. */
+    Map<String, LockState> locks() throws StoreException;
 
     /** Every read lease recorded, expired or not; the master drops the expired ones. */
     List<ReadLease> leases() throws StoreException;

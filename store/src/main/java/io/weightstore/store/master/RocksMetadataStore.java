@@ -16,7 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -103,6 +105,13 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
+    public Map<String, LockState> locks() throws StoreException {
+        Map<String, LockState> locks = new LinkedHashMap<>();
+        scanEntries(LOCK, "", Integer.MAX_VALUE, (name, value) -> locks.put(name, Protos.decodeLock(value)));
+        return locks;
+    }
+
+    @Override
     public List<ReadLease> leases() throws StoreException {
         return scan(LEASE, "", Integer.MAX_VALUE, Protos::decodeLease);
     }
@@ -165,8 +174,19 @@ public final class RocksMetadataStore implements MetadataStore {
 
     /** Records under {@code prefix} with keys after {@code startAfter} (exclusive, may be empty), in key order. */
     private <T> List<T> scan(String prefix, String startAfter, int limit, Decoder<T> decoder) throws StoreException {
-        byte[] prefixBytes = bytes(prefix);
         List<T> found = new ArrayList<>();
+        scanEntries(prefix, startAfter, limit, (key, value) -> found.add(decoder.decode(value)));
+        return found;
+    }
+
+    /** A record's key without the prefix scanned, and its value. */
+    private interface Entry {
+        void take(String key, byte[] value) throws StoreException;
+    }
+
+    private void scanEntries(String prefix, String startAfter, int limit, Entry entry) throws StoreException {
+        byte[] prefixBytes = bytes(prefix);
+        int taken = 0;
         try (RocksIterator it = db.newIterator()) {
             byte[] start = bytes(startAfter);
             // A start before the prefix would land on keys outside it, and the scan would end there with nothing.
@@ -178,17 +198,17 @@ public final class RocksMetadataStore implements MetadataStore {
                     it.next();
                 }
             }
-            for (; it.isValid() && found.size() < limit; it.next()) {
-                if (!startsWith(it.key(), prefixBytes)) {
+            for (; it.isValid() && taken < limit; it.next(), taken++) {
+                byte[] key = it.key();
+                if (!startsWith(key, prefixBytes)) {
                     break;
                 }
-                found.add(decoder.decode(it.value()));
+                entry.take(new String(key, prefixBytes.length, key.length - prefixBytes.length, StandardCharsets.UTF_8), it.value());
             }
             it.status();
         } catch (RocksDBException e) {
             throw failure("scan " + prefix, e);
         }
-        return found;
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.weightstore.store.api.RetiredRange;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.StoredNode;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** A metadata store that passes every call to another: tests override the calls whose failures they stage. */
@@ -48,6 +49,11 @@ abstract class ForwardingMetadataStore implements MetadataStore {
     @Override
     public Optional<LockState> lock(String name) throws StoreException {
         return store.lock(name);
+    }
+
+    @Override
+    public Map<String, LockState> locks() throws StoreException {
+        return store.locks();
     }
 
     @Override

@@ -615,6 +615,33 @@ class MasterCoreTest extends ClockedMasterFixture {
     }
 
     @Test
+    void aLockForLongerThanTheMasterGrantsOrWithALongNameOrOwnerIsRefused() throws StoreException {
+        assertCode(() -> master.tryLock("l", "me", MasterCore.MAX_LOCK_TTL.plusMillis(1)), INVALID_ARGUMENT, "ttl");
+        String long_ = "x".repeat(MasterCore.MAX_LOCK_TEXT + 1);
+        assertCode(() -> master.tryLock(long_, "me", MINUTE), INVALID_ARGUMENT, "nameLength=" + long_.length());
+        assertCode(() -> master.tryLock("l", long_, MINUTE), INVALID_ARGUMENT, "ownerLength=" + long_.length());
+        assertThat(master.tryLock("l", "me", MasterCore.MAX_LOCK_TTL).held()).isTrue();
+        assertCode(() -> master.renewLock("l", "me", MasterCore.MAX_LOCK_TTL.plusMillis(1)), INVALID_ARGUMENT, "ttl");
+    }
+
+    @Test
+    void anExpiredLocksRecordStaysRenewableForAnHourThenGoes() throws StoreException {
+        assertThat(master.tryLock("l", "me", MINUTE).held()).isTrue();
+        now.addAndGet(MINUTE.toMillis() + MasterCore.EXPIRED_LOCKS_KEPT.toMillis() / 2);
+        master.reapNow();
+        assertThat(master.renewLock("l", "me", MINUTE).held()).as("a paused holder no one overtook").isTrue();
+        now.addAndGet(MINUTE.toMillis() + MasterCore.EXPIRED_LOCKS_KEPT.toMillis() + 1);
+        master.reapNow();
+        assertCode(() -> master.renewLock("l", "me", MINUTE), FAILED_PRECONDITION, "not held by me");
+        master.close();
+        try (MetadataStore store = RocksMetadataStore.open(dir)) {
+            assertThat(store.locks()).isEmpty();
+        } finally {
+            master = open();
+        }
+    }
+
+    @Test
     void aNodeKnownOnlyFromTheMetadataMustRegisterBeforeItsHeartbeatsCount() throws StoreException {
         master.close();
         master = open();

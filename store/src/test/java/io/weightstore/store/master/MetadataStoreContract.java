@@ -118,6 +118,7 @@ public abstract class MetadataStoreContract {
         assertThat(store.nodes()).containsExactly(new StoredNode(node("n0"), false), new StoredNode(node("n1"), true));
         assertThat(store.pendingPuts()).containsExactly(put);
         assertThat(store.lock("l")).contains(lock);
+        assertThat(store.locks()).containsExactly(Map.entry("l", lock));
         assertThat(store.leases()).containsExactly(lease);
         assertThat(store.retiredRanges()).containsExactly(retired);
         assertThat(store.badCopies()).containsExactly(bad);
@@ -139,6 +140,7 @@ public abstract class MetadataStoreContract {
         assertThat(store.object("a")).isEmpty();
         assertThat(store.pendingPuts()).isEmpty();
         assertThat(store.lock("l")).isEmpty();
+        assertThat(store.locks()).isEmpty();
         assertThat(store.leases()).isEmpty();
         assertThat(store.retiredRanges()).containsExactly(new RetiredRange("a", 1, new ReplicaRef("n1", 4096), 1));
         assertThat(store.badCopies()).containsExactly(new BadCopy("a", Instant.EPOCH, 1, new ReplicaRef("n1", 4096)));
