@@ -4,11 +4,13 @@ import io.weightstore.store.api.CopyInFlight;
 import io.weightstore.store.api.ReplicaRef;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Copies of slices handed out and not yet committed or given up: those nodes make on the master's
@@ -111,6 +113,28 @@ final class CopyTable {
     /** A node's copy given up while the node may still be writing it: its room waits for {@link #stoppedOn}. */
     void stopping(Copy copy) {
         stopping.put(copy.id(), copy);
+    }
+
+    /**
+     * The given-up copies of {@code key} that nodes may still be writing in place into a range {@code leaving}
+     * accepts, which leaves the object: each owns its range from now on (see {@link Copy#ownsTarget}), freed
+     * when its node stops. Returns those ranges, which the caller must not free.
+     */
+    Set<ReplicaRef> ownRangesStillWritten(String key, Predicate<ReplicaRef> leaving) {
+        Set<ReplicaRef> owned = new HashSet<>();
+        stopping.replaceAll((id, copy) -> {
+            if (copy.key().equals(key) && copy.inPlace() && leaving.test(copy.target())) {
+                owned.add(copy.target());
+                return copy.ownsTarget();
+            }
+            return copy;
+        });
+        return owned;
+    }
+
+    /** Whether a given-up copy may still be writing in place into {@code range}. */
+    boolean stillWrittenInPlace(ReplicaRef range) {
+        return stopping.values().stream().anyMatch(copy -> copy.inPlace() && copy.target().equals(range));
     }
 
     /**

@@ -391,7 +391,10 @@ final class Replication {
      * metadata, and frees them: now if no reader can hold them, else once the last one that can is gone,
      * recording them in the same change so that a master that restarts or takes over keeps them too.
      */
-    private void applyRetiring(MetadataBatch change, String key, Map<ReplicaRef, Long> gone) throws StoreException {
+    private void applyRetiring(MetadataBatch change, String key, Map<ReplicaRef, Long> leaving) throws StoreException {
+        // A range a given-up rewrite may still write in place is that copy's to free once its node stops, not the readers'.
+        Map<ReplicaRef, Long> gone = new LinkedHashMap<>(leaving);
+        copies.ownRangesStillWritten(key, leaving::containsKey).forEach(gone::remove);
         long mark = leases.lastId();
         if (!leases.heldSince(key, mark, clock.getAsLong())) {
             metadata.apply(change);
@@ -457,7 +460,7 @@ final class Replication {
      * once their nodes stop writing there, so the caller must not free them with the object's others.
      */
     Set<ReplicaRef> removed(String key) {
-        Set<ReplicaRef> rewritten = new HashSet<>();
+        Set<ReplicaRef> rewritten = new HashSet<>(copies.ownRangesStillWritten(key, range -> true));
         for (CopyTable.Copy copy : copies.ofKey(key)) {
             if (copy.byNode()) {
                 if (copy.inPlace()) {
@@ -708,8 +711,9 @@ final class Replication {
         CopyInFlight.Reason reason;
         switch (want) {
             case ReplicaPlanner.Want.Rewrite rewrite -> {
-                target = free.stream().anyMatch(n -> n.nodeId().equals(rewrite.bad().nodeId())) ? Optional.of(rewrite.bad())
-                        : Optional.empty();
+                // Not while a rewrite given up earlier may still land there: its late pieces would spoil the new one's.
+                target = free.stream().anyMatch(n -> n.nodeId().equals(rewrite.bad().nodeId()))
+                        && !copies.stillWrittenInPlace(rewrite.bad()) ? Optional.of(rewrite.bad()) : Optional.empty();
                 replaces = rewrite.bad().nodeId();
                 reason = CopyInFlight.Reason.BAD;
             }

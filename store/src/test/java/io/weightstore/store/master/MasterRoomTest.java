@@ -76,4 +76,36 @@ class MasterRoomTest extends ClockedMasterFixture {
         master.heartbeat(NodeReport.alive("n2"));
         assertThat(used("n2")).as("the rewritten range is freed once the node stopped").isEqualTo(SLICE);
     }
+
+    @Test
+    void aRangeARewriteGivenUpForNoProgressStaysTakenAfterItsObjectLeavesUntilTheNodeStopsWritingIt() throws StoreException {
+        master.registerNode(node("n1"));
+        master.registerNode(node("n2"));
+        ObjectMeta object = put("obj", SLICE, PutOptions.defaults().withReplicas(2));
+        ReplicaRef onN2 = object.slice(0).replicas().stream().filter(r -> r.nodeId().equals("n2")).findFirst().orElseThrow();
+        master.heartbeat(new NodeReport("n2", NodeLoad.none(), List.of(),
+                List.of(new ScrubFinding("obj", object.createdAt(), 0, onN2.offset(), "block 0 does not match")), 0));
+        master.reapNow();
+        CopyTask rewrite = master.heartbeat(NodeReport.alive("n2")).copies().getFirst();
+        NodeReport stuck = new NodeReport("n2", NodeLoad.none(), List.of(new CopyProgress(rewrite.taskId(), SLICE / 2)), List.of(), 0);
+        master.heartbeat(stuck);
+        // Past the stall timeout with no progress: the master gives the rewrite up, while the node still writes it.
+        for (int second = 0; second <= ReplicationConfig.defaults().stallTimeout().toSeconds(); second++) {
+            now.addAndGet(1_000);
+            master.heartbeat(NodeReport.alive("n1"));
+            assertThat(master.heartbeat(stuck).copies()).as("no second rewrite into the range the first still writes")
+                    .allMatch(task -> task.taskId().equals(rewrite.taskId()));
+            master.reapNow();
+        }
+        assertThat(master.status().replication().copies()).as("given up").isEmpty();
+
+        master.remove("obj", false);
+        master.heartbeat(stuck);
+        ObjectMeta next = put("next", SLICE, PutOptions.defaults().withReplicas(2));
+        assertThat(next.slice(0).replicas()).as("placed while node n2 still writes at offset %d", onN2.offset())
+                .noneMatch(r -> overlap(r, SLICE, onN2, SLICE));
+
+        master.heartbeat(NodeReport.alive("n2"));
+        assertThat(used("n2")).as("the rewritten range is freed once the node stopped").isEqualTo(SLICE);
+    }
 }
