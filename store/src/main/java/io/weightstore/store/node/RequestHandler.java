@@ -159,6 +159,8 @@ final class RequestHandler implements Runnable {
                     session.authorize(request);
                     long bytes = switch (request) {
                         case Request.Write w -> w.range().length();
+                        // Checks alone send nothing, yet read every byte they check, from a disk when the pool is on one.
+                        case Request.Read r when r.range().length() == 0 -> r.checks().stream().mapToLong(BlockCheck::length).sum();
                         default -> request.payloadLength();
                     };
                     long started = System.nanoTime();
