@@ -4,6 +4,7 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.FrameCodec;
 import java.util.ArrayList;
@@ -78,7 +79,10 @@ public final class ReadPlanner {
         List<ReadTask> tasks = new ArrayList<>();
         long sliceSize = object.sliceSize();
         long blockLength = stride.blockLength();
-        long rowsPerTask = Math.max(1, maxPiece / blockLength);
+        // A request names every checksum block its rows' span touches; in a slice above a GiB that span could need more
+        // checks than one frame carries, so the rows of one request stay within what it may check.
+        long rowsChecked = (FrameCodec.MAX_CHECKS - 2L) * object.checksumBlockSize() / stride.stride();
+        long rowsPerTask = Math.max(1, Math.min(maxPiece / blockLength, rowsChecked));
         int runStart = -1;
         int runSlice = -1;
         for (int row = 0; row < stride.count(); row++) {

@@ -8,10 +8,12 @@ import io.weightstore.store.api.Range;
 import io.weightstore.store.api.ReplicaRef;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.wire.FrameCodec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -93,6 +95,19 @@ class ReadPlannerProperties {
                 assertThat(delivered[row * blockLength + i]).isEqualTo(stride.rowOffset(row) + i);
             }
         }
+    }
+
+    @Example
+    void theRowsOfAStrideInASliceOfTwoGiBAreAskedForInRequestsOfAtMostTheChecksAFrameCarries() {
+        long gib = 1L << 30;
+        ObjectMeta object = object(2 * gib, 2 * gib, 64 << 10);
+        Stride columns = new Stride(0, 256, 1 << 20, 2048);
+        long rows = 0;
+        for (ReadTask task : ReadPlanner.strided(object, columns, 16 << 20)) {
+            assertThat(ReadPlanner.checks(task, object, 0)).as("checks of %s", task).hasSizeLessThanOrEqualTo(FrameCodec.MAX_CHECKS);
+            rows += ((ReadTask.Strided) task).stride().count();
+        }
+        assertThat(rows).isEqualTo(columns.count());
     }
 
     private static ObjectMeta object(long size, long sliceSize, int blockSize) {
