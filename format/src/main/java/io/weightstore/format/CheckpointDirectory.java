@@ -34,6 +34,7 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         // Walked from where the root really is: a walk started at a symlink to a directory sees the link, not the files.
         Path realRoot = root.toRealPath();
         List<CheckpointFile> files = new ArrayList<>();
+        Optional<Path> indexFile = Optional.empty();
         for (Path path : listFiles(realRoot)) {
             String relative = relativeName(realRoot, path);
             requireNameRoundTrips(realRoot, path, relative);
@@ -56,12 +57,15 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
                 header = Optional.of(readHeader(target, relative));
             }
             files.add(new CheckpointFile(relative, size, FileKind.of(relative), header));
+            if (relative.equals(WeightIndex.FILE_NAME)) {
+                indexFile = Optional.of(target);
+            }
         }
         requireEachTensorInOneFile(files);
+        // Only a regular file the walk took: a pipe or a device of that name would block the read, or never end it.
         Optional<WeightIndex> index = Optional.empty();
-        Path indexFile = root.resolve(WeightIndex.FILE_NAME);
-        if (Files.exists(indexFile)) {
-            WeightIndex weightIndex = WeightIndex.read(indexFile);
+        if (indexFile.isPresent()) {
+            WeightIndex weightIndex = WeightIndex.read(indexFile.get());
             checkIndex(weightIndex, files);
             index = Optional.of(weightIndex);
         }

@@ -18,6 +18,13 @@ public record SafetensorsHeader(long headerLength, Map<String, String> metadata,
     /** Largest header accepted, as in the reference implementation. */
     public static final long MAX_HEADER_LENGTH = 100_000_000L;
 
+    /**
+     * Most tensors one file may hold. A header's length alone bounds them at about two million tiny
+     * entries, each of which an import keeps with its CRCs (a kilobyte of heap or so); real shards hold
+     * hundreds to a few thousand.
+     */
+    public static final int MAX_TENSORS = 100_000;
+
     public SafetensorsHeader {
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
         tensors = List.copyOf(tensors);

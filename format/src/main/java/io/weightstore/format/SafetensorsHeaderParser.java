@@ -86,6 +86,9 @@ public final class SafetensorsHeaderParser {
                 String key = json.currentName();
                 if (key.equals(METADATA_KEY)) {
                     readMetadata(json, metadata);
+                } else if (tensors.size() == SafetensorsHeader.MAX_TENSORS) {
+                    throw new SafetensorsFormatException(Rule.TENSOR_ENTRY, "the header holds more than "
+                            + SafetensorsHeader.MAX_TENSORS + " tensors, the most one file may hold");
                 } else {
                     tensors.add(readTensor(json, key));
                 }

@@ -5,6 +5,7 @@ import static io.weightstore.format.SafetensorsFormatException.Rule;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,6 +16,8 @@ import java.util.Map;
  */
 public record WeightIndex(Map<String, String> weightMap) {
     public static final String FILE_NAME = "model.safetensors.index.json";
+    /** The largest index read. */
+    public static final long MAX_BYTES = 32L << 20;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -23,6 +26,17 @@ public record WeightIndex(Map<String, String> weightMap) {
     }
 
     public static WeightIndex read(Path file) throws SafetensorsFormatException {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " cannot be read: " + e.getMessage());
+        }
+        // Read into a tree of several times its size: the index of a model of a hundred thousand tensors has about 10 MB.
+        if (size > MAX_BYTES) {
+            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " has " + size + " bytes, more than the " + MAX_BYTES
+                    + " an index may have");
+        }
         JsonNode root;
         try {
             root = JSON.readTree(file.toFile());

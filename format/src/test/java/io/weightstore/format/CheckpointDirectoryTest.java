@@ -7,6 +7,7 @@ import io.weightstore.format.SafetensorsFormatException.Rule;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class CheckpointDirectoryTest {
@@ -78,6 +80,25 @@ class CheckpointDirectoryTest {
     void indexThatIsNotJsonIsRefused() throws IOException {
         Files.writeString(checkpoint.resolve(WeightIndex.FILE_NAME), "{\"weight_map\": [");
         assertRefused(Rule.INDEX, "not valid JSON");
+    }
+
+    @Test
+    void anIndexLargerThanAnIndexMayBeIsRefusedUnread() throws IOException {
+        try (FileChannel index = FileChannel.open(checkpoint.resolve(WeightIndex.FILE_NAME), StandardOpenOption.WRITE)) {
+            index.write(ByteBuffer.wrap(new byte[] {' '}), WeightIndex.MAX_BYTES);
+        }
+        assertRefused(Rule.INDEX, "more than the " + WeightIndex.MAX_BYTES);
+    }
+
+    @Test
+    @Timeout(30)
+    void aPipeNamedAsTheIndexIsNotPartOfTheCheckpointAndNeverRead() throws Exception {
+        Path index = checkpoint.resolve(WeightIndex.FILE_NAME);
+        Files.delete(index);
+        assertThat(new ProcessBuilder("mkfifo", index.toString()).start().waitFor()).isZero();
+        CheckpointDirectory dir = CheckpointDirectory.read(checkpoint);
+        assertThat(dir.index()).isEmpty();
+        assertThat(dir.files()).extracting(CheckpointFile::path).doesNotContain(WeightIndex.FILE_NAME);
     }
 
     @Test

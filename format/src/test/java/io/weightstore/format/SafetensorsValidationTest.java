@@ -76,8 +76,19 @@ class SafetensorsValidationTest {
                         "expected 8 (end of tensor 'a')"),
                 broken("data not starting at 0", raw("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", 12),
                         Rule.HOLE, "a", "expected 0 (start of data)"),
+                broken("more tensors than a file may hold", raw(emptyTensors(SafetensorsHeader.MAX_TENSORS + 1), 0),
+                        Rule.TENSOR_ENTRY, null, "more than " + SafetensorsHeader.MAX_TENSORS + " tensors"),
                 broken("truncated data", raw("{" + A + "}", 7), Rule.FILE_LENGTH, null, "(truncated)"),
                 broken("trailing bytes", raw("{" + A + "}", 9), Rule.FILE_LENGTH, null, "(trailing bytes)"));
+    }
+
+    /** A header of {@code count} tensors of no bytes, all at offset 0, which is valid up to the limit on their number. */
+    private static String emptyTensors(int count) {
+        StringBuilder header = new StringBuilder("{");
+        for (int i = 0; i < count; i++) {
+            header.append(i == 0 ? "" : ",").append("\"t").append(i).append("\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}");
+        }
+        return header.append('}').toString();
     }
 
     private static Arguments broken(String what, byte[] file, Rule rule, String tensor, String message) {
