@@ -123,7 +123,8 @@ public final class CheckpointImporter {
                 return upload(request, copies, directory, manifest, slot, lock.owner(), sent, progress, start);
             } catch (SwitchUnsettled e) {
                 throw new CheckpointException(CheckpointException.Code.NOT_READY, e.getMessage(), e.getCause());
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
+                // An Error too (out of memory on a huge header, say): left as it was, the checkpoint would read IMPORTING.
                 if (lock.stillHeld()) {
                     freeWhatWasSent(id, sent, lock.owner(), e);
                     markFailed(id, slot, lock.owner(), e);
@@ -588,7 +589,7 @@ public final class CheckpointImporter {
      * A failed import gives back the space of the files and CRC tables this run wrote; its manifest stays, as FAILED (for a
      * replace, the replacement's: the version before is untouched).
      */
-    private void freeWhatWasSent(CheckpointId id, List<String> sent, LockOwner writer, Exception cause) {
+    private void freeWhatWasSent(CheckpointId id, List<String> sent, LockOwner writer, Throwable cause) {
         try {
             // Under the lock, as the puts were: a run paused past it must not free what the next holder wrote since.
             store.removeAllUnderLock(List.copyOf(sent), true, writer.toString(), Catalog.lockName(id));
@@ -597,7 +598,7 @@ public final class CheckpointImporter {
         }
     }
 
-    private void markFailed(CheckpointId id, ManifestSlot slot, LockOwner writer, Exception cause) {
+    private void markFailed(CheckpointId id, ManifestSlot slot, LockOwner writer, Throwable cause) {
         // A put whose start was answered by a master that then died may be pending under this writer without
         // anyone knowing its id; it would hold its key until it expired, so a run again could not write it.
         try {
