@@ -69,9 +69,20 @@ public record ShardRead(long offset, long blockLength, long stride, int count, L
             throw invalid(tensor, "has shape " + shape + ", so dim " + dim + " has no elements " + start + ".." + (start + length));
         }
         long size = shape.get(dim);
+        List<Long> received = new ArrayList<>(shape);
+        received.set(dim, length);
+        // A tensor of no elements has no bytes to place a shard in (a dim of 0 elsewhere would put it past its end), and
+        // with one dim of 0 the others may multiply past a long: every rank reads nothing.
+        if (shape.contains(0L)) {
+            return new ShardRead(0, 0, 0, 0, received);
+        }
         long outer = 1;
         for (int i = 0; i < dim; i++) {
             outer *= shape.get(i);
+        }
+        if (dim > 0 && outer > Integer.MAX_VALUE) {
+            throw invalid(tensor, "has shape " + shape + ": split along dim " + dim + " it is " + outer + " blocks, one per"
+                    + " index of the dims before it, and a load reads at most " + Integer.MAX_VALUE);
         }
         long innerElements = 1;
         for (int i = dim + 1; i < shape.size(); i++) {
@@ -82,9 +93,7 @@ public record ShardRead(long offset, long blockLength, long stride, int count, L
             throw invalid(tensor, "of " + tensor.dtype() + " cannot be split along dim " + dim + " on byte boundaries");
         }
         long inner = innerBits / 8;
-        List<Long> received = new ArrayList<>(shape);
-        received.set(dim, length);
-        return new ShardRead(start * inner, length * inner, size * inner, Math.toIntExact(outer), received);
+        return new ShardRead(start * inner, length * inner, size * inner, (int) outer, received);
     }
 
     private static CheckpointException invalid(TensorInfo tensor, String why) {
