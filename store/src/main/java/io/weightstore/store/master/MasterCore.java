@@ -329,6 +329,13 @@ public final class MasterCore implements MasterApi, ClusterView {
                 abort(put);
                 continue;
             }
+            // Past its deadline it can never be sealed; the reaper would abort it, but a master that lives for one short
+            // command (an embedded store's) may never run it, and the key would stay taken for good.
+            if (put.deadline().toEpochMilli() < clock.getAsLong()) {
+                log.warn("aborting put {} of {}: its deadline {} has passed", put.putId(), key, put.deadline());
+                abort(put);
+                continue;
+            }
             throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
         }
         List<NodeInfo> up = nodes.placeable();

@@ -107,6 +107,19 @@ class MasterCoreTest extends ClockedMasterFixture {
     }
 
     @Test
+    void aPutOfAKeyWhosePendingPutIsPastItsDeadlineStartsWithoutWaitingForTheReaper() throws StoreException {
+        PutGrant abandoned = start("k", SLICE, 1);
+        assertCode(() -> start("k", SLICE, 1), ALREADY_EXISTS, "is being written by put " + abandoned.putId());
+        now.addAndGet(config().putTimeout().toMillis() + 1);
+        master.heartbeat(NodeReport.alive("n1"));
+        master.heartbeat(NodeReport.alive("n2"));
+        PutGrant next = start("k", SLICE, 1);
+        assertThat(master.status().pendingPuts()).isEqualTo(1);
+        assertCode(() -> seal(abandoned), NOT_FOUND);
+        assertThat(seal(next).key()).isEqualTo("k");
+    }
+
+    @Test
     void aDeadWritersPutsAreReclaimedAtOnceAndNobodyElses() throws StoreException {
         PutGrant first = master.putStart("dead/a", 2 * SLICE, PutOptions.defaults().withWriter("host/1/import/x"));
         master.putStart("dead/b", SLICE, PutOptions.defaults().withWriter("host/1/import/x"));
