@@ -135,7 +135,7 @@ final class ReplicaRepairer {
 
     private void abortQuietly(RepairGrant grant, Exception cause) {
         try {
-            master.repairAbort(grant.repairId());
+            Uninterrupted.run(() -> master.repairAbort(grant.repairId()));
         } catch (StoreException e) {
             cause.addSuppressed(e);
         }

@@ -64,7 +64,7 @@ final class RunningTasks {
                     }
                     try {
                         return call.call();
-                    } catch (IOException | RuntimeException e) {
+                    } catch (IOException | RuntimeException | Error e) {
                         running.stop();
                         throw e;
                     } finally {

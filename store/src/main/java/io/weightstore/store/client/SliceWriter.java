@@ -92,7 +92,7 @@ final class SliceWriter {
             }
             List<BlockCrcs> checksums = RunningTasks.callAll(workers, writes);
             return master.putEnd(grant.putId(), checksums);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             abort(grant, e);
             throw e;
         }
@@ -148,7 +148,7 @@ final class SliceWriter {
                 progress.advanced(slice.length());
             }
             return master.putEnd(grant.putId(), checksums);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             abort(grant, e);
             throw e;
         }
@@ -184,9 +184,9 @@ final class SliceWriter {
         }
     }
 
-    private void abort(PutGrant grant, Exception cause) {
+    private void abort(PutGrant grant, Throwable cause) {
         try {
-            master.putAbort(grant.putId());
+            Uninterrupted.run(() -> master.putAbort(grant.putId()));
         } catch (StoreException e) {
             cause.addSuppressed(e);
         }
