@@ -91,6 +91,20 @@ class ConfigFileTest {
     }
 
     @Test
+    void aSecondYamlDocumentIsRefusedRatherThanItsSettingsIgnored() throws Exception {
+        Path split = Files.writeString(tmp.resolve("split.yaml"), """
+                client:
+                  store: m1:7070
+                ---
+                client:
+                  credentials: /etc/weightstore/client
+                """);
+        CliRun run = CliRun.of("config", "check", split.toString());
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains(split + ":4:").contains("more than one YAML document");
+    }
+
+    @Test
     void settingsAreDefaultsThatFlagsOverride() throws Exception {
         Path file = Files.writeString(tmp.resolve("ws.yaml"), """
                 client:

@@ -120,6 +120,10 @@ public record ConfigFile(Path path, Map<String, Section> sections) {
                 }
                 sections.put(section, new Section(where.getLineNr(), where.getColumnNr(), section(path, parser, section)));
             }
+            // A second document would be read by nothing: its credentials ignored, a client would connect in plain text.
+            if (parser.nextToken() != null) {
+                throw at(path, parser, "", "", "more than one YAML document ('---'): put every section in one");
+            }
         } catch (JsonProcessingException e) {
             JsonLocation where = e.getLocation();
             throw problem(path, where == null ? 1 : Math.max(1, where.getLineNr()), where == null ? 1 : Math.max(1, where.getColumnNr()),
