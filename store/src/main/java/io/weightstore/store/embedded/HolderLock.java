@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One process at a time holds an embedded store: an OS file lock on {@code LOCK}, whose content
@@ -20,20 +22,39 @@ import java.time.Instant;
  */
 final class HolderLock implements AutoCloseable {
     static final String FILE = "LOCK";
+    /**
+     * The stores this process holds, by their lock file's real path, with who holds them. The OS lock is
+     * the process's, and closing any descriptor of its file ends it (POSIX record locks): a second open
+     * in this process must be refused before it opens one, or its failure would free the store for others.
+     */
+    private static final Map<Path, String> HELD_HERE = new ConcurrentHashMap<>();
 
+    private final Path key;
     private final FileChannel channel;
     private final FileLock lock;
 
-    private HolderLock(FileChannel channel, FileLock lock) {
+    private HolderLock(Path key, FileChannel channel, FileLock lock) {
+        this.key = key;
         this.channel = channel;
         this.lock = lock;
     }
 
     static HolderLock acquire(Path dir) throws StoreException {
         Path file = dir.resolve(FILE);
-        FileChannel channel = null;
+        Path key;
         try {
             Files.createDirectories(dir);
+            key = dir.toRealPath().resolve(FILE);
+        } catch (IOException e) {
+            throw new StoreException(StoreException.Code.IO, "cannot lock embedded store " + dir + ": " + e.getMessage(), e);
+        }
+        String holder = "pid " + ProcessHandle.current().pid() + " (" + holderName() + ") since " + Instant.now();
+        String heldBy = HELD_HERE.putIfAbsent(key, holder);
+        if (heldBy != null) {
+            throw held(dir, heldBy + ", this process");
+        }
+        FileChannel channel = null;
+        try {
             channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
             FileLock lock;
             try {
@@ -42,17 +63,18 @@ final class HolderLock implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                String holder = Files.readString(file).strip();
+                // Read through this channel: no other descriptor of the file is opened and closed while a lock may be ours.
+                ByteBuffer content = ByteBuffer.allocate((int) Math.min(channel.size(), 4096));
+                channel.read(content, 0);
                 channel.close();
-                throw new StoreException(StoreException.Code.HELD, "embedded store " + dir + " is in use by "
-                        + (holder.isEmpty() ? "another process" : holder)
-                        + "; wait for it to finish, or run a master and nodes to share a store between processes");
+                HELD_HERE.remove(key);
+                String other = new String(content.array(), 0, content.position(), StandardCharsets.UTF_8).strip();
+                throw held(dir, other.isEmpty() ? "another process" : other);
             }
-            String holder = "pid " + ProcessHandle.current().pid() + " (" + holderName() + ") since " + Instant.now();
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(holder.getBytes(StandardCharsets.UTF_8)), 0);
             channel.force(false);
-            return new HolderLock(channel, lock);
+            return new HolderLock(key, channel, lock);
         } catch (IOException e) {
             if (e instanceof StoreException store) {
                 throw store;
@@ -64,8 +86,14 @@ final class HolderLock implements AutoCloseable {
             } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
+            HELD_HERE.remove(key);
             throw new StoreException(StoreException.Code.IO, "cannot lock embedded store " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    private static StoreException held(Path dir, String holder) {
+        return new StoreException(StoreException.Code.HELD, "embedded store " + dir + " is in use by " + holder
+                + "; wait for it to finish, or run a master and nodes to share a store between processes");
     }
 
     private static String holderName() {
@@ -79,8 +107,15 @@ final class HolderLock implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        channel.truncate(0);
-        lock.release();
-        channel.close();
+        try {
+            channel.truncate(0);
+        } finally {
+            try {
+                lock.release();
+                channel.close();
+            } finally {
+                HELD_HERE.remove(key);
+            }
+        }
     }
 }
