@@ -36,7 +36,16 @@ final class LeaseKeeper implements AutoCloseable {
         this.master = master;
         this.leaseDuration = leaseDuration;
         long period = Math.max(25, Math.min(1000, leaseDuration.toMillis() / 4));
-        timer.scheduleWithFixedDelay(() -> renew(open, System.currentTimeMillis()), period, period, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::renewDue, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** One round of the timer: a task that throws is never run again, and every open reader would lose its lease. */
+    private void renewDue() {
+        try {
+            renew(open, System.currentTimeMillis());
+        } catch (RuntimeException e) {
+            log.error("renewing read leases failed (will retry): {}", e.getMessage(), e);
+        }
     }
 
     void track(ObjectReader reader) {
