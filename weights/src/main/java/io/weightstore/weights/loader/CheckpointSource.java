@@ -312,7 +312,9 @@ public final class CheckpointSource implements AutoCloseable {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + file.path() + " of "
                     + manifest.checkpointId() + " has an invalid header: " + e.getMessage(), e);
         }
-        if (header.headerLength() != file.headerLength() || header.tensors().size() != file.tensorCount()) {
+        // Compared as objects: a manifest that records neither (written by hand, or by a tool of its own) is a mismatch too.
+        if (!Long.valueOf(header.headerLength()).equals(file.headerLength())
+                || !Integer.valueOf(header.tensors().size()).equals(file.tensorCount())) {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored header of " + file.path()
                     + " does not match the manifest");
         }

@@ -26,6 +26,7 @@ import io.weightstore.weights.CheckpointImporter;
 import io.weightstore.weights.CheckpointStatus;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.Manifest;
+import io.weightstore.weights.ManifestFile;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -656,6 +657,18 @@ class LoaderTest {
                 .isInstanceOfSatisfying(CheckpointException.class, e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.UNTRUSTED));
         assertThat(refused).doesNotExist();
         assertThat(told).hasSize(1);
+    }
+
+    @Test
+    void aManifestThatRecordsNoTensorCountForAWeightFileIsCorruptNotACrash() throws IOException {
+        Manifest manifest = new Catalog(store).readyManifest(new CheckpointId("ckpt"));
+        ManifestFile weights = manifest.files().stream().filter(ManifestFile::isSafetensors).findFirst().orElseThrow();
+        ManifestFile uncounted = new ManifestFile(weights.path(), weights.size(), weights.sha256(), weights.kind(),
+                weights.headerLength(), null, weights.checksumDigest(), weights.tensorCrcsSha256(), weights.version());
+        store.put("weights/ckpt/manifest", manifest.withFile(uncounted, Instant.now()).toJson(), PutOptions.defaults().withReplace(true));
+        assertThatThrownBy(() -> open("ckpt", 1 << 20)).asInstanceOf(InstanceOfAssertFactories.throwable(CheckpointException.class))
+                .satisfies(e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.CORRUPT))
+                .hasMessageContaining("stored header of " + weights.path() + " does not match the manifest");
     }
 
     @Test
