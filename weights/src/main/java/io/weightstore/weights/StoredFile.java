@@ -1,7 +1,9 @@
 package io.weightstore.weights;
 
+import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
+import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.StoreClient;
@@ -23,6 +25,9 @@ import java.util.Optional;
  * is checked against the manifest's SHA-256 before anyone sees it.
  */
 public final class StoredFile {
+    /** The most bytes a tensor CRC table is read with. */
+    public static final long MAX_TABLE_BYTES = 64L << 20;
+
     private final StoreClient store;
     private final Manifest manifest;
     private final ManifestFile file;
@@ -115,8 +120,10 @@ public final class StoredFile {
             return Optional.empty();
         }
         byte[] json;
-        try {
-            json = store.readAll(checksKey);
+        try (ObjectReader table = store.open(checksKey)) {
+            requireTableFits(table.size());
+            json = new byte[(int) table.size()];
+            table.read(new Range(0, json.length), MemorySegment.ofArray(json));
         } catch (StoreException e) {
             if (e.code() == StoreException.Code.NOT_FOUND) {
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, "the tensor CRC table of " + file.path() + " of "
@@ -125,6 +132,19 @@ public final class StoredFile {
             throw e;
         }
         return Optional.of(tensorCrcs(json));
+    }
+
+    /**
+     * Refuses a tensor CRC table of {@code size} bytes before it is read onto the heap, where no table
+     * is so large: a file holds at most {@link SafetensorsHeader#MAX_TENSORS} tensors, at a few hundred
+     * bytes of table each.
+     */
+    public void requireTableFits(long size) throws CheckpointException {
+        if (size > MAX_TABLE_BYTES) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "the tensor CRC table of " + file.path() + " of "
+                    + manifest.checkpointId() + " (" + checksKey + ") has " + size + " bytes, more than any table ("
+                    + MAX_TABLE_BYTES + "): not reading it");
+        }
     }
 
     /** The file's tensor CRC table from {@code json}, its bytes as read from {@link #checksKey}, checked against the manifest's SHA-256 of it. */

@@ -186,6 +186,19 @@ class TamperedCheckpointTest {
         }
     }
 
+    @Test
+    void aCrcTableLargerThanAnyTableIsRefusedUnread() throws Exception {
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home"), 256L << 20, ClientOptions.defaults())) {
+            importInto(store, "tiny");
+            Tampering.Place place = Tampering.place(source, O_PROJ);
+            String table = "weights/tiny/checks/" + place.file();
+            store.put(table, new byte[(int) StoredFile.MAX_TABLE_BYTES + 1], PutOptions.defaults().withReplace(true).withPin(true));
+            assertCorrupt(() -> load(store, "tiny", 0, 2, LoadOptions.defaults(), new ArrayList<>()),
+                    "the tensor CRC table of " + place.file() + " of tiny (" + table + ") has " + (StoredFile.MAX_TABLE_BYTES + 1)
+                            + " bytes, more than any table");
+        }
+    }
+
     /** The tables are read together with every file's header, their leases taken in one call: one gone is still named. */
     @Test
     void aMissingCrcTableIsCorruptAndTheLoadHoldsNoLease() throws Exception {

@@ -252,8 +252,9 @@ public final class CheckpointSource implements AutoCloseable {
         for (int i = 0; i < files.size(); i++) {
             prefixes.add(wholeOrPrefix(objects.get(i), headerBytes(files.get(i).file()), reads));
         }
-        for (ObjectReader table : tables) {
-            tableBytes.add(wholeOrPrefix(table, table.size(), reads));
+        for (int i = 0; i < tables.size(); i++) {
+            tabled.get(i).requireTableFits(tables.get(i).size());
+            tableBytes.add(wholeOrPrefix(tables.get(i), tables.get(i).size(), reads));
         }
         if (!reads.isEmpty()) {
             store.read(reads);
