@@ -78,15 +78,23 @@ class MasterBadCopyTest extends ClockedMasterFixture {
         assertThat(recorded()).as("the bad copy's record, dropped with it").isEmpty();
     }
 
-    @Test
-    void aCopyRewrittenInPlaceCountsGoodAfterARestart() throws StoreException {
+    /** A copy of an object of two, reported bad, and the rewrite in place its node was then given. */
+    private record Rewrite(ReplicaRef bad, CopyTask task) {}
+
+    private Rewrite aBadCopyRewrittenInPlace() throws StoreException {
         master.registerNode(node("n1"));
         master.registerNode(node("n2"));
         ReplicaRef bad = reportBad(put("obj", 2), "n1");
         master.reapNow();
-        CopyTask rewrite = master.heartbeat(NodeReport.alive(bad.nodeId())).copies().getFirst();
-        assertThat(rewrite.targetOffset()).isEqualTo(bad.offset());
-        master.finishCopy(bad.nodeId(), rewrite.taskId(), new CopyOutcome.Done());
+        CopyTask task = master.heartbeat(NodeReport.alive(bad.nodeId())).copies().getFirst();
+        assertThat(task.targetOffset()).isEqualTo(bad.offset());
+        return new Rewrite(bad, task);
+    }
+
+    @Test
+    void aCopyRewrittenInPlaceCountsGoodAfterARestart() throws StoreException {
+        Rewrite rewrite = aBadCopyRewrittenInPlace();
+        master.finishCopy(rewrite.bad().nodeId(), rewrite.task().taskId(), new CopyOutcome.Done());
 
         restart();
         master.reapNow();
@@ -96,14 +104,10 @@ class MasterBadCopyTest extends ClockedMasterFixture {
 
     @Test
     void aNodesRewriteNamedAsAClientsRepairIsRefusedAndStaysTheNodesToFinish() throws StoreException {
-        master.registerNode(node("n1"));
-        master.registerNode(node("n2"));
-        ReplicaRef bad = reportBad(put("obj", 2), "n1");
-        master.reapNow();
-        CopyTask rewrite = master.heartbeat(NodeReport.alive(bad.nodeId())).copies().getFirst();
-        assertThatThrownBy(() -> master.repairEnd(rewrite.taskId())).isInstanceOfSatisfying(StoreException.class,
+        Rewrite rewrite = aBadCopyRewrittenInPlace();
+        assertThatThrownBy(() -> master.repairEnd(rewrite.task().taskId())).isInstanceOfSatisfying(StoreException.class,
                 e -> assertThat(e.code()).isEqualTo(StoreException.Code.NOT_FOUND));
-        master.finishCopy(bad.nodeId(), rewrite.taskId(), new CopyOutcome.Done());
+        master.finishCopy(rewrite.bad().nodeId(), rewrite.task().taskId(), new CopyOutcome.Done());
         master.reapNow();
         assertThat(master.status().replication().badCopies()).isZero();
     }

@@ -53,8 +53,10 @@ class MasterRoomTest extends ClockedMasterFixture {
                 .as("%s and %s", longer.slice(0).replicas(), after.slice(0).replicas()).isFalse();
     }
 
-    @Test
-    void aRangeANodeRewritesInPlaceStaysTakenAfterItsObjectLeavesUntilTheNodeStopsWritingIt() throws StoreException {
+    /** The copy on n2 of an object of two copies, which n2's scrubber found bad, and the rewrite in place n2 was then given. */
+    private record Rewrite(ReplicaRef onN2, CopyTask task, NodeReport writing) {}
+
+    private Rewrite aBadCopyBeingRewrittenInPlace() throws StoreException {
         master.registerNode(node("n1"));
         master.registerNode(node("n2"));
         ObjectMeta object = put("obj", SLICE, PutOptions.defaults().withReplicas(2));
@@ -62,50 +64,42 @@ class MasterRoomTest extends ClockedMasterFixture {
         master.heartbeat(new NodeReport("n2", NodeLoad.none(), List.of(),
                 List.of(new ScrubFinding("obj", object.createdAt(), 0, onN2.offset(), "block 0 does not match")), 0));
         master.reapNow();
-        CopyTask rewrite = master.heartbeat(NodeReport.alive("n2")).copies().getFirst();
-        assertThat(rewrite.targetOffset()).as("the bad copy is rewritten where it is").isEqualTo(onN2.offset());
-        NodeReport writing = new NodeReport("n2", NodeLoad.none(), List.of(new CopyProgress(rewrite.taskId(), SLICE / 2)), List.of(), 0);
+        CopyTask task = master.heartbeat(NodeReport.alive("n2")).copies().getFirst();
+        assertThat(task.targetOffset()).as("the bad copy is rewritten where it is").isEqualTo(onN2.offset());
+        NodeReport writing = new NodeReport("n2", NodeLoad.none(), List.of(new CopyProgress(task.taskId(), SLICE / 2)), List.of(), 0);
         master.heartbeat(writing);
+        return new Rewrite(onN2, task, writing);
+    }
 
+    /** Removes the object while n2 still writes its rewrite: nothing goes where it writes until it says it stopped. */
+    private void removeWhileN2StillWrites(Rewrite rewrite) throws StoreException {
         master.remove("obj", false);
-        master.heartbeat(writing);
+        master.heartbeat(rewrite.writing());
         ObjectMeta next = put("next", SLICE, PutOptions.defaults().withReplicas(2));
-        assertThat(next.slice(0).replicas()).as("placed while node n2 still writes at offset %d", onN2.offset())
-                .noneMatch(r -> overlap(r, SLICE, onN2, SLICE));
+        assertThat(next.slice(0).replicas()).as("placed while node n2 still writes at offset %d", rewrite.onN2().offset())
+                .noneMatch(r -> overlap(r, SLICE, rewrite.onN2(), SLICE));
 
         master.heartbeat(NodeReport.alive("n2"));
         assertThat(used("n2")).as("the rewritten range is freed once the node stopped").isEqualTo(SLICE);
     }
 
     @Test
+    void aRangeANodeRewritesInPlaceStaysTakenAfterItsObjectLeavesUntilTheNodeStopsWritingIt() throws StoreException {
+        removeWhileN2StillWrites(aBadCopyBeingRewrittenInPlace());
+    }
+
+    @Test
     void aRangeARewriteGivenUpForNoProgressStaysTakenAfterItsObjectLeavesUntilTheNodeStopsWritingIt() throws StoreException {
-        master.registerNode(node("n1"));
-        master.registerNode(node("n2"));
-        ObjectMeta object = put("obj", SLICE, PutOptions.defaults().withReplicas(2));
-        ReplicaRef onN2 = object.slice(0).replicas().stream().filter(r -> r.nodeId().equals("n2")).findFirst().orElseThrow();
-        master.heartbeat(new NodeReport("n2", NodeLoad.none(), List.of(),
-                List.of(new ScrubFinding("obj", object.createdAt(), 0, onN2.offset(), "block 0 does not match")), 0));
-        master.reapNow();
-        CopyTask rewrite = master.heartbeat(NodeReport.alive("n2")).copies().getFirst();
-        NodeReport stuck = new NodeReport("n2", NodeLoad.none(), List.of(new CopyProgress(rewrite.taskId(), SLICE / 2)), List.of(), 0);
-        master.heartbeat(stuck);
+        Rewrite rewrite = aBadCopyBeingRewrittenInPlace();
         // Past the stall timeout with no progress: the master gives the rewrite up, while the node still writes it.
         for (int second = 0; second <= ReplicationConfig.defaults().stallTimeout().toSeconds(); second++) {
             now.addAndGet(1_000);
             master.heartbeat(NodeReport.alive("n1"));
-            assertThat(master.heartbeat(stuck).copies()).as("no second rewrite into the range the first still writes")
-                    .allMatch(task -> task.taskId().equals(rewrite.taskId()));
+            assertThat(master.heartbeat(rewrite.writing()).copies()).as("no second rewrite into the range the first still writes")
+                    .allMatch(task -> task.taskId().equals(rewrite.task().taskId()));
             master.reapNow();
         }
         assertThat(master.status().replication().copies()).as("given up").isEmpty();
-
-        master.remove("obj", false);
-        master.heartbeat(stuck);
-        ObjectMeta next = put("next", SLICE, PutOptions.defaults().withReplicas(2));
-        assertThat(next.slice(0).replicas()).as("placed while node n2 still writes at offset %d", onN2.offset())
-                .noneMatch(r -> overlap(r, SLICE, onN2, SLICE));
-
-        master.heartbeat(NodeReport.alive("n2"));
-        assertThat(used("n2")).as("the rewritten range is freed once the node stopped").isEqualTo(SLICE);
+        removeWhileN2StillWrites(rewrite);
     }
 }
