@@ -63,7 +63,7 @@ final class HolderLock implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                // Read through this channel: no other descriptor of the file is opened and closed while a lock may be ours.
+                // Who holds it, read through this channel: the one descriptor of the file this process opens for it.
                 ByteBuffer content = ByteBuffer.allocate((int) Math.min(channel.size(), 4096));
                 channel.read(content, 0);
                 channel.close();

@@ -939,12 +939,6 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private LockState grant(String name, String owner, Duration ttl, long now) throws StoreException {
-        // An expiry past Long.MAX_VALUE would wrap into the past: the lock granted would count as expired at once, and go to
-        // the next writer who asks while its holder still believes it holds it.
-        if (ttl.toMillis() > Long.MAX_VALUE - now) {
-            throw new StoreException(INVALID_ARGUMENT, "lock " + name + ": a ttl of " + ttl.toMillis() + " ms ends past the"
-                    + " latest time the master can record; ask for less and renew it");
-        }
         LockState held = new LockState(true, owner, Instant.ofEpochMilli(now + ttl.toMillis()), Caller.current());
         metadata.apply(new MetadataBatch().putLock(name, held));
         return held;
@@ -959,6 +953,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             throw new StoreException(INVALID_ARGUMENT, "a lock's name and owner take at most " + MAX_LOCK_TEXT + " characters:"
                     + " nameLength=" + name.length() + " ownerLength=" + owner.length());
         }
+        // Bounded, an expiry never wraps past Long.MAX_VALUE into the past, where the lock would go to the next writer at once.
         if (ttl.compareTo(MAX_LOCK_TTL) > 0) {
             throw new StoreException(INVALID_ARGUMENT, "lock " + name + ": a ttl of " + ttl.toMillis() + " ms is more than the "
                     + MAX_LOCK_TTL.toSeconds() + " s a master grants; ask for less and renew it");

@@ -4,7 +4,6 @@ import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.SliceMeta;
 import io.weightstore.store.api.Stride;
-import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.FrameCodec;
 import java.util.ArrayList;
