@@ -101,6 +101,18 @@ class CommandErrorMessagesTest {
     }
 
     @Test
+    void aPlanFileThatIsNotJsonOrNamesAnUnknownSplitIsAUsageErrorNamingTheFile() throws Exception {
+        Path notJson = Files.writeString(tmp.resolve("p.json"), "not json");
+        CliRun run = CliRun.of("load", "weightstore://absent", "--plan", notJson.toString(), "--tp-size", "2");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("shard plan " + notJson + " is not valid JSON", "(line 1, column").doesNotContain("REDACTED");
+        Path badSplit = Files.writeString(tmp.resolve("q.json"), "{\"rules\": [{\"pattern\": \".*\", \"split\": \"dim7\"}]}");
+        CliRun split = CliRun.of("load", "weightstore://absent", "--plan", badSplit.toString(), "--tp-size", "2");
+        assertThat(split.exitCode()).isEqualTo(2);
+        assertThat(split.err()).contains("shard plan " + badSplit + ": split must be dim0, dim1 or replicate, found 'dim7'");
+    }
+
+    @Test
     void aStoreUriThatNamesNoCheckpointSaysTheFormExpectedAndWhatIsWrong() {
         CliRun generate = CliRun.of("generate", "--model", "weightstore://", "--prompt", "x");
         assertThat(generate.exitCode()).isEqualTo(2);

@@ -1,5 +1,7 @@
 package io.weightstore.weights.loader;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -72,7 +74,15 @@ public record ShardPlan(List<Rule> rules, Split fallback, boolean allowUnevenLas
     }
 
     public static ShardPlan fromJson(Path file) throws IOException {
-        JsonNode root = new ObjectMapper().readTree(file.toFile());
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(file.toFile());
+        } catch (JsonProcessingException e) {
+            // A usage error, as every other fault of a plan is; the parser's own text names an internal source, not the file.
+            JsonLocation at = e.getLocation();
+            throw new IllegalArgumentException("shard plan " + file + " is not valid JSON: " + e.getOriginalMessage()
+                    + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"), e);
+        }
         if (root == null || !root.isObject() || !root.path("rules").isArray()) {
             throw new IllegalArgumentException("shard plan " + file + " must be an object with a 'rules' array");
         }
@@ -87,9 +97,16 @@ public record ShardPlan(List<Rule> rules, Split fallback, boolean allowUnevenLas
                 rules.add(new Rule(Pattern.compile(pattern), Split.parse(split)));
             } catch (PatternSyntaxException e) {
                 throw new IllegalArgumentException("shard plan " + file + ": bad pattern '" + pattern + "': " + e.getDescription(), e);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("shard plan " + file + ": " + e.getMessage(), e);
             }
         }
-        Split fallback = root.has("default") ? Split.parse(root.get("default").asText()) : Split.REPLICATE;
+        Split fallback;
+        try {
+            fallback = root.has("default") ? Split.parse(root.get("default").asText()) : Split.REPLICATE;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("shard plan " + file + ": " + e.getMessage(), e);
+        }
         return new ShardPlan(rules, fallback, root.path("allowUnevenLastShard").asBoolean(false));
     }
 
