@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 @Command(
         name = "store",
         mixinStandardHelpOptions = true,
-        description = "Operate the store: status of nodes, raw objects (ls, put, get, rm), and nodes (node forget).",
+        description = "Operate the store: status of nodes, raw objects (ls, put, get, rm), and nodes (node drain, node forget).",
         subcommands = {StoreStatusCommand.class, StoreLsCommand.class, StorePutCommand.class, StoreGetCommand.class,
             StoreRmCommand.class, StoreNodeCommand.class})
 final class StoreCommand {}

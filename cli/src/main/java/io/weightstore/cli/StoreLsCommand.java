@@ -25,7 +25,7 @@ final class StoreLsCommand implements Callable<Integer> {
     @Mixin
     private StoreSelection selection;
 
-    @Parameters(paramLabel = "PREFIX", defaultValue = "", description = "Key prefix; empty lists everything.")
+    @Parameters(paramLabel = "PREFIX", arity = "0..1", defaultValue = "", description = "Key prefix; empty or left out lists everything.")
     private String prefix;
 
     @Option(names = "--json", description = "Print the objects as JSON.")
