@@ -179,6 +179,11 @@ class ModelCommandsTest {
         try (var left = Files.list(other)) {
             assertThat(left).containsExactly(stale);
         }
+        Path file = Files.writeString(tmp.resolve("c.json"), "{}");
+        CliRun ontoAFile = run("model", "export", "tiny", "--output", file.toString());
+        assertThat(ontoAFile.exitCode()).as(ontoAFile.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(ontoAFile.err()).contains("output " + file + " is a file", "--path exports one file");
+        assertThat(file).hasContent("{}");
         Path empty = Files.createDirectory(tmp.resolve("empty"));
         CliRun intoEmpty = run("model", "export", "tiny", "--output", empty.toString());
         assertThat(intoEmpty.exitCode()).as(intoEmpty.err()).isZero();

@@ -3,6 +3,7 @@ package io.weightstore.weights;
 import io.weightstore.store.api.Progress;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
@@ -50,6 +51,10 @@ public final class CheckpointExporter {
      * and an import of the directory would read them all as one checkpoint.
      */
     private static void requireNewOrEmpty(Path outputDir) throws IOException {
+        if (Files.exists(outputDir, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(outputDir)) {
+            throw new CheckpointException(CheckpointException.Code.INVALID, "output " + outputDir + " is a file: a whole checkpoint"
+                    + " is exported into a new or empty directory (--path exports one file)");
+        }
         if (!Files.isDirectory(outputDir)) {
             return;
         }
