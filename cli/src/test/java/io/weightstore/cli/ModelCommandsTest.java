@@ -150,7 +150,7 @@ class ModelCommandsTest {
         CliRun table = run("model", "list");
         assertThat(table.exitCode()).as(table.err()).isZero();
         assertThat(table.out()).containsPattern("junk +FAILED +- +- .* UNREADABLE")
-                .contains("junk: the manifest cannot be read: manifest weights/junk/manifest is not valid JSON");
+                .contains("junk: the manifest cannot be read: manifest weights/junk/manifest is not a manifest");
         CliRun listed = run("model", "list", "--json");
         assertThat(listed.exitCode()).as(listed.err()).isZero();
         JsonNode junk = JSON.readTree(listed.out()).get(0);
@@ -158,7 +158,7 @@ class ModelCommandsTest {
                 .containsExactly("checkpointId", "status", "createdAt", "importedBy", "manifestUnreadable", "problems");
         assertThat(junk.get("checkpointId").asText()).isEqualTo("junk");
         assertThat(junk.get("status").asText()).isEqualTo("FAILED");
-        assertThat(junk.get("manifestUnreadable").asText()).startsWith("manifest weights/junk/manifest is not valid JSON");
+        assertThat(junk.get("manifestUnreadable").asText()).startsWith("manifest weights/junk/manifest is not a manifest");
         String why = junk.get("manifestUnreadable").asText();
         assertThat(junk.get("problems")).singleElement()
                 .satisfies(problem -> assertThat(problem.asText()).isEqualTo("the manifest cannot be read: " + why));

@@ -41,7 +41,7 @@ public record WeightIndex(Map<String, String> weightMap) {
         try {
             root = JSON.readTree(file.toFile());
         } catch (IOException e) {
-            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " is not valid JSON: " + e.getMessage());
+            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " is not valid JSON: " + JsonErrors.describe(e));
         }
         JsonNode map = root == null ? null : root.get("weight_map");
         if (map == null || !map.isObject()) {

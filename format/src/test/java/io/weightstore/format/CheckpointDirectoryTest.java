@@ -80,6 +80,9 @@ class CheckpointDirectoryTest {
     void indexThatIsNotJsonIsRefused() throws IOException {
         Files.writeString(checkpoint.resolve(WeightIndex.FILE_NAME), "{\"weight_map\": [");
         assertRefused(Rule.INDEX, "not valid JSON");
+        // One line for a person, saying where in the file.
+        assertThatThrownBy(() -> CheckpointDirectory.read(checkpoint)).hasMessageContaining("(line 1, column")
+                .hasMessageNotContaining("\n");
     }
 
     @Test

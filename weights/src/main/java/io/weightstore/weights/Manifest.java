@@ -3,6 +3,7 @@ package io.weightstore.weights;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weightstore.format.JsonErrors;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,7 +54,8 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
         try {
             manifest = ManifestReader.read(json);
         } catch (IOException e) {
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is not valid JSON: " + e.getMessage(), e);
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " is not a manifest: "
+                    + JsonErrors.describe(e), e);
         }
         if (manifest.schemaVersion() > SCHEMA_VERSION) {
             throw new CheckpointException(CheckpointException.Code.UNSUPPORTED, "manifest " + key + " has schema version "

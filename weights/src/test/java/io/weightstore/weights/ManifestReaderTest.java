@@ -129,7 +129,7 @@ class ManifestReaderTest {
         assertThatThrownBy(() -> Manifest.fromJson(utf8("{\"checkpointId\":\"c\",\"status\":\"DONE\",\"files\":[]}"), "k"))
                 .isInstanceOfSatisfying(CheckpointException.class, e ->
                         assertThat(e.code()).isEqualTo(CheckpointException.Code.CORRUPT))
-                .hasMessageContaining("manifest k is not valid JSON");
+                .hasMessageContaining("manifest k is not a manifest");
     }
 
     @Provide

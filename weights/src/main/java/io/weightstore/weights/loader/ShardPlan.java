@@ -1,9 +1,9 @@
 package io.weightstore.weights.loader;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weightstore.format.JsonErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,10 +78,8 @@ public record ShardPlan(List<Rule> rules, Split fallback, boolean allowUnevenLas
         try {
             root = new ObjectMapper().readTree(file.toFile());
         } catch (JsonProcessingException e) {
-            // A usage error, as every other fault of a plan is; the parser's own text names an internal source, not the file.
-            JsonLocation at = e.getLocation();
-            throw new IllegalArgumentException("shard plan " + file + " is not valid JSON: " + e.getOriginalMessage()
-                    + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"), e);
+            // A usage error, as every other fault of a plan is.
+            throw new IllegalArgumentException("shard plan " + file + " is not valid JSON: " + JsonErrors.describe(e), e);
         }
         if (root == null || !root.isObject() || !root.path("rules").isArray()) {
             throw new IllegalArgumentException("shard plan " + file + " must be an object with a 'rules' array");
