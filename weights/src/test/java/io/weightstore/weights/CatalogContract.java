@@ -488,7 +488,7 @@ abstract class CatalogContract {
         assertThat(listed).extracting(l -> l.checkpointId().value(), ListedCheckpoint::status)
                 .containsExactly(tuple("junk", CheckpointStatus.FAILED), tuple("newer", CheckpointStatus.FAILED),
                         tuple("tiny", CheckpointStatus.READY));
-        assertThat(listed.get(0).problems()).singleElement().asString().contains("weights/junk/manifest is not valid JSON");
+        assertThat(listed.get(0).problems()).singleElement().asString().contains("weights/junk/manifest is not a manifest");
         assertThat(listed.get(1).problems()).singleElement().asString().contains("schema version 4");
         assertThat(listed.get(2).problems()).isEmpty();
     }
