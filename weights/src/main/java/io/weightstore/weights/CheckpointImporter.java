@@ -100,7 +100,7 @@ public final class CheckpointImporter {
                         + " is being deleted; run delete again to finish it first");
             }
             ManifestSlot slot = new ManifestSlot(live != null && live.status() == CheckpointStatus.READY);
-            ImportCopies copies = ImportCopies.of(request, slot.replacement() ? Optional.of(live) : Optional.empty(), catalog);
+            CopyCount copies = CopyCount.forImport(request, slot.replacement() ? Optional.of(live) : Optional.empty(), catalog);
             if (room.nodesUp() < copies.replicas()) {
                 throw new CheckpointException(CheckpointException.Code.TOO_FEW_NODES, "replicas=" + copies.replicas()
                         + (request.replicas().isEmpty() ? " (the count of the version it replaces)" : "") + " needs "
@@ -277,7 +277,7 @@ public final class CheckpointImporter {
                 CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, version, files);
     }
 
-    private ImportResult upload(ImportRequest request, ImportCopies copies, CheckpointDirectory directory, Manifest initial,
+    private ImportResult upload(ImportRequest request, CopyCount copies, CheckpointDirectory directory, Manifest initial,
             ManifestSlot slot, LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
         progress.started(initial.totalBytes());
         ManifestUpdates updates = new ManifestUpdates(initial, slot, writer);
@@ -357,7 +357,7 @@ public final class CheckpointImporter {
      */
     private final class FileImport {
         private final ImportRequest request;
-        private final ImportCopies copies;
+        private final CopyCount copies;
         private final String importer;
         /** The file as an earlier version, or an earlier run of this one, stored it, if one did. */
         private final StoredFile stored;
@@ -369,7 +369,7 @@ public final class CheckpointImporter {
         private final ExecutorService hashing;
         private boolean sent;
 
-        FileImport(ImportRequest request, ImportCopies copies, Manifest manifest, StoredFile stored, Optional<SafetensorsHeader> header,
+        FileImport(ImportRequest request, CopyCount copies, Manifest manifest, StoredFile stored, Optional<SafetensorsHeader> header,
                 LockOwner writer, ExecutorService hashing) {
             this.request = request;
             this.copies = copies;

@@ -46,7 +46,7 @@ public final class CheckpointReplicator {
         try (CatalogLock lock = CatalogLock.acquire(catalog.store(), id, "replicate")) {
             Manifest manifest = catalog.readyManifest(id);
             List<String> keys = catalog.files(manifest).stream().map(StoredFile::key).toList();
-            int floor = replicas.isPresent() ? replicas.get() : currentMost(keys);
+            int floor = replicas.isPresent() ? replicas.get() : CopyCount.keptBy(manifest, catalog).replicas();
             int changed = catalog.store().setReplicas(keys, floor, auto);
             return new Result(id.toString(), floor, auto, keys.size(), changed);
         }
@@ -82,16 +82,5 @@ public final class CheckpointReplicator {
         }
         Map<String, NodeStatus> nodes = status.nodes().stream().collect(Collectors.toMap(NodeStatus::nodeId, n -> n));
         return ReplicaHealth.of(objects, nodes, status.replication().copies());
-    }
-
-    private int currentMost(List<String> keys) throws IOException {
-        int most = 1;
-        for (String key : keys) {
-            Optional<ObjectMeta> object = catalog.store().find(key);
-            if (object.isPresent()) {
-                most = Math.max(most, object.get().replicas());
-            }
-        }
-        return most;
     }
 }
