@@ -92,20 +92,22 @@ public record ShardPlan(List<Rule> rules, Split fallback, boolean allowUnevenLas
                 throw new IllegalArgumentException("shard plan " + file + ": each rule needs 'pattern' and 'split', found " + node);
             }
             try {
-                rules.add(new Rule(Pattern.compile(pattern), Split.parse(split)));
+                rules.add(new Rule(Pattern.compile(pattern), split(file, split)));
             } catch (PatternSyntaxException e) {
                 throw new IllegalArgumentException("shard plan " + file + ": bad pattern '" + pattern + "': " + e.getDescription(), e);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("shard plan " + file + ": " + e.getMessage(), e);
             }
         }
-        Split fallback;
+        Split fallback = root.has("default") ? split(file, root.get("default").asText()) : Split.REPLICATE;
+        return new ShardPlan(rules, fallback, root.path("allowUnevenLastShard").asBoolean(false));
+    }
+
+    /** A split {@code file} names, its refusal naming the file. */
+    private static Split split(Path file, String text) {
         try {
-            fallback = root.has("default") ? Split.parse(root.get("default").asText()) : Split.REPLICATE;
+            return Split.parse(text);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("shard plan " + file + ": " + e.getMessage(), e);
         }
-        return new ShardPlan(rules, fallback, root.path("allowUnevenLastShard").asBoolean(false));
     }
 
     public Split split(String tensorName) {
