@@ -83,21 +83,20 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
         return new FileDigests(sha.hex(), Optional.of(TensorCrcTable.of(List.of(crcs))));
     }
 
-    /** One off-heap buffer the file's ranges are read into, made larger when a range asks for more. */
+    /** One off-heap buffer of {@link TensorCrcCalculator#BYTES_PER_BATCH} the file's ranges are read into, one at a time. */
     private static final class ReadBuffer {
         private final FileChannel channel;
-        private final Arena arena;
-        private MemorySegment buffer;
+        private final MemorySegment buffer;
 
         ReadBuffer(FileChannel channel, Arena arena) {
             this.channel = channel;
-            this.arena = arena;
             this.buffer = arena.allocate(TensorCrcCalculator.BYTES_PER_BATCH, 64);
         }
 
         MemorySegment read(long offset, long length) {
             if (length > buffer.byteSize()) {
-                buffer = arena.allocate(length, 64);
+                throw new IllegalArgumentException("a range of the file is read " + buffer.byteSize() + " bytes at most: length="
+                        + length);
             }
             MemorySegment range = buffer.asSlice(0, length);
             ByteBuffer into = range.asByteBuffer();

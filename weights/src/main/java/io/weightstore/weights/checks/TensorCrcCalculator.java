@@ -25,7 +25,7 @@ public final class TensorCrcCalculator {
      * in cache, and bytes few enough that the call, which holds off the garbage collector, stays short.
      */
     private static final int CELLS_PER_BATCH = 4096;
-    /** The most bytes asked of {@link Pieces} at once, unless one row is more. */
+    /** The most bytes asked of {@link Pieces} at once. */
     public static final long BYTES_PER_BATCH = 4 << 20;
 
     private TensorCrcCalculator() {}
@@ -59,7 +59,7 @@ public final class TensorCrcCalculator {
 
     /**
      * The CRCs of {@code tensor}, whose bytes {@code data} hands over in order, every byte once, in
-     * pieces of at most {@link #BYTES_PER_BATCH} or one row, whichever is larger.
+     * pieces of at most {@link #BYTES_PER_BATCH}, however long a row: a reader's buffer stays that size.
      */
     public static TensorCrcs compute(TensorInfo tensor, Pieces data) {
         List<Long> shape = tensor.shape();
@@ -105,15 +105,22 @@ public final class TensorCrcCalculator {
         int[] blocks = new int[rowBlocks];
         int whole = 0;
         int[] parts = new int[cellsPerRow];
-        long rowsPerBatch = Math.max(1, Math.min(CELLS_PER_BATCH / cellsPerRow, BYTES_PER_BATCH / rowBytes));
-        int[] cells = new int[(int) Math.min(rows, rowsPerBatch) * cellsPerRow];
+        // Zero when a row is longer than a batch: then its cells are taken one by one, each a batch at a time.
+        long rowsPerBatch = Math.min(CELLS_PER_BATCH / cellsPerRow, BYTES_PER_BATCH / rowBytes);
+        int[] cells = new int[(int) Math.min(rows, Math.max(1, rowsPerBatch)) * cellsPerRow];
         for (long row = 0; row < rows; row++) {
-            long inBatch = row % rowsPerBatch;
-            if (inBatch == 0) {
-                int count = (int) Math.min(rowsPerBatch, rows - row) * cellsPerRow;
-                Checksums.cellCrcs(data.next(row * rowBytes, count * cellBytes), cellBytes, count, cells);
+            if (rowsPerBatch == 0) {
+                for (int cell = 0; cell < cellsPerRow; cell++) {
+                    parts[cell] = crc32c(data, row * rowBytes + cell * cellBytes, cellBytes);
+                }
+            } else {
+                long inBatch = row % rowsPerBatch;
+                if (inBatch == 0) {
+                    int count = (int) Math.min(rowsPerBatch, rows - row) * cellsPerRow;
+                    Checksums.cellCrcs(data.next(row * rowBytes, count * cellBytes), cellBytes, count, cells);
+                }
+                System.arraycopy(cells, (int) inBatch * cellsPerRow, parts, 0, cellsPerRow);
             }
-            System.arraycopy(cells, (int) inBatch * cellsPerRow, parts, 0, cellsPerRow);
             // From cells to the whole row: each level's parts extend that world size's column shards, then
             // pairs of them join into the next level's parts.
             for (int k = 0; k < levels; k++) {

@@ -69,6 +69,31 @@ class TensorCrcCalculatorProperties {
         }
     }
 
+    /**
+     * A row longer than the 4 MiB asked at once (cells shorter and longer than that) is taken a piece at a time
+     * too: a file's reader keeps one buffer of that size, whatever the tensor.
+     */
+    @Example
+    void rowsLongerThanABatchAreAskedForABatchAtATime() throws IOException {
+        for (Sample sample : List.of(sample(DType.BF16, List.of(3L, 3L << 20)), sample(DType.I8, List.of(1L, 9L << 22)))) {
+            long[] longest = {0};
+            MemorySegment bytes = MemorySegment.ofArray(sample.bytes());
+            TensorCrcs pieceByPiece = TensorCrcCalculator.compute(sample.info(), (offset, length) -> {
+                longest[0] = Math.max(longest[0], length);
+                return bytes.asSlice(offset, length);
+            });
+            assertThat(longest[0]).as("longest piece asked of %s", sample.info().shape()).isLessThanOrEqualTo(TensorCrcCalculator.BYTES_PER_BATCH);
+            assertThat(pieceByPiece).isEqualTo(TensorCrcCalculator.compute(sample.info(), bytes));
+            assertEveryRecordedShardIsTheCrcOfItsBytes(sample);
+        }
+    }
+
+    private static Sample sample(DType dtype, List<Long> shape) {
+        byte[] bytes = new byte[(int) (shape.stream().reduce(1L, Math::multiplyExact) * dtype.bits() / 8)];
+        new SplittableRandom(bytes.length).nextBytes(bytes);
+        return new Sample(new TensorInfo("t", dtype, shape, 0, bytes.length), bytes);
+    }
+
     private static void assertEveryRecordedShardIsTheCrcOfItsBytes(Sample sample) throws IOException {
         TensorInfo info = sample.info();
         byte[] bytes = sample.bytes();
