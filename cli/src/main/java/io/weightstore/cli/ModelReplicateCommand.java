@@ -63,6 +63,7 @@ final class ModelReplicateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Waiting.checkTimeoutWaits(spec, await);
         boolean auto = replicas.equals("auto");
         Optional<Integer> count = auto ? Optional.ofNullable(min) : Optional.of(parseCount(replicas));
         if (!auto && min != null) {

@@ -49,6 +49,7 @@ final class StoreNodeDrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Waiting.checkTimeoutWaits(spec, await);
         if (cancel && await) {
             throw new IllegalArgumentException("--wait waits for a drain to end; with --cancel there is nothing to wait for");
         }

@@ -3,6 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.cli.output.StatusLine;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** Polls the master until some replica work is done, showing how it stands, within a deadline. */
 final class Waiting {
@@ -17,6 +18,13 @@ final class Waiting {
     }
 
     private Waiting() {}
+
+    /** Refuses {@code --timeout} without {@code --wait}, which it bounds: alone it would be ignored without a word. */
+    static void checkTimeoutWaits(CommandSpec spec, boolean await) {
+        if (!await && spec.commandLine().getParseResult().hasMatchedOption("--timeout")) {
+            throw new IllegalArgumentException("--timeout bounds --wait, which was not given: add --wait, or leave --timeout out");
+        }
+    }
 
     /** Returns what the last look saw, once it is done; a {@link TimeoutException} naming how it stood when {@code timeout} passes. */
     static <T> T until(String what, Duration timeout, Probe<T> probe) throws Exception {

@@ -113,6 +113,17 @@ class CommandErrorMessagesTest {
     }
 
     @Test
+    void aTimeoutWithoutWaitIsAUsageErrorNotIgnored() {
+        for (List<String> command : List.of(List.of("model", "replicate", "absent", "--replicas", "2", "--timeout", "5s"),
+                List.of("store", "node", "drain", "n1", "--timeout", "5s"))) {
+            CliRun run = CliRun.of(command.toArray(String[]::new));
+            assertThat(run.exitCode()).as(command.toString()).isEqualTo(2);
+            assertThat(run.err()).as(command.toString()).contains("--timeout bounds --wait, which was not given");
+            assertNoClassName(run);
+        }
+    }
+
+    @Test
     void aStoreUriThatNamesNoCheckpointSaysTheFormExpectedAndWhatIsWrong() {
         CliRun generate = CliRun.of("generate", "--model", "weightstore://", "--prompt", "x");
         assertThat(generate.exitCode()).isEqualTo(2);
