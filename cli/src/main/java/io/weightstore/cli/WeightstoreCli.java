@@ -49,7 +49,7 @@ import picocli.CommandLine.Spec;
             CompletionCommand.class,
             ManCommand.class,
             ClusterTrainingCommand.class,
-            CommandLine.HelpCommand.class
+            HelpCommand.class
         },
         footerHeading = "%nLauncher:%n",
         footer = {
@@ -58,7 +58,7 @@ import picocli.CommandLine.Spec;
             "  ./weightstore image         the container image, built by Jib to cli/target/weightstore-image.tar (no Docker daemon)",
             "",
             "Exit codes: 0 ok, 1 failure or bad data found, 2 usage error, 130 interrupted.",
-            "Run 'weightstore help COMMAND' or 'weightstore COMMAND --help' for a command's flags."
+            "Run 'weightstore help COMMAND [SUBCOMMAND]' or 'weightstore COMMAND --help' for a command's flags."
         })
 public final class WeightstoreCli implements Runnable {
     @Spec

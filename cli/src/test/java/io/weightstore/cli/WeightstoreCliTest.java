@@ -32,6 +32,19 @@ class WeightstoreCliTest {
     }
 
     @Test
+    void helpFollowsEveryWordToTheCommandTheyName() {
+        CliRun help = CliRun.of("help", "model", "import");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).startsWith("Usage: weightstore model import").isEqualTo(CliRun.of("model", "import", "--help").out());
+        assertThat(CliRun.of("help", "store", "node", "drain").out()).isEqualTo(CliRun.of("store", "node", "drain", "--help").out());
+        assertThat(CliRun.of("help").out()).isEqualTo(CliRun.of("--help").out());
+
+        CliRun unknown = CliRun.of("help", "model", "imprt");
+        assertThat(unknown.exitCode()).isEqualTo(2);
+        assertThat(unknown.err()).contains("'model imprt': model has no command 'imprt'; its commands: ", "import", "replicate");
+    }
+
+    @Test
     void theEmbeddedStoresHolderIsNamedByItsVerbAloneNeverByItsArguments() {
         assertThat(WeightstoreCli.holderName(WeightstoreCli.commandLine(), "serve", "--model", "weightstore://m", "--api-key", "k3y"))
                 .isEqualTo("weightstore serve");
