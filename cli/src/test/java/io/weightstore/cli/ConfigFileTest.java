@@ -78,6 +78,17 @@ class ConfigFileTest {
     }
 
     @Test
+    void anEmptyCredentialsIsCalledEmptyNotADirectoryWithoutACertificate() throws Exception {
+        Path blank = Files.writeString(tmp.resolve("blank.yaml"), """
+                client:
+                  credentials: ""
+                """);
+        CliRun run = CliRun.of("config", "check", blank.toString());
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains(blank + ":2:16: client.credentials: empty: name a credentials directory, or leave the key out");
+    }
+
+    @Test
     void aFileThatIsNotYamlOrIsTheOldPropertiesFormatSaysSo() throws Exception {
         Path broken = Files.writeString(tmp.resolve("broken.yaml"), "master:\n  port: 7070\n   bind: [0.0.0.0\n");
         CliRun run = CliRun.of("config", "check", broken.toString());

@@ -170,6 +170,10 @@ public final class ConfigCheck {
 
     /** A credentials directory must hold the CA's certificate, and an identity (certificate and key) or a token. */
     private static String credentialsProblem(String text) {
+        if (text.isBlank()) {
+            // Path.of("") is the working directory, whose lack of ca.crt would be a puzzling answer.
+            return "empty: name a credentials directory, or leave the key out";
+        }
         Path dir = Path.of(text);
         if (!Files.isDirectory(dir)) {
             return "no such credentials directory: " + dir;
