@@ -66,6 +66,19 @@ class RocksNativeLibraryTest {
         assertThat(Files.readAllBytes(library(dir))).isEqualTo(original);
     }
 
+    @Test
+    void theCLibraryIsReadFromTheProcesssMappingsNotAskedOfAForkedLdd() {
+        String glibc = """
+                7f3c2a000000-7f3c2a028000 r--p 00000000 08:01 1835 /usr/lib/x86_64-linux-gnu/libc.so.6
+                7f3c2a400000-7f3c2a42c000 r--p 00000000 08:01 1822 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+                7f3c29c00000-7f3c29e00000 r-xp 00000000 08:01 9001 /home/musl-fan/.weightstore/native/librocksdbjni-linux64.so
+                """;
+        assertThat(RocksNativeLibrary.mapsMusl(glibc)).isFalse();
+        assertThat(RocksNativeLibrary.mapsMusl(glibc + "7f3c2b000000-7f3c2b014000 r--p 00000000 08:01 77 /lib/ld-musl-x86_64.so.1\n"))
+                .isTrue();
+        assertThat(RocksNativeLibrary.mapsMusl("7f00-7f10 r-xp 00000000 08:01 77 /usr/lib/libc.musl-aarch64.so.1\n")).isTrue();
+    }
+
     /** A process loads it ahead on a thread of its own while its store opens on another. */
     @Test
     void threadsLoadingAtOnceEachReturnWithTheLibraryUsable() throws Exception {
