@@ -79,7 +79,7 @@ final class CallerAuthorization implements ServerInterceptor {
 
     private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Status status, String why) {
         REFUSALS.warn("refused {}: {}", call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR), why);
-        call.close(status.withDescription(why), new Metadata());
+        call.close(status.withDescription(why), GrpcStatuses.answered());
         return new ServerCall.Listener<>() {};
     }
 }

@@ -108,8 +108,21 @@ final class GrpcStatuses {
                 ? what + ": master unavailable: " + withTransportHint(e, plaintext)
                 : e.getStatus().getCode() == Status.Code.UNKNOWN && closedUnderTheCall(e)
                         ? what + ": the connection to the master closed during the call"
-                        : description == null ? what + ": " + e.getStatus().getCode() : description;
+                        : answered(e) ? (description == null ? what + ": " + e.getStatus().getCode() : description)
+                                : what + ": " + unanswered(e);
         return new StoreException(code, message, e);
+    }
+
+    /**
+     * An error no master sent: gRPC's own words ("http2 exception") name neither the address nor the
+     * likely cause, which is most often a port that another server listens on.
+     */
+    private static String unanswered(StatusRuntimeException e) {
+        return switch (e.getStatus().getCode()) {
+            case INTERNAL, UNKNOWN -> "no weightstore master answered there (" + unreachable(e) + "); is that the master's port,"
+                    + " not a node's, the gateway's or another server's?";
+            default -> e.getStatus().getDescription() == null ? e.getStatus().getCode().toString() : e.getStatus().getDescription();
+        };
     }
 
     /**

@@ -122,7 +122,7 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
             return;
         } catch (RuntimeException e) {
             log.error("master operation failed", e);
-            observer.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+            observer.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException(GrpcStatuses.answered()));
             return;
         }
         observer.onNext(response);

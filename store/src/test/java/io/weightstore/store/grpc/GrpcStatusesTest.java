@@ -1,12 +1,21 @@
 package io.weightstore.store.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.security.Authentication;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
 class GrpcStatusesTest {
@@ -21,11 +30,38 @@ class GrpcStatusesTest {
 
     @Test
     void anyOtherUnknownStatusStaysAnInputOutputError() {
-        StoreException other = GrpcStatuses.toStoreException(Status.UNKNOWN.withDescription("something else").asRuntimeException(),
-                "stat", false);
+        StoreException other = GrpcStatuses.toStoreException(Status.UNKNOWN.withDescription("something else")
+                .asRuntimeException(GrpcStatuses.answered()), "stat", false);
 
         assertThat(other.code()).isEqualTo(StoreException.Code.IO);
         assertThat(other.getMessage()).isEqualTo("something else");
+    }
+
+    /** A port another server listens on: gRPC says "http2 exception", which named neither the address nor the likely mistake. */
+    @Test
+    void aServerThatIsNoMasterIsNamedWithTheAddressAsked() throws Exception {
+        // The socket closes first, which ends the answering thread's accept.
+        try (ExecutorService answering = Executors.newVirtualThreadPerTaskExecutor();
+                ServerSocket http = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            answering.submit(() -> {
+                while (!http.isClosed()) {
+                    // As an HTTP/1 server does: reads the request (gRPC's preface), answers 400, and waits for the client to go.
+                    try (Socket client = http.accept()) {
+                        client.getInputStream().readNBytes(24);
+                        client.getOutputStream().write("HTTP/1.0 400 Bad request\r\nContent-Length: 0\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                        client.getInputStream().transferTo(OutputStream.nullOutputStream());
+                    }
+                }
+                return null;
+            });
+            String address = "127.0.0.1:" + http.getLocalPort();
+            try (GrpcMasterApi master = GrpcMasterApi.connect(address, Authentication.insecure())) {
+                assertThatThrownBy(master::status).isInstanceOf(StoreException.class)
+                        .hasMessageStartingWith("status at master " + address + ": no weightstore master answered there (")
+                        .hasMessageEndingWith("is that the master's port, not a node's, the gateway's or another server's?");
+            }
+        }
     }
 
     @Test
