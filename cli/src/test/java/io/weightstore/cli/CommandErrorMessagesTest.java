@@ -151,4 +151,16 @@ class CommandErrorMessagesTest {
         assertThat(notDir.exitCode()).isEqualTo(2);
         assertThat(notDir.err()).contains("--source " + file + " is not a directory");
     }
+
+    @Test
+    void aSourceWhoseConfigIsNotJsonIsRefusedBeforeAnythingIsStored() throws IOException {
+        Path source = tmp.resolve("broken-config");
+        assertThat(CliRun.of("synth", "--out", source.toString(), "--size", "4M").exitCode()).isZero();
+        Files.writeString(source.resolve("config.json"), "{\"hidden_size\": 64,");
+        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "b", "--model-id", "o/b", "--source", source.toString());
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains("config.json is not valid JSON: ", "(line 1, column");
+        assertNoClassName(run);
+        assertThat(CliRun.of("model", "list").out()).doesNotContain("o/b");
+    }
 }

@@ -18,8 +18,8 @@ import java.util.stream.Stream;
 
 /**
  * A checkpoint in Hugging Face layout on local disk, read and validated as a whole: every safetensors
- * header parses and matches its file, the index names only files that exist, and every tensor it
- * names is in the file it points to. Entries whose name starts with '.' (such as a download tool's
+ * header parses and matches its file, the index names only files that exist, every tensor it
+ * names is in the file it points to, and a config.json is a JSON object. Entries whose name starts with '.' (such as a download tool's
  * {@code .cache/}) are not part of the checkpoint.
  */
 public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optional<WeightIndex> index) {
@@ -59,6 +59,9 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             files.add(new CheckpointFile(relative, size, FileKind.of(relative), header));
             if (relative.equals(WeightIndex.FILE_NAME)) {
                 indexFile = Optional.of(target);
+            }
+            if (relative.equals(ModelConfig.FILE_NAME)) {
+                ModelConfig.check(target);
             }
         }
         requireEachTensorInOneFile(files);

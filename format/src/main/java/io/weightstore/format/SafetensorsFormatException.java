@@ -26,6 +26,7 @@ public final class SafetensorsFormatException extends IOException {
         HOLE,
         FILE_LENGTH,
         INDEX,
+        CONFIG,
         DIRECTORY
     }
 

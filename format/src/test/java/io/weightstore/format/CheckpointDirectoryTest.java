@@ -86,6 +86,23 @@ class CheckpointDirectoryTest {
     }
 
     @Test
+    void aConfigThatIsNotAJsonObjectIsRefusedNamingWhereItBreaks() throws IOException {
+        Path config = checkpoint.resolve(ModelConfig.FILE_NAME);
+        Files.writeString(config, "{\"hidden_size\": 2048,\n \"num_hidden_layers\": }");
+        assertRefused(Rule.CONFIG, "config.json is not valid JSON");
+        assertThatThrownBy(() -> CheckpointDirectory.read(checkpoint)).hasMessageContaining("(line 2, column")
+                .hasMessageNotContaining("\n");
+        Files.writeString(config, "[1, 2]");
+        assertRefused(Rule.CONFIG, "config.json must be a JSON object, found array");
+    }
+
+    @Test
+    void aConfigAsPythonWritesItWithNanAndAKeyTwiceIsAccepted() throws IOException {
+        Files.writeString(checkpoint.resolve(ModelConfig.FILE_NAME), "{\"rope_scaling\": NaN, \"eps\": Infinity, \"eps\": 1e-5}");
+        assertThat(CheckpointDirectory.read(checkpoint).files()).extracting(CheckpointFile::path).contains(ModelConfig.FILE_NAME);
+    }
+
+    @Test
     void anIndexLargerThanAnIndexMayBeIsRefusedUnread() throws IOException {
         try (FileChannel index = FileChannel.open(checkpoint.resolve(WeightIndex.FILE_NAME), StandardOpenOption.WRITE)) {
             index.write(ByteBuffer.wrap(new byte[] {' '}), WeightIndex.MAX_BYTES);
