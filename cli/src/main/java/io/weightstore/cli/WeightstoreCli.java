@@ -130,7 +130,7 @@ public final class WeightstoreCli implements Runnable {
         ServiceLoader.load(CommandPlugin.class).forEach(plugin -> cli.addSubcommand(plugin.command()));
         versionEverywhere(cli, new Version());
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("weightstore: error: " + describe(e));
+            commandLine.getErr().println("weightstore: error: " + FlagWording.of(commandLine.getCommandSpec(), describe(e)));
             commandLine.getErr().flush();
             return isUsageError(e) ? ExitCodes.USAGE : ExitCodes.FAILURE;
         });

@@ -163,4 +163,15 @@ class CommandErrorMessagesTest {
         assertNoClassName(run);
         assertThat(CliRun.of("model", "list").out()).doesNotContain("o/b");
     }
+
+    @Test
+    void aValueTheCodeBelowRefusesIsNamedByItsFlag() {
+        CliRun files = CliRun.of("model", "import", "--checkpoint-id", "a", "--model-id", "o/a", "--source", tmp.toString(),
+                "--parallel-files", "0");
+        assertThat(files.exitCode()).isEqualTo(2);
+        assertThat(files.err()).contains("--parallel-files must be >= 1, found 0").doesNotContain("parallelFiles");
+        CliRun connections = CliRun.of("load", "weightstore://absent", "--connections", "0");
+        assertThat(connections.exitCode()).isEqualTo(2);
+        assertThat(connections.err()).contains("--connections must be >= 1, found 0").doesNotContain("connections=");
+    }
 }
