@@ -96,7 +96,7 @@ public final class ObjectReader implements AutoCloseable {
         byClient.forEach((client, leases) -> {
             for (List<HeldLease> some : perCall(leases)) {
                 try {
-                    client.master().releaseLeases(some);
+                    Uninterrupted.run(() -> client.master().releaseLeases(some));
                 } catch (StoreException e) {
                     log.debug("could not release {} read leases, from {} on (they expire by themselves): {}", some.size(),
                             some.getFirst().key(), e.getMessage());
@@ -302,7 +302,7 @@ public final class ObjectReader implements AutoCloseable {
 
     private void releaseQuietly(Located held) {
         try {
-            client.master().releaseLease(key, held.lease().id());
+            Uninterrupted.run(() -> client.master().releaseLease(key, held.lease().id()));
         } catch (StoreException e) {
             log.debug("could not release the lease on {} (it expires by itself): {}", key, e.getMessage());
         }
