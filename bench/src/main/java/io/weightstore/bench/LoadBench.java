@@ -18,6 +18,7 @@ import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
+import io.weightstore.weights.loader.Split;
 import io.weightstore.weights.loader.StreamBufferPool;
 import io.weightstore.weights.loader.TensorPrefetcher;
 import io.weightstore.weights.loader.TensorStream;
@@ -35,6 +36,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Pattern;
 
 /**
  * Loading a whole synthetic checkpoint into off-heap memory: through the loader from a three-node
@@ -47,6 +49,14 @@ import java.util.concurrent.Future;
 public final class LoadBench {
     private static final CheckpointId ID = new CheckpointId("bench");
     private static final int CONNECTIONS = 8;
+    /** The plan an engine's TP=4 load of a Llama checkpoint takes: a third of the bench checkpoint's bytes cut by columns. */
+    private static final ShardPlan LLAMA = ShardPlan.preset("llama");
+    /**
+     * Every matrix cut by rows (each rank's part one range of its file) or every one by columns (each
+     * rank's part a strided read): where a TP load's time goes between the two kinds of shard.
+     */
+    private static final ShardPlan ROWS_ONLY = everyMatrix(Split.DIM0);
+    private static final ShardPlan COLUMNS_ONLY = everyMatrix(Split.DIM1);
     /** nginx serves the files to ranges of this size, as HTTP and S3 loaders fetch in large pieces. */
     private static final long NGINX_RANGE = 64L << 20;
 
@@ -106,9 +116,13 @@ public final class LoadBench {
                         loader(sameHostClient, sameHostBuffers, "loader, same host", "1 rank, pools mapped in place, checked",
                                 weightBytes, true),
                         new Measurement.Timed("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes,
-                                () -> loadAllRanks(tpClient, tpBuffers, 4, true, perRank)),
+                                () -> loadAllRanks(tpClient, tpBuffers, LLAMA, true, perRank)),
                         new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as above, CRC tables not used",
-                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, 4, false, new ArrayList<>())),
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, LLAMA, false, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks, row shards only", "as above, every matrix cut by rows",
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, ROWS_ONLY, true, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks, column shards only", "as above, every matrix cut by columns",
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, COLUMNS_ONLY, true, new ArrayList<>())),
                         new Measurement.Timed("loader, TP=4 all ranks at once", "4 ranks on 4 threads, one source, loopback",
                                 weightBytes, () -> loadAllRanksAtOnce(tpClient, tpBuffers, 4)),
                         new Measurement.Timed("local page cache, mmap", "copy out of a mapping", weightBytes,
@@ -267,13 +281,18 @@ public final class LoadBench {
         }
     }
 
-    private static void loadAllRanks(StoreClient client, StreamBufferPool buffers, int worldSize, boolean tensorChecks,
+    private static ShardPlan everyMatrix(Split split) {
+        return new ShardPlan(List.of(new ShardPlan.Rule(Pattern.compile(".*norm.*"), Split.REPLICATE)), split, false);
+    }
+
+    /** The four ranks of a TP=4 load by {@code plan}, one after another. */
+    private static void loadAllRanks(StoreClient client, StreamBufferPool buffers, ShardPlan plan, boolean tensorChecks,
             List<Long> perRank) throws IOException {
         try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers)
                 .withTensorChecks(tensorChecks))) {
             checkpoint.tensors();
-            for (int rank = 0; rank < worldSize; rank++) {
-                perRank.add(checkpoint.load(rank, worldSize, ShardPlan.preset("llama"), tensor -> {}, Progress.NONE).bytesRead());
+            for (int rank = 0; rank < 4; rank++) {
+                perRank.add(checkpoint.load(rank, 4, plan, tensor -> {}, Progress.NONE).bytesRead());
             }
         }
     }
@@ -286,7 +305,7 @@ public final class LoadBench {
             try (ExecutorService threads = Executors.newFixedThreadPool(worldSize)) {
                 for (int rank = 0; rank < worldSize; rank++) {
                     int r = rank;
-                    ranks.add(threads.submit(() -> checkpoint.load(r, worldSize, ShardPlan.preset("llama"), tensor -> {},
+                    ranks.add(threads.submit(() -> checkpoint.load(r, worldSize, LLAMA, tensor -> {},
                             Progress.NONE)));
                 }
             }
