@@ -188,6 +188,12 @@ abstract class StoreClientContract {
     }
 
     @Test
+    void aStridedReadOfMoreRowsThanAreHashedAtOnceGivesTheCrcOfThemAll() throws IOException {
+        // 585 KiB of rows of 100 bytes, all in the first slice: a same-host client hashes them in pieces of 256 KiB.
+        assertStridedReadDelivers("many-rows", new Stride(20, 100, 128, 6000), 128 * 6000);
+    }
+
+    @Test
     void aStridedReadOfWideRowsDeliversEveryRow() throws IOException {
         // Rows of 300 KiB, two to a slice, and a third that straddles the slice boundary.
         assertStridedReadDelivers("wide-rows", new Stride(0, 300 << 10, 400 << 10, 3), 2 * SLICE);
