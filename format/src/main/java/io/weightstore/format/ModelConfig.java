@@ -5,8 +5,6 @@ import static io.weightstore.format.SafetensorsFormatException.Rule;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -27,25 +25,10 @@ public final class ModelConfig {
 
     /** Refuses {@code file} unless it is one JSON object of at most {@link #MAX_BYTES}. */
     public static void check(Path file) throws SafetensorsFormatException {
-        long size;
-        try {
-            size = Files.size(file);
-        } catch (IOException e) {
-            throw new SafetensorsFormatException(Rule.CONFIG, FILE_NAME + " cannot be read: " + e.getMessage());
-        }
-        if (size > MAX_BYTES) {
-            throw new SafetensorsFormatException(Rule.CONFIG, FILE_NAME + " has " + size + " bytes, more than the " + MAX_BYTES
-                    + " a model config may have");
-        }
-        JsonNode root;
-        try {
-            root = JSON.readTree(file.toFile());
-        } catch (IOException e) {
-            throw new SafetensorsFormatException(Rule.CONFIG, FILE_NAME + " is not valid JSON: " + JsonErrors.describe(e));
-        }
+        JsonNode root = SmallJsonFile.read(file, FILE_NAME, MAX_BYTES, Rule.CONFIG, JSON);
         if (root == null || !root.isObject()) {
             throw new SafetensorsFormatException(Rule.CONFIG, FILE_NAME + " must be a JSON object, found "
-                    + (root == null ? "nothing" : root.getNodeType().toString().toLowerCase(Locale.ROOT)));
+                    + (root == null || root.isMissingNode() ? "nothing" : root.getNodeType().toString().toLowerCase(Locale.ROOT)));
         }
     }
 }

@@ -4,8 +4,6 @@ import static io.weightstore.format.SafetensorsFormatException.Rule;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,23 +24,8 @@ public record WeightIndex(Map<String, String> weightMap) {
     }
 
     public static WeightIndex read(Path file) throws SafetensorsFormatException {
-        long size;
-        try {
-            size = Files.size(file);
-        } catch (IOException e) {
-            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " cannot be read: " + e.getMessage());
-        }
-        // Read into a tree of several times its size: the index of a model of a hundred thousand tensors has about 10 MB.
-        if (size > MAX_BYTES) {
-            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " has " + size + " bytes, more than the " + MAX_BYTES
-                    + " an index may have");
-        }
-        JsonNode root;
-        try {
-            root = JSON.readTree(file.toFile());
-        } catch (IOException e) {
-            throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " is not valid JSON: " + JsonErrors.describe(e));
-        }
+        // A tree of several times its size: the index of a model of a hundred thousand tensors has about 10 MB.
+        JsonNode root = SmallJsonFile.read(file, FILE_NAME, MAX_BYTES, Rule.INDEX, JSON);
         JsonNode map = root == null ? null : root.get("weight_map");
         if (map == null || !map.isObject()) {
             throw new SafetensorsFormatException(Rule.INDEX, FILE_NAME + " must be an object with a 'weight_map' object");

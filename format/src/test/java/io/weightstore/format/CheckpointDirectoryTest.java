@@ -94,6 +94,8 @@ class CheckpointDirectoryTest {
                 .hasMessageNotContaining("\n");
         Files.writeString(config, "[1, 2]");
         assertRefused(Rule.CONFIG, "config.json must be a JSON object, found array");
+        Files.writeString(config, "");
+        assertRefused(Rule.CONFIG, "config.json must be a JSON object, found nothing");
     }
 
     @Test
