@@ -42,9 +42,9 @@ public final class Table {
     public void print(PrintWriter out) {
         int[] widths = new int[headers.size()];
         for (int i = 0; i < widths.length; i++) {
-            widths[i] = headers.get(i).length();
+            widths[i] = DisplayWidth.of(headers.get(i));
             for (List<String> row : rows) {
-                widths[i] = Math.max(widths[i], row.get(i).length());
+                widths[i] = Math.max(widths[i], DisplayWidth.of(row.get(i)));
             }
         }
         printRow(out, headers, widths);
@@ -58,7 +58,7 @@ public final class Table {
         StringBuilder line = new StringBuilder();
         for (int i = 0; i < cells.size(); i++) {
             String cell = cells.get(i);
-            String pad = " ".repeat(widths[i] - cell.length());
+            String pad = " ".repeat(widths[i] - DisplayWidth.of(cell));
             line.append(rightAligned[i] ? pad + cell : cell + (i == cells.size() - 1 ? "" : pad));
             if (i < cells.size() - 1) {
                 line.append("  ");
