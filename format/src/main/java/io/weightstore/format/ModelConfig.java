@@ -3,6 +3,7 @@ package io.weightstore.format;
 import static io.weightstore.format.SafetensorsFormatException.Rule;
 
 import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.nio.file.Path;
@@ -19,7 +20,9 @@ public final class ModelConfig {
     /** A config is a few KiB; more is not a config. */
     public static final long MAX_BYTES = 16L << 20;
 
-    private static final JsonMapper JSON = JsonMapper.builder().enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
+    /** Anything after the object is refused, as Python's json refuses it ("Extra data"). */
+    private static final JsonMapper JSON = JsonMapper.builder().enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     private ModelConfig() {}
 

@@ -2,8 +2,10 @@ package io.weightstore.format;
 
 import static io.weightstore.format.SafetensorsFormatException.Rule;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +19,8 @@ public record WeightIndex(Map<String, String> weightMap) {
     /** The largest index read. */
     public static final long MAX_BYTES = 32L << 20;
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Anything after the object is refused, as Python's json refuses it ("Extra data"). */
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     public WeightIndex {
         weightMap = Map.copyOf(weightMap);

@@ -96,6 +96,13 @@ class CheckpointDirectoryTest {
         assertRefused(Rule.CONFIG, "config.json must be a JSON object, found array");
         Files.writeString(config, "");
         assertRefused(Rule.CONFIG, "config.json must be a JSON object, found nothing");
+        // Python's json refuses what follows the object ("Extra data"), so an engine in Python could not read it.
+        Files.writeString(config, "{\"hidden_size\": 64} }");
+        assertRefused(Rule.CONFIG, "config.json is not valid JSON: ");
+        Files.writeString(config, "{\"hidden_size\": 64, \"rope\": {\"type\": 1}");
+        assertThatThrownBy(() -> CheckpointDirectory.read(checkpoint))
+                .hasMessageContaining("expected close marker for Object (start marker at line 1, column 1) (line 1, column 40)")
+                .hasMessageNotContaining("Source");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import io.weightstore.format.DType;
+import io.weightstore.format.WeightIndex;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.api.ObjectMeta;
@@ -79,6 +80,11 @@ abstract class CatalogContract {
      * Changes a file's last byte in place, never shorter for a moment (a mapped file that shrinks faults
      * its readers instead): the same size, other bytes, as an editor or a fine-tune of the same shapes.
      */
+    /** Changes a JSON object's bytes and keeps it JSON: an import refuses a config or an index that is not. */
+    static void editJson(Path file) throws IOException {
+        Files.writeString(file, Files.readString(file).replaceFirst("\\{", "{\"edited\": true, "));
+    }
+
     static void flipLastByte(Path file) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer last = ByteBuffer.allocate(1);
@@ -195,7 +201,7 @@ abstract class CatalogContract {
     @Test
     void aReplaceWaitsForAReaderHoldingTheManifestAndFinishes() throws Exception {
         importSource("tiny");
-        flipLastByte(source.resolve("config.json"));
+        editJson(source.resolve("config.json"));
         CompletableFuture<ImportResult> replaced;
         try (ObjectReader reader = store().open(Catalog.manifestKey(id("tiny")))) {
             replaced = CompletableFuture.supplyAsync(() -> {
@@ -320,7 +326,11 @@ abstract class CatalogContract {
             files = listed.filter(f -> f.toFile().length() > 0).toList();
         }
         for (Path file : files) {
-            flipLastByte(file);
+            if (file.endsWith("config.json") || file.endsWith(WeightIndex.FILE_NAME)) {
+                editJson(file);
+            } else {
+                flipLastByte(file);
+            }
         }
         Path victim = source.resolve("tokenizer.json");
         byte[] victimBytes = Files.readAllBytes(victim);

@@ -291,7 +291,7 @@ class ClusterCatalogTest extends CatalogContract {
     void aReplaceWithoutACountWritesTheFilesThatChangedWithTheCountReplicateSet() throws Exception {
         importSource("tiny");
         new CheckpointReplicator(catalog()).run(id("tiny"), Optional.of(3), true);
-        flipLastByte(source.resolve("config.json"));
+        editJson(source.resolve("config.json"));
         new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, OptionalInt.empty(), true, 1),
                 Progress.NONE);
         Manifest replaced = catalog().readyManifest(id("tiny"));
@@ -306,7 +306,7 @@ class ClusterCatalogTest extends CatalogContract {
     @Test
     void aReplaceWithACountWritesTheFilesThatChangedWithItAndLeavesTheOthersCounts() throws Exception {
         importSource("tiny");
-        flipLastByte(source.resolve("config.json"));
+        editJson(source.resolve("config.json"));
         new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, 3, true, 1), Progress.NONE);
         Manifest replaced = catalog().readyManifest(id("tiny"));
         for (StoredFile file : catalog().files(replaced)) {
