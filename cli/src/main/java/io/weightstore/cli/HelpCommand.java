@@ -2,7 +2,9 @@ package io.weightstore.cli;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Help;
@@ -22,8 +24,17 @@ final class HelpCommand implements CommandLine.IHelpCommandInitializable2, Runna
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean helpRequested;
 
-    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command and its subcommands, as typed before --help.")
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", completionCandidates = Verbs.class,
+            description = "A command and its subcommands, as typed before --help.")
     private List<String> path = new ArrayList<>();
+
+    /** What a shell completes after 'help': the verbs, as picocli's completion offers them after its own help command. */
+    static final class Verbs implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return visible(WeightstoreCli.unconfigured()).iterator();
+        }
+    }
 
     private CommandLine self;
     private Help.ColorScheme colors;
@@ -42,11 +53,19 @@ final class HelpCommand implements CommandLine.IHelpCommandInitializable2, Runna
         for (String word : path) {
             CommandLine sub = command.getSubcommands().get(word);
             if (sub == null) {
+                List<String> commands = visible(command);
                 throw new ParameterException(self, "'" + String.join(" ", path) + "': " + command.getCommandName()
-                        + " has no command '" + word + "'; its commands: " + String.join(", ", command.getSubcommands().keySet()));
+                        + (commands.isEmpty() ? " takes no command" : " has no command '" + word + "'; its commands: "
+                                + String.join(", ", commands)));
             }
             command = sub;
         }
         command.usage(out, colors);
+    }
+
+    /** The subcommands of {@code command} that its usage lists. */
+    private static List<String> visible(CommandLine command) {
+        return command.getSubcommands().entrySet().stream().filter(sub -> !sub.getValue().getCommandSpec().usageMessage().hidden())
+                .map(Map.Entry::getKey).toList();
     }
 }

@@ -49,10 +49,11 @@ final class StoreNodeDrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Waiting.checkTimeoutWaits(spec, await);
-        if (cancel && await) {
-            throw new IllegalArgumentException("--wait waits for a drain to end; with --cancel there is nothing to wait for");
+        if (cancel && (await || spec.commandLine().getParseResult().hasMatchedOption("--timeout"))) {
+            throw new IllegalArgumentException("--wait and --timeout wait for a drain to end; with --cancel there is nothing to"
+                    + " wait for");
         }
+        Waiting.checkTimeoutWaits(spec, await);
         NodeDrain drain;
         try (StoreClient client = selection.open()) {
             drain = client.drainNode(nodeId, cancel);

@@ -121,6 +121,10 @@ class CommandErrorMessagesTest {
             assertThat(run.err()).as(command.toString()).contains("--timeout bounds --wait, which was not given");
             assertNoClassName(run);
         }
+        // Not "add --wait": with --cancel, that is refused too.
+        CliRun cancel = CliRun.of("store", "node", "drain", "n1", "--cancel", "--timeout", "5s");
+        assertThat(cancel.exitCode()).isEqualTo(2);
+        assertThat(cancel.err()).contains("with --cancel there is nothing to wait for").doesNotContain("add --wait");
     }
 
     @Test

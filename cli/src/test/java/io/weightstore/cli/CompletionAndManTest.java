@@ -46,6 +46,7 @@ class CompletionAndManTest {
 
         Path file = Files.writeString(tmp.resolve("weightstore.bash"), script);
         assertThat(complete(file, "weightstore", "ma")).contains("master", "man");
+        assertThat(complete(file, "weightstore", "help", "mo")).containsExactly("model");
         List<String> masterFlags = complete(file, "weightstore", "master", "--");
         for (OptionSpec option : WeightstoreCli.unconfigured().getSubcommands().get("master").getCommandSpec().options()) {
             assertThat(masterFlags).contains(option.longestName());

@@ -42,6 +42,11 @@ class WeightstoreCliTest {
         CliRun unknown = CliRun.of("help", "model", "imprt");
         assertThat(unknown.exitCode()).isEqualTo(2);
         assertThat(unknown.err()).contains("'model imprt': model has no command 'imprt'; its commands: ", "import", "replicate");
+        CliRun hidden = CliRun.of("help", "quickstat");
+        assertThat(hidden.err()).contains("has no command 'quickstat'; its commands: quickstart,").doesNotContain("cluster-training");
+        CliRun leaf = CliRun.of("help", "model", "import", "extra");
+        assertThat(leaf.exitCode()).isEqualTo(2);
+        assertThat(leaf.err()).contains("'model import extra': import takes no command");
     }
 
     @Test

@@ -31,7 +31,9 @@ final class DisplayWidth {
                 || c >= 0xFF00 && c <= 0xFF60                // fullwidth forms
                 || c >= 0xFFE0 && c <= 0xFFE6
                 || c >= 0x1F300 && c <= 0x1F64F              // pictographs, emoticons
-                || c >= 0x1F900 && c <= 0x1F9FF
+                || c >= 0x1F680 && c <= 0x1F6FF              // transport and map symbols
+                || c >= 0x1F900 && c <= 0x1F9FF              // supplemental symbols and pictographs
+                || c >= 0x1FA70 && c <= 0x1FAFF
                 || c >= 0x20000 && c <= 0x3FFFD);            // CJK extension planes
     }
 }
