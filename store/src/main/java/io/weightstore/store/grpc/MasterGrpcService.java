@@ -85,6 +85,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,9 +121,12 @@ final class MasterGrpcService extends MasterGrpc.MasterImplBase {
         } catch (StoreException e) {
             observer.onError(GrpcStatuses.toStatus(e));
             return;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // Answered here, Errors too: gRPC would close the call as UNKNOWN without the trailer that tells a client a
+            // master answered, and the client would take this master for another server on its port.
             log.error("master operation failed", e);
-            observer.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException(GrpcStatuses.answered()));
+            observer.onError(Status.INTERNAL.withDescription(Objects.requireNonNullElse(e.getMessage(), e.getClass().getSimpleName()))
+                    .asRuntimeException(GrpcStatuses.answered()));
             return;
         }
         observer.onNext(response);

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.security.Authentication;
+import io.weightstore.store.security.MasterSecurity;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -112,5 +115,21 @@ class GrpcStatusesTest {
         assertThat(GrpcStatuses.answeredAsLeader(steppedDown)).isFalse();
         assertThat(GrpcStatuses.answeredAsLeader(follower)).isFalse();
         assertThat(GrpcStatuses.answeredAsLeader(unreachable)).isFalse();
+    }
+
+    /** An Error in a master's operation is still its answer: the client must not take the master for another server. */
+    @Test
+    void anErrorInAMastersOperationIsAnsweredAsTheMastersOwn() throws Exception {
+        MasterApi failing = (MasterApi) Proxy.newProxyInstance(MasterApi.class.getClassLoader(), new Class<?>[] {MasterApi.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "status" -> throw new AssertionError("an invariant the master checks");
+                    case "close" -> null;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+        try (MasterEndpoint endpoint = MasterEndpoint.start(failing, "127.0.0.1", 0, MasterSecurity.insecure());
+                GrpcMasterApi master = GrpcMasterApi.connect("127.0.0.1:" + endpoint.port(), Authentication.insecure())) {
+            assertThatThrownBy(master::status).isInstanceOf(StoreException.class).hasMessage("an invariant the master checks")
+                    .satisfies(e -> assertThat(GrpcStatuses.answered((StoreException) e)).isTrue());
+        }
     }
 }
