@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ObjectReader implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ObjectReader.class);
+    /**
+     * How long a thread being interrupted (a load cancelled) waits for its leases' release: a release takes
+     * milliseconds, and one a master group cannot answer goes on without it while the lease runs out anyway.
+     */
+    private static final Duration RELEASE_WAIT = Duration.ofSeconds(2);
 
     private final StoreClient client;
     private final String key;
@@ -96,7 +101,7 @@ public final class ObjectReader implements AutoCloseable {
         byClient.forEach((client, leases) -> {
             for (List<HeldLease> some : perCall(leases)) {
                 try {
-                    Uninterrupted.run(() -> client.master().releaseLeases(some));
+                    Uninterrupted.runWithin(RELEASE_WAIT, () -> client.master().releaseLeases(some));
                 } catch (StoreException e) {
                     log.debug("could not release {} read leases, from {} on (they expire by themselves): {}", some.size(),
                             some.getFirst().key(), e.getMessage());
@@ -302,7 +307,7 @@ public final class ObjectReader implements AutoCloseable {
 
     private void releaseQuietly(Located held) {
         try {
-            Uninterrupted.run(() -> client.master().releaseLease(key, held.lease().id()));
+            Uninterrupted.runWithin(RELEASE_WAIT, () -> client.master().releaseLease(key, held.lease().id()));
         } catch (StoreException e) {
             log.debug("could not release the lease on {} (it expires by itself): {}", key, e.getMessage());
         }

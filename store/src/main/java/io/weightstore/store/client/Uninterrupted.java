@@ -1,6 +1,11 @@
 package io.weightstore.store.client;
 
 import io.weightstore.store.api.StoreException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A call to the master that must go out even from a thread being interrupted: the abort of a put or a
@@ -24,6 +29,39 @@ final class Uninterrupted {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * As {@link #run}, but a thread being interrupted waits for the call at most {@code bound}, and the
+     * call goes on without it after: for a call that only saves waiting (a read lease ends by itself), so
+     * that a cancel is not held up for the whole retry budget of a master group no master of which answers.
+     */
+    static void runWithin(Duration bound, MasterCall call) throws StoreException {
+        if (!Thread.interrupted()) {
+            call.run();
+            return;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread.ofVirtual().name("weightstore-uninterrupted").start(() -> {
+            try {
+                call.run();
+                done.complete(null);
+            } catch (StoreException | RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        });
+        try {
+            done.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof StoreException store) {
+                throw store;
+            }
+            throw (RuntimeException) e.getCause();
+        } catch (TimeoutException | InterruptedException e) {
+            // It goes on by itself; the caller's interrupt is set again below either way.
+        } finally {
+            Thread.currentThread().interrupt();
         }
     }
 }
