@@ -10,8 +10,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * A call to the master that must go out even from a thread being interrupted: the abort of a put or a
  * repair that the interrupt cancelled, which frees its room and key at once instead of at its
- * deadline, and the end of a read lease, which would otherwise hold off a delete until it ran out. A blocking gRPC call made with the flag set gives up before it is sent, so the flag is
- * cleared for the call and set again after it.
+ * deadline, and the end of a read lease, which would otherwise hold off a delete until it ran out. A
+ * blocking gRPC call made with the flag set gives up before it is sent, so the flag is cleared for the
+ * call and set again after it.
  */
 final class Uninterrupted {
     @FunctionalInterface

@@ -82,7 +82,8 @@ class TensorCrcCalculatorProperties {
                 longest[0] = Math.max(longest[0], length);
                 return bytes.asSlice(offset, length);
             });
-            assertThat(longest[0]).as("longest piece asked of %s", sample.info().shape()).isLessThanOrEqualTo(TensorCrcCalculator.BYTES_PER_BATCH);
+            assertThat(longest[0]).as("longest piece asked of %s", sample.info().shape())
+                    .isLessThanOrEqualTo(TensorCrcCalculator.BYTES_PER_BATCH);
             assertThat(pieceByPiece).isEqualTo(TensorCrcCalculator.compute(sample.info(), bytes));
             assertEveryRecordedShardIsTheCrcOfItsBytes(sample);
         }
