@@ -29,7 +29,13 @@ class ModelLoadErrorsTest {
     @Test
     void aConfigThatIsNotJsonIsNamedWithJacksonsReasonAndNoneOfItsNoise() throws IOException {
         Path model = brokenModel("config-eof", "config.json", config -> "{");
-        assertRefusedFromDirectoryAndStore(model, "config.json: Unexpected end-of-input", "(line 1, column 2)");
+        assertRefused(model.toString(), "config.json: Unexpected end-of-input", "(line 1, column 2)");
+        // The store never holds such a checkpoint: its import refuses the config, naming where it breaks.
+        CliRun imported = CliRun.of("model", "import", "--source", model.toString(), "--checkpoint-id", "config-eof",
+                "--model-id", "t/config-eof");
+        assertThat(imported.exitCode()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(imported.err()).contains("config.json is not valid JSON: Unexpected end-of-input", "(line 1, column 2)")
+                .doesNotContain("REDACTED");
     }
 
     @Test
@@ -74,10 +80,14 @@ class ModelLoadErrorsTest {
                 "--model-id", "t/" + id);
         assertThat(imported.exitCode()).as(imported.err()).isZero();
         for (String reference : new String[] {model.toString(), "weightstore://" + id}) {
-            CliRun run = CliRun.of("generate", "--model", reference, "--prompt", "hello", "--max-tokens", "2");
-            assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.FAILURE);
-            assertThat(run.err()).contains("error: model " + reference + " cannot be loaded: ").contains(reason)
-                    .doesNotContainPattern("[A-Za-z]+(Exception|Error)\\b").doesNotContain("REDACTED");
+            assertRefused(reference, reason);
         }
+    }
+
+    private static void assertRefused(String reference, String... reason) {
+        CliRun run = CliRun.of("generate", "--model", reference, "--prompt", "hello", "--max-tokens", "2");
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(run.err()).contains("error: model " + reference + " cannot be loaded: ").contains(reason)
+                .doesNotContainPattern("[A-Za-z]+(Exception|Error)\\b").doesNotContain("REDACTED");
     }
 }
