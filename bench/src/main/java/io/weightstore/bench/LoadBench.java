@@ -49,6 +49,8 @@ import java.util.regex.Pattern;
 public final class LoadBench {
     private static final CheckpointId ID = new CheckpointId("bench");
     private static final int CONNECTIONS = 8;
+    /** The ranks of every TP row. */
+    private static final int RANKS = 4;
     /** The plan an engine's TP=4 load of a Llama checkpoint takes: a third of the bench checkpoint's bytes cut by columns. */
     private static final ShardPlan LLAMA = ShardPlan.preset("llama");
     /**
@@ -124,7 +126,7 @@ public final class LoadBench {
                         new Measurement.Timed("loader, TP=4 all ranks, column shards only", "as above, every matrix cut by columns",
                                 weightBytes, () -> loadAllRanks(tpClient, tpBuffers, COLUMNS_ONLY, true, new ArrayList<>())),
                         new Measurement.Timed("loader, TP=4 all ranks at once", "4 ranks on 4 threads, one source, loopback",
-                                weightBytes, () -> loadAllRanksAtOnce(tpClient, tpBuffers, 4)),
+                                weightBytes, () -> loadAllRanksAtOnce(tpClient, tpBuffers)),
                         new Measurement.Timed("local page cache, mmap", "copy out of a mapping", weightBytes,
                                 () -> copyFromMaps(source, weights, whole))));
                 memcpy = measured.get(0);
@@ -285,27 +287,27 @@ public final class LoadBench {
         return new ShardPlan(List.of(new ShardPlan.Rule(Pattern.compile(".*norm.*"), Split.REPLICATE)), split, false);
     }
 
-    /** The four ranks of a TP=4 load by {@code plan}, one after another. */
+    /** The ranks of a TP=4 load by {@code plan}, one after another. */
     private static void loadAllRanks(StoreClient client, StreamBufferPool buffers, ShardPlan plan, boolean tensorChecks,
             List<Long> perRank) throws IOException {
         try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers)
                 .withTensorChecks(tensorChecks))) {
             checkpoint.tensors();
-            for (int rank = 0; rank < 4; rank++) {
-                perRank.add(checkpoint.load(rank, 4, plan, tensor -> {}, Progress.NONE).bytesRead());
+            for (int rank = 0; rank < RANKS; rank++) {
+                perRank.add(checkpoint.load(rank, RANKS, plan, tensor -> {}, Progress.NONE).bytesRead());
             }
         }
     }
 
     /** The ranks of one process's tensor-parallel load, each on a thread of its own, as an engine driving several devices does. */
-    private static void loadAllRanksAtOnce(StoreClient client, StreamBufferPool buffers, int worldSize) throws Exception {
+    private static void loadAllRanksAtOnce(StoreClient client, StreamBufferPool buffers) throws Exception {
         try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers))) {
             checkpoint.tensors();
             List<Future<LoadReport>> ranks = new ArrayList<>();
-            try (ExecutorService threads = Executors.newFixedThreadPool(worldSize)) {
-                for (int rank = 0; rank < worldSize; rank++) {
+            try (ExecutorService threads = Executors.newFixedThreadPool(RANKS)) {
+                for (int rank = 0; rank < RANKS; rank++) {
                     int r = rank;
-                    ranks.add(threads.submit(() -> checkpoint.load(r, worldSize, LLAMA, tensor -> {},
+                    ranks.add(threads.submit(() -> checkpoint.load(r, RANKS, LLAMA, tensor -> {},
                             Progress.NONE)));
                 }
             }

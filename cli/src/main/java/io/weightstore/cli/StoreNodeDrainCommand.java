@@ -49,7 +49,7 @@ final class StoreNodeDrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (cancel && (await || spec.commandLine().getParseResult().hasMatchedOption("--timeout"))) {
+        if (cancel && (await || Waiting.timeoutGiven(spec))) {
             throw new IllegalArgumentException("--wait and --timeout wait for a drain to end; with --cancel there is nothing to"
                     + " wait for");
         }

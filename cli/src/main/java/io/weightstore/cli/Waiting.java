@@ -21,9 +21,14 @@ final class Waiting {
 
     /** Refuses {@code --timeout} without {@code --wait}, which it bounds: alone it would be ignored without a word. */
     static void checkTimeoutWaits(CommandSpec spec, boolean await) {
-        if (!await && spec.commandLine().getParseResult().hasMatchedOption("--timeout")) {
+        if (!await && timeoutGiven(spec)) {
             throw new IllegalArgumentException("--timeout bounds --wait, which was not given: add --wait, or leave --timeout out");
         }
+    }
+
+    /** Whether the command line gave {@code --timeout}, rather than its default standing. */
+    static boolean timeoutGiven(CommandSpec spec) {
+        return spec.commandLine().getParseResult().hasMatchedOption("--timeout");
     }
 
     /** Returns what the last look saw, once it is done; a {@link TimeoutException} naming how it stood when {@code timeout} passes. */
