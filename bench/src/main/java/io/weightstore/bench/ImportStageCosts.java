@@ -94,7 +94,7 @@ public final class ImportStageCosts {
                 if (file.size() == 0) {
                     continue;
                 }
-                try (FileChannel channel = FileChannel.open(checkpoint.root().resolve(file.path()), StandardOpenOption.READ)) {
+                try (FileChannel channel = FileChannel.open(file.location(), StandardOpenOption.READ)) {
                     step.run(file, channel);
                 }
             }

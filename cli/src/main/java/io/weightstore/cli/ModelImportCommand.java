@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.format.HubCacheSnapshot;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
@@ -12,6 +13,7 @@ import io.weightstore.weights.ImportResult;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -23,7 +25,8 @@ import picocli.CommandLine.Spec;
 /** {@code weightstore model import}: a local checkpoint directory into the store. */
 @Command(name = "import", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Validate a checkpoint directory (HF layout), then store every file as a pinned object, with a manifest.",
+            "Validate a checkpoint directory (HF layout, or a snapshot in the Hugging Face hub cache), then store every file as a",
+            "pinned object, with a manifest.",
             "Invalid input is refused before anything is written. The checkpoint is READY only once every file is stored;",
             "an interrupted import, run again, skips the files already stored with the same size and hash."
         })
@@ -37,13 +40,18 @@ final class ModelImportCommand implements Callable<Integer> {
     @Option(names = "--checkpoint-id", required = true, paramLabel = "ID", description = "Id in the store: [A-Za-z0-9][A-Za-z0-9._-]{0,254}.")
     private String id;
 
-    @Option(names = "--model-id", required = true, paramLabel = "ORG/NAME", description = "The model this checkpoint is of.")
+    @Option(names = "--model-id", paramLabel = "ORG/NAME", description = "The model this checkpoint is of. Default, for a Hugging"
+            + " Face cache snapshot: the repository the cache names; required for any other directory.")
     private String modelId;
 
-    @Option(names = "--revision", defaultValue = "main", paramLabel = "REV", description = "Revision of the model. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--revision", paramLabel = "REV", description = "Revision of the model. Default: the commit of a Hugging Face"
+            + " cache snapshot, else main.")
     private String revision;
 
-    @Option(names = "--source", required = true, paramLabel = "DIR", description = "Checkpoint directory to import.")
+    @Option(names = "--source", required = true, paramLabel = "DIR", description = "Checkpoint directory to import: the model's"
+            + " files, or a Hugging Face hub cache snapshot (.../models--ORG--NAME/snapshots/COMMIT, as huggingface-cli download"
+            + " leaves it), whose links into the repository's blobs are followed and whose weight blobs must hash to the"
+            + " SHA-256 that names them.")
     private Path source;
 
     @Option(names = "--replicas", paramLabel = "N", description = "Copies of each slice on distinct nodes, for the files this import"
@@ -69,6 +77,14 @@ final class ModelImportCommand implements Callable<Integer> {
         }
         if (!Files.isDirectory(source)) {
             throw new IllegalArgumentException("--source " + source + " is not a directory; give the checkpoint's directory");
+        }
+        Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(source.toRealPath());
+        if (modelId == null) {
+            modelId = hub.map(HubCacheSnapshot::modelId).orElseThrow(() -> new IllegalArgumentException("--model-id is required: --source "
+                    + source + " is no Hugging Face cache snapshot (.../models--ORG--NAME/snapshots/COMMIT) to take it from"));
+        }
+        if (revision == null) {
+            revision = hub.map(HubCacheSnapshot::commit).orElse("main");
         }
         ImportResult result;
         ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source,

@@ -20,9 +20,11 @@ import java.util.stream.Stream;
  * A checkpoint in Hugging Face layout on local disk, read and validated as a whole: every safetensors
  * header parses and matches its file, the index names only files that exist, every tensor it
  * names is in the file it points to, and a config.json is a JSON object. Entries whose name starts with '.' (such as a download tool's
- * {@code .cache/}) are not part of the checkpoint.
+ * {@code .cache/}) are not part of the checkpoint. A symlink may lead to a regular file inside the
+ * directory, or, when the directory is a {@link HubCacheSnapshot}, to a blob of its repository.
  */
-public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optional<WeightIndex> index) {
+public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optional<WeightIndex> index,
+        Optional<HubCacheSnapshot> hubSnapshot) {
     public CheckpointDirectory {
         files = List.copyOf(files);
     }
@@ -33,6 +35,7 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         }
         // Walked from where the root really is: a walk started at a symlink to a directory sees the link, not the files.
         Path realRoot = root.toRealPath();
+        Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(realRoot);
         List<CheckpointFile> files = new ArrayList<>();
         Optional<Path> indexFile = Optional.empty();
         for (Path path : listFiles(realRoot)) {
@@ -46,9 +49,11 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
                     throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to "
                             + Files.readSymbolicLink(path) + ", which does not exist");
                 }
-                if (!target.startsWith(realRoot) || !Files.isRegularFile(target)) {
+                Path resolved = target;
+                boolean inside = target.startsWith(realRoot) || hub.filter(h -> h.holds(resolved)).isPresent();
+                if (!inside || !Files.isRegularFile(target)) {
                     throw new SafetensorsFormatException(Rule.DIRECTORY, "symlink " + relative + " points to " + target
-                            + ", which is not a regular file inside " + realRoot);
+                            + ", which is not a regular file inside " + realRoot + hub.map(h -> " or " + h.blobs()).orElse(""));
                 }
             }
             long size = Files.size(target);
@@ -56,7 +61,7 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             if (FileKind.isSafetensors(relative)) {
                 header = Optional.of(readHeader(target, relative));
             }
-            files.add(new CheckpointFile(relative, size, FileKind.of(relative), header));
+            files.add(new CheckpointFile(relative, size, FileKind.of(relative), header, target));
             if (relative.equals(WeightIndex.FILE_NAME)) {
                 indexFile = Optional.of(target);
             }
@@ -72,7 +77,7 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             checkIndex(weightIndex, files);
             index = Optional.of(weightIndex);
         }
-        return new CheckpointDirectory(root, files, index);
+        return new CheckpointDirectory(root, files, index, hub);
     }
 
     /**
@@ -90,6 +95,14 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             throw new SafetensorsFormatException(Rule.DIRECTORY, "file name " + relative + " cannot be read back as the same name (it is"
                     + " not valid UTF-8, or this system's locale, LANG, cannot spell it): rename it, or run with a UTF-8 locale");
         }
+    }
+
+    /**
+     * The SHA-256 that {@code file}'s bytes must have, when the directory is a hub cache snapshot and the
+     * file's blob is named by one: an import that hashes other bytes read a corrupt or altered download.
+     */
+    public Optional<String> namedSha256(CheckpointFile file) {
+        return hubSnapshot.flatMap(h -> h.namedSha256(file.location()));
     }
 
     public long totalBytes() {

@@ -12,6 +12,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -151,6 +153,67 @@ class CheckpointDirectoryTest {
     void symlinkInsideTheDirectoryIsFollowed() throws IOException {
         Files.createSymbolicLink(checkpoint.resolve("config-link.json"), checkpoint.resolve("config.json"));
         assertThat(CheckpointDirectory.read(checkpoint).files()).extracting(CheckpointFile::path).contains("config-link.json");
+    }
+
+    @Test
+    void aHubCacheSnapshotIsReadThroughItsLinksIntoTheRepositorysBlobs() throws Exception {
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", "0123abcd");
+        CheckpointFile shard = CheckpointDirectory.read(snapshot).files(FileKind.WEIGHT).getFirst();
+        String sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(shard.location())));
+        Path blob = moveIntoBlobs(snapshot, shard.path(), sha256);
+
+        CheckpointDirectory read = CheckpointDirectory.read(snapshot);
+
+        CheckpointFile linked = read.files().stream().filter(f -> f.path().equals(shard.path())).findFirst().orElseThrow();
+        assertThat(linked.location()).isEqualTo(blob.toRealPath());
+        assertThat(linked.header()).isEqualTo(shard.header());
+        assertThat(read.hubSnapshot()).hasValueSatisfying(hub -> {
+            assertThat(hub.modelId()).isEqualTo("acme/tiny-llama");
+            assertThat(hub.commit()).isEqualTo("0123abcd");
+        });
+        assertThat(read.namedSha256(linked)).contains(sha256);
+        assertThat(read.namedSha256(read.files().stream().filter(f -> f.path().equals("config.json")).findFirst().orElseThrow()))
+                .as("a file of the snapshot itself names no digest").isEmpty();
+    }
+
+    @Test
+    void aHubCacheSnapshotsLinkIntoAnotherRepositorysBlobsIsRefused() throws Exception {
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", "0123abcd");
+        Path other = Files.createDirectories(tmp.resolve("hub/models--other--model/blobs"));
+        Files.move(snapshot.resolve("config.json"), other.resolve("c0ffee"));
+        Files.createSymbolicLink(snapshot.resolve("config.json"), other.resolve("c0ffee"));
+
+        assertThatThrownBy(() -> CheckpointDirectory.read(snapshot)).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("symlink config.json points to " + other.toRealPath().resolve("c0ffee")
+                        + ", which is not a regular file inside " + snapshot.toRealPath() + " or "
+                        + tmp.resolve("hub/models--acme--tiny-llama/blobs").toRealPath());
+    }
+
+    @Test
+    void aDirectoryNamedLikeASnapshotOfNoModelRepositoryKeepsItsLinksInside() throws Exception {
+        Path snapshot = hubSnapshot("datasets--acme--corpus", "0123abcd");
+        moveIntoBlobs(snapshot, "config.json", "c0ffee");
+
+        assertThat(HubCacheSnapshot.of(snapshot.toRealPath())).isEmpty();
+        assertThatThrownBy(() -> CheckpointDirectory.read(snapshot)).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("symlink config.json points to");
+    }
+
+    /** The synthesized checkpoint as the snapshot {@code commit} of {@code repository} in a hub cache, its files still its own. */
+    private Path hubSnapshot(String repository, String commit) throws IOException {
+        Path repo = Files.createDirectories(tmp.resolve("hub").resolve(repository));
+        Files.createDirectories(repo.resolve("blobs"));
+        Path snapshot = Files.createDirectories(repo.resolve("snapshots")).resolve(commit);
+        Files.move(checkpoint, snapshot);
+        return snapshot;
+    }
+
+    /** Moves the snapshot's file into the repository's blobs as {@code blobName}, and links it back, as the hub's client does. */
+    private static Path moveIntoBlobs(Path snapshot, String file, String blobName) throws IOException {
+        Path blob = snapshot.getParent().getParent().resolve("blobs").resolve(blobName);
+        Files.move(snapshot.resolve(file), blob);
+        Files.createSymbolicLink(snapshot.resolve(file), snapshot.resolve(file).getParent().relativize(blob));
+        return blob;
     }
 
     @Test

@@ -23,6 +23,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -291,11 +292,11 @@ public final class CheckpointImporter {
         try {
             List<Future<Void>> running = new ArrayList<>();
             for (StoredFile file : catalog.files(initial)) {
-                Optional<SafetensorsHeader> header = directory.files().stream().filter(f -> f.path().equals(file.path()))
-                        .findFirst().flatMap(CheckpointFile::header);
+                CheckpointFile source = directory.files().stream().filter(f -> f.path().equals(file.path())).findFirst().orElseThrow();
                 running.add(files.submit(() -> {
-                    FileImport run = new FileImport(request, copies, initial, file, header, writer, hashing);
-                    ManifestFile stored = run.store(directory.root().resolve(file.path()), sent, progress);
+                    FileImport run = new FileImport(request, copies, initial, file, source.header(), writer, hashing);
+                    ManifestFile stored = run.store(source.location(), sent, progress);
+                    requireNamedDigest(directory, source, stored);
                     if (run.sent()) {
                         uploadedBytes.addAndGet(file.file().size());
                     } else {
@@ -321,6 +322,18 @@ public final class CheckpointImporter {
         removeFilesOfEarlierVersions(ready, slot, writer);
         int total = initial.files().size();
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** A hub cache blob named by a SHA-256 must hold bytes of that SHA-256: else the download is corrupt, or was altered. */
+    private static void requireNamedDigest(CheckpointDirectory directory, CheckpointFile source, ManifestFile stored)
+            throws CheckpointException {
+        Optional<String> named = directory.namedSha256(source);
+        if (named.isPresent() && !named.get().equals(stored.sha256())) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, source.path() + " is corrupt: its blob " + source.location()
+                    + " is named by the SHA-256 the hub gave it, but its bytes hash to " + stored.sha256() + "; download it again"
+                    + " (huggingface-cli download " + directory.hubSnapshot().orElseThrow().modelId() + " --revision "
+                    + directory.hubSnapshot().orElseThrow().commit() + " --force-download)");
+        }
     }
 
     /**
@@ -461,7 +474,8 @@ public final class CheckpointImporter {
 
         private ManifestFile readAndStore(Path path, List<String> sentKeys, Progress progress) throws IOException {
             ManifestFile file = stored.file();
-            try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
+                    LinkOption.NOFOLLOW_LINKS)) {
                 if (channel.size() != file.size()) {
                     throw new CheckpointException(CheckpointException.Code.CHANGED, file.path() + " changed during the import: "
                             + file.size() + " bytes when validated, " + channel.size() + " now");

@@ -1,0 +1,54 @@
+package io.weightstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.weightstore.weights.testing.HubCacheLayout;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code model import --source} a snapshot of the Hugging Face hub cache, as {@code huggingface-cli download} leaves it. */
+class HubCacheImportCliTest {
+    @TempDir
+    Path tmp;
+
+    @RegisterExtension
+    final TemporaryHome home = new TemporaryHome(() -> tmp.resolve("home"));
+
+    private Path snapshot() throws Exception {
+        Path download = tmp.resolve("download");
+        assertThat(CliRun.of("synth", "--out", download.toString(), "--size", "4M").exitCode()).isZero();
+        return HubCacheLayout.write(download, tmp.resolve("hub"), "acme/tiny-llama", "5f1e0c2d");
+    }
+
+    @Test
+    void aSnapshotImportsUnderTheRepositoryAndCommitItsPathNames() throws Exception {
+        CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", snapshot().toString());
+
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+        assertThat(imported.out()).contains("imported tiny (acme/tiny-llama@5f1e0c2d)", "READY");
+        assertThat(CliRun.of("model", "verify", "tiny").out()).contains("tiny: OK");
+    }
+
+    @Test
+    void flagsNameTheModelAndRevisionOverWhatThePathSays() throws Exception {
+        CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/renamed", "--revision", "main",
+                "--source", snapshot().toString());
+
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+        assertThat(imported.out()).contains("imported tiny (acme/renamed@main)");
+    }
+
+    @Test
+    void anyOtherDirectoryNeedsItsModelId() throws Exception {
+        Path plain = tmp.resolve("plain");
+        assertThat(CliRun.of("synth", "--out", plain.toString(), "--size", "4M").exitCode()).isZero();
+
+        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", plain.toString());
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--model-id is required: --source " + plain + " is no Hugging Face cache snapshot");
+        assertThat(CliRun.of("model", "list", "--json").out().strip()).isEqualTo("[ ]");
+    }
+}
