@@ -13,6 +13,8 @@ import io.weightstore.weights.ImportResult;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -54,6 +56,11 @@ final class ModelImportCommand implements Callable<Integer> {
             + " SHA-256 that names them.")
     private Path source;
 
+    @Option(names = "--exclude", paramLabel = "GLOB", description = "Leave out the source's files whose path (relative to it, '/'"
+            + " separated) matches GLOB: * stays within a directory, ** crosses them; repeatable. For a copy no engine reads, such as"
+            + " a Llama's original/ PyTorch files: --exclude 'original/**'. Excluded files are neither validated nor stored.")
+    private List<String> exclude = new ArrayList<>();
+
     @Option(names = "--replicas", paramLabel = "N", description = "Copies of each slice on distinct nodes, for the files this import"
             + " writes. Default: 1 for a new checkpoint; a --replace without it writes the files that changed with the count (and"
             + " auto) the version before has, so a 'model replicate' outlives the replace. Files a replace keeps keep their count.")
@@ -88,7 +95,7 @@ final class ModelImportCommand implements Callable<Integer> {
         }
         ImportResult result;
         ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source,
-                replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles);
+                replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles, exclude);
         try (StoreClient store = selection.open(); ProgressBar bar = new ProgressBar("import " + id)) {
             result = new CheckpointImporter(new Catalog(store)).run(request, bar);
         }
@@ -97,9 +104,10 @@ final class ModelImportCommand implements Callable<Integer> {
             JsonOutput.print(out, result);
             return ExitCodes.OK;
         }
-        out.printf("imported %s (%s@%s) into %s: READY, %d files, %s; %d uploaded, %d already stored; %.2f s (%.2f GB/s)%n",
+        out.printf("imported %s (%s@%s) into %s: READY, %d files, %s; %d uploaded, %d already stored%s; %.2f s (%.2f GB/s)%n",
                 id, modelId, revision, selection.describe(), result.manifest().files().size(),
-                ByteSizes.format(result.manifest().totalBytes()), result.uploadedFiles(), result.skippedFiles(), result.seconds(),
+                ByteSizes.format(result.manifest().totalBytes()), result.uploadedFiles(), result.skippedFiles(),
+                result.excludedFiles().isEmpty() ? "" : ", " + result.excludedFiles().size() + " excluded", result.seconds(),
                 result.uploadedBytes() / result.seconds() / 1e9);
         return ExitCodes.OK;
     }

@@ -6,9 +6,11 @@ import io.weightstore.weights.testing.HubCacheLayout;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code model import --source} a snapshot of the Hugging Face hub cache, as {@code huggingface-cli download} leaves it. */
+@Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class HubCacheImportCliTest {
     @TempDir
     Path tmp;

@@ -24,12 +24,18 @@ import java.util.stream.Stream;
  * directory, or, when the directory is a {@link HubCacheSnapshot}, to a blob of its repository.
  */
 public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optional<WeightIndex> index,
-        Optional<HubCacheSnapshot> hubSnapshot) {
+        Optional<HubCacheSnapshot> hubSnapshot, List<String> excluded) {
     public CheckpointDirectory {
         files = List.copyOf(files);
+        excluded = List.copyOf(excluded);
     }
 
     public static CheckpointDirectory read(Path root) throws IOException {
+        return read(root, ExcludedFiles.NONE);
+    }
+
+    /** As {@link #read(Path)}, leaving out the files {@code exclusion} names: neither read nor validated, listed in {@link #excluded}. */
+    public static CheckpointDirectory read(Path root, ExcludedFiles exclusion) throws IOException {
         if (!Files.isDirectory(root)) {
             throw new SafetensorsFormatException(Rule.DIRECTORY, "not a directory: " + root);
         }
@@ -37,9 +43,14 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         Path realRoot = root.toRealPath();
         Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(realRoot);
         List<CheckpointFile> files = new ArrayList<>();
+        List<String> excluded = new ArrayList<>();
         Optional<Path> indexFile = Optional.empty();
         for (Path path : listFiles(realRoot)) {
             String relative = relativeName(realRoot, path);
+            if (exclusion.excludes(relative)) {
+                excluded.add(relative);
+                continue;
+            }
             requireNameRoundTrips(realRoot, path, relative);
             Path target = path;
             if (Files.isSymbolicLink(path)) {
@@ -74,10 +85,10 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         Optional<WeightIndex> index = Optional.empty();
         if (indexFile.isPresent()) {
             WeightIndex weightIndex = WeightIndex.read(indexFile.get());
-            checkIndex(weightIndex, files);
+            checkIndex(weightIndex, files, excluded);
             index = Optional.of(weightIndex);
         }
-        return new CheckpointDirectory(root, files, index, hub);
+        return new CheckpointDirectory(root, files, index, hub, excluded);
     }
 
     /**
@@ -164,7 +175,8 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         }
     }
 
-    private static void checkIndex(WeightIndex index, List<CheckpointFile> files) throws SafetensorsFormatException {
+    private static void checkIndex(WeightIndex index, List<CheckpointFile> files, List<String> excluded)
+            throws SafetensorsFormatException {
         Map<String, Map<String, TensorInfo>> tensorsByFile = new HashMap<>();
         for (CheckpointFile file : files) {
             file.header().ifPresent(h -> tensorsByFile.put(file.path(), h.tensorsByName()));
@@ -173,7 +185,8 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             Map<String, TensorInfo> tensors = tensorsByFile.get(entry.getValue());
             if (tensors == null) {
                 throw new SafetensorsFormatException(Rule.INDEX, entry.getKey(), WeightIndex.FILE_NAME
-                        + " names file '" + entry.getValue() + "', which is not a safetensors file of the checkpoint");
+                        + " names file '" + entry.getValue() + "', which is not a safetensors file of the checkpoint"
+                        + (excluded.contains(entry.getValue()) ? " (it is excluded: an engine reading the index would not find it)" : ""));
             }
             if (!tensors.containsKey(entry.getKey())) {
                 throw new SafetensorsFormatException(Rule.INDEX, entry.getKey(), WeightIndex.FILE_NAME

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -214,6 +215,46 @@ class CheckpointDirectoryTest {
         Files.move(snapshot.resolve(file), blob);
         Files.createSymbolicLink(snapshot.resolve(file), snapshot.resolve(file).getParent().relativize(blob));
         return blob;
+    }
+
+    @Test
+    void excludedFilesAreNeitherReadNorValidatedAndAreListed() throws IOException {
+        Files.createDirectories(checkpoint.resolve("original"));
+        Files.writeString(checkpoint.resolve("original/consolidated.00.pth"), "pickled");
+        Files.writeString(checkpoint.resolve("original/broken.safetensors"), "not a header");
+
+        CheckpointDirectory read = CheckpointDirectory.read(checkpoint, ExcludedFiles.of(List.of("original/**")));
+
+        assertThat(read.files()).extracting(CheckpointFile::path).noneMatch(p -> p.startsWith("original/")).contains("config.json");
+        assertThat(read.excluded()).containsExactly("original/broken.safetensors", "original/consolidated.00.pth");
+    }
+
+    @Test
+    void aSingleStarStaysWithinADirectoryAndADoubleStarCrossesThem() {
+        ExcludedFiles topLevel = ExcludedFiles.of(List.of("*.pth"));
+        ExcludedFiles anywhere = ExcludedFiles.of(List.of("**.pth"));
+
+        assertThat(topLevel.excludes("consolidated.pth")).isTrue();
+        assertThat(topLevel.excludes("original/consolidated.pth")).isFalse();
+        assertThat(anywhere.excludes("original/consolidated.pth")).isTrue();
+        assertThat(anywhere.excludes("model.safetensors")).isFalse();
+    }
+
+    @Test
+    void anIndexNamingAnExcludedShardIsRefusedSayingItIsExcluded() throws IOException {
+        String shard = CheckpointDirectory.read(checkpoint).files(FileKind.WEIGHT).getFirst().path();
+
+        assertThatThrownBy(() -> CheckpointDirectory.read(checkpoint, ExcludedFiles.of(List.of(shard))))
+                .isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("names file '" + shard + "', which is not a safetensors file of the checkpoint (it is excluded");
+    }
+
+    @Test
+    void anExcludeThatIsNoGlobIsRefusedNamingIt() {
+        assertThatThrownBy(() -> ExcludedFiles.of(List.of("original/[")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("exclude glob 'original/[' is not a glob: ");
+        assertThatThrownBy(() -> ExcludedFiles.of(List.of(" ")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("an exclude glob is empty");
     }
 
     @Test

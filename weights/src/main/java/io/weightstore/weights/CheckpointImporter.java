@@ -2,6 +2,7 @@ package io.weightstore.weights;
 
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
+import io.weightstore.format.ExcludedFiles;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.SafetensorsHeaderParser;
@@ -87,7 +88,7 @@ public final class CheckpointImporter {
         CheckpointId id = request.checkpointId();
         requireLabel("a model id (ORG/NAME)", request.modelId());
         requireLabel("a revision", request.revision());
-        CheckpointDirectory directory = validate(request.source());
+        CheckpointDirectory directory = validate(request.source(), ExcludedFiles.of(request.exclude()));
         requireStorableNames(request.checkpointId(), directory);
         Room room = store.room();
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
@@ -221,17 +222,19 @@ public final class CheckpointImporter {
                 + ")";
     }
 
-    private static CheckpointDirectory validate(Path source) throws IOException {
+    private static CheckpointDirectory validate(Path source, ExcludedFiles exclusion) throws IOException {
         CheckpointDirectory directory;
         try {
-            directory = CheckpointDirectory.read(source);
+            directory = CheckpointDirectory.read(source, exclusion);
         } catch (SafetensorsFormatException e) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "invalid checkpoint " + source + ": " + e.getMessage(), e);
         } catch (NoSuchFileException e) {
             throw new CheckpointException(CheckpointException.Code.INVALID, missing(source, e), e);
         }
         if (directory.files().isEmpty()) {
-            throw new CheckpointException(CheckpointException.Code.INVALID, "checkpoint directory " + source + " has no files");
+            throw new CheckpointException(CheckpointException.Code.INVALID, "checkpoint directory " + source + " has no files"
+                    + (directory.excluded().isEmpty() ? "" : " but the " + directory.excluded().size() + " excluded by "
+                            + exclusion.globs()));
         }
         return directory;
     }
@@ -321,7 +324,8 @@ public final class CheckpointImporter {
         switchTo(ready, writer);
         removeFilesOfEarlierVersions(ready, slot, writer);
         int total = initial.files().size();
-        return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), (System.nanoTime() - start) / 1e9);
+        return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), directory.excluded(),
+                (System.nanoTime() - start) / 1e9);
     }
 
     /** A hub cache blob named by a SHA-256 must hold bytes of that SHA-256: else the download is corrupt, or was altered. */

@@ -1,6 +1,8 @@
 package io.weightstore.weights;
 
+import io.weightstore.format.ExcludedFiles;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.OptionalInt;
 
 /**
@@ -10,9 +12,10 @@ import java.util.OptionalInt;
  *     for a new checkpoint, and for a replace the count (and auto) of the version it replaces
  * @param replace import over a READY checkpoint of the same id
  * @param parallelFiles files uploaded at once (each is also cut into slices sent in parallel)
+ * @param exclude globs of the source's files to leave out ({@link ExcludedFiles})
  */
 public record ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, OptionalInt replicas,
-        boolean replace, int parallelFiles) {
+        boolean replace, int parallelFiles, List<String> exclude) {
     public ImportRequest {
         if (replicas.isPresent() && replicas.getAsInt() < 1) {
             throw new IllegalArgumentException("replicas must be >= 1: replicas=" + replicas.getAsInt());
@@ -20,9 +23,17 @@ public record ImportRequest(CheckpointId checkpointId, String modelId, String re
         if (parallelFiles < 1) {
             throw new IllegalArgumentException("parallelFiles must be >= 1: parallelFiles=" + parallelFiles);
         }
+        exclude = List.copyOf(exclude);
+        ExcludedFiles.of(exclude);
     }
 
-    /** An import that writes its files with {@code replicas} copies, a replace's too. */
+    /** An import of every file of the source. */
+    public ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, OptionalInt replicas, boolean replace,
+            int parallelFiles) {
+        this(checkpointId, modelId, revision, source, replicas, replace, parallelFiles, List.of());
+    }
+
+    /** An import of every file of the source, written with {@code replicas} copies, a replace's too. */
     public ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, int replicas, boolean replace,
             int parallelFiles) {
         this(checkpointId, modelId, revision, source, OptionalInt.of(replicas), replace, parallelFiles);
