@@ -12,13 +12,12 @@ import java.util.regex.Pattern;
  * leave on disk. Its files are links into the repository's {@code blobs}, each blob stored once for
  * every snapshot that has it, and a weight file's blob is named by its SHA-256 (the Git LFS object id).
  *
- * @param repository the real path of {@code models--ORG--NAME}
- * @param blobs the real path of its {@code blobs} directory, where the snapshot's links may lead
+ * @param blobs the real path of the repository's {@code blobs} directory, where the snapshot's links may lead
  * @param modelId the repository id: the hub spells {@code /} as {@code --} in the directory's name, and
  *     refuses {@code --} inside an id, so the name reads back unambiguously
  * @param commit the snapshot's directory name, the commit it was downloaded at
  */
-public record HubCacheSnapshot(Path repository, Path blobs, String modelId, String commit) {
+public record HubCacheSnapshot(Path blobs, String modelId, String commit) {
     private static final String MODELS = "models--";
     private static final Pattern SHA256_NAME = Pattern.compile("[0-9a-f]{64}");
 
@@ -34,7 +33,7 @@ public record HubCacheSnapshot(Path repository, Path blobs, String modelId, Stri
         if (!name.startsWith(MODELS) || name.length() == MODELS.length() || !Files.isDirectory(blobs)) {
             return Optional.empty();
         }
-        return Optional.of(new HubCacheSnapshot(repository, blobs.toRealPath(), name.substring(MODELS.length()).replace("--", "/"),
+        return Optional.of(new HubCacheSnapshot(blobs.toRealPath(), name.substring(MODELS.length()).replace("--", "/"),
                 realRoot.getFileName().toString()));
     }
 
