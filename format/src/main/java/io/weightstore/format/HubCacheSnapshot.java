@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 public record HubCacheSnapshot(Path blobs, String modelId, String commit) {
     private static final String MODELS = "models--";
     private static final Pattern SHA256_NAME = Pattern.compile("[0-9a-f]{64}");
+    private static final Pattern COMMIT_NAME = Pattern.compile("[0-9a-f]{40}");
 
     /** The snapshot {@code realRoot} is, when it is one: {@code realRoot} must have no link left in it. */
     public static Optional<HubCacheSnapshot> of(Path realRoot) throws IOException {
@@ -35,6 +36,24 @@ public record HubCacheSnapshot(Path blobs, String modelId, String commit) {
         }
         return Optional.of(new HubCacheSnapshot(blobs.toRealPath(), name.substring(MODELS.length()).replace("--", "/"),
                 realRoot.getFileName().toString()));
+    }
+
+    /**
+     * Refuses a hub cache repository given whole: its walk would meet every blob and every snapshot's links to them, and
+     * store the weights once as blobs and once more per snapshot. Names the snapshot {@code refs/main} points to.
+     */
+    static void requireNoRepository(Path realRoot) throws IOException {
+        Path name = realRoot.getFileName();
+        Path snapshots = realRoot.resolve("snapshots");
+        if (name == null || !name.toString().startsWith(MODELS) || !Files.isDirectory(snapshots)
+                || !Files.isDirectory(realRoot.resolve("blobs"))) {
+            return;
+        }
+        Path main = realRoot.resolve("refs").resolve("main");
+        String commit = Files.isRegularFile(main) ? Files.readString(main).strip() : "";
+        throw new SafetensorsFormatException(SafetensorsFormatException.Rule.DIRECTORY, realRoot + " is a Hugging Face hub cache"
+                + " repository, not a checkpoint: give one of its snapshots, such as "
+                + snapshots.resolve(COMMIT_NAME.matcher(commit).matches() ? commit : "COMMIT"));
     }
 
     /** Whether {@code realTarget}, a link's target with no link left in it, is a blob of this repository. */

@@ -200,6 +200,19 @@ class CheckpointDirectoryTest {
                 .hasMessageContaining("symlink config.json points to");
     }
 
+    @Test
+    void aHubCacheRepositoryGivenWholeIsRefusedNamingItsMainSnapshot() throws Exception {
+        String commit = "0123456789abcdef0123456789abcdef01234567";
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", commit);
+        Path repository = snapshot.getParent().getParent();
+        Files.createDirectories(repository.resolve("refs"));
+        Files.writeString(repository.resolve("refs/main"), commit);
+
+        assertThatThrownBy(() -> CheckpointDirectory.read(repository)).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining(repository.toRealPath() + " is a Hugging Face hub cache repository, not a checkpoint: give one of"
+                        + " its snapshots, such as " + snapshot.toRealPath());
+    }
+
     /** The synthesized checkpoint as the snapshot {@code commit} of {@code repository} in a hub cache, its files still its own. */
     private Path hubSnapshot(String repository, String commit) throws IOException {
         Path repo = Files.createDirectories(tmp.resolve("hub").resolve(repository));
