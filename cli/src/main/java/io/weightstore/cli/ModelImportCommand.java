@@ -2,6 +2,7 @@ package io.weightstore.cli;
 
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
+import io.weightstore.format.ExcludedFiles;
 import io.weightstore.format.HubCacheSnapshot;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
@@ -56,9 +57,11 @@ final class ModelImportCommand implements Callable<Integer> {
             + " SHA-256 that names them.")
     private Path source;
 
-    @Option(names = "--exclude", paramLabel = "GLOB", description = "Leave out the source's files whose path (relative to it, '/'"
-            + " separated) matches GLOB: * stays within a directory, ** crosses them; repeatable. For a copy no engine reads, such as"
-            + " a Llama's original/ PyTorch files: --exclude 'original/**'. Excluded files are neither validated nor stored.")
+    @Option(names = "--exclude", paramLabel = "PATTERN", description = "Leave out the source's files whose path (relative to it, '/'"
+            + " separated) matches PATTERN, as the Hugging Face client's --exclude matches: * any characters, '/' too, ? one,"
+            + " [seq] one of a set, a trailing / a whole directory; repeatable. For a copy no engine reads, such as a Llama's"
+            + " original/ PyTorch files: --exclude original/. Excluded files are neither validated nor stored; a pattern that"
+            + " matches no file is warned of.")
     private List<String> exclude = new ArrayList<>();
 
     @Option(names = "--replicas", paramLabel = "N", description = "Copies of each slice on distinct nodes, for the files this import"
@@ -85,6 +88,8 @@ final class ModelImportCommand implements Callable<Integer> {
         if (!Files.isDirectory(source)) {
             throw new IllegalArgumentException("--source " + source + " is not a directory; give the checkpoint's directory");
         }
+        // Before the model id is asked for: a repository or a cache given whole is told apart from a directory of no snapshot.
+        HubCacheSnapshot.requireNoCacheAbove(source.toRealPath());
         Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(source.toRealPath());
         if (modelId == null) {
             modelId = hub.map(HubCacheSnapshot::modelId).orElseThrow(() -> new IllegalArgumentException("--model-id is required: --source "
@@ -98,6 +103,9 @@ final class ModelImportCommand implements Callable<Integer> {
                 replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles, exclude);
         try (StoreClient store = selection.open(); ProgressBar bar = new ProgressBar("import " + id)) {
             result = new CheckpointImporter(new Catalog(store)).run(request, bar);
+        }
+        for (String unmatched : ExcludedFiles.of(exclude).unmatched(result.excludedFiles())) {
+            spec.commandLine().getErr().printf("weightstore: warning: --exclude %s matched no file of %s%n", unmatched, source);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

@@ -3,7 +3,9 @@ package io.weightstore.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.weightstore.weights.testing.HubCacheLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -40,6 +42,37 @@ class HubCacheImportCliTest {
 
         assertThat(imported.exitCode()).as(imported.err()).isZero();
         assertThat(imported.out()).contains("imported tiny (acme/renamed@main)");
+    }
+
+    @Test
+    void theRepositoryGivenWholeIsRefusedNamingItsMainSnapshot() throws Exception {
+        Path snapshot = snapshot();
+
+        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", snapshot.getParent().getParent().toString());
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains("is a Hugging Face hub cache repository, not a checkpoint: give one of its snapshots, such as "
+                + snapshot.getParent().toRealPath().resolve("COMMIT"));
+    }
+
+    @Test
+    void aCorruptBlobFailsTheImportNamingTheFileToDownloadAgain() throws Exception {
+        Path snapshot = snapshot();
+        Path shard;
+        try (Stream<Path> files = Files.list(snapshot)) {
+            shard = files.filter(f -> f.toString().endsWith(".safetensors")).sorted().findFirst().orElseThrow();
+        }
+        Path blob = shard.toRealPath();
+        byte[] bytes = Files.readAllBytes(blob);
+        bytes[bytes.length - 1] ^= 1;
+        Files.write(blob, bytes);
+
+        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", snapshot.toString());
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains(shard.getFileName() + " is corrupt: its blob " + blob, "hf download acme/tiny-llama "
+                + shard.getFileName() + " --revision 5f1e0c2d --cache-dir " + tmp.resolve("hub").toRealPath() + " --force-download");
+        assertThat(CliRun.of("model", "list").out()).doesNotContain("READY");
     }
 
     @Test

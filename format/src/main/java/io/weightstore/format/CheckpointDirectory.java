@@ -41,14 +41,15 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         }
         // Walked from where the root really is: a walk started at a symlink to a directory sees the link, not the files.
         Path realRoot = root.toRealPath();
-        HubCacheSnapshot.requireNoRepository(realRoot);
+        HubCacheSnapshot.requireNoCacheAbove(realRoot);
         Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(realRoot);
         List<CheckpointFile> files = new ArrayList<>();
         List<String> excluded = new ArrayList<>();
         Optional<Path> indexFile = Optional.empty();
         for (Path path : listFiles(realRoot)) {
             String relative = relativeName(realRoot, path);
-            if (exclusion.excludes(relative)) {
+            // Matched on the path as listed: a name this locale cannot spell is refused below, unless it is left out.
+            if (exclusion.excludes(realRoot.relativize(path))) {
                 excluded.add(relative);
                 continue;
             }

@@ -243,14 +243,23 @@ class CheckpointDirectoryTest {
     }
 
     @Test
-    void aSingleStarStaysWithinADirectoryAndADoubleStarCrossesThem() {
-        ExcludedFiles topLevel = ExcludedFiles.of(List.of("*.pth"));
-        ExcludedFiles anywhere = ExcludedFiles.of(List.of("**.pth"));
+    void patternsMatchAsTheHubClientsExcludeDoes() {
+        assertThat(ExcludedFiles.of(List.of("*.pth")).excludes(Path.of("original/consolidated.00.pth"))).as("* crosses '/'").isTrue();
+        assertThat(ExcludedFiles.of(List.of("original/")).excludes(Path.of("original/params.json"))).as("a directory").isTrue();
+        assertThat(ExcludedFiles.of(List.of("original")).excludes(Path.of("original/params.json"))).isFalse();
+        assertThat(ExcludedFiles.of(List.of("model-0000?-of-*.safetensors")).excludes(Path.of("model-00001-of-00002.safetensors")))
+                .isTrue();
+        assertThat(ExcludedFiles.of(List.of("[!m]*")).excludes(Path.of("model.safetensors"))).isFalse();
+        assertThat(ExcludedFiles.of(List.of("[!m]*")).excludes(Path.of("tokenizer.json"))).isTrue();
+        assertThat(ExcludedFiles.of(List.of("notes[.txt")).excludes(Path.of("notes[.txt"))).as("a '[' that opens no set").isTrue();
+        assertThat(ExcludedFiles.of(List.of("a.b")).excludes(Path.of("axb"))).as("'.' is itself").isFalse();
+    }
 
-        assertThat(topLevel.excludes("consolidated.pth")).isTrue();
-        assertThat(topLevel.excludes("original/consolidated.pth")).isFalse();
-        assertThat(anywhere.excludes("original/consolidated.pth")).isTrue();
-        assertThat(anywhere.excludes("model.safetensors")).isFalse();
+    @Test
+    void thePatternsThatLeftOutNothingAreNamed() {
+        ExcludedFiles exclusion = ExcludedFiles.of(List.of("original/", "orignal/*"));
+
+        assertThat(exclusion.unmatched(List.of("original/params.json"))).containsExactly("orignal/*");
     }
 
     @Test
@@ -263,11 +272,58 @@ class CheckpointDirectoryTest {
     }
 
     @Test
-    void anExcludeThatIsNoGlobIsRefusedNamingIt() {
-        assertThatThrownBy(() -> ExcludedFiles.of(List.of("original/[")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("exclude glob 'original/[' is not a glob: ");
+    void anEmptyExcludePatternIsRefused() {
         assertThatThrownBy(() -> ExcludedFiles.of(List.of(" ")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("an exclude glob is empty");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("an exclude pattern is empty");
+    }
+
+    @Test
+    void aHubCacheGivenWholeIsRefusedNamingASnapshotOfItsRepositories() throws Exception {
+        String commit = "0123456789abcdef0123456789abcdef01234567";
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", commit);
+        Files.createDirectories(tmp.resolve("hub/models--acme--tiny-llama/refs"));
+        Files.writeString(tmp.resolve("hub/models--acme--tiny-llama/refs/main"), commit + "\n");
+
+        assertThatThrownBy(() -> CheckpointDirectory.read(tmp.resolve("hub"))).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining(tmp.resolve("hub").toRealPath() + " is a Hugging Face hub cache, not a checkpoint: give a snapshot"
+                        + " of one of its repositories, such as " + snapshot.toRealPath());
+    }
+
+    @Test
+    void aSnapshotsLinkMayLeadOnlyToABlobItselfNotIntoADirectoryBelowBlobs() throws Exception {
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", "0123abcd");
+        Path nested = Files.createDirectories(snapshot.getParent().getParent().resolve("blobs/nested"));
+        Files.move(snapshot.resolve("config.json"), nested.resolve("c0ffee"));
+        Files.createSymbolicLink(snapshot.resolve("config.json"), nested.resolve("c0ffee"));
+
+        assertThatThrownBy(() -> CheckpointDirectory.read(snapshot)).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("symlink config.json points to " + nested.toRealPath().resolve("c0ffee"));
+    }
+
+    @Test
+    void aRepositoryWhoseBlobsAreALinkElsewhereIsReadThroughIt() throws Exception {
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", "0123abcd");
+        Path repository = snapshot.getParent().getParent();
+        Path elsewhere = Files.createDirectories(tmp.resolve("big-disk/blobs"));
+        Files.delete(repository.resolve("blobs"));
+        Files.createSymbolicLink(repository.resolve("blobs"), elsewhere);
+        moveIntoBlobs(snapshot, "config.json", "c0ffee");
+
+        CheckpointDirectory read = CheckpointDirectory.read(snapshot);
+
+        assertThat(read.files()).filteredOn(f -> f.path().equals("config.json")).singleElement()
+                .satisfies(f -> assertThat(f.location()).isEqualTo(elsewhere.toRealPath().resolve("c0ffee")));
+    }
+
+    @Test
+    void aRepositoryOfNoOrganisationNamesTheModelAlone() throws Exception {
+        Path snapshot = hubSnapshot("models--gpt2", "0123abcd");
+        Path cache = tmp.resolve("hub").toRealPath();
+
+        assertThat(HubCacheSnapshot.of(snapshot.toRealPath())).hasValueSatisfying(hub -> {
+            assertThat(hub.modelId()).isEqualTo("gpt2");
+            assertThat(hub.cache()).isEqualTo(cache);
+        });
     }
 
     @Test

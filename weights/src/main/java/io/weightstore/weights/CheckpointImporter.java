@@ -3,6 +3,7 @@ package io.weightstore.weights;
 import io.weightstore.format.CheckpointDirectory;
 import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.ExcludedFiles;
+import io.weightstore.format.HubCacheSnapshot;
 import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.SafetensorsHeaderParser;
@@ -234,7 +235,7 @@ public final class CheckpointImporter {
         if (directory.files().isEmpty()) {
             throw new CheckpointException(CheckpointException.Code.INVALID, "checkpoint directory " + source + " has no files"
                     + (directory.excluded().isEmpty() ? "" : " but the " + directory.excluded().size() + " excluded by "
-                            + exclusion.globs()));
+                            + exclusion.patterns()));
         }
         return directory;
     }
@@ -333,10 +334,11 @@ public final class CheckpointImporter {
             throws CheckpointException {
         Optional<String> named = directory.namedSha256(source);
         if (named.isPresent() && !named.get().equals(stored.sha256())) {
+            HubCacheSnapshot hub = directory.hubSnapshot().orElseThrow();
             throw new CheckpointException(CheckpointException.Code.CORRUPT, source.path() + " is corrupt: its blob " + source.location()
                     + " is named by the SHA-256 the hub gave it, but its bytes hash to " + stored.sha256() + "; download it again"
-                    + " (huggingface-cli download " + directory.hubSnapshot().orElseThrow().modelId() + " --revision "
-                    + directory.hubSnapshot().orElseThrow().commit() + " --force-download)");
+                    + " (hf download " + hub.modelId() + " " + source.path() + " --revision " + hub.commit() + " --cache-dir "
+                    + hub.cache() + " --force-download)");
         }
     }
 

@@ -12,7 +12,7 @@ import java.util.OptionalInt;
  *     for a new checkpoint, and for a replace the count (and auto) of the version it replaces
  * @param replace import over a READY checkpoint of the same id
  * @param parallelFiles files uploaded at once (each is also cut into slices sent in parallel)
- * @param exclude globs of the source's files to leave out ({@link ExcludedFiles})
+ * @param exclude patterns of the source's files to leave out ({@link ExcludedFiles})
  */
 public record ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, OptionalInt replicas,
         boolean replace, int parallelFiles, List<String> exclude) {

@@ -71,8 +71,8 @@ class HubCacheImportTest {
 
         assertCheckpointError(() -> importSnapshot("tiny", Progress.NONE), CheckpointException.Code.CORRUPT,
                 shard + " is corrupt: its blob " + blob + " is named by the SHA-256 the hub gave it, but its bytes hash to "
-                        + HubCacheLayout.sha256(blob) + "; download it again (huggingface-cli download acme/tiny-llama --revision"
-                        + " 5f1e0c2 --force-download)");
+                        + HubCacheLayout.sha256(blob) + "; download it again (hf download acme/tiny-llama " + shard + " --revision"
+                        + " 5f1e0c2 --cache-dir " + tmp.resolve("hub").toRealPath() + " --force-download)");
         assertThat(new Catalog(store).manifest(CheckpointId.of("tiny")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
         assertThat(store.list("weights/tiny/files/")).as("what the failed run sent, freed").isEmpty();
     }
@@ -84,6 +84,7 @@ class HubCacheImportTest {
         // The same size and header, other bytes: what the checks made against the file as it was validated cannot tell apart.
         Path other = Files.copy(validated, tmp.resolve("other.safetensors"));
         CatalogContract.flipLastByte(other);
+        // The files go one at a time in the order of their names: config.json, read first, is sent before the shard is opened.
         Progress repointOnce = CatalogContract.onFirstBytes(() -> {
             Files.delete(snapshot.resolve(shard));
             Files.createSymbolicLink(snapshot.resolve(shard), other);

@@ -1,11 +1,10 @@
 package io.weightstore.weights.testing;
 
+import io.weightstore.weights.Sha256;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -46,10 +45,6 @@ public final class HubCacheLayout {
     }
 
     public static String sha256(Path file) throws IOException {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new AssertionError(e);
-        }
+        return Sha256.of(MemorySegment.ofArray(Files.readAllBytes(file)));
     }
 }
