@@ -48,13 +48,14 @@ final class ModelImportCommand implements Callable<Integer> {
     private String modelId;
 
     @Option(names = "--revision", paramLabel = "REV", description = "Revision of the model. Default: the commit of a Hugging Face"
-            + " cache snapshot, else main.")
+            + " cache snapshot, else main. For a hub cache repository as --source: the ref (main by default, or refs/pr/N as"
+            + " pr/N) or commit whose snapshot to import, recorded as that snapshot's commit.")
     private String revision;
 
     @Option(names = "--source", required = true, paramLabel = "DIR", description = "Checkpoint directory to import: the model's"
-            + " files, or a Hugging Face hub cache snapshot (.../models--ORG--NAME/snapshots/COMMIT, as huggingface-cli download"
-            + " leaves it), whose links into the repository's blobs are followed and whose weight blobs must hash to the"
-            + " SHA-256 that names them.")
+            + " files, or a Hugging Face hub cache snapshot (.../models--ORG--NAME/snapshots/COMMIT, as hf download leaves it),"
+            + " whose links into the repository's blobs are followed and whose weight blobs must hash to the SHA-256 that names"
+            + " them, or such a repository (.../models--ORG--NAME), whose snapshot --revision names.")
     private Path source;
 
     @Option(names = "--exclude", paramLabel = "PATTERN", description = "Leave out the source's files whose path (relative to it, '/'"
@@ -88,7 +89,13 @@ final class ModelImportCommand implements Callable<Integer> {
         if (!Files.isDirectory(source)) {
             throw new IllegalArgumentException("--source " + source + " is not a directory; give the checkpoint's directory");
         }
-        // Before the model id is asked for: a repository or a cache given whole is told apart from a directory of no snapshot.
+        Optional<Path> snapshot = HubCacheSnapshot.snapshotOf(source.toRealPath(), revision);
+        if (snapshot.isPresent()) {
+            // --revision chose the snapshot; what is recorded is the commit it is, as for a snapshot given itself.
+            source = snapshot.get();
+            revision = null;
+        }
+        // Before the model id is asked for: the cache given whole is told apart from a directory of no snapshot.
         HubCacheSnapshot.requireNoCacheAbove(source.toRealPath());
         Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(source.toRealPath());
         if (modelId == null) {

@@ -45,13 +45,34 @@ class HubCacheImportCliTest {
     }
 
     @Test
-    void theRepositoryGivenWholeIsRefusedNamingItsMainSnapshot() throws Exception {
-        Path snapshot = snapshot();
+    void theRepositoryImportsTheSnapshotItsMainRefNames() throws Exception {
+        Path repository = snapshot().getParent().getParent();
 
-        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", snapshot.getParent().getParent().toString());
+        CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", repository.toString());
+
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+        assertThat(imported.out()).contains("imported tiny (acme/tiny-llama@5f1e0c2d)", "READY");
+    }
+
+    @Test
+    void aRevisionTheRepositoryDoesNotHaveIsRefusedNamingWhatItHas() throws Exception {
+        Path repository = snapshot().getParent().getParent();
+
+        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", repository.toString(), "--revision", "v2");
 
         assertThat(run.exitCode()).isEqualTo(1);
-        assertThat(run.err()).contains("is a Hugging Face hub cache repository, not a checkpoint: give one of its snapshots, such as "
+        assertThat(run.err()).contains("has no revision 'v2': no refs/v2 and no snapshots/v2 (refs: main; snapshots: 5f1e0c2d)");
+        assertThat(CliRun.of("model", "list", "--json").out().strip()).isEqualTo("[ ]");
+    }
+
+    @Test
+    void theCacheGivenWholeIsRefusedNamingASnapshot() throws Exception {
+        Path snapshot = snapshot();
+
+        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", tmp.resolve("hub").toString());
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains("is a Hugging Face hub cache, not a checkpoint: give a snapshot of one of its repositories, such as "
                 + snapshot.getParent().toRealPath().resolve("COMMIT"));
     }
 

@@ -3,6 +3,7 @@ package io.weightstore.format;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -55,6 +56,62 @@ public record HubCacheSnapshot(Path cache, Path blobs, String modelId, String co
             throw new SafetensorsFormatException(SafetensorsFormatException.Rule.DIRECTORY, realRoot + " is a Hugging Face hub cache,"
                     + " not a checkpoint: give a snapshot of one of its repositories, such as " + mainSnapshot(held.get()));
         }
+    }
+
+    /**
+     * The snapshot of {@code realRepository} that {@code revision} names, when that is a hub cache repository: a ref
+     * under {@code refs/} ({@code main} when none is given; a pull request's is {@code refs/pr/N}), or a commit
+     * downloaded under {@code snapshots/}. Empty for any other directory.
+     *
+     * @throws SafetensorsFormatException when the repository has no such revision, or its snapshot was not downloaded
+     */
+    public static Optional<Path> snapshotOf(Path realRepository, String revision) throws IOException {
+        if (!isRepository(realRepository)) {
+            return Optional.empty();
+        }
+        String wanted = revision == null ? "main" : revision;
+        Path refs = realRepository.resolve("refs");
+        Path snapshots = realRepository.resolve("snapshots");
+        Path ref = refs.resolve(wanted).normalize();
+        Path commit = snapshots.resolve(wanted).normalize();
+        String named;
+        if (ref.startsWith(refs) && Files.isRegularFile(ref)) {
+            named = Files.readString(ref).strip();
+        } else if (commit.getParent().equals(snapshots) && Files.isDirectory(commit)) {
+            named = wanted;
+        } else {
+            throw new SafetensorsFormatException(SafetensorsFormatException.Rule.DIRECTORY, "Hugging Face hub cache repository "
+                    + realRepository + " has no revision '" + wanted + "': no refs/" + wanted + " and no snapshots/" + wanted
+                    + " (refs: " + refNames(refs) + "; snapshots: " + snapshotNames(snapshots) + ")");
+        }
+        Path snapshot = snapshots.resolve(named).normalize();
+        if (!snapshot.getParent().equals(snapshots) || !Files.isDirectory(snapshot)) {
+            throw new SafetensorsFormatException(SafetensorsFormatException.Rule.DIRECTORY, "revision '" + wanted + "' of "
+                    + realRepository + " is commit '" + named + "', whose snapshot was not downloaded (snapshots: "
+                    + snapshotNames(snapshots) + ")");
+        }
+        return Optional.of(snapshot);
+    }
+
+    /** What {@code refs} names, as a revision names it: {@code main}, {@code pr/1}. */
+    private static String refNames(Path refs) throws IOException {
+        if (!Files.isDirectory(refs)) {
+            return "none";
+        }
+        try (Stream<Path> walk = Files.walk(refs)) {
+            return joined(walk.filter(Files::isRegularFile).map(p -> refs.relativize(p).toString()));
+        }
+    }
+
+    private static String snapshotNames(Path snapshots) throws IOException {
+        try (Stream<Path> children = Files.list(snapshots)) {
+            return joined(children.map(p -> p.getFileName().toString()));
+        }
+    }
+
+    private static String joined(Stream<String> names) {
+        List<String> sorted = names.sorted().toList();
+        return sorted.isEmpty() ? "none" : String.join(", ", sorted);
     }
 
     private static boolean isRepository(Path dir) {

@@ -316,6 +316,30 @@ class CheckpointDirectoryTest {
     }
 
     @Test
+    void aRepositorysSnapshotIsTheOneItsRefOrCommitNames() throws Exception {
+        String commit = "0123456789abcdef0123456789abcdef01234567";
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", commit);
+        Path repository = snapshot.getParent().getParent().toRealPath();
+        Files.createDirectories(repository.resolve("refs/pr"));
+        Files.writeString(repository.resolve("refs/main"), commit);
+        Files.writeString(repository.resolve("refs/pr/1"), commit);
+
+        assertThat(HubCacheSnapshot.snapshotOf(repository, null)).contains(snapshot.toRealPath());
+        assertThat(HubCacheSnapshot.snapshotOf(repository, "pr/1")).contains(snapshot.toRealPath());
+        assertThat(HubCacheSnapshot.snapshotOf(repository, commit)).contains(snapshot.toRealPath());
+        assertThat(HubCacheSnapshot.snapshotOf(snapshot.toRealPath(), null)).as("no repository").isEmpty();
+        assertThatThrownBy(() -> HubCacheSnapshot.snapshotOf(repository, "v2")).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("has no revision 'v2': no refs/v2 and no snapshots/v2 (refs: main, pr/1; snapshots: " + commit + ")");
+        Files.writeString(tmp.resolve("outside-ref"), commit);
+        assertThatThrownBy(() -> HubCacheSnapshot.snapshotOf(repository, "../../../outside-ref"))
+                .as("a revision that climbs out of refs").hasMessageContaining("has no revision");
+        Files.writeString(repository.resolve("refs/main"), "fedcba9876543210fedcba9876543210fedcba98");
+        assertThatThrownBy(() -> HubCacheSnapshot.snapshotOf(repository, "main")).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("revision 'main' of " + repository + " is commit 'fedcba9876543210fedcba9876543210fedcba98', whose"
+                        + " snapshot was not downloaded (snapshots: " + commit + ")");
+    }
+
+    @Test
     void aRepositoryOfNoOrganisationNamesTheModelAlone() throws Exception {
         Path snapshot = hubSnapshot("models--gpt2", "0123abcd");
         Path cache = tmp.resolve("hub").toRealPath();
