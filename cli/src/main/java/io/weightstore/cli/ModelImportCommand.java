@@ -3,6 +3,7 @@ package io.weightstore.cli;
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
 import io.weightstore.format.ExcludedFiles;
+import io.weightstore.format.HubCacheRepository;
 import io.weightstore.format.HubCacheSnapshot;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.ByteSizes;
@@ -89,14 +90,14 @@ final class ModelImportCommand implements Callable<Integer> {
         if (!Files.isDirectory(source)) {
             throw new IllegalArgumentException("--source " + source + " is not a directory; give the checkpoint's directory");
         }
-        Optional<Path> snapshot = HubCacheSnapshot.snapshotOf(source.toRealPath(), revision);
+        Optional<Path> snapshot = HubCacheRepository.snapshotOf(source.toRealPath(), revision);
         if (snapshot.isPresent()) {
             // --revision chose the snapshot; what is recorded is the commit it is, as for a snapshot given itself.
             source = snapshot.get();
             revision = null;
         }
         // Before the model id is asked for: the cache given whole is told apart from a directory of no snapshot.
-        HubCacheSnapshot.requireNoCacheAbove(source.toRealPath());
+        HubCacheRepository.requireNoCacheAbove(source.toRealPath());
         Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(source.toRealPath());
         if (modelId == null) {
             modelId = hub.map(HubCacheSnapshot::modelId).orElseThrow(() -> new IllegalArgumentException("--model-id is required: --source "

@@ -52,8 +52,10 @@ class ImportExcludeTest {
 
         assertThat(imported.exitCode()).as(imported.err()).isZero();
         JsonNode result = new ObjectMapper().readTree(imported.out());
-        assertThat(result.get("excludedFiles")).singleElement().satisfies(f -> assertThat(f.asText()).isEqualTo("original/consolidated.00.pth"));
-        assertThat(result.get("manifest").get("files")).anySatisfy(f -> assertThat(f.get("path").asText()).isEqualTo("original/params.json"));
+        assertThat(result.get("excludedFiles")).singleElement()
+                .satisfies(f -> assertThat(f.asText()).isEqualTo("original/consolidated.00.pth"));
+        assertThat(result.get("manifest").get("files"))
+                .anySatisfy(f -> assertThat(f.get("path").asText()).isEqualTo("original/params.json"));
     }
 
     @Test

@@ -41,7 +41,7 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
         }
         // Walked from where the root really is: a walk started at a symlink to a directory sees the link, not the files.
         Path realRoot = root.toRealPath();
-        HubCacheSnapshot.requireNoCacheAbove(realRoot);
+        HubCacheRepository.requireNoCacheAbove(realRoot);
         Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(realRoot);
         List<CheckpointFile> files = new ArrayList<>();
         List<String> excluded = new ArrayList<>();

@@ -324,17 +324,17 @@ class CheckpointDirectoryTest {
         Files.writeString(repository.resolve("refs/main"), commit);
         Files.writeString(repository.resolve("refs/pr/1"), commit);
 
-        assertThat(HubCacheSnapshot.snapshotOf(repository, null)).contains(snapshot.toRealPath());
-        assertThat(HubCacheSnapshot.snapshotOf(repository, "pr/1")).contains(snapshot.toRealPath());
-        assertThat(HubCacheSnapshot.snapshotOf(repository, commit)).contains(snapshot.toRealPath());
-        assertThat(HubCacheSnapshot.snapshotOf(snapshot.toRealPath(), null)).as("no repository").isEmpty();
-        assertThatThrownBy(() -> HubCacheSnapshot.snapshotOf(repository, "v2")).isInstanceOf(SafetensorsFormatException.class)
+        assertThat(HubCacheRepository.snapshotOf(repository, null)).contains(snapshot.toRealPath());
+        assertThat(HubCacheRepository.snapshotOf(repository, "pr/1")).contains(snapshot.toRealPath());
+        assertThat(HubCacheRepository.snapshotOf(repository, commit)).contains(snapshot.toRealPath());
+        assertThat(HubCacheRepository.snapshotOf(snapshot.toRealPath(), null)).as("no repository").isEmpty();
+        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "v2")).isInstanceOf(SafetensorsFormatException.class)
                 .hasMessageContaining("has no revision 'v2': no refs/v2 and no snapshots/v2 (refs: main, pr/1; snapshots: " + commit + ")");
         Files.writeString(tmp.resolve("outside-ref"), commit);
-        assertThatThrownBy(() -> HubCacheSnapshot.snapshotOf(repository, "../../../outside-ref"))
+        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "../../../outside-ref"))
                 .as("a revision that climbs out of refs").hasMessageContaining("has no revision");
         Files.writeString(repository.resolve("refs/main"), "fedcba9876543210fedcba9876543210fedcba98");
-        assertThatThrownBy(() -> HubCacheSnapshot.snapshotOf(repository, "main")).isInstanceOf(SafetensorsFormatException.class)
+        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "main")).isInstanceOf(SafetensorsFormatException.class)
                 .hasMessageContaining("revision 'main' of " + repository + " is commit 'fedcba9876543210fedcba9876543210fedcba98', whose"
                         + " snapshot was not downloaded (snapshots: " + commit + ")");
     }
