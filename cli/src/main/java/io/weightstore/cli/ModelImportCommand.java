@@ -63,8 +63,13 @@ final class ModelImportCommand implements Callable<Integer> {
             + " separated) matches PATTERN, as the Hugging Face client's --exclude matches: * any characters, '/' too, ? one,"
             + " [seq] one of a set, a trailing / a whole directory; repeatable. For a copy no engine reads, such as a Llama's"
             + " original/ PyTorch files: --exclude original/. Excluded files are neither validated nor stored; a pattern that"
-            + " matches no file is warned of.")
+            + " matches no file is warned of. Default: none for a new checkpoint; for a --replace, the patterns of the version"
+            + " it replaces.")
     private List<String> exclude = new ArrayList<>();
+
+    @Option(names = "--no-exclude", description = "For a --replace: store every file of the source, leaving out none of what the"
+            + " version it replaces excluded.")
+    private boolean noExclude;
 
     @Option(names = "--replicas", paramLabel = "N", description = "Copies of each slice on distinct nodes, for the files this import"
             + " writes. Default: 1 for a new checkpoint; a --replace without it writes the files that changed with the count (and"
@@ -106,13 +111,22 @@ final class ModelImportCommand implements Callable<Integer> {
         if (revision == null) {
             revision = hub.map(HubCacheSnapshot::commit).orElse("main");
         }
+        if (noExclude && !exclude.isEmpty()) {
+            throw new IllegalArgumentException("--no-exclude and --exclude contradict each other; give one");
+        }
         ImportResult result;
         ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source,
-                replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles, exclude);
+                replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles,
+                exclude.isEmpty() && !noExclude ? Optional.empty() : Optional.of(exclude));
         try (StoreClient store = selection.open(); ProgressBar bar = new ProgressBar("import " + id)) {
             result = new CheckpointImporter(new Catalog(store)).run(request, bar);
         }
-        for (String unmatched : ExcludedFiles.of(exclude).unmatched(result.excludedFiles())) {
+        List<String> patterns = result.manifest().excluded();
+        if (request.exclude().isEmpty() && !patterns.isEmpty()) {
+            spec.commandLine().getErr().printf("weightstore: leaving out %s, as the version replaced did (--no-exclude stores"
+                    + " every file)%n", String.join(" ", patterns));
+        }
+        for (String unmatched : ExcludedFiles.of(patterns).unmatched(result.excludedFiles())) {
             spec.commandLine().getErr().printf("weightstore: warning: --exclude %s matched no file of %s%n", unmatched, source);
         }
         PrintWriter out = spec.commandLine().getOut();

@@ -52,6 +52,9 @@ final class ModelInspectCommand implements Callable<Integer> {
             out.printf("checkpoint %s: %s@%s, %s, %d files, %s%n", m.checkpointId(), m.modelId(), m.revision(), m.status(),
                     m.files().size(), ByteSizes.format(m.totalBytes()));
             out.printf("  source %s%n  created %s, updated %s%n", m.source(), m.createdAt(), m.updatedAt());
+            if (!m.excluded().isEmpty()) {
+                out.printf("  left out of the source: %s%n", String.join(" ", m.excluded()));
+            }
             if (m.error() != null) {
                 out.printf("  error: %s%n", m.error());
             }

@@ -41,7 +41,8 @@ class ImportExcludeTest {
         assertThat(imported.exitCode()).as(imported.err()).isZero();
         assertThat(imported.out()).contains("READY", "2 excluded");
         CliRun inspect = CliRun.of("model", "inspect", "tiny");
-        assertThat(inspect.out()).contains("config.json").doesNotContain("original/");
+        assertThat(inspect.out()).contains("config.json", "left out of the source: original/")
+                .doesNotContain("original/consolidated.00.pth", "original/params.json");
         assertThat(CliRun.of("model", "verify", "tiny").out()).contains("tiny: OK");
     }
 
@@ -75,6 +76,35 @@ class ImportExcludeTest {
 
         assertThat(imported.exitCode()).as(imported.err()).isZero();
         assertThat(imported.err()).contains("warning: --exclude orignal/ matched no file of " + source).doesNotContain("--exclude *.pth");
+    }
+
+    @Test
+    void aReplaceLeavesOutWhatTheVersionBeforeLeftOutAndSaysSo() throws Exception {
+        assertThat(CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/tiny", "--source", source.toString(),
+                "--exclude", "original/").exitCode()).isZero();
+        Files.writeString(source.resolve("config.json"), Files.readString(source.resolve("config.json")).replaceFirst("\\{",
+                "{\"edited\": true, "));
+
+        CliRun replaced = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/tiny", "--source",
+                source.toString(), "--replace");
+
+        assertThat(replaced.exitCode()).as(replaced.err()).isZero();
+        assertThat(replaced.err()).contains("leaving out original/, as the version replaced did (--no-exclude stores every file)");
+        assertThat(CliRun.of("model", "inspect", "tiny").out()).contains("left out of the source: original/")
+                .doesNotContain("original/consolidated.00.pth");
+        CliRun everything = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/tiny", "--source",
+                source.toString(), "--replace", "--no-exclude");
+        assertThat(everything.exitCode()).as(everything.err()).isZero();
+        assertThat(CliRun.of("model", "inspect", "tiny").out()).contains("original/consolidated.00.pth");
+    }
+
+    @Test
+    void noExcludeWithAnExcludeIsAUsageError() {
+        CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/tiny", "--source", source.toString(),
+                "--exclude", "original/", "--no-exclude");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--no-exclude and --exclude contradict each other");
     }
 
     @Test

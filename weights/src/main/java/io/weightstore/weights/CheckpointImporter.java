@@ -89,7 +89,10 @@ public final class CheckpointImporter {
         CheckpointId id = request.checkpointId();
         requireLabel("a model id (ORG/NAME)", request.modelId());
         requireLabel("a revision", request.revision());
-        CheckpointDirectory directory = validate(request.source(), ExcludedFiles.of(request.exclude()));
+        // A replace given no patterns leaves out what the version it replaces left out, as it keeps that version's replicas.
+        List<String> patterns = request.exclude().isPresent() ? request.exclude().get()
+                : request.replace() ? readyExcluded(id) : List.of();
+        CheckpointDirectory directory = validate(request.source(), ExcludedFiles.of(patterns));
         requireStorableNames(request.checkpointId(), directory);
         Room room = store.room();
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
@@ -118,7 +121,7 @@ public final class CheckpointImporter {
                 version = unfinished.map(Manifest::version).orElse(live.version() + 1);
             }
             requireRoom(id, directory, copies.replicas(), room, previous, version);
-            Manifest initial = initialManifest(request, directory, previous, version);
+            Manifest initial = initialManifest(request, directory, patterns, previous, version);
             // Who imports is the master's word on who wrote the manifest, not anything this process claims.
             Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
             List<String> sent = Collections.synchronizedList(new ArrayList<>());
@@ -266,7 +269,13 @@ public final class CheckpointImporter {
         }
     }
 
-    private static Manifest initialManifest(ImportRequest request, CheckpointDirectory directory, Manifest previous, int version) {
+    /** The patterns the READY version of checkpoint {@code id} left files out by; none when there is no such version. */
+    private List<String> readyExcluded(CheckpointId id) throws IOException {
+        return catalog.storedManifest(id).filter(m -> m.status() == CheckpointStatus.READY).map(Manifest::excluded).orElse(List.of());
+    }
+
+    private static Manifest initialManifest(ImportRequest request, CheckpointDirectory directory, List<String> excluded, Manifest previous,
+            int version) {
         List<ManifestFile> files = new ArrayList<>();
         for (CheckpointFile file : directory.files()) {
             ManifestFile fresh = new ManifestFile(file.path(), file.size(), null, file.kind(),
@@ -279,7 +288,7 @@ public final class CheckpointImporter {
         Instant created = previous != null && previous.status() != CheckpointStatus.READY ? previous.createdAt() : now;
         return new Manifest(Manifest.SCHEMA_VERSION, request.checkpointId(), request.modelId(),
                 request.revision() == null ? "main" : request.revision(), request.source().toAbsolutePath().toString(),
-                CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, version, files);
+                CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, version, files, excluded);
     }
 
     private ImportResult upload(ImportRequest request, CopyCount copies, CheckpointDirectory directory, Manifest initial,

@@ -3,6 +3,7 @@ package io.weightstore.weights;
 import io.weightstore.format.ExcludedFiles;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -12,10 +13,11 @@ import java.util.OptionalInt;
  *     for a new checkpoint, and for a replace the count (and auto) of the version it replaces
  * @param replace import over a READY checkpoint of the same id
  * @param parallelFiles files uploaded at once (each is also cut into slices sent in parallel)
- * @param exclude patterns of the source's files to leave out ({@link ExcludedFiles})
+ * @param exclude patterns of the source's files to leave out ({@link ExcludedFiles}); empty for the
+ *     checkpoint's own: none for a new checkpoint, and for a replace those of the version it replaces
  */
 public record ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, OptionalInt replicas,
-        boolean replace, int parallelFiles, List<String> exclude) {
+        boolean replace, int parallelFiles, Optional<List<String>> exclude) {
     public ImportRequest {
         if (replicas.isPresent() && replicas.getAsInt() < 1) {
             throw new IllegalArgumentException("replicas must be >= 1: replicas=" + replicas.getAsInt());
@@ -23,17 +25,17 @@ public record ImportRequest(CheckpointId checkpointId, String modelId, String re
         if (parallelFiles < 1) {
             throw new IllegalArgumentException("parallelFiles must be >= 1: parallelFiles=" + parallelFiles);
         }
-        exclude = List.copyOf(exclude);
-        ExcludedFiles.of(exclude);
+        exclude = exclude.map(List::copyOf);
+        exclude.ifPresent(ExcludedFiles::of);
     }
 
-    /** An import of every file of the source. */
+    /** An import that leaves out what the checkpoint's own patterns leave out. */
     public ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, OptionalInt replicas, boolean replace,
             int parallelFiles) {
-        this(checkpointId, modelId, revision, source, replicas, replace, parallelFiles, List.of());
+        this(checkpointId, modelId, revision, source, replicas, replace, parallelFiles, Optional.empty());
     }
 
-    /** An import of every file of the source, written with {@code replicas} copies, a replace's too. */
+    /** As above, written with {@code replicas} copies, a replace's too. */
     public ImportRequest(CheckpointId checkpointId, String modelId, String revision, Path source, int replicas, boolean replace,
             int parallelFiles) {
         this(checkpointId, modelId, revision, source, OptionalInt.of(replicas), replace, parallelFiles);

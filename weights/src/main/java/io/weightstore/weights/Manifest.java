@@ -28,17 +28,29 @@ import java.util.Optional;
  * @param importedBy who wrote the import, in the master's words; null on schema 1 and until the
  *     import's first write is sealed
  * @param version the version this manifest describes; files it writes are stored under it
+ * @param excluded the patterns that left files of the source out ({@code --exclude}), which a replace
+ *     given none leaves out again; absent when none did, so older readers, which skip unknown fields,
+ *     read every other manifest as before
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Manifest(int schemaVersion, CheckpointId checkpointId, String modelId, String revision, String source,
         CheckpointStatus status, Instant createdAt, Instant updatedAt, long totalBytes, String error, String importedBy,
-        int version, List<ManifestFile> files) {
+        int version, List<ManifestFile> files, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> excluded) {
 
     /** 2: importedBy, and each file's checksum digest and tensor CRC table digest. 3: versions. */
     public static final int SCHEMA_VERSION = 3;
 
     public Manifest {
         files = List.copyOf(files);
+        excluded = excluded == null ? List.of() : List.copyOf(excluded);
+    }
+
+    /** A manifest of an import that left nothing out. */
+    public Manifest(int schemaVersion, CheckpointId checkpointId, String modelId, String revision, String source,
+            CheckpointStatus status, Instant createdAt, Instant updatedAt, long totalBytes, String error, String importedBy,
+            int version, List<ManifestFile> files) {
+        this(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, updatedAt, totalBytes, error, importedBy,
+                version, files, List.of());
     }
 
     public byte[] toJson() {
@@ -78,20 +90,20 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
 
     public Manifest withStatus(CheckpointStatus next, Instant now, String errorMessage) {
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, next, createdAt, now, totalBytes, errorMessage,
-                importedBy, version, files);
+                importedBy, version, files, excluded);
     }
 
     public Manifest withFile(ManifestFile file, Instant now) {
         List<ManifestFile> updated = new ArrayList<>(files);
         updated.replaceAll(f -> f.path().equals(file.path()) ? file : f);
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, now, totalBytes, error,
-                importedBy, version, updated);
+                importedBy, version, updated, excluded);
     }
 
     /** The manifest of an import whose objects the master recorded as written by {@code writer}. */
     public Manifest withImportedBy(String writer) {
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, updatedAt, totalBytes, error,
-                writer, version, files);
+                writer, version, files, excluded);
     }
 
     /**

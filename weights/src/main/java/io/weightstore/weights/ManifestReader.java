@@ -50,6 +50,7 @@ final class ManifestReader {
         String importedBy = null;
         int version = 0;
         List<ManifestFile> files = null;
+        List<String> excluded = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
@@ -67,6 +68,7 @@ final class ManifestReader {
                 case "importedBy" -> importedBy = text(parser);
                 case "version" -> version = intValue(parser);
                 case "files" -> files = files(parser);
+                case "excluded" -> excluded = texts(parser);
                 default -> parser.skipChildren();
             }
         }
@@ -74,7 +76,25 @@ final class ManifestReader {
             throw new JsonParseException(parser, "a manifest needs its files");
         }
         return new Manifest(schemaVersion, checkpointId, modelId, revision, source, status, createdAt, updatedAt, totalBytes, error,
-                importedBy, version, files);
+                importedBy, version, files, excluded);
+    }
+
+    private static List<String> texts(JsonParser parser) throws IOException {
+        if (parser.currentToken() == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (parser.currentToken() != JsonToken.START_ARRAY) {
+            throw new JsonParseException(parser, "expected an array of strings, found " + parser.currentToken());
+        }
+        List<String> texts = new ArrayList<>();
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            String text = text(parser);
+            if (text == null) {
+                throw new JsonParseException(parser, "expected a string, found null");
+            }
+            texts.add(text);
+        }
+        return texts;
     }
 
     private static List<ManifestFile> files(JsonParser parser) throws IOException {

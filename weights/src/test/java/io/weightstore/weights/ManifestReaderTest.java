@@ -34,7 +34,8 @@ class ManifestReaderTest {
     private static final Manifest FULL = new Manifest(Manifest.SCHEMA_VERSION, new CheckpointId("org.model-v1_2"), "org/model",
             "0123abc", "/models/org model \"v1\"", CheckpointStatus.READY, Instant.parse("2026-11-30T14:30:37.123456789Z"),
             Instant.parse("2026-11-30T14:31:00Z"), Long.MAX_VALUE, "an error\nwith a newline and \u00e9", "CN=importer, O=weights",
-            7, List.of(WEIGHTS, new ManifestFile("config.json", 0, "00".repeat(32), FileKind.METADATA, null, null)));
+            7, List.of(WEIGHTS, new ManifestFile("config.json", 0, "00".repeat(32), FileKind.METADATA, null, null)),
+            List.of("original/", "*.pth"));
 
     private static Manifest databind(byte[] json) throws IOException {
         return DATABIND.readValue(json, Manifest.class);
