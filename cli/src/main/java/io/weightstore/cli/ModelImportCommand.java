@@ -114,6 +114,10 @@ final class ModelImportCommand implements Callable<Integer> {
         if (noExclude && !exclude.isEmpty()) {
             throw new IllegalArgumentException("--no-exclude and --exclude contradict each other; give one");
         }
+        if (noExclude && !replace) {
+            throw new IllegalArgumentException("--no-exclude is for a --replace: an import of a new checkpoint leaves out nothing"
+                    + " unless --exclude says so");
+        }
         ImportResult result;
         ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source,
                 replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles,
@@ -122,12 +126,12 @@ final class ModelImportCommand implements Callable<Integer> {
             result = new CheckpointImporter(new Catalog(store)).run(request, bar);
         }
         List<String> patterns = result.manifest().excluded();
-        if (request.exclude().isEmpty() && !patterns.isEmpty()) {
+        if (replace && request.exclude().isEmpty() && !patterns.isEmpty()) {
             spec.commandLine().getErr().printf("weightstore: leaving out %s, as the version replaced did (--no-exclude stores"
                     + " every file)%n", String.join(" ", patterns));
         }
         for (String unmatched : ExcludedFiles.of(patterns).unmatched(result.excludedFiles())) {
-            spec.commandLine().getErr().printf("weightstore: warning: --exclude %s matched no file of %s%n", unmatched, source);
+            spec.commandLine().getErr().printf("weightstore: warning: exclude pattern %s matched no file of %s%n", unmatched, source);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

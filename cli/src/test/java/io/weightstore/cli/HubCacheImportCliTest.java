@@ -14,6 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code model import --source} a snapshot of the Hugging Face hub cache, as {@code huggingface-cli download} leaves it. */
 @Isolated("sets the JVM-wide home, which the CLI in every other test reads")
 class HubCacheImportCliTest {
+    private static final String COMMIT = "5f1e0c2d9a7b3c4d5e6f708192a3b4c5d6e7f809";
+
     @TempDir
     Path tmp;
 
@@ -23,7 +25,7 @@ class HubCacheImportCliTest {
     private Path snapshot() throws Exception {
         Path download = tmp.resolve("download");
         assertThat(CliRun.of("synth", "--out", download.toString(), "--size", "4M").exitCode()).isZero();
-        return HubCacheLayout.write(download, tmp.resolve("hub"), "acme/tiny-llama", "5f1e0c2d");
+        return HubCacheLayout.write(download, tmp.resolve("hub"), "acme/tiny-llama", COMMIT);
     }
 
     @Test
@@ -31,7 +33,7 @@ class HubCacheImportCliTest {
         CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", snapshot().toString());
 
         assertThat(imported.exitCode()).as(imported.err()).isZero();
-        assertThat(imported.out()).contains("imported tiny (acme/tiny-llama@5f1e0c2d)", "READY");
+        assertThat(imported.out()).contains("imported tiny (acme/tiny-llama@" + COMMIT + ")", "READY");
         assertThat(CliRun.of("model", "verify", "tiny").out()).contains("tiny: OK");
     }
 
@@ -51,7 +53,18 @@ class HubCacheImportCliTest {
         CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", repository.toString());
 
         assertThat(imported.exitCode()).as(imported.err()).isZero();
-        assertThat(imported.out()).contains("imported tiny (acme/tiny-llama@5f1e0c2d)", "READY");
+        assertThat(imported.out()).contains("imported tiny (acme/tiny-llama@" + COMMIT + ")", "READY");
+    }
+
+    @Test
+    void aCommitOfTheRepositoryNamesItsSnapshot() throws Exception {
+        Path repository = snapshot().getParent().getParent();
+
+        CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", repository.toString(), "--revision",
+                COMMIT);
+
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+        assertThat(imported.out()).contains("imported tiny (acme/tiny-llama@" + COMMIT + ")");
     }
 
     @Test
@@ -60,8 +73,8 @@ class HubCacheImportCliTest {
 
         CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--source", repository.toString(), "--revision", "v2");
 
-        assertThat(run.exitCode()).isEqualTo(1);
-        assertThat(run.err()).contains("has no revision 'v2': no refs/v2 and no snapshots/v2 (refs: main; snapshots: 5f1e0c2d)");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("has no revision 'v2': no refs/v2 and no snapshots/v2 (refs: main; snapshots: " + COMMIT + ")");
         assertThat(CliRun.of("model", "list", "--json").out().strip()).isEqualTo("[ ]");
     }
 
@@ -73,7 +86,7 @@ class HubCacheImportCliTest {
 
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.err()).contains("is a Hugging Face hub cache, not a checkpoint: give a snapshot of one of its repositories, such as "
-                + snapshot.getParent().toRealPath().resolve("COMMIT"));
+                + snapshot.toRealPath());
     }
 
     @Test
@@ -92,7 +105,7 @@ class HubCacheImportCliTest {
 
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.err()).contains(shard.getFileName() + " is corrupt: its blob " + blob, "hf download acme/tiny-llama "
-                + shard.getFileName() + " --revision 5f1e0c2d --cache-dir " + tmp.resolve("hub").toRealPath() + " --force-download");
+                + shard.getFileName() + " --revision " + COMMIT + " --cache-dir " + tmp.resolve("hub").toRealPath() + " --force-download");
         assertThat(CliRun.of("model", "list").out()).doesNotContain("READY");
     }
 

@@ -75,7 +75,8 @@ class ImportExcludeTest {
                 "--exclude", "orignal/", "--exclude", "*.pth");
 
         assertThat(imported.exitCode()).as(imported.err()).isZero();
-        assertThat(imported.err()).contains("warning: --exclude orignal/ matched no file of " + source).doesNotContain("--exclude *.pth");
+        assertThat(imported.err()).contains("warning: exclude pattern orignal/ matched no file of " + source)
+                .doesNotContain("pattern *.pth");
     }
 
     @Test
@@ -95,16 +96,22 @@ class ImportExcludeTest {
         CliRun everything = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/tiny", "--source",
                 source.toString(), "--replace", "--no-exclude");
         assertThat(everything.exitCode()).as(everything.err()).isZero();
-        assertThat(CliRun.of("model", "inspect", "tiny").out()).contains("original/consolidated.00.pth");
+        assertThat(everything.err()).doesNotContain("leaving out");
+        assertThat(CliRun.of("model", "inspect", "tiny").out()).contains("original/consolidated.00.pth")
+                .doesNotContain("left out of the source");
     }
 
     @Test
-    void noExcludeWithAnExcludeIsAUsageError() {
+    void noExcludeWithAnExcludeOrWithoutAReplaceIsAUsageError() {
         CliRun run = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/tiny", "--source", source.toString(),
                 "--exclude", "original/", "--no-exclude");
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--no-exclude and --exclude contradict each other");
+        CliRun notAReplace = CliRun.of("model", "import", "--checkpoint-id", "tiny", "--model-id", "acme/tiny", "--source",
+                source.toString(), "--no-exclude");
+        assertThat(notAReplace.exitCode()).isEqualTo(2);
+        assertThat(notAReplace.err()).contains("--no-exclude is for a --replace");
     }
 
     @Test

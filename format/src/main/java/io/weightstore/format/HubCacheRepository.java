@@ -2,7 +2,9 @@ package io.weightstore.format;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -17,6 +19,10 @@ import java.util.stream.Stream;
 public final class HubCacheRepository {
     private static final String MODELS = "models--";
     private static final Pattern GIT_OBJECT_NAME = Pattern.compile("[0-9a-f]{40}");
+    /** A ref's or a commit's name: relative, '/' between parts ({@code pr/1}); parts of dots alone are refused apart. */
+    private static final Pattern REVISION = Pattern.compile("[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*");
+    /** A ref holds a commit's id and a newline; anything larger is no ref. */
+    private static final int MAX_REF_BYTES = 256;
 
     private HubCacheRepository() {}
 
@@ -45,31 +51,40 @@ public final class HubCacheRepository {
      * under {@code refs/} ({@code main} when none is given; a pull request's is {@code refs/pr/N}), or a commit
      * downloaded under {@code snapshots/}. Empty for any other directory.
      *
-     * @throws SafetensorsFormatException when the repository has no such revision, or its snapshot was not downloaded
+     * @throws IllegalArgumentException when {@code revision} is no name of a ref or commit, or the repository has none of it
+     * @throws SafetensorsFormatException when the ref names a commit whose snapshot is not a directory of the repository
      */
     public static Optional<Path> snapshotOf(Path realRepository, String revision) throws IOException {
         if (!isRepository(realRepository)) {
             return Optional.empty();
         }
         String wanted = revision == null ? "main" : revision;
+        if (!REVISION.matcher(wanted).matches() || Arrays.stream(wanted.split("/")).anyMatch(part -> part.matches("\\.+"))) {
+            throw new IllegalArgumentException("revision '" + wanted + "' is no name of a ref or a commit (such as main, pr/1 or a"
+                    + " commit's 40 hex digits)");
+        }
         Path refs = realRepository.resolve("refs");
         Path snapshots = realRepository.resolve("snapshots");
-        Path ref = refs.resolve(wanted).normalize();
-        Path commit = snapshots.resolve(wanted).normalize();
-        String named;
-        if (ref.startsWith(refs) && Files.isRegularFile(ref)) {
-            named = Files.readString(ref).strip();
-        } else if (commit.getParent().equals(snapshots) && Files.isDirectory(commit)) {
-            named = wanted;
+        Path ref = refs.resolve(wanted);
+        String commit;
+        if (Files.isRegularFile(ref, LinkOption.NOFOLLOW_LINKS) && Files.size(ref) <= MAX_REF_BYTES) {
+            commit = Files.readString(ref).strip();
+        } else if (!wanted.contains("/") && Files.exists(snapshots.resolve(wanted), LinkOption.NOFOLLOW_LINKS)) {
+            commit = wanted;
         } else {
-            throw new SafetensorsFormatException(SafetensorsFormatException.Rule.DIRECTORY, "Hugging Face hub cache repository "
-                    + realRepository + " has no revision '" + wanted + "': no refs/" + wanted + " and no snapshots/" + wanted
-                    + " (refs: " + refNames(refs) + "; snapshots: " + snapshotNames(snapshots) + ")");
+            throw new IllegalArgumentException("Hugging Face hub cache repository " + realRepository + " has no revision '" + wanted
+                    + "': no refs/" + wanted + " and no snapshots/" + wanted + " (refs: " + refNames(refs) + "; snapshots: "
+                    + snapshotNames(snapshots) + ")");
         }
-        Path snapshot = snapshots.resolve(named).normalize();
-        if (!snapshot.getParent().equals(snapshots) || !Files.isDirectory(snapshot)) {
+        if (!GIT_OBJECT_NAME.matcher(commit).matches() && !commit.equals(wanted)) {
+            throw new SafetensorsFormatException(SafetensorsFormatException.Rule.DIRECTORY, "refs/" + wanted + " of " + realRepository
+                    + " holds no commit id (40 hex digits)");
+        }
+        // A snapshot is a directory of the repository itself: one that is a link elsewhere would be read as no snapshot at all.
+        Path snapshot = snapshots.resolve(commit);
+        if (!Files.isDirectory(snapshot, LinkOption.NOFOLLOW_LINKS)) {
             throw new SafetensorsFormatException(SafetensorsFormatException.Rule.DIRECTORY, "revision '" + wanted + "' of "
-                    + realRepository + " is commit '" + named + "', whose snapshot was not downloaded (snapshots: "
+                    + realRepository + " is commit '" + commit + "', which has no snapshot directory in it (snapshots: "
                     + snapshotNames(snapshots) + ")");
         }
         return Optional.of(snapshot);

@@ -328,15 +328,33 @@ class CheckpointDirectoryTest {
         assertThat(HubCacheRepository.snapshotOf(repository, "pr/1")).contains(snapshot.toRealPath());
         assertThat(HubCacheRepository.snapshotOf(repository, commit)).contains(snapshot.toRealPath());
         assertThat(HubCacheRepository.snapshotOf(snapshot.toRealPath(), null)).as("no repository").isEmpty();
-        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "v2")).isInstanceOf(SafetensorsFormatException.class)
+        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "v2")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("has no revision 'v2': no refs/v2 and no snapshots/v2 (refs: main, pr/1; snapshots: " + commit + ")");
-        Files.writeString(tmp.resolve("outside-ref"), commit);
-        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "../../../outside-ref"))
-                .as("a revision that climbs out of refs").hasMessageContaining("has no revision");
+        for (String notAName : List.of("/", "/etc/passwd", "../outside", "pr/../../x", ".", "", "main\n")) {
+            assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, notAName)).as(notAName)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is no name of a ref or a commit");
+        }
         Files.writeString(repository.resolve("refs/main"), "fedcba9876543210fedcba9876543210fedcba98");
         assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "main")).isInstanceOf(SafetensorsFormatException.class)
-                .hasMessageContaining("revision 'main' of " + repository + " is commit 'fedcba9876543210fedcba9876543210fedcba98', whose"
-                        + " snapshot was not downloaded (snapshots: " + commit + ")");
+                .hasMessageContaining("revision 'main' of " + repository + " is commit 'fedcba9876543210fedcba9876543210fedcba98', which"
+                        + " has no snapshot directory in it (snapshots: " + commit + ")");
+        Files.writeString(repository.resolve("refs/main"), "../../../elsewhere");
+        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, "main")).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("refs/main of " + repository + " holds no commit id");
+    }
+
+    @Test
+    void aSnapshotThatIsALinkElsewhereIsNoSnapshotOfTheRepository() throws Exception {
+        String commit = "0123456789abcdef0123456789abcdef01234567";
+        Path snapshot = hubSnapshot("models--acme--tiny-llama", commit);
+        Path repository = snapshot.getParent().getParent().toRealPath();
+        Path elsewhere = Files.move(snapshot, tmp.resolve("elsewhere"));
+        Files.createSymbolicLink(repository.resolve("snapshots").resolve(commit), elsewhere);
+        Files.createDirectories(repository.resolve("refs"));
+        Files.writeString(repository.resolve("refs/main"), commit);
+
+        assertThatThrownBy(() -> HubCacheRepository.snapshotOf(repository, null)).isInstanceOf(SafetensorsFormatException.class)
+                .hasMessageContaining("is commit '" + commit + "', which has no snapshot directory in it");
     }
 
     @Test

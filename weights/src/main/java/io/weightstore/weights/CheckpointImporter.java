@@ -106,6 +106,7 @@ public final class CheckpointImporter {
                         + " is being deleted; run delete again to finish it first");
             }
             ManifestSlot slot = new ManifestSlot(live != null && live.status() == CheckpointStatus.READY);
+            requireExclusionAsRead(request, patterns, slot.replacement() ? live.excluded() : List.of());
             CopyCount copies = CopyCount.forImport(request, slot.replacement() ? Optional.of(live) : Optional.empty(), catalog);
             if (room.nodesUp() < copies.replicas()) {
                 throw new CheckpointException(CheckpointException.Code.TOO_FEW_NODES, "replicas=" + copies.replicas()
@@ -266,6 +267,17 @@ public final class CheckpointImporter {
                 throw new CheckpointException(CheckpointException.Code.INVALID, "file name " + file.path().replaceAll("\\p{Cntrl}", "?")
                         + " cannot be stored: " + e.getMessage(), e);
             }
+        }
+    }
+
+    /**
+     * The patterns a request given none took, before the lock, are still the checkpoint's now that it holds the lock: a
+     * replace or a delete that finished in between would otherwise have this import leave out what no version now does.
+     */
+    private static void requireExclusionAsRead(ImportRequest request, List<String> taken, List<String> now) throws CheckpointException {
+        if (request.exclude().isEmpty() && !taken.equals(now)) {
+            throw new CheckpointException(CheckpointException.Code.CHANGED, "checkpoint " + request.checkpointId() + " changed while"
+                    + " its source was read: its files are now left out by " + now + ", not " + taken + "; run the import again");
         }
     }
 

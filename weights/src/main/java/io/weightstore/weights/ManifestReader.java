@@ -67,8 +67,8 @@ final class ManifestReader {
                 case "error" -> error = text(parser);
                 case "importedBy" -> importedBy = text(parser);
                 case "version" -> version = intValue(parser);
-                case "files" -> files = files(parser);
-                case "excluded" -> excluded = texts(parser);
+                case "files" -> files = array(parser, "a manifest's files", ManifestReader::file);
+                case "excluded" -> excluded = array(parser, "a manifest's exclude patterns", ManifestReader::pattern);
                 default -> parser.skipChildren();
             }
         }
@@ -79,36 +79,32 @@ final class ManifestReader {
                 importedBy, version, files, excluded);
     }
 
-    private static List<String> texts(JsonParser parser) throws IOException {
+    /** A JSON array of what {@code element} reads, or null for null; {@code what} names it in an error. */
+    private static <T> List<T> array(JsonParser parser, String what, Element<T> element) throws IOException {
         if (parser.currentToken() == JsonToken.VALUE_NULL) {
             return null;
         }
         if (parser.currentToken() != JsonToken.START_ARRAY) {
-            throw new JsonParseException(parser, "expected an array of strings, found " + parser.currentToken());
+            throw new JsonParseException(parser, what + " are an array, found " + parser.currentToken());
         }
-        List<String> texts = new ArrayList<>();
+        List<T> items = new ArrayList<>();
         while (parser.nextToken() != JsonToken.END_ARRAY) {
-            String text = text(parser);
-            if (text == null) {
-                throw new JsonParseException(parser, "expected a string, found null");
-            }
-            texts.add(text);
+            items.add(element.read(parser));
         }
-        return texts;
+        return items;
     }
 
-    private static List<ManifestFile> files(JsonParser parser) throws IOException {
-        if (parser.currentToken() == JsonToken.VALUE_NULL) {
-            return null;
+    @FunctionalInterface
+    private interface Element<T> {
+        T read(JsonParser parser) throws IOException;
+    }
+
+    private static String pattern(JsonParser parser) throws IOException {
+        String text = text(parser);
+        if (text == null) {
+            throw new JsonParseException(parser, "an exclude pattern is a string, found null");
         }
-        if (parser.currentToken() != JsonToken.START_ARRAY) {
-            throw new JsonParseException(parser, "a manifest's files are an array, found " + parser.currentToken());
-        }
-        List<ManifestFile> files = new ArrayList<>();
-        while (parser.nextToken() != JsonToken.END_ARRAY) {
-            files.add(file(parser));
-        }
-        return files;
+        return text;
     }
 
     private static ManifestFile file(JsonParser parser) throws IOException {

@@ -119,6 +119,9 @@ class ManifestReaderTest {
         "{\"checkpointId\":\"c\",\"files\":[{\"path\":\"a\",\"size\":{}}]}",
         "{\"checkpointId\":\"c\",\"schemaVersion\":4294967296,\"files\":[]}",
         "{\"checkpointId\":[\"c\"],\"files\":[]}",
+        "{\"checkpointId\":\"c\",\"files\":[],\"excluded\":{}}",
+        "{\"checkpointId\":\"c\",\"files\":[],\"excluded\":\"original/\"}",
+        "{\"checkpointId\":\"c\",\"files\":[],\"excluded\":[null]}",
     })
     void refusesWhatDatabindRefuses(String json) {
         assertThatThrownBy(() -> databind(utf8(json))).isInstanceOf(IOException.class);
@@ -145,12 +148,13 @@ class ManifestReaderTest {
                         f.tensorCrcsSha256())));
         Arbitrary<CheckpointId> ids = Arbitraries.strings().withChars("abz09._-").ofMinLength(0).ofMaxLength(20)
                 .map(s -> new CheckpointId("a" + s));
+        Arbitrary<String> patterns = Arbitraries.strings().withCharRange('\u0000', '\ud7ff').ofMinLength(1).ofMaxLength(20);
         return Combinators.combine(Arbitraries.integers().between(0, Manifest.SCHEMA_VERSION), ids, text, text, text,
                 Arbitraries.of(CheckpointStatus.class), times, times).flatAs((schema, id, model, revision, source, status, created,
                         updated) -> Combinators.combine(Arbitraries.longs(), text, text, Arbitraries.integers().between(0,
-                                Integer.MAX_VALUE), files.list().ofMaxSize(4)).as((total, error, importer, version, list) -> new Manifest(
-                                        schema, id, model, revision, source, status, created, updated, total, error, importer, version,
-                                        list)));
+                                Integer.MAX_VALUE), files.list().ofMaxSize(4), patterns.list().ofMaxSize(3))
+                                .as((total, error, importer, version, list, excluded) -> new Manifest(schema, id, model, revision,
+                                        source, status, created, updated, total, error, importer, version, list, excluded)));
     }
 
     @Property(tries = 300)
