@@ -95,18 +95,23 @@ final class ModelImportCommand implements Callable<Integer> {
         if (!Files.isDirectory(source)) {
             throw new IllegalArgumentException("--source " + source + " is not a directory; give the checkpoint's directory");
         }
-        Optional<Path> snapshot = HubCacheRepository.snapshotOf(source.toRealPath(), revision);
+        Path real = source.toRealPath();
+        Optional<Path> snapshot = HubCacheRepository.snapshotOf(real, revision);
         if (snapshot.isPresent()) {
             // --revision chose the snapshot; what is recorded is the commit it is, as for a snapshot given itself.
             source = snapshot.get();
+            real = source;
             revision = null;
         }
-        // Before the model id is asked for: the cache given whole is told apart from a directory of no snapshot.
-        HubCacheRepository.requireNoCacheAbove(source.toRealPath());
-        Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(source.toRealPath());
+        Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(real);
         if (modelId == null) {
-            modelId = hub.map(HubCacheSnapshot::modelId).orElseThrow(() -> new IllegalArgumentException("--model-id is required: --source "
-                    + source + " is no Hugging Face cache snapshot (.../models--ORG--NAME/snapshots/COMMIT) to take it from"));
+            if (hub.isEmpty()) {
+                // The cache given whole is refused as the import would refuse it, rather than asked for a model id.
+                HubCacheRepository.requireNoCacheAbove(real);
+                throw new IllegalArgumentException("--model-id is required: --source " + source + " is no Hugging Face cache snapshot"
+                        + " (.../models--ORG--NAME/snapshots/COMMIT) to take it from");
+            }
+            modelId = hub.get().modelId();
         }
         if (revision == null) {
             revision = hub.map(HubCacheSnapshot::commit).orElse("main");
