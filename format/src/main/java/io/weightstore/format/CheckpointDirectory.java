@@ -22,8 +22,11 @@ import java.util.stream.Stream;
  * names is in the file it points to, and a config.json is a JSON object. Entries whose name starts with '.' (such as a download tool's
  * {@code .cache/}) are not part of the checkpoint. A symlink may lead to a regular file inside the
  * directory, or, when the directory is a {@link HubCacheSnapshot}, to a blob of its repository.
+ *
+ * @param root the directory as it was given
+ * @param realRoot the directory as it really is, with no link left in its path, where its files were found
  */
-public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optional<WeightIndex> index,
+public record CheckpointDirectory(Path root, Path realRoot, List<CheckpointFile> files, Optional<WeightIndex> index,
         Optional<HubCacheSnapshot> hubSnapshot, List<String> excluded) {
     public CheckpointDirectory {
         files = List.copyOf(files);
@@ -90,7 +93,7 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
             checkIndex(weightIndex, files, excluded);
             index = Optional.of(weightIndex);
         }
-        return new CheckpointDirectory(root, files, index, hub, excluded);
+        return new CheckpointDirectory(root, realRoot, files, index, hub, excluded);
     }
 
     /**
@@ -116,6 +119,11 @@ public record CheckpointDirectory(Path root, List<CheckpointFile> files, Optiona
      */
     public Optional<String> namedSha256(CheckpointFile file) {
         return hubSnapshot.flatMap(h -> h.namedSha256(file.location()));
+    }
+
+    /** The directories every file's {@link CheckpointFile#location} lies under: the real root, and a hub snapshot's blobs. */
+    public List<Path> fileRoots() {
+        return hubSnapshot.map(h -> List.of(realRoot, h.blobs())).orElse(List.of(realRoot));
     }
 
     public long totalBytes() {

@@ -25,10 +25,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -309,38 +307,41 @@ public final class CheckpointImporter {
         ManifestUpdates updates = new ManifestUpdates(initial, slot, writer);
         AtomicInteger skipped = new AtomicInteger();
         AtomicLong uploadedBytes = new AtomicLong();
-        ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
-                Thread.ofPlatform().daemon().name("import-file-", 0).factory());
-        // One digest per file in flight; a file's SHA-256 is one sequential chain, so files are what runs in parallel.
-        ExecutorService hashing = Executors.newFixedThreadPool(request.parallelFiles(),
-                Thread.ofPlatform().daemon().name("import-hash-", 0).factory());
-        try {
-            List<Future<Void>> running = new ArrayList<>();
-            for (StoredFile file : catalog.files(initial)) {
-                CheckpointFile source = directory.files().stream().filter(f -> f.path().equals(file.path())).findFirst().orElseThrow();
-                running.add(files.submit(() -> {
-                    FileImport run = new FileImport(request, copies, initial, file, source.header(), writer, hashing);
-                    ManifestFile stored = run.store(source.location(), sent, progress);
-                    requireNamedDigest(directory, source, stored);
-                    if (run.sent()) {
-                        uploadedBytes.addAndGet(file.file().size());
-                    } else {
-                        skipped.incrementAndGet();
-                    }
-                    updates.recorded(stored);
-                    return null;
-                }));
+        // Open until the files' tasks have ended, which closing their executor waits for.
+        try (SourceTree tree = SourceTree.open(directory.fileRoots())) {
+            ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
+                    Thread.ofPlatform().daemon().name("import-file-", 0).factory());
+            // One digest per file in flight; a file's SHA-256 is one sequential chain, so files are what runs in parallel.
+            ExecutorService hashing = Executors.newFixedThreadPool(request.parallelFiles(),
+                    Thread.ofPlatform().daemon().name("import-hash-", 0).factory());
+            try {
+                List<Future<Void>> running = new ArrayList<>();
+                for (StoredFile file : catalog.files(initial)) {
+                    CheckpointFile source = directory.files().stream().filter(f -> f.path().equals(file.path())).findFirst().orElseThrow();
+                    running.add(files.submit(() -> {
+                        FileImport run = new FileImport(request, copies, initial, file, source.header(), writer, hashing);
+                        ManifestFile stored = run.store(tree, source.location(), sent, progress);
+                        requireNamedDigest(directory, source, stored);
+                        if (run.sent()) {
+                            uploadedBytes.addAndGet(file.file().size());
+                        } else {
+                            skipped.incrementAndGet();
+                        }
+                        updates.recorded(stored);
+                        return null;
+                    }));
+                }
+                for (Future<Void> future : running) {
+                    Futures.await(future);
+                }
+            } finally {
+                files.shutdownNow();
+                // A file's task may have started its put before the interrupt: the cleanup after a failure frees what was
+                // sent, so it must not run while a put can still add to that list. The tasks wait for their digests, so
+                // the hashing threads stop only after them.
+                files.close();
+                hashing.shutdownNow();
             }
-            for (Future<Void> future : running) {
-                Futures.await(future);
-            }
-        } finally {
-            files.shutdownNow();
-            // A file's task may have started its put before the interrupt: the cleanup after a failure frees what was
-            // sent, so it must not run while a put can still add to that list. The tasks wait for their digests, so
-            // the hashing threads stop only after them.
-            files.close();
-            hashing.shutdownNow();
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
         switchTo(ready, writer);
@@ -432,11 +433,11 @@ public final class CheckpointImporter {
          * Stores the file, and refuses it if it changed while it was read: its hash, its CRC table and the
          * bytes sent are each read at their own moment, and must all be of the same bytes.
          */
-        ManifestFile store(Path path, List<String> sentKeys, Progress progress) throws IOException {
+        ManifestFile store(SourceTree tree, Path path, List<String> sentKeys, Progress progress) throws IOException {
             FileTime opened = Files.getLastModifiedTime(path);
             ManifestFile result;
             try {
-                result = readAndStore(path, sentKeys, progress);
+                result = readAndStore(tree, path, sentKeys, progress);
             } catch (InternalError | CompletionException e) {
                 if (e instanceof CompletionException c && c.getCause() instanceof UncheckedIOException unchecked) {
                     throw changedOr(path, opened, unchecked.getCause());
@@ -499,10 +500,9 @@ public final class CheckpointImporter {
             }
         }
 
-        private ManifestFile readAndStore(Path path, List<String> sentKeys, Progress progress) throws IOException {
+        private ManifestFile readAndStore(SourceTree tree, Path path, List<String> sentKeys, Progress progress) throws IOException {
             ManifestFile file = stored.file();
-            try (Arena arena = Arena.ofShared(); FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
-                    LinkOption.NOFOLLOW_LINKS)) {
+            try (Arena arena = Arena.ofShared(); FileChannel channel = tree.open(file.path(), path)) {
                 if (channel.size() != file.size()) {
                     throw new CheckpointException(CheckpointException.Code.CHANGED, file.path() + " changed during the import: "
                             + file.size() + " bytes when validated, " + channel.size() + " now");

@@ -546,6 +546,26 @@ abstract class CatalogContract {
     }
 
     @Test
+    void aDirectoryReplacedByALinkAfterValidationIsRefusedAsChangedAndNothingBeyondItIsStored() throws Exception {
+        Path original = Files.createDirectory(source.resolve("original"));
+        Files.writeString(original.resolve("params.json"), "{\"dim\": 64}");
+        // The same name and size, outside the source: what a path through a link would reach.
+        Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
+        Files.writeString(elsewhere.resolve("params.json"), "secret: 420");
+        // Files go one at a time in the order of their names: config.json, read first, is sent before original/ is opened.
+        Progress relinkOnce = onFirstBytes(() -> {
+            Files.move(original, tmp.resolve("moved-away"));
+            Files.createSymbolicLink(original, elsewhere);
+        });
+
+        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("relinked"), "org/tiny", "main", source,
+                replicas(), false, 1), relinkOnce), CheckpointException.Code.CHANGED, "original/params.json changed during the import: "
+                + source.toRealPath().resolve("original") + " is a link now, where the import found no link");
+        assertThat(catalog().manifest(id("relinked")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
+        assertThat(store().list("weights/relinked/files/")).as("what the failed run sent, freed").isEmpty();
+    }
+
+    @Test
     void aVerifyAndAnExportThatAReplaceOvertakesFinishOnTheVersionTheyStartedWith() throws Exception {
         importSource("tiny");
         // The last file in the manifest's order, changed: a replace removes the version before's copy once READY.
