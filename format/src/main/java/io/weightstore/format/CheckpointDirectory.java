@@ -24,11 +24,13 @@ import java.util.stream.Stream;
  * directory, or, when the directory is a {@link HubCacheSnapshot}, to a blob of its repository.
  *
  * @param root the directory as it was given
- * @param realRoot the directory as it really is, with no link left in its path, where its files were found
+ * @param fileRoots the directories every file's {@link CheckpointFile#location} lies under, as they were
+ *     when the read began: the root as it really is, and a hub cache snapshot's blobs
  */
-public record CheckpointDirectory(Path root, Path realRoot, List<CheckpointFile> files, Optional<WeightIndex> index,
-        Optional<HubCacheSnapshot> hubSnapshot, List<String> excluded) {
+public record CheckpointDirectory(Path root, List<ValidatedDirectory> fileRoots, List<CheckpointFile> files,
+        Optional<WeightIndex> index, Optional<HubCacheSnapshot> hubSnapshot, List<String> excluded) {
     public CheckpointDirectory {
+        fileRoots = List.copyOf(fileRoots);
         files = List.copyOf(files);
         excluded = List.copyOf(excluded);
     }
@@ -44,8 +46,12 @@ public record CheckpointDirectory(Path root, Path realRoot, List<CheckpointFile>
         }
         // Walked from where the root really is: a walk started at a symlink to a directory sees the link, not the files.
         Path realRoot = root.toRealPath();
+        List<ValidatedDirectory> fileRoots = new ArrayList<>(List.of(ValidatedDirectory.of(realRoot)));
         HubCacheRepository.requireNoCacheAbove(realRoot);
         Optional<HubCacheSnapshot> hub = HubCacheSnapshot.of(realRoot);
+        if (hub.isPresent()) {
+            fileRoots.add(ValidatedDirectory.of(hub.get().blobs()));
+        }
         List<CheckpointFile> files = new ArrayList<>();
         List<String> excluded = new ArrayList<>();
         Optional<Path> indexFile = Optional.empty();
@@ -93,7 +99,7 @@ public record CheckpointDirectory(Path root, Path realRoot, List<CheckpointFile>
             checkIndex(weightIndex, files, excluded);
             index = Optional.of(weightIndex);
         }
-        return new CheckpointDirectory(root, realRoot, files, index, hub, excluded);
+        return new CheckpointDirectory(root, fileRoots, files, index, hub, excluded);
     }
 
     /**
@@ -119,11 +125,6 @@ public record CheckpointDirectory(Path root, Path realRoot, List<CheckpointFile>
      */
     public Optional<String> namedSha256(CheckpointFile file) {
         return hubSnapshot.flatMap(h -> h.namedSha256(file.location()));
-    }
-
-    /** The directories every file's {@link CheckpointFile#location} lies under: the real root, and a hub snapshot's blobs. */
-    public List<Path> fileRoots() {
-        return hubSnapshot.map(h -> List.of(realRoot, h.blobs())).orElse(List.of(realRoot));
     }
 
     public long totalBytes() {

@@ -27,12 +27,14 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -41,6 +43,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,6 +95,15 @@ public final class CheckpointImporter {
                 : request.replace() ? readyExcluded(id) : List.of();
         CheckpointDirectory directory = validate(request.source(), ExcludedFiles.of(patterns));
         requireStorableNames(request.checkpointId(), directory);
+        // Opened before anything is written: a source that cannot be opened so, or is no longer the one read, leaves nothing.
+        try (SourceTree tree = SourceTree.open(directory.fileRoots())) {
+            return run(request, patterns, directory, tree, progress, start);
+        }
+    }
+
+    private ImportResult run(ImportRequest request, List<String> patterns, CheckpointDirectory directory, SourceTree tree,
+            Progress progress, long start) throws IOException {
+        CheckpointId id = request.checkpointId();
         Room room = store.room();
         try (CatalogLock lock = CatalogLock.acquire(store, id, "import")) {
             Manifest live = catalog.storedManifest(id).orElse(null);
@@ -125,7 +137,7 @@ public final class CheckpointImporter {
             Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
             List<String> sent = Collections.synchronizedList(new ArrayList<>());
             try {
-                return upload(request, copies, directory, manifest, slot, lock.owner(), sent, progress, start);
+                return upload(request, copies, directory, tree, manifest, slot, lock.owner(), sent, progress, start);
             } catch (SwitchUnsettled e) {
                 throw new CheckpointException(CheckpointException.Code.NOT_READY, e.getMessage(), e.getCause());
             } catch (IOException | RuntimeException | Error e) {
@@ -301,47 +313,46 @@ public final class CheckpointImporter {
                 CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, version, files, excluded);
     }
 
-    private ImportResult upload(ImportRequest request, CopyCount copies, CheckpointDirectory directory, Manifest initial,
-            ManifestSlot slot, LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
+    /** Sends every file, read from {@code tree}, which must stay open until this returns. */
+    private ImportResult upload(ImportRequest request, CopyCount copies, CheckpointDirectory directory, SourceTree tree,
+            Manifest initial, ManifestSlot slot, LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
         progress.started(initial.totalBytes());
         ManifestUpdates updates = new ManifestUpdates(initial, slot, writer);
         AtomicInteger skipped = new AtomicInteger();
         AtomicLong uploadedBytes = new AtomicLong();
-        // Open until the files' tasks have ended, which closing their executor waits for.
-        try (SourceTree tree = SourceTree.open(directory.fileRoots())) {
-            ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
-                    Thread.ofPlatform().daemon().name("import-file-", 0).factory());
-            // One digest per file in flight; a file's SHA-256 is one sequential chain, so files are what runs in parallel.
-            ExecutorService hashing = Executors.newFixedThreadPool(request.parallelFiles(),
-                    Thread.ofPlatform().daemon().name("import-hash-", 0).factory());
-            try {
-                List<Future<Void>> running = new ArrayList<>();
-                for (StoredFile file : catalog.files(initial)) {
-                    CheckpointFile source = directory.files().stream().filter(f -> f.path().equals(file.path())).findFirst().orElseThrow();
-                    running.add(files.submit(() -> {
-                        FileImport run = new FileImport(request, copies, initial, file, source.header(), writer, hashing);
-                        ManifestFile stored = run.store(tree, source.location(), sent, progress);
-                        requireNamedDigest(directory, source, stored);
-                        if (run.sent()) {
-                            uploadedBytes.addAndGet(file.file().size());
-                        } else {
-                            skipped.incrementAndGet();
-                        }
-                        updates.recorded(stored);
-                        return null;
-                    }));
-                }
-                for (Future<Void> future : running) {
-                    Futures.await(future);
-                }
-            } finally {
-                files.shutdownNow();
-                // A file's task may have started its put before the interrupt: the cleanup after a failure frees what was
-                // sent, so it must not run while a put can still add to that list. The tasks wait for their digests, so
-                // the hashing threads stop only after them.
-                files.close();
-                hashing.shutdownNow();
+        ExecutorService files = Executors.newFixedThreadPool(request.parallelFiles(),
+                Thread.ofPlatform().daemon().name("import-file-", 0).factory());
+        // One digest per file in flight; a file's SHA-256 is one sequential chain, so files are what runs in parallel.
+        ExecutorService hashing = Executors.newFixedThreadPool(request.parallelFiles(),
+                Thread.ofPlatform().daemon().name("import-hash-", 0).factory());
+        try {
+            List<Future<Void>> running = new ArrayList<>();
+            Map<String, CheckpointFile> sources = directory.files().stream().collect(Collectors.toMap(CheckpointFile::path, f -> f));
+            for (StoredFile file : catalog.files(initial)) {
+                CheckpointFile source = sources.get(file.path());
+                running.add(files.submit(() -> {
+                    FileImport run = new FileImport(request, copies, initial, file, source.header(), writer, hashing);
+                    ManifestFile stored = run.store(tree, source.location(), sent, progress);
+                    requireNamedDigest(directory, source, stored);
+                    if (run.sent()) {
+                        uploadedBytes.addAndGet(file.file().size());
+                    } else {
+                        skipped.incrementAndGet();
+                    }
+                    updates.recorded(stored);
+                    return null;
+                }));
             }
+            for (Future<Void> future : running) {
+                Futures.await(future);
+            }
+        } finally {
+            files.shutdownNow();
+            // A file's task may have started its put before the interrupt: the cleanup after a failure frees what was
+            // sent, so it must not run while a put can still add to that list. The tasks wait for their digests, so
+            // the hashing threads stop only after them.
+            files.close();
+            hashing.shutdownNow();
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
         switchTo(ready, writer);
@@ -434,13 +445,21 @@ public final class CheckpointImporter {
          * bytes sent are each read at their own moment, and must all be of the same bytes.
          */
         ManifestFile store(SourceTree tree, Path path, List<String> sentKeys, Progress progress) throws IOException {
-            FileTime opened = Files.getLastModifiedTime(path);
-            ManifestFile result;
+            String name = stored.file().path();
+            SourceTree.Opened file;
             try {
-                result = readAndStore(tree, path, sentKeys, progress);
+                file = tree.open(name, path);
+            } catch (NoSuchFileException e) {
+                throw new CheckpointException(CheckpointException.Code.CHANGED, name + " changed during the import: it is gone ("
+                        + e.getFile() + ")", e);
+            }
+            FileTime opened = file.attributes().lastModifiedTime();
+            ManifestFile result;
+            try (FileChannel channel = file.channel()) {
+                result = readAndStore(channel, sentKeys, progress);
             } catch (InternalError | CompletionException e) {
                 if (e instanceof CompletionException c && c.getCause() instanceof UncheckedIOException unchecked) {
-                    throw changedOr(path, opened, unchecked.getCause());
+                    throw changedOr(tree, path, opened, unchecked.getCause());
                 }
                 // A mapped file that shrank under the import faults on the next read past its end, which the JDK
                 // reports as an InternalError: here, where the header is checked and a file stored already is hashed.
@@ -451,9 +470,9 @@ public final class CheckpointImporter {
                         + " it could not be read to the end of its " + stored.file().size() + " bytes (" + e.getMessage() + ")", e);
             } catch (IOException e) {
                 // A file that shrank under a read ends it early: the put or the hash fails, on what is a change of the file.
-                throw changedOr(path, opened, e);
+                throw changedOr(tree, path, opened, e);
             }
-            FileTime now = Files.getLastModifiedTime(path);
+            FileTime now = tree.attributes(name, path).lastModifiedTime();
             if (!now.equals(opened)) {
                 throw new CheckpointException(CheckpointException.Code.CHANGED, stored.file().path() + " changed during the import:"
                         + " modified at " + now + ", after the import opened it (modified at " + opened + ")");
@@ -462,12 +481,13 @@ public final class CheckpointImporter {
         }
 
         /** {@code failure}, or CHANGED with it as the cause when the file is no longer as the import opened it. */
-        private IOException changedOr(Path path, FileTime opened, IOException failure) {
+        private IOException changedOr(SourceTree tree, Path path, FileTime opened, IOException failure) {
             if (failure instanceof CheckpointException c && c.code() == CheckpointException.Code.CHANGED) {
                 return failure;
             }
             try {
-                if (Files.size(path) == stored.file().size() && Files.getLastModifiedTime(path).equals(opened)) {
+                BasicFileAttributes now = tree.attributes(stored.file().path(), path);
+                if (now.size() == stored.file().size() && now.lastModifiedTime().equals(opened)) {
                     return failure;
                 }
             } catch (IOException gone) {
@@ -500,9 +520,9 @@ public final class CheckpointImporter {
             }
         }
 
-        private ManifestFile readAndStore(SourceTree tree, Path path, List<String> sentKeys, Progress progress) throws IOException {
+        private ManifestFile readAndStore(FileChannel channel, List<String> sentKeys, Progress progress) throws IOException {
             ManifestFile file = stored.file();
-            try (Arena arena = Arena.ofShared(); FileChannel channel = tree.open(file.path(), path)) {
+            try (Arena arena = Arena.ofShared()) {
                 if (channel.size() != file.size()) {
                     throw new CheckpointException(CheckpointException.Code.CHANGED, file.path() + " changed during the import: "
                             + file.size() + " bytes when validated, " + channel.size() + " now");

@@ -1,5 +1,6 @@
 package io.weightstore.weights;
 
+import io.weightstore.format.ValidatedDirectory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -11,25 +12,40 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A checkpoint's source directories, opened once, from which its files are opened again at the real
- * paths validation found, without following a link anywhere below them: each directory on the way is
- * opened from the one above it, refusing a link. Opened by its path, a file would be reached through
- * any directory on that path that was replaced by a link since it was validated (a {@code config.json}
- * read from wherever the link leads, stored, and served as the checkpoint's).
+ * A checkpoint's source directories, opened once and checked to be the ones validation read, from
+ * which its files are opened again at the real paths validation found, without following a link
+ * anywhere below them: each directory on the way is opened from the one above it, refusing a link.
+ * Opened by its path, a file would be reached through any directory on that path that was replaced by
+ * a link since it was validated (a {@code config.json} read from wherever the link leads, stored, and
+ * served as the checkpoint's). A file's size and modification time are read the same way.
  *
- * <p>Where the platform offers no {@link SecureDirectoryStream}, a file is opened by its path, refusing a
- * link in its last step only.
+ * <p>Where the platform offers no {@link SecureDirectoryStream}, files are opened by their paths,
+ * refusing a link in the last step only, and a warning says so.
  */
 final class SourceTree implements Closeable {
+    private static final Logger log = LoggerFactory.getLogger(SourceTree.class);
     private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
+    /** A file opened from the tree, and its attributes as it was opened. */
+    record Opened(FileChannel channel, BasicFileAttributes attributes) {}
+
     private record Root(Path path, SecureDirectoryStream<Path> directory) {}
+
+    @FunctionalInterface
+    private interface AtParent<T> {
+        T apply(SecureDirectoryStream<Path> parent, Path name) throws IOException;
+    }
 
     private final List<Root> roots;
     private final boolean secure;
@@ -39,18 +55,30 @@ final class SourceTree implements Closeable {
         this.secure = secure;
     }
 
-    /** Opens {@code realRoots}, directories with no link in their paths, deepest first so that a file is reached from the nearest. */
-    static SourceTree open(List<Path> realRoots) throws IOException {
+    /**
+     * Opens {@code validated}, deepest first so that a file is reached from the nearest.
+     *
+     * @throws CheckpointException CHANGED when one is not the directory validation read
+     */
+    static SourceTree open(List<ValidatedDirectory> validated) throws IOException {
         List<Root> opened = new ArrayList<>();
         try {
-            for (Path root : realRoots.stream().sorted(Comparator.comparingInt(Path::getNameCount).reversed()).toList()) {
-                DirectoryStream<Path> directory = Files.newDirectoryStream(root);
+            for (ValidatedDirectory root : validated.stream().sorted(Comparator.comparingInt(
+                    (ValidatedDirectory v) -> v.realPath().getNameCount()).reversed()).toList()) {
+                DirectoryStream<Path> directory = Files.newDirectoryStream(root.realPath());
                 if (!(directory instanceof SecureDirectoryStream<Path> secure)) {
                     directory.close();
                     closeAll(opened.stream().map(Root::directory).toList());
+                    log.warn("this platform opens no directory securely: the import opens its files by their paths, and would follow"
+                            + " a directory replaced by a link while it runs");
                     return new SourceTree(List.of(), false);
                 }
-                opened.add(new Root(root, secure));
+                opened.add(new Root(root.realPath(), secure));
+                Object now = secure.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
+                if (!Objects.equals(now, root.fileKey())) {
+                    throw new CheckpointException(CheckpointException.Code.CHANGED, "the source changed during the import: "
+                            + root.realPath() + " is not the directory the import read (moved, or replaced by another or a link)");
+                }
             }
         } catch (IOException | RuntimeException e) {
             try {
@@ -64,36 +92,77 @@ final class SourceTree implements Closeable {
     }
 
     /**
-     * The file at {@code realPath}, open for reading.
+     * The file {@code name} at {@code realPath}, open for reading.
      *
      * @throws CheckpointException CHANGED, naming {@code name}, when a link now stands at a step of the way
-     * @throws IllegalArgumentException when {@code realPath} lies under none of the roots
      */
-    FileChannel open(String name, Path realPath) throws IOException {
+    Opened open(String name, Path realPath) throws IOException {
         if (!secure) {
-            return FileChannel.open(realPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+            FileChannel channel = FileChannel.open(realPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+            try {
+                return new Opened(channel, Files.readAttributes(realPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+            } catch (IOException | RuntimeException e) {
+                closeAfter(channel, e);
+                throw e;
+            }
         }
+        return atParent(name, realPath, (parent, file) -> {
+            // The JDK's secure directory streams open files as FileChannels; the interface only promises a byte channel.
+            FileChannel channel = (FileChannel) parent.newByteChannel(file, READ_NO_LINK);
+            try {
+                return new Opened(channel, attributes(parent, file));
+            } catch (IOException | RuntimeException e) {
+                closeAfter(channel, e);
+                throw e;
+            }
+        });
+    }
+
+    /** The attributes of the file {@code name} at {@code realPath} now, reached as {@link #open} reaches it. */
+    BasicFileAttributes attributes(String name, Path realPath) throws IOException {
+        if (!secure) {
+            return Files.readAttributes(realPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        }
+        return atParent(name, realPath, SourceTree::attributes);
+    }
+
+    private static BasicFileAttributes attributes(SecureDirectoryStream<Path> parent, Path file) throws IOException {
+        return parent.getFileAttributeView(file, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
+    }
+
+    /** What {@code action} gives on the last step of {@code realPath}, in its directory, opened step by step from its root. */
+    private <T> T atParent(String name, Path realPath, AtParent<T> action) throws IOException {
         Root root = roots.stream().filter(r -> realPath.startsWith(r.path())).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(realPath + " lies under none of " + roots.stream().map(Root::path).toList()));
+                .orElseThrow(() -> new IllegalStateException(realPath + " lies under none of " + roots.stream().map(Root::path).toList()));
         Path relative = root.path().relativize(realPath);
         List<SecureDirectoryStream<Path>> below = new ArrayList<>();
+        Path at = root.path();
         try {
             SecureDirectoryStream<Path> directory = root.directory();
             for (int step = 0; step < relative.getNameCount() - 1; step++) {
+                at = at.resolve(relative.getName(step));
                 directory = directory.newDirectoryStream(relative.getName(step), LinkOption.NOFOLLOW_LINKS);
                 below.add(directory);
             }
-            // The JDK's secure directory streams open files as FileChannels; the interface only promises a byte channel.
-            return (FileChannel) directory.newByteChannel(relative.getFileName(), READ_NO_LINK);
+            at = realPath;
+            return action.apply(directory, relative.getFileName());
         } catch (FileSystemException e) {
             Path link = linkOnTheWay(root.path(), relative);
-            if (link == null) {
-                throw e;
+            if (link != null) {
+                throw new CheckpointException(CheckpointException.Code.CHANGED, name + " changed during the import: " + link
+                        + " is a link now, where the import found no link", e);
             }
-            throw new CheckpointException(CheckpointException.Code.CHANGED, name + " changed during the import: " + link
-                    + " is a link now, where the import found no link", e);
+            // The JDK names only the step it was given, a name relative to the directory above it.
+            throw (FileSystemException) new FileSystemException(at.toString(), e.getOtherFile(), e.getReason()).initCause(e);
         } finally {
-            closeAll(below);
+            // Read-only directories: a failure to close one loses nothing, and must not lose the channel opened in it.
+            for (SecureDirectoryStream<Path> directory : below) {
+                try {
+                    directory.close();
+                } catch (IOException e) {
+                    log.debug("closing a directory of the source failed", e);
+                }
+            }
         }
     }
 
@@ -107,6 +176,14 @@ final class SourceTree implements Closeable {
             }
         }
         return null;
+    }
+
+    private static void closeAfter(FileChannel channel, Exception failure) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     @Override
