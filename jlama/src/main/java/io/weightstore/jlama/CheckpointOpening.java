@@ -78,7 +78,7 @@ final class CheckpointOpening {
      * For a load that failed: waits for the opening to end and closes what it opened, adding any
      * failure of that to {@code failure}.
      */
-    void abandon(Exception failure) {
+    void abandon(Throwable failure) {
         boolean interrupted = false;
         while (thread.isAlive()) {
             try {
@@ -99,7 +99,7 @@ final class CheckpointOpening {
         }
     }
 
-    private static void closeInto(Exception failure, AutoCloseable opened) {
+    private static void closeInto(Throwable failure, AutoCloseable opened) {
         try {
             opened.close();
         } catch (Exception e) {

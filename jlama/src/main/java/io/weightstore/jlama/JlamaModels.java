@@ -127,7 +127,8 @@ public final class JlamaModels {
         KvCacheDirectory kvCache = KvCacheDirectory.create();
         try {
             return load(reference, options, distributed, opened, kvCache, start);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // An Error too (out of memory while Jlama builds, say): the directory would outlive the load otherwise.
             try {
                 kvCache.close();
             } catch (RuntimeException cleanup) {
@@ -163,7 +164,7 @@ public final class JlamaModels {
                     log.warn("weight files {} failed their check in the pools on this host; loading them from a good copy", failed);
                     model = rebuild(reference, metadata, kvCache, distributed, source);
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 if (model != null) {
                     closeAfter(model, e);
                 }
@@ -173,7 +174,7 @@ public final class JlamaModels {
         } catch (OpeningFailed e) {
             opening.abandon(e.getCause());
             throw e.getCause();
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             opening.abandon(e);
             throw e;
         }
@@ -185,7 +186,7 @@ public final class JlamaModels {
         StoreWeightLoader again = new StoreWeightLoader(source, distributed.isEmpty());
         try {
             return loadModel(reference, metadata, kvCache, distributed, dir -> again);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             // Its read-ahead would go on reading from a source the failure closes.
             closeAfter(again, e);
             throw e;
@@ -193,7 +194,7 @@ public final class JlamaModels {
     }
 
     /** Closes {@code resource} on the way out of {@code failure}, which keeps any failure of the close. */
-    private static void closeAfter(AutoCloseable resource, Exception failure) {
+    private static void closeAfter(AutoCloseable resource, Throwable failure) {
         try {
             resource.close();
         } catch (Exception e) {

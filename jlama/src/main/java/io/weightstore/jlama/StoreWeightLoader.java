@@ -50,6 +50,11 @@ public final class StoreWeightLoader implements WeightLoader {
     private final Map<String, String> metadata;
     private final DType modelDType;
     private final Optional<TensorPrefetcher> wholeTensors;
+    /**
+     * Set when the loader closes: with the model, or when the load it served failed. Jlama loads layers in parallel and
+     * does not stop the others when one fails, and they would go on reading from a source that is closing.
+     */
+    private volatile boolean closed;
 
     /**
      * @param wholeModel the model is loaded whole in this process: read the checkpoint ahead at once, so
@@ -111,6 +116,10 @@ public final class StoreWeightLoader implements WeightLoader {
 
     @Override
     public AbstractTensor load(String name, DistributedContext dctx, boolean sparseRows, boolean sparseColumns) {
+        if (closed) {
+            throw new IllegalStateException("the loader of checkpoint " + source.checkpointId() + " is closed (its model was closed,"
+                    + " or the load it served failed): " + name + " is not read");
+        }
         CheckpointSource.Location location = locations.get(name);
         TensorInfo info = tensorInfo.get(name);
         if (unsupported.containsKey(name)) {
@@ -222,9 +231,10 @@ public final class StoreWeightLoader implements WeightLoader {
         wholeTensors.ifPresent(TensorPrefetcher::close);
     }
 
-    /** As {@link #modelBuilt}; the checkpoint source belongs to whoever opened it. */
+    /** As {@link #modelBuilt}, and no tensor is read from now on; the checkpoint source belongs to whoever opened it. */
     @Override
     public void close() {
+        closed = true;
         modelBuilt();
     }
 }

@@ -321,6 +321,22 @@ class JlamaFromStoreTest {
     }
 
     @Test
+    void aClosedLoaderReadsNoTensorAndSaysWhy() throws Exception {
+        synthAndImport(DType.BF16, "closed");
+        try (StoreClient store = EmbeddedStore.open(tmp.resolve("home/store"), 256L << 20, ClientOptions.defaults());
+                CheckpointSource source = CheckpointSource.open(store, new CheckpointId("closed"), LoadOptions.defaults())) {
+            StoreWeightLoader loader = new StoreWeightLoader(source, false);
+            String name = loader.tensorInfoMap().keySet().iterator().next();
+            loader.close();
+            long before = source.bytesRead();
+
+            assertThatThrownBy(() -> loader.load(name)).isInstanceOf(IllegalStateException.class).hasMessage("the loader of"
+                    + " checkpoint closed is closed (its model was closed, or the load it served failed): " + name + " is not read");
+            assertThat(source.bytesRead()).isEqualTo(before);
+        }
+    }
+
+    @Test
     void onTheStoresHostJlamaGetsReadOnlyViewsOfThePoolsThatFailLoudlyOnceTheSourceCloses() throws Exception {
         Path dir = synthAndImport(DType.BF16, "in-place");
         SafeTensorIndex jlama = SafeTensorIndex.loadWithWeights(dir);

@@ -126,17 +126,18 @@ final class LocalMapper {
     private static void checkSliceRead(ObjectMeta object, int index, InPlaceFiles files) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buffer = arena.allocate(object.checksumBlockSize(), 64);
-            checkSlice(object, index, (offset, length) -> read(files, offset, buffer.asSlice(0, length)));
+            checkSlice(object, index, (offset, length) -> read(object, files, offset, buffer.asSlice(0, length)));
         }
     }
 
     /** The object's bytes at {@code offset}, read into {@code into}, which they fill. */
-    private static MemorySegment read(InPlaceFiles files, long offset, MemorySegment into) throws IOException {
+    private static MemorySegment read(ObjectMeta object, InPlaceFiles files, long offset, MemorySegment into) throws IOException {
         long at = 0;
         for (InPlaceFiles.FileRange range : files.ranges(offset, into.byteSize())) {
             if (!PositionalReads.fill(range.file(), range.position(), into.asSlice(at, range.length()).asByteBuffer())) {
-                throw new StoreException(StoreException.Code.IO, "a pool file ended within object bytes " + offset + "-"
-                        + (offset + into.byteSize()) + " of the object it holds");
+                throw new StoreException(StoreException.Code.IO, "a pool file on this host ended within bytes " + offset + "-"
+                        + (offset + into.byteSize()) + " of " + object.key() + ", which it holds (pools "
+                        + files.copies().stream().map(StitchedMapping.Piece::file).distinct().toList() + ")");
             }
             at += range.length();
         }

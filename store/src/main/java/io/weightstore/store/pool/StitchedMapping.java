@@ -103,13 +103,14 @@ public final class StitchedMapping {
                                     + piece.offset());
                     at += piece.length();
                 }
+                // Inside the try: an arena closed meanwhile refuses the segment, and the mapping must not outlive that.
+                return base.reinterpret(total, arena, s -> Libc.munmap(reservation, reserved)).asReadOnly();
             } catch (StoreException | RuntimeException e) {
                 Libc.munmap(reservation, reserved);
                 throw e;
             } finally {
                 files.values().forEach(Libc::close);
             }
-            return base.reinterpret(total, arena, s -> Libc.munmap(reservation, reserved)).asReadOnly();
         }
     }
 

@@ -10,6 +10,7 @@ import io.weightstore.store.api.StoreException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -87,6 +88,28 @@ class StitchedMappingTest {
                 assertThatThrownBy(() -> mapped.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
             }
         }
+    }
+
+    @Test
+    void eitherWayAClosedArenaIsRefusedAndLeavesNoMappingBehind() throws Exception {
+        try (PoolFile first = PoolFile.openOrCreate(tmp.resolve("pool-a"), 1 << 20);
+                PoolFile second = PoolFile.openOrCreate(tmp.resolve("pool-b"), 1 << 20)) {
+            List<StitchedMapping.Piece> run = List.of(new StitchedMapping.Piece(first.path(), first.uuid(), 0, 4096));
+            List<StitchedMapping.Piece> stitched = List.of(run.getFirst(), new StitchedMapping.Piece(second.path(), second.uuid(), 0, 4096));
+            Arena closed = Arena.ofShared();
+            closed.close();
+            long before = mappingsOf(first.path(), second.path());
+            for (List<StitchedMapping.Piece> pieces : List.of(run, stitched)) {
+                assertThatThrownBy(() -> StitchedMapping.map(pieces, closed)).isInstanceOf(IllegalStateException.class);
+            }
+            assertThat(mappingsOf(first.path(), second.path())).as("the pools' own mappings only").isEqualTo(before);
+        }
+    }
+
+    /** How many of this process's mappings map one of {@code files}. */
+    private static long mappingsOf(Path... files) throws Exception {
+        List<String> names = Arrays.stream(files).map(f -> " " + f.toAbsolutePath()).toList();
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(line -> names.stream().anyMatch(line::endsWith)).count();
     }
 
     @Test
