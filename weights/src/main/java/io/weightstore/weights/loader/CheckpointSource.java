@@ -27,6 +27,7 @@ import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.checks.TensorCrcTable;
 import io.weightstore.weights.checks.TensorCrcs;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
@@ -699,13 +700,16 @@ public final class CheckpointSource implements AutoCloseable {
         try {
             Futures.await(check);
             return true;
-        } catch (StoreException e) {
-            if (e.code() != StoreException.Code.CORRUPT) {
-                throw e;
-            }
+        } catch (InterruptedIOException e) {
+            throw e;
+        } catch (IOException e) {
+            // A copy that could not be checked here (a pool file shorter than its pieces, one no longer the pool named) is
+            // no more to be trusted than one that failed: the read goes to the store, which tries every copy.
+            boolean corrupt = e instanceof StoreException store && store.code() == StoreException.Code.CORRUPT;
             synchronized (this) {
                 if (checks.remove(object) != null) {
-                    log.warn("{}, seen in pools on this host, failed its check; reading it instead: {}", object.key(), e.getMessage());
+                    log.warn("{}, seen in pools on this host, {}; reading it instead: {}", object.key(),
+                            corrupt ? "failed its check" : "could not be checked there", e.getMessage());
                 }
                 failedChecks.add(object);
                 mappedFiles.put(object, Optional.empty());
