@@ -127,6 +127,11 @@ public record CheckpointDirectory(Path root, List<ValidatedDirectory> fileRoots,
         return hubSnapshot.flatMap(h -> h.namedSha256(file.location()));
     }
 
+    /** The Git blob id that {@code file}'s bytes must have, when its hub cache blob is named by one (see {@link HubCacheSnapshot#namedGitBlob}). */
+    public Optional<String> namedGitBlob(CheckpointFile file) {
+        return hubSnapshot.flatMap(h -> h.namedGitBlob(file.location()));
+    }
+
     public long totalBytes() {
         return files.stream().mapToLong(CheckpointFile::size).sum();
     }

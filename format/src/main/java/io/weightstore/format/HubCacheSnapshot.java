@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
  */
 public record HubCacheSnapshot(Path cache, Path blobs, String modelId, String commit) {
     private static final Pattern SHA256_NAME = Pattern.compile("[0-9a-f]{64}");
+    private static final Pattern GIT_OBJECT_NAME = Pattern.compile("[0-9a-f]{40}");
 
     /** The snapshot {@code realRoot} is, when it is one: {@code realRoot} must have no link left in it. */
     public static Optional<HubCacheSnapshot> of(Path realRoot) throws IOException {
@@ -45,7 +46,20 @@ public record HubCacheSnapshot(Path cache, Path blobs, String modelId, String co
      * which is no SHA-256 of its bytes alone, and gives none.
      */
     public Optional<String> namedSha256(Path realTarget) {
-        return holds(realTarget) && SHA256_NAME.matcher(realTarget.getFileName().toString()).matches()
+        return named(realTarget, SHA256_NAME);
+    }
+
+    /**
+     * The Git object id that {@code realTarget}'s name says its bytes have as a Git blob: for a file
+     * the hub keeps in Git itself rather than in LFS (config, tokenizer and other small files), whose
+     * blob the hub names by that id.
+     */
+    public Optional<String> namedGitBlob(Path realTarget) {
+        return named(realTarget, GIT_OBJECT_NAME);
+    }
+
+    private Optional<String> named(Path realTarget, Pattern digest) {
+        return holds(realTarget) && digest.matcher(realTarget.getFileName().toString()).matches()
                 ? Optional.of(realTarget.getFileName().toString()) : Optional.empty();
     }
 }

@@ -331,9 +331,11 @@ public final class CheckpointImporter {
             for (StoredFile file : catalog.files(initial)) {
                 CheckpointFile source = sources.get(file.path());
                 running.add(files.submit(() -> {
-                    FileImport run = new FileImport(request, copies, initial, file, source.header(), writer, hashing);
+                    FileImport run = new FileImport(request, copies, initial, file, source.header(),
+                            directory.namedGitBlob(source).isPresent(), writer, hashing);
                     ManifestFile stored = run.store(tree, source.location(), sent, progress);
-                    requireNamedDigest(directory, source, stored);
+                    requireNamedDigest(directory, source, "SHA-256", directory.namedSha256(source), stored.sha256());
+                    requireNamedDigest(directory, source, "Git blob id", directory.namedGitBlob(source), run.gitBlobId());
                     if (run.sent()) {
                         uploadedBytes.addAndGet(file.file().size());
                     } else {
@@ -362,14 +364,16 @@ public final class CheckpointImporter {
                 (System.nanoTime() - start) / 1e9);
     }
 
-    /** A hub cache blob named by a SHA-256 must hold bytes of that SHA-256: else the download is corrupt, or was altered. */
-    private static void requireNamedDigest(CheckpointDirectory directory, CheckpointFile source, ManifestFile stored)
-            throws CheckpointException {
-        Optional<String> named = directory.namedSha256(source);
-        if (named.isPresent() && !named.get().equals(stored.sha256())) {
+    /**
+     * A hub cache blob named by a digest (a SHA-256, or a small file's Git blob id) must hold bytes of that digest: else the
+     * download is corrupt, or was altered.
+     */
+    private static void requireNamedDigest(CheckpointDirectory directory, CheckpointFile source, String digest, Optional<String> named,
+            String computed) throws CheckpointException {
+        if (named.isPresent() && !named.get().equals(computed)) {
             HubCacheSnapshot hub = directory.hubSnapshot().orElseThrow();
             throw new CheckpointException(CheckpointException.Code.CORRUPT, source.path() + " is corrupt: its blob " + source.location()
-                    + " is named by the SHA-256 the hub gave it, but its bytes hash to " + stored.sha256() + "; download it again"
+                    + " is named by the " + digest + " the hub gave it, but its bytes hash to " + computed + "; download it again"
                     + " (hf download " + hub.modelId() + " " + source.path() + " --revision " + hub.commit() + " --cache-dir "
                     + hub.cache() + " --force-download)");
         }
@@ -417,12 +421,17 @@ public final class CheckpointImporter {
         private final String key;
         private final String checksKey;
         private final Optional<SafetensorsHeader> header;
+        private final boolean gitBlobNamed;
         private final LockOwner writer;
         private final ExecutorService hashing;
         private boolean sent;
+        private String gitBlobId;
 
+        /**
+         * @param gitBlobNamed the file's source is a hub cache blob named by its Git blob id: compute that of the bytes read
+         */
         FileImport(ImportRequest request, CopyCount copies, Manifest manifest, StoredFile stored, Optional<SafetensorsHeader> header,
-                LockOwner writer, ExecutorService hashing) {
+                boolean gitBlobNamed, LockOwner writer, ExecutorService hashing) {
             this.request = request;
             this.copies = copies;
             this.importer = manifest.importedBy();
@@ -431,8 +440,14 @@ public final class CheckpointImporter {
             this.key = Catalog.fileKey(manifest.checkpointId(), version, stored.path());
             this.checksKey = Catalog.checksKey(manifest.checkpointId(), version, stored.path());
             this.header = header;
+            this.gitBlobNamed = gitBlobNamed;
             this.writer = writer;
             this.hashing = hashing;
+        }
+
+        /** The Git blob id of the bytes stored, when the file's source is named by one; else null. */
+        String gitBlobId() {
+            return gitBlobId;
         }
 
         /** Whether the file's bytes were sent, rather than found stored already. */
@@ -530,6 +545,10 @@ public final class CheckpointImporter {
                 MemorySegment bytes = file.size() == 0 ? MemorySegment.NULL
                         : channel.map(FileChannel.MapMode.READ_ONLY, 0, file.size(), arena);
                 requireHeaderAsValidated(file, bytes);
+                if (gitBlobNamed) {
+                    // Small files only (the hub keeps larger ones in LFS): hashed once more, from the mapping, before they are sent.
+                    gitBlobId = GitBlobId.of(bytes);
+                }
                 Optional<ManifestFile> unchanged = storedAlready(file, bytes);
                 if (unchanged.isPresent()) {
                     progress.advanced(file.size());

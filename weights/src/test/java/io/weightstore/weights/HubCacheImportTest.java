@@ -12,6 +12,7 @@ import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.embedded.EmbeddedStore;
 import io.weightstore.weights.testing.HubCacheLayout;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -73,6 +74,21 @@ class HubCacheImportTest {
                 shard + " is corrupt: its blob " + blob + " is named by the SHA-256 the hub gave it, but its bytes hash to "
                         + HubCacheLayout.sha256(blob) + "; download it again (hf download acme/tiny-llama " + shard + " --revision"
                         + " 5f1e0c2 --cache-dir " + tmp.resolve("hub").toRealPath() + " --force-download)");
+        assertThat(new Catalog(store).manifest(CheckpointId.of("tiny")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
+        assertThat(store.list("weights/tiny/files/")).as("what the failed run sent, freed").isEmpty();
+    }
+
+    @Test
+    void aSmallFilesBlobWhoseBytesAreNotItsGitBlobFailsTheImportAndLeavesNothingReady() throws Exception {
+        Path blob = HubCacheLayout.blob(snapshot, "tokenizer.json");
+        assertThat(blob.getFileName().toString()).as("named as the hub names it")
+                .isEqualTo(GitBlobId.of(MemorySegment.ofArray(Files.readAllBytes(blob))));
+        CatalogContract.flipLastByte(blob);
+
+        assertCheckpointError(() -> importSnapshot("tiny", Progress.NONE), CheckpointException.Code.CORRUPT,
+                "tokenizer.json is corrupt: its blob " + blob + " is named by the Git blob id the hub gave it, but its bytes hash to "
+                        + GitBlobId.of(MemorySegment.ofArray(Files.readAllBytes(blob))) + "; download it again (hf download acme/tiny-llama"
+                        + " tokenizer.json --revision 5f1e0c2");
         assertThat(new Catalog(store).manifest(CheckpointId.of("tiny")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
         assertThat(store.list("weights/tiny/files/")).as("what the failed run sent, freed").isEmpty();
     }

@@ -1,5 +1,6 @@
 package io.weightstore.weights.testing;
 
+import io.weightstore.weights.GitBlobId;
 import io.weightstore.weights.Sha256;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -10,8 +11,8 @@ import java.util.stream.Stream;
 
 /**
  * A checkpoint laid out as {@code huggingface-cli download} leaves one in the hub cache: each file a blob
- * of the repository, a safetensors file's named by its SHA-256 and any other by a name of its own (the hub
- * names those by their Git object id), and the snapshot a directory of relative links to them.
+ * of the repository, a safetensors file's named by its SHA-256 (its LFS object id) and any other by its
+ * Git blob id, and the snapshot a directory of relative links to them.
  */
 public final class HubCacheLayout {
     private HubCacheLayout() {}
@@ -27,9 +28,9 @@ public final class HubCacheLayout {
         try (Stream<Path> walk = Files.walk(checkpoint)) {
             files = walk.filter(Files::isRegularFile).toList();
         }
-        int small = 0;
         for (Path file : files) {
-            String name = file.toString().endsWith(".safetensors") ? sha256(file) : "%040x".formatted(++small);
+            String name = file.toString().endsWith(".safetensors") ? sha256(file)
+                    : GitBlobId.of(MemorySegment.ofArray(Files.readAllBytes(file)));
             Path blob = blobs.resolve(name);
             Files.move(file, blob);
             Path link = snapshot.resolve(checkpoint.relativize(file).toString());
