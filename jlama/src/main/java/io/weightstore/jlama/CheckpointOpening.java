@@ -87,7 +87,7 @@ final class CheckpointOpening {
                 interrupted = true;
             }
         }
-        // Closing a loader Jlama closed with its model again is harmless.
+        // First the loader: Jlama's other layer loads, which a failed one does not stop, then read nothing more.
         if (openedWeights != null) {
             closeInto(failure, openedWeights);
         }

@@ -161,7 +161,8 @@ public final class JlamaModels {
                     AbstractModel onFailedFiles = model;
                     model = null;
                     onFailedFiles.close();
-                    log.warn("weight files {} failed their check in the pools on this host; loading them from a good copy", failed);
+                    log.warn("weight files {} failed their check in the pools on this host, or could not be checked there; loading them"
+                            + " through the store", failed);
                     model = rebuild(reference, metadata, kvCache, distributed, source);
                 }
             } catch (IOException | RuntimeException | Error e) {

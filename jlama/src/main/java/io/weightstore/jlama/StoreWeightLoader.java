@@ -51,8 +51,8 @@ public final class StoreWeightLoader implements WeightLoader {
     private final DType modelDType;
     private final Optional<TensorPrefetcher> wholeTensors;
     /**
-     * Set when the loader closes: with the model, or when the load it served failed. Jlama loads layers in parallel and
-     * does not stop the others when one fails, and they would go on reading from a source that is closing.
+     * Set when the loader closes, which a load that failed does. Jlama loads layers in parallel and does not stop the
+     * others when one fails, and they would go on reading from a source that is closing.
      */
     private volatile boolean closed;
 
@@ -117,8 +117,8 @@ public final class StoreWeightLoader implements WeightLoader {
     @Override
     public AbstractTensor load(String name, DistributedContext dctx, boolean sparseRows, boolean sparseColumns) {
         if (closed) {
-            throw new IllegalStateException("the loader of checkpoint " + source.checkpointId() + " is closed (its model was closed,"
-                    + " or the load it served failed): " + name + " is not read");
+            throw new IllegalStateException("the loader of checkpoint " + source.checkpointId() + " is closed (the load it served"
+                    + " failed): " + name + " is not read");
         }
         CheckpointSource.Location location = locations.get(name);
         TensorInfo info = tensorInfo.get(name);

@@ -331,7 +331,7 @@ class JlamaFromStoreTest {
             long before = source.bytesRead();
 
             assertThatThrownBy(() -> loader.load(name)).isInstanceOf(IllegalStateException.class).hasMessage("the loader of"
-                    + " checkpoint closed is closed (its model was closed, or the load it served failed): " + name + " is not read");
+                    + " checkpoint closed is closed (the load it served failed): " + name + " is not read");
             assertThat(source.bytesRead()).isEqualTo(before);
         }
     }

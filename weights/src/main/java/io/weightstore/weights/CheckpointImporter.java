@@ -26,6 +26,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
@@ -375,7 +376,8 @@ public final class CheckpointImporter {
             throw new CheckpointException(CheckpointException.Code.CORRUPT, source.path() + " is corrupt: its blob " + source.location()
                     + " is named by the " + digest + " the hub gave it, but its bytes hash to " + computed + "; download it again"
                     + " (hf download " + hub.modelId() + " " + source.path() + " --revision " + hub.commit() + " --cache-dir "
-                    + hub.cache() + " --force-download)");
+                    + hub.cache() + " --force-download), or, if it was changed on purpose, import a plain copy of the snapshot (cp -rL "
+                    + directory.root() + " DIR), which records no hub commit");
         }
     }
 
@@ -464,9 +466,10 @@ public final class CheckpointImporter {
             SourceTree.Opened file;
             try {
                 file = tree.open(name, path);
-            } catch (NoSuchFileException e) {
-                throw new CheckpointException(CheckpointException.Code.CHANGED, name + " changed during the import: it is gone ("
-                        + e.getFile() + ")", e);
+            } catch (NoSuchFileException | NotDirectoryException e) {
+                throw new CheckpointException(CheckpointException.Code.CHANGED, name + " changed during the import: "
+                        + (e instanceof NoSuchFileException ? "it is gone (" : "a directory on its way is no longer one (") + e.getFile()
+                        + ")", e);
             }
             FileTime opened = file.attributes().lastModifiedTime();
             ManifestFile result;

@@ -5,9 +5,12 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
@@ -15,7 +18,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -37,7 +39,7 @@ final class SourceTree implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(SourceTree.class);
     private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
-    /** A file opened from the tree, and its attributes as it was opened. */
+    /** A file opened from the tree, and its attributes as it was opened (see {@link #open}). */
     record Opened(FileChannel channel, BasicFileAttributes attributes) {}
 
     private record Root(Path path, SecureDirectoryStream<Path> directory) {}
@@ -56,29 +58,22 @@ final class SourceTree implements Closeable {
     }
 
     /**
-     * Opens {@code validated}, deepest first so that a file is reached from the nearest.
+     * Opens {@code validated}, directories none of which lies inside another.
      *
      * @throws CheckpointException CHANGED when one is not the directory validation read
      */
     static SourceTree open(List<ValidatedDirectory> validated) throws IOException {
         List<Root> opened = new ArrayList<>();
         try {
-            for (ValidatedDirectory root : validated.stream().sorted(Comparator.comparingInt(
-                    (ValidatedDirectory v) -> v.realPath().getNameCount()).reversed()).toList()) {
+            for (ValidatedDirectory root : validated) {
                 DirectoryStream<Path> directory = Files.newDirectoryStream(root.realPath());
                 if (!(directory instanceof SecureDirectoryStream<Path> secure)) {
                     directory.close();
                     closeAll(opened.stream().map(Root::directory).toList());
-                    log.warn("this platform opens no directory securely: the import opens its files by their paths, and would follow"
-                            + " a directory replaced by a link while it runs");
-                    return new SourceTree(List.of(), false);
+                    return insecure(validated);
                 }
                 opened.add(new Root(root.realPath(), secure));
-                Object now = secure.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
-                if (!Objects.equals(now, root.fileKey())) {
-                    throw new CheckpointException(CheckpointException.Code.CHANGED, "the source changed during the import: "
-                            + root.realPath() + " is not the directory the import read (moved, or replaced by another or a link)");
-                }
+                requireSame(root, secure.getFileAttributeView(BasicFileAttributeView.class).readAttributes());
             }
         } catch (IOException | RuntimeException e) {
             try {
@@ -91,31 +86,62 @@ final class SourceTree implements Closeable {
         return new SourceTree(List.copyOf(opened), true);
     }
 
+    /** Where directories cannot be opened securely: each checked by its path, and files opened by theirs. */
+    private static SourceTree insecure(List<ValidatedDirectory> validated) throws IOException {
+        log.warn("this platform opens no directory securely: the import opens its files by their paths, and would follow a directory"
+                + " replaced by a link while it runs");
+        for (ValidatedDirectory root : validated) {
+            requireSame(root, Files.readAttributes(root.realPath(), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+        }
+        return new SourceTree(List.of(), false);
+    }
+
+    private static void requireSame(ValidatedDirectory root, BasicFileAttributes now) throws CheckpointException {
+        if (!Objects.equals(now.fileKey(), root.fileKey())) {
+            throw new CheckpointException(CheckpointException.Code.CHANGED, "the source changed during the import: " + root.realPath()
+                    + " is not the directory the import read (moved, or replaced by another or a link)");
+        }
+    }
+
     /**
-     * The file {@code name} at {@code realPath}, open for reading.
+     * The file {@code name} at {@code realPath}, open for reading, with its attributes read just before
+     * it was opened and found the same file's just after (by name: no attribute is read from an open file).
      *
-     * @throws CheckpointException CHANGED, naming {@code name}, when a link now stands at a step of the way
+     * @throws CheckpointException CHANGED, naming {@code name}, when a link now stands at a step of the way,
+     *     or the file was replaced while it was opened
      */
     Opened open(String name, Path realPath) throws IOException {
         if (!secure) {
-            FileChannel channel = FileChannel.open(realPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-            try {
-                return new Opened(channel, Files.readAttributes(realPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
-            } catch (IOException | RuntimeException e) {
-                closeAfter(channel, e);
-                throw e;
-            }
+            return opened(name, Files.readAttributes(realPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS),
+                    FileChannel.open(realPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS),
+                    () -> Files.readAttributes(realPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
         }
-        return atParent(name, realPath, (parent, file) -> {
-            // The JDK's secure directory streams open files as FileChannels; the interface only promises a byte channel.
-            FileChannel channel = (FileChannel) parent.newByteChannel(file, READ_NO_LINK);
-            try {
-                return new Opened(channel, attributes(parent, file));
-            } catch (IOException | RuntimeException e) {
-                closeAfter(channel, e);
-                throw e;
+        return atParent(name, realPath, (parent, file) -> opened(name, attributes(parent, file),
+                // The JDK's secure directory streams open files as FileChannels; the interface only promises a byte channel.
+                (FileChannel) parent.newByteChannel(file, READ_NO_LINK), () -> attributes(parent, file)));
+    }
+
+    @FunctionalInterface
+    interface Attributes {
+        BasicFileAttributes read() throws IOException;
+    }
+
+    /** {@code channel} with {@code before}, once {@code after} says the name still leads to the same file; else closed. */
+    static Opened opened(String name, BasicFileAttributes before, FileChannel channel, Attributes after) throws IOException {
+        try {
+            if (!Objects.equals(after.read().fileKey(), before.fileKey())) {
+                throw new CheckpointException(CheckpointException.Code.CHANGED, name + " changed during the import: it was replaced"
+                        + " by another file while it was opened");
             }
-        });
+            return new Opened(channel, before);
+        } catch (IOException | RuntimeException e) {
+            try {
+                channel.close();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
     }
 
     /** The attributes of the file {@code name} at {@code realPath} now, reached as {@link #open} reaches it. */
@@ -152,8 +178,14 @@ final class SourceTree implements Closeable {
                 throw new CheckpointException(CheckpointException.Code.CHANGED, name + " changed during the import: " + link
                         + " is a link now, where the import found no link", e);
             }
-            // The JDK names only the step it was given, a name relative to the directory above it.
-            throw (FileSystemException) new FileSystemException(at.toString(), e.getOtherFile(), e.getReason()).initCause(e);
+            // The JDK names only the step it was given, a name relative to the directory above it; the type says what went wrong.
+            FileSystemException named = switch (e) {
+                case NoSuchFileException gone -> new NoSuchFileException(at.toString(), gone.getOtherFile(), gone.getReason());
+                case AccessDeniedException denied -> new AccessDeniedException(at.toString(), denied.getOtherFile(), denied.getReason());
+                case NotDirectoryException notDirectory -> new NotDirectoryException(at.toString());
+                default -> new FileSystemException(at.toString(), e.getOtherFile(), e.getReason());
+            };
+            throw (FileSystemException) named.initCause(e);
         } finally {
             // Read-only directories: a failure to close one loses nothing, and must not lose the channel opened in it.
             for (SecureDirectoryStream<Path> directory : below) {
@@ -178,17 +210,14 @@ final class SourceTree implements Closeable {
         return null;
     }
 
-    private static void closeAfter(FileChannel channel, Exception failure) {
-        try {
-            channel.close();
-        } catch (IOException e) {
-            failure.addSuppressed(e);
-        }
-    }
-
+    /** Logs rather than throws: a read-only directory's close loses nothing, and must not fail an import that is READY. */
     @Override
-    public void close() throws IOException {
-        closeAll(roots.stream().map(Root::directory).toList());
+    public void close() {
+        try {
+            closeAll(roots.stream().map(Root::directory).toList());
+        } catch (IOException e) {
+            log.warn("closing the source's directories failed", e);
+        }
     }
 
     private static void closeAll(List<? extends Closeable> opened) throws IOException {

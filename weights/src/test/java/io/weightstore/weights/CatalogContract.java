@@ -566,6 +566,17 @@ abstract class CatalogContract {
     }
 
     @Test
+    void aFileDeletedAfterValidationIsRefusedAsChangedSayingItIsGone() throws Exception {
+        Path victim = source.resolve("tokenizer_config.json").toRealPath();
+        Progress deleteOnce = onFirstBytes(() -> Files.delete(victim));
+
+        assertCheckpointError(() -> new CheckpointImporter(catalog()).run(new ImportRequest(id("gone"), "org/tiny", "main", source,
+                replicas(), false, 1), deleteOnce), CheckpointException.Code.CHANGED, "tokenizer_config.json changed during the"
+                + " import: it is gone (" + victim + ")");
+        assertThat(catalog().manifest(id("gone")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
+    }
+
+    @Test
     void aVerifyAndAnExportThatAReplaceOvertakesFinishOnTheVersionTheyStartedWith() throws Exception {
         importSource("tiny");
         // The last file in the manifest's order, changed: a replace removes the version before's copy once READY.

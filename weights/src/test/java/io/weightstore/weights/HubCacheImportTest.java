@@ -88,7 +88,9 @@ class HubCacheImportTest {
         assertCheckpointError(() -> importSnapshot("tiny", Progress.NONE), CheckpointException.Code.CORRUPT,
                 "tokenizer.json is corrupt: its blob " + blob + " is named by the Git blob id the hub gave it, but its bytes hash to "
                         + GitBlobId.of(MemorySegment.ofArray(Files.readAllBytes(blob))) + "; download it again (hf download acme/tiny-llama"
-                        + " tokenizer.json --revision 5f1e0c2");
+                        + " tokenizer.json --revision 5f1e0c2 --cache-dir " + tmp.resolve("hub").toRealPath() + " --force-download), or, if"
+                        + " it was changed on purpose, import a plain copy of the snapshot (cp -rL " + snapshot + " DIR), which records no hub"
+                        + " commit");
         assertThat(new Catalog(store).manifest(CheckpointId.of("tiny")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
         assertThat(store.list("weights/tiny/files/")).as("what the failed run sent, freed").isEmpty();
     }

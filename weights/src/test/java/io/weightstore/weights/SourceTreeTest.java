@@ -9,6 +9,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -78,6 +81,30 @@ class SourceTreeTest {
                     "original/params.json changed during the import: " + source.resolve("original") + " is a link now");
             assertCheckpointError(() -> tree.attributes("original/params.json", params), CheckpointException.Code.CHANGED,
                     source.resolve("original") + " is a link now");
+        }
+    }
+
+    @Test
+    void aFileGoneSinceValidationIsNoSuchFileNamedByItsWholePath() throws Exception {
+        try (SourceTree tree = SourceTree.open(List.of(ValidatedDirectory.of(source)))) {
+            Files.delete(params);
+
+            assertThatThrownBy(() -> tree.open("original/params.json", params)).isInstanceOf(NoSuchFileException.class)
+                    .hasMessage(params.toString());
+        }
+    }
+
+    @Test
+    void aFileReplacedAfterItsAttributesWereReadIsRefusedAsChanged() throws Exception {
+        // The swap lands between the attributes read before the open and those read after, as a rename in between would.
+        BasicFileAttributes before = Files.readAttributes(params, BasicFileAttributes.class);
+        Path other = Files.writeString(tmp.resolve("other.json"), "{\"dim\": 32}");
+        Files.move(other, params, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel channel = FileChannel.open(params)) {
+            assertCheckpointError(() -> SourceTree.opened("original/params.json", before, channel,
+                    () -> Files.readAttributes(params, BasicFileAttributes.class)), CheckpointException.Code.CHANGED,
+                    "original/params.json changed during the import: it was replaced by another file while it was opened");
+            assertThat(channel.isOpen()).as("closed with the refusal").isFalse();
         }
     }
 
