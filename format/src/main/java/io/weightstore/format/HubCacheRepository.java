@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  */
 public final class HubCacheRepository {
     private static final String MODELS = "models--";
-    private static final Pattern GIT_OBJECT_NAME = Pattern.compile("[0-9a-f]{40}");
+    /** A Git object id: a commit's, or a small file's blob in the cache. */
+    static final Pattern GIT_OBJECT_NAME = Pattern.compile("[0-9a-f]{40}");
     /** A ref's or a commit's name: relative, '/' between parts ({@code pr/1}); parts of dots alone are refused apart. */
     private static final Pattern REVISION = Pattern.compile("[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*");
     /** A ref holds a commit's id and a newline; anything larger is no ref. */

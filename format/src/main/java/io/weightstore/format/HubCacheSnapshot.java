@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
  */
 public record HubCacheSnapshot(Path cache, Path blobs, String modelId, String commit) {
     private static final Pattern SHA256_NAME = Pattern.compile("[0-9a-f]{64}");
-    private static final Pattern GIT_OBJECT_NAME = Pattern.compile("[0-9a-f]{40}");
 
     /** The snapshot {@code realRoot} is, when it is one: {@code realRoot} must have no link left in it. */
     public static Optional<HubCacheSnapshot> of(Path realRoot) throws IOException {
@@ -55,7 +54,7 @@ public record HubCacheSnapshot(Path cache, Path blobs, String modelId, String co
      * blob the hub names by that id.
      */
     public Optional<String> namedGitBlob(Path realTarget) {
-        return named(realTarget, GIT_OBJECT_NAME);
+        return named(realTarget, HubCacheRepository.GIT_OBJECT_NAME);
     }
 
     private Optional<String> named(Path realTarget, Pattern digest) {

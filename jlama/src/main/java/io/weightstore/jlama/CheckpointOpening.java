@@ -89,21 +89,13 @@ final class CheckpointOpening {
         }
         // First the loader: Jlama's other layer loads, which a failed one does not stop, then read nothing more.
         if (openedWeights != null) {
-            closeInto(failure, openedWeights);
+            JlamaModels.closeAfter(openedWeights, failure);
         }
         if (openedSource != null) {
-            closeInto(failure, openedSource);
+            JlamaModels.closeAfter(openedSource, failure);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void closeInto(Throwable failure, AutoCloseable opened) {
-        try {
-            opened.close();
-        } catch (Exception e) {
-            failure.addSuppressed(e);
         }
     }
 }

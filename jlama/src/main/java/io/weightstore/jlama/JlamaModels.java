@@ -195,7 +195,7 @@ public final class JlamaModels {
     }
 
     /** Closes {@code resource} on the way out of {@code failure}, which keeps any failure of the close. */
-    private static void closeAfter(AutoCloseable resource, Throwable failure) {
+    static void closeAfter(AutoCloseable resource, Throwable failure) {
         try {
             resource.close();
         } catch (Exception e) {

@@ -331,12 +331,12 @@ public final class CheckpointImporter {
             Map<String, CheckpointFile> sources = directory.files().stream().collect(Collectors.toMap(CheckpointFile::path, f -> f));
             for (StoredFile file : catalog.files(initial)) {
                 CheckpointFile source = sources.get(file.path());
+                Optional<String> gitBlob = directory.namedGitBlob(source);
                 running.add(files.submit(() -> {
-                    FileImport run = new FileImport(request, copies, initial, file, source.header(),
-                            directory.namedGitBlob(source).isPresent(), writer, hashing);
+                    FileImport run = new FileImport(request, copies, initial, file, source.header(), gitBlob.isPresent(), writer, hashing);
                     ManifestFile stored = run.store(tree, source.location(), sent, progress);
                     requireNamedDigest(directory, source, "SHA-256", directory.namedSha256(source), stored.sha256());
-                    requireNamedDigest(directory, source, "Git blob id", directory.namedGitBlob(source), run.gitBlobId());
+                    requireNamedDigest(directory, source, "Git blob id", gitBlob, run.gitBlobId());
                     if (run.sent()) {
                         uploadedBytes.addAndGet(file.file().size());
                     } else {
