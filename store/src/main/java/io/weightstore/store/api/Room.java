@@ -4,9 +4,10 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Space on the nodes that are up: what they hold in all, what is allocated, how much of that belongs
- * to objects the master may evict (unpinned, not being read), and how much of it no object holds but
- * a write grant may still reach.
+ * Space on the nodes that are up: what they hold in all, what is allocated, how much of that evicting
+ * would free for the caller now (the room of objects the master may evict, unpinned and not being read,
+ * that no other writer's live write grant reaches), and how much of it no object holds but a write grant
+ * may still reach.
  */
 public record Room(long capacity, long used, long evictable, Held held, int nodesUp) {
     /**

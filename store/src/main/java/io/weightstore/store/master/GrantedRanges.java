@@ -61,6 +61,15 @@ final class GrantedRanges {
         return false;
     }
 
+    /**
+     * Whether a range freed now would be free for a put of {@code identity}'s at once: no live grant reaches
+     * it, or only that identity's. Changes nothing.
+     */
+    boolean freeFor(ReplicaRef replica, long length, long now, String identity) {
+        Grant reaching = reaching(replica, length);
+        return reaching.until() <= now || !identity.isEmpty() && reaching.holder().equals(identity);
+    }
+
     /** The grants that reach a range, as one: the latest expiry, and their holder if they have only one. */
     private Grant reaching(ReplicaRef replica, long length) {
         Grant none = new Grant(length, 0, "");

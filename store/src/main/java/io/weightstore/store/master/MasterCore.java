@@ -350,10 +350,10 @@ public final class MasterCore implements MasterApi, ClusterView {
                     + " nodes hold " + capacity + " bytes in all");
         }
         // Room held from the caller's own earlier puts is theirs to use again; what this put does not take stays held.
-        List<GrantedRanges.Held> lent = nodes.lendHeld(Caller.current());
+        List<GrantedRanges.Held> lent = new ArrayList<>(nodes.lendHeld(Caller.current()));
         ObjectMeta object;
         try {
-            evictIfNeeded(size * replicas, key);
+            evictIfNeeded(size * replicas, key, lent);
             object = place(key, size, sliceSize, options, up);
         } finally {
             nodes.holdUnused(lent);
@@ -410,20 +410,30 @@ public final class MasterCore implements MasterApi, ClusterView {
                 Instant.ofEpochMilli(clock.getAsLong()), options.replicas(), Caller.current(), options.autoReplicas(), List.of());
     }
 
-    /** Evicts, least recently read first, only as much as makes {@code incoming} bytes fit under the high watermark. */
-    private void evictIfNeeded(long incoming, String forKey) throws StoreException {
+    /**
+     * Evicts, least recently read first, only as much as makes {@code incoming} bytes fit under the high watermark,
+     * and lends the caller's put what its own evicted objects held ({@code lent}). An object whose room write grants
+     * still reach, other than the caller's, is passed over: removing it would free nothing until they expire, so
+     * every further object would be evicted for nothing.
+     */
+    private void evictIfNeeded(long incoming, String forKey, List<GrantedRanges.Held> lent) throws StoreException {
         long limit = (long) (config.highWatermark() * nodes.capacity());
         if (nodes.used() + incoming <= limit) {
             return;
         }
+        String caller = Caller.current();
         for (ObjectMeta victim : eviction.order(evictable(), lastRead)) {
             if (nodes.used() + incoming <= limit) {
                 break;
+            }
+            if (nodes.freedFor(victim, caller, node -> true) == 0) {
+                continue;
             }
             log.info("evicting {} ({} bytes, unpinned, least recently read) to make room for {}", victim.key(), victim.size(),
                     forKey);
             removeObject(victim);
             metrics.evicted(victim.size());
+            lent.addAll(nodes.lendHeld(caller));
         }
     }
 
@@ -1022,13 +1032,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         }
         long evictable = 0;
         for (ObjectMeta object : evictable()) {
-            for (SliceMeta slice : object.slices()) {
-                for (ReplicaRef replica : slice.replicas()) {
-                    if (upIds.contains(replica.nodeId())) {
-                        evictable += SegmentAllocator.aligned(slice.length());
-                    }
-                }
-            }
+            evictable += nodes.freedFor(object, Caller.current(), upIds::contains);
         }
         return new Room(capacity, used, evictable, held(upIds), up.size());
     }

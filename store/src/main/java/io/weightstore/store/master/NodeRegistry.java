@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -269,6 +270,22 @@ final class NodeRegistry {
         if (allocator != null && granted.releasable(replica, length, clock.getAsLong())) {
             allocator.release(replica.offset(), length);
         }
+    }
+
+    /**
+     * The bytes of {@code object}'s replicas on the nodes {@code counted} admits that would be free for a put
+     * of {@code caller}'s as soon as the object were removed: the ranges no live write grant reaches, or only
+     * the caller's. The rest would be held, out of every allocator, until the grants expire.
+     */
+    long freedFor(ObjectMeta object, String caller, Predicate<String> counted) {
+        long now = clock.getAsLong();
+        long[] freed = {0};
+        forEachReplica(object, (allocator, replica, length) -> {
+            if (counted.test(replica.nodeId()) && granted.freeFor(replica, length, now, caller)) {
+                freed[0] += SegmentAllocator.aligned(length);
+            }
+        });
+        return freed[0];
     }
 
     /** The ranges held back for write grants that may still reach them. */

@@ -278,6 +278,54 @@ class MasterCoreTest extends ClockedMasterFixture {
         assertThat(master.stat("incoming").size()).isEqualTo(8 * SLICE);
     }
 
+    /** 20 of the 24 MiB under the high watermark, in three objects alice wrote just now, oldest first. */
+    private void fillAsAlice() throws Exception {
+        for (String key : new String[] {"a", "b", "c"}) {
+            Caller.as("writer alice", () -> put(key, "c".equals(key) ? 4 * SLICE : 8 * SLICE));
+            now.addAndGet(10);
+        }
+    }
+
+    @Test
+    void anObjectWhoseRoomAnotherWritersLiveGrantsStillReachIsNotEvictedForNothing() throws Exception {
+        fillAsAlice();
+        assertThat(Caller.as("writer bob", () -> master.room()).evictable()).as("removing alice's objects would free bob nothing yet")
+                .isZero();
+
+        Caller.as("writer bob", () -> put("bobs", 8 * SLICE));
+
+        assertThat(List.of("a", "b", "c")).allSatisfy(key -> assertThat(master.stat(key).key()).isEqualTo(key));
+        assertThat(master.stat("bobs").size()).isEqualTo(8 * SLICE);
+    }
+
+    @Test
+    void aWriterEvictingItsOwnRecentObjectsEvictsOnlyWhatMakesRoomAndPutsIntoIt() throws Exception {
+        fillAsAlice();
+        assertThat(Caller.as("writer alice", () -> master.room()).evictable()).isEqualTo(20 * SLICE);
+
+        Caller.as("writer alice", () -> put("next", 8 * SLICE));
+
+        assertCode(() -> master.stat("a"), NOT_FOUND);
+        assertThat(master.stat("b").key()).isEqualTo("b");
+        assertThat(master.stat("c").key()).isEqualTo("c");
+        assertThat(Caller.as("writer alice", () -> master.room()).used()).as("a's room went to next").isEqualTo(20 * SLICE);
+    }
+
+    @Test
+    void onceTheWriteGrantsHaveExpiredAnyWritersPutEvictsTheLeastRecentlyReadAsBefore() throws Exception {
+        fillAsAlice();
+        now.addAndGet(config().putTimeout().toMillis() + GrantedRanges.CLOCK_SKEW_MILLIS + 1);
+        master.heartbeat(NodeReport.alive("n1"));
+        master.heartbeat(NodeReport.alive("n2"));
+        assertThat(Caller.as("writer bob", () -> master.room()).evictable()).isEqualTo(20 * SLICE);
+
+        Caller.as("writer bob", () -> put("bobs", 8 * SLICE));
+
+        assertCode(() -> master.stat("a"), NOT_FOUND);
+        assertThat(master.stat("b").key()).isEqualTo("b");
+        assertThat(master.stat("c").key()).isEqualTo("c");
+    }
+
     @Test
     void theLeastRecentlyReadOrderOutlivesARestart() throws StoreException {
         put("old", 10 * SLICE);
