@@ -5,6 +5,7 @@ import io.weightstore.weights.loader.CheckpointSource;
 import io.weightstore.weights.loader.LoadOptions;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -62,11 +63,12 @@ final class CheckpointOpening {
     }
 
     /**
-     * Whether writing the metadata files replaced or removed any file in the cache directory, which then
-     * was not the checkpoint's; waits for it.
+     * Whether {@code read}, a directory an engine read metadata files from, did not hold this version's:
+     * the opening wrote them elsewhere, or replaced or removed any file there; waits for it.
      */
-    boolean metadataRewritten() throws IOException {
-        return metadata().changed();
+    boolean metadataIsNot(Path read) throws IOException {
+        CheckpointSource.Materialized written = metadata();
+        return !written.dir().equals(read) || written.changed();
     }
 
     /** The weight loader, once the weight files are open; each call returns the same one. */

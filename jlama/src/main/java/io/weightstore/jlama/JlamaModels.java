@@ -146,13 +146,14 @@ public final class JlamaModels {
             return new Loaded(model, reference, Optional.empty(), (System.nanoTime() - start) / 1e9, kvCache);
         }
         URI uri = CheckpointSource.storeUri(reference);
-        Path metadata = CheckpointSource.metadataDir(CheckpointSource.checkpointId(uri), options);
+        Optional<Path> leftBefore = CheckpointSource.metadataLeftBefore(CheckpointSource.checkpointId(uri), options)
+                .filter(dir -> Files.isRegularFile(dir.resolve("config.json")));
         CheckpointOpening opening = CheckpointOpening.start(uri, options, distributed.isEmpty(), opened);
         try {
-            Optional<AbstractModel> onFilesLeftBefore = Files.isRegularFile(metadata.resolve("config.json"))
-                    ? loadOnMetadataLeftBefore(reference, metadata, opening, kvCache, distributed) : Optional.empty();
+            Optional<AbstractModel> onFilesLeftBefore = leftBefore.isPresent()
+                    ? loadOnMetadataLeftBefore(reference, leftBefore.get(), opening, kvCache, distributed) : Optional.empty();
             AbstractModel model = onFilesLeftBefore.isPresent() ? onFilesLeftBefore.get()
-                    : loadOnMetadataWritten(reference, metadata, opening, kvCache, distributed);
+                    : loadOnMetadataWritten(reference, opening, kvCache, distributed);
             CheckpointSource source = opening.source();
             try {
                 // Files seen in place were checked while Jlama built the model; one that failed is read instead, from a good copy.
@@ -163,7 +164,7 @@ public final class JlamaModels {
                     onFailedFiles.close();
                     log.warn("weight files {} failed their check in the pools on this host, or could not be checked there; loading them"
                             + " through the store", failed);
-                    model = rebuild(reference, metadata, kvCache, distributed, source);
+                    model = rebuild(reference, opening.metadata().dir(), kvCache, distributed, source);
                 }
             } catch (IOException | RuntimeException | Error e) {
                 if (model != null) {
@@ -204,17 +205,18 @@ public final class JlamaModels {
     }
 
     /**
-     * Jlama reads config and tokenizer from the files an earlier load of this checkpoint wrote, while
-     * the checkpoint opens; empty when the opening found them stale and wrote them again. Files there
-     * are only ever replaced whole (written aside, then renamed), and each is compared with the
-     * manifest's SHA-256 before Jlama gets its weight loader, so a model is only built on the files the
-     * checkpoint holds.
+     * Jlama reads config and tokenizer from the files an earlier load of this checkpoint wrote, in
+     * {@code leftBefore}, while the checkpoint opens; empty when they were not this version's. Before
+     * Jlama gets its weight loader, the opening has written this version's set of metadata files, each
+     * compared with the manifest's SHA-256: the model is built on {@code leftBefore} only when that is the
+     * set's directory and the opening changed nothing in it. Files there are only ever replaced whole
+     * (written aside, then renamed), and only by the same set's bytes.
      */
-    private static Optional<AbstractModel> loadOnMetadataLeftBefore(String reference, Path metadata, CheckpointOpening opening,
+    private static Optional<AbstractModel> loadOnMetadataLeftBefore(String reference, Path leftBefore, CheckpointOpening opening,
             KvCacheDirectory kvCache, Optional<Function<Config, DistributedContext>> distributed) throws IOException {
         try {
-            return Optional.of(loadModel(reference, metadata, kvCache, distributed, dir -> {
-                if (fromOpening(opening::metadataRewritten)) {
+            return Optional.of(loadModel(reference, leftBefore, kvCache, distributed, dir -> {
+                if (fromOpening(() -> opening.metadataIsNot(leftBefore))) {
                     throw new StaleMetadata();
                 }
                 return fromOpening(opening::weights);
@@ -224,10 +226,10 @@ public final class JlamaModels {
         } catch (OpeningFailed e) {
             throw e;
         } catch (RuntimeException e) {
-            // Jlama could not read what was there: if the opening wrote it again, read the new files.
+            // Jlama could not read what was there: if it was not this version's, read this version's.
             boolean rewritten;
             try {
-                rewritten = opening.metadataRewritten();
+                rewritten = opening.metadataIsNot(leftBefore);
             } catch (IOException openingFailed) {
                 openingFailed.addSuppressed(e);
                 throw openingFailed;
@@ -240,10 +242,9 @@ public final class JlamaModels {
     }
 
     /** Jlama reads config and tokenizer once the opening has written them. */
-    private static AbstractModel loadOnMetadataWritten(String reference, Path metadata, CheckpointOpening opening,
-            KvCacheDirectory kvCache, Optional<Function<Config, DistributedContext>> distributed) throws IOException {
-        opening.metadata();
-        return loadModel(reference, metadata, kvCache, distributed, dir -> fromOpening(opening::weights));
+    private static AbstractModel loadOnMetadataWritten(String reference, CheckpointOpening opening, KvCacheDirectory kvCache,
+            Optional<Function<Config, DistributedContext>> distributed) throws IOException {
+        return loadModel(reference, opening.metadata().dir(), kvCache, distributed, dir -> fromOpening(opening::weights));
     }
 
     /** One of the opening's answers, asked for inside Jlama's weight-loader function, which cannot throw an IOException. */

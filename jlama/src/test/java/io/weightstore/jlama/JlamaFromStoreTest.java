@@ -107,27 +107,32 @@ class JlamaFromStoreTest {
     }
 
     @Test
-    void aModelIsBuiltOnTheCheckpointsConfigWhenAnEarlierLoadLeftAnotherInTheCache() throws IOException {
+    void aModelIsBuiltOnTheCheckpointsConfigWhenTheLastLoadHereLeftAnotherSetOfMetadata() throws IOException {
         Path dir = synthAndImport(DType.F32, "stale");
         Completion fromDisk = generate(dir.toString());
-        Path cached = cacheWithMetadataOf(dir, "stale");
-        ObjectNode config = (ObjectNode) JsonMapper.builder().build().readTree(cached.resolve("config.json").toFile());
+        Path other = anotherSetOfMetadata(dir, "stale");
+        ObjectNode config = (ObjectNode) JsonMapper.builder().build().readTree(other.resolve("config.json").toFile());
         assertThat(config.get("num_hidden_layers").asInt()).isEqualTo(2);
-        Files.writeString(cached.resolve("config.json"), config.put("num_hidden_layers", 1).toString());
+        Files.writeString(other.resolve("config.json"), config.put("num_hidden_layers", 1).toString());
 
         try (JlamaModels.Loaded loaded = JlamaModels.load("weightstore://stale", LoadOptions.defaults())) {
             assertThat(loaded.model().getConfig().numberOfLayers).isEqualTo(2);
             assertThat(Completion.generate(loaded.model(), PromptContext.of(PROMPT), 24, 0.0f, token -> {}).text())
                     .isEqualTo(fromDisk.text());
         }
-        assertThat(cached.resolve("config.json")).hasSameBinaryContentAs(dir.resolve("config.json"));
+        Path written = CheckpointSource.metadataLeftBefore(new CheckpointId("stale"), LoadOptions.defaults()).orElseThrow();
+        assertThat(written).isNotEqualTo(other);
+        assertThat(written.resolve("config.json")).hasSameBinaryContentAs(dir.resolve("config.json"));
+        assertThat(other.resolve("config.json")).as("another set, which a load of another version may be reading, is left as it is")
+                .hasContent(config.toString());
     }
 
     @Test
     void aCachedTokenizerJlamaCannotReadIsWrittenAgainAndTheModelLoads() throws IOException {
         Path dir = synthAndImport(DType.F32, "garbled");
         Completion fromDisk = generate(dir.toString());
-        Path cached = cacheWithMetadataOf(dir, "garbled");
+        generate("weightstore://garbled");
+        Path cached = CheckpointSource.metadataLeftBefore(new CheckpointId("garbled"), LoadOptions.defaults()).orElseThrow();
         Files.writeString(cached.resolve("tokenizer.json"), "{\"model\": ");
 
         assertThat(generate("weightstore://garbled").text()).isEqualTo(fromDisk.text());
@@ -137,7 +142,7 @@ class JlamaFromStoreTest {
     @Test
     void aCheckpointNotInTheStoreIsReportedAsSuchWhenAnEarlierLoadLeftItsMetadataInTheCache() throws IOException {
         Path dir = synthAndImport(DType.F32, "present");
-        cacheWithMetadataOf(dir, "gone");
+        anotherSetOfMetadata(dir, "gone");
 
         assertThatThrownBy(() -> JlamaModels.load("weightstore://gone", LoadOptions.defaults()))
                 .isInstanceOfSatisfying(CheckpointException.class, e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.NOT_FOUND))
@@ -146,14 +151,20 @@ class JlamaFromStoreTest {
         assertThat(generate("weightstore://present").generatedTokens()).isPositive();
     }
 
-    /** The metadata files of {@code dir} where a load of checkpoint {@code id} leaves them, as an earlier load would have. */
-    private Path cacheWithMetadataOf(Path dir, String id) throws IOException {
-        Path cached = Files.createDirectories(tmp.resolve("home/cache").resolve(id));
+    /**
+     * The metadata files of {@code dir} as a set of checkpoint {@code id}'s that a load here wrote last, as a load of
+     * another version would have left it ({@code $WEIGHTSTORE_HOME/metadata/ID/SET}, named by {@code current}).
+     */
+    private Path anotherSetOfMetadata(Path dir, String id) throws IOException {
+        String set = "0123456789abcdef0123456789abcdef";
+        Path cached = Files.createDirectories(tmp.resolve("home/metadata").resolve(id).resolve(set));
         try (var files = Files.list(dir)) {
             for (Path file : files.filter(f -> !f.getFileName().toString().endsWith(".safetensors")).toList()) {
                 Files.copy(file, cached.resolve(file.getFileName()));
             }
         }
+        Files.writeString(cached.resolveSibling("current"), set + "\n");
+        assertThat(CheckpointSource.metadataLeftBefore(new CheckpointId(id), LoadOptions.defaults())).contains(cached);
         return cached;
     }
 

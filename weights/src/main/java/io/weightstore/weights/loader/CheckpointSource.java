@@ -23,7 +23,6 @@ import io.weightstore.weights.StoreLocator;
 import io.weightstore.weights.StoreRangeSource;
 import io.weightstore.weights.StoredFile;
 import io.weightstore.weights.VerifiedCopy;
-import io.weightstore.weights.WeightstoreHome;
 import io.weightstore.weights.checks.TensorCrcTable;
 import io.weightstore.weights.checks.TensorCrcs;
 import java.io.IOException;
@@ -437,17 +436,19 @@ public final class CheckpointSource implements AutoCloseable {
 
     /**
      * Writes config, tokenizer and other metadata files to the cache directory; never a weight file. In
-     * the store's own cache directory (no {@link LoadOptions#cacheDir}), files this version does not
-     * have are removed: one a version before had (a tokenizer's added tokens) would sit beside this
-     * version's as if it were one of them.
+     * the store's own cache (no {@link LoadOptions#cacheDir}), that is the directory of this version's set
+     * of metadata files ({@link MetadataCache}), which it then names as the set the next load starts on;
+     * a file there that is none of the set's is removed, as it would sit beside them as if it were one.
      */
     public Materialized materializeMetadata() throws IOException {
-        Path dir = metadataDir(manifest.checkpointId(), options);
-        Materialized materialized = materializeMetadata(dir);
         if (options.cacheDir() != null) {
-            return materialized;
+            return materializeMetadata(options.cacheDir());
         }
-        return new Materialized(materialized.dir(), materialized.written(), materialized.unchanged(), removeOthers(materialized.dir()));
+        Materialized materialized = materializeMetadata(MetadataCache.setDir(manifest));
+        Materialized cleaned = new Materialized(materialized.dir(), materialized.written(), materialized.unchanged(),
+                removeOthers(materialized.dir()));
+        MetadataCache.makeCurrent(materialized.dir());
+        return cleaned;
     }
 
     /** Removes the files under {@code root} that are not this version's metadata files; hidden ones are writes in progress. */
@@ -468,11 +469,15 @@ public final class CheckpointSource implements AutoCloseable {
     }
 
     /**
-     * Where {@link #materializeMetadata()} writes checkpoint {@code id}'s metadata files: known before
-     * the store is opened, so that an engine may start on what an earlier load left there.
+     * Where an earlier load left checkpoint {@code id}'s metadata files, known before the store opens, so
+     * that an engine may start on them: the cache directory asked for, or the set the store's own cache on
+     * this host wrote last; empty when there is none. Whether they are this version's, the load's own
+     * {@link #materializeMetadata()} tells: an engine that read another directory than its
+     * {@link Materialized#dir()}, or one it {@link Materialized#changed()}, read another version's files.
      */
-    public static Path metadataDir(CheckpointId id, LoadOptions options) throws IOException {
-        return options.cacheDir() != null ? options.cacheDir() : WeightstoreHome.created().resolve("cache").resolve(id.value());
+    public static Optional<Path> metadataLeftBefore(CheckpointId id, LoadOptions options) throws IOException {
+        Optional<Path> dir = options.cacheDir() != null ? Optional.of(options.cacheDir()) : MetadataCache.current(id);
+        return dir.map(path -> path.toAbsolutePath().normalize());
     }
 
     /** As {@link #materializeMetadata()}, into {@code dir}; files whose size and hash already match are left alone. */

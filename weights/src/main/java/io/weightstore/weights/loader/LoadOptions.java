@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * @param store master HOST:PORT, or null for the usual selection ($WEIGHTSTORE_MASTER, config, embedded)
  * @param credentials credentials directory for the cluster, or null for the usual selection ($WEIGHTSTORE_CREDENTIALS, config)
  * @param bufferBytes off-heap memory for tensor data: two halves, one being read while the other is consumed
- * @param cacheDir where metadata files go, or null for $WEIGHTSTORE_HOME/cache/&lt;id&gt;
+ * @param cacheDir where metadata files go, or null for the store's own cache, a directory per set of metadata files under
+ *     $WEIGHTSTORE_HOME/metadata/&lt;id&gt;; a directory given here must not be shared by loads of different versions at once
  * @param bufferPool buffers shared with other sources, or null for the source's own (freed when it closes)
  * @param importer the identity that must have imported the checkpoint ("writer importer", as the master names it), or
  *     null to accept whoever the manifest names

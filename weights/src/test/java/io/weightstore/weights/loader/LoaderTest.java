@@ -585,8 +585,9 @@ class LoaderTest {
     void theStoresOwnCacheKeepsNoFileThisVersionDoesNotHave() throws IOException {
         inHome(tmp.resolve("home"), () -> {
             try (CheckpointSource checkpoint = CheckpointSource.open(store, new CheckpointId("ckpt"), LoadOptions.defaults())) {
-                Path cache = CheckpointSource.metadataDir(new CheckpointId("ckpt"), LoadOptions.defaults());
-                assertThat(checkpoint.materializeMetadata().changed()).isTrue();
+                CheckpointSource.Materialized first = checkpoint.materializeMetadata();
+                assertThat(first.changed()).isTrue();
+                Path cache = first.dir();
                 // What a load of a version before left: a file this one does not have, and a write in progress.
                 Path before = Files.writeString(cache.resolve("added_tokens.json"), "{\"<extra>\": 32000}");
                 Path writing = Files.writeString(cache.resolve(".tokenizer.json.1.x.partial"), "half");
@@ -598,6 +599,39 @@ class LoaderTest {
                 assertThat(before).doesNotExist();
                 assertThat(writing).exists();
                 assertThat(checkpoint.materializeMetadata().changed()).isFalse();
+            }
+        });
+    }
+
+    @Test
+    void loadsOfTwoVersionsWriteTheirMetadataToSetsOfTheirOwnAndNeitherRewritesTheOthers() throws IOException {
+        Path versions = Files.createDirectories(tmp.resolve("versions"));
+        try (var files = Files.list(source)) {
+            for (Path file : files.toList()) {
+                Files.copy(file, versions.resolve(file.getFileName()));
+            }
+        }
+        CheckpointId id = new CheckpointId("versions");
+        Catalog catalog = new Catalog(store);
+        new CheckpointImporter(catalog).run(new ImportRequest(id, "org/m", "r1", versions, 1, false, 2), Progress.NONE);
+        inHome(tmp.resolve("home"), () -> {
+            assertThat(CheckpointSource.metadataLeftBefore(id, LoadOptions.defaults())).as("no load here yet").isEmpty();
+            try (CheckpointSource before = CheckpointSource.open(store, id, LoadOptions.defaults())) {
+                Path first = before.materializeMetadata().dir();
+                assertThat(CheckpointSource.metadataLeftBefore(id, LoadOptions.defaults())).contains(first);
+
+                Path config = versions.resolve("config.json");
+                Files.writeString(config, Files.readString(config).replaceFirst("\\{", "{\"revision\": \"r2\", "));
+                new CheckpointImporter(catalog).run(new ImportRequest(id, "org/m", "r2", versions, 1, true, 2), Progress.NONE);
+                try (CheckpointSource after = CheckpointSource.open(store, id, LoadOptions.defaults())) {
+                    Path second = after.materializeMetadata().dir();
+
+                    assertThat(second).isNotEqualTo(first).hasParent(first.getParent());
+                    assertThat(second.resolve("config.json")).hasSameBinaryContentAs(config);
+                    assertThat(first.resolve("config.json")).as("the set an engine loading the version before may be reading")
+                            .hasSameBinaryContentAs(source.resolve("config.json"));
+                    assertThat(CheckpointSource.metadataLeftBefore(id, LoadOptions.defaults())).as("the set written last").contains(second);
+                }
             }
         });
     }
