@@ -42,6 +42,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -705,6 +706,9 @@ public final class CheckpointSource implements AutoCloseable {
         try {
             Futures.await(check);
             return true;
+        } catch (CancellationException e) {
+            throw new IllegalStateException("checkpoint " + manifest.checkpointId() + " was closed while " + object.key()
+                    + " was being checked", e);
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
@@ -761,7 +765,12 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Everything this source opened but the store, which a failed open leaves to whoever opened it. */
     private void release() {
-        // A check still reading the views keeps them in use: let it finish before they are unmapped.
+        // A check still running serves no one now (a load that failed, an engine that stopped early): interrupted, it stops
+        // after the slices it is reading, where it would read the rest of a file of many GB before a failure reached the user.
+        // It still reads the views until then, so they are unmapped only once it has ended.
+        synchronized (this) {
+            checks.values().forEach(check -> check.cancel(true));
+        }
         checker.close();
         synchronized (this) {
             if (views.scope().isAlive()) {

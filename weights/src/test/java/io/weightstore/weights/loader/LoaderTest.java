@@ -221,6 +221,28 @@ class LoaderTest {
         }
     }
 
+    /** A load that fails, or an engine that stops early, closes its source while the checks of files seen in place still run. */
+    @Test
+    void aSourceClosedWhileItsChecksRunStopsThemAndLeavesItsClientAsItWas() throws IOException {
+        try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true))) {
+            try (CheckpointSource checkpoint = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults())) {
+                for (CheckpointSource.Location location : checkpoint.tensors().values()) {
+                    assertThat(checkpoint.mappedAhead(location, ShardRead.whole(location.info()))).as(location.info().name()).isPresent();
+                }
+            }
+            // Interrupted, a check must have ended nothing but itself: not the client's workers, nor a channel of theirs.
+            try (CheckpointSource again = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults());
+                    TensorStream stream = again.stream()) {
+                Map<String, byte[]> got = new HashMap<>();
+                collect(stream, got);
+                assertThat(got.keySet()).isEqualTo(expected.keySet());
+                for (String name : expected.keySet()) {
+                    assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+                }
+            }
+        }
+    }
+
     @Test
     void laterStreamsOfOneSourceReuseItsBuffersAndStillReadEveryByte() throws IOException {
         try (CheckpointSource checkpoint = open("ckpt", 3L << 20)) {
