@@ -9,10 +9,12 @@ import io.weightstore.store.wire.BlockCheck;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.Request;
 import io.weightstore.store.wire.Status;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,6 +55,48 @@ class NodeOnAFullTmpfsTest {
     }
 
     /**
+     * Read through the mapping, a hole of a tmpfs takes a page of memory of its own: a reader asking for ranges nothing
+     * wrote would fill the host with pages of zeros, 2 MiB at a time in huge pages.
+     */
+    @Test
+    void checksAndColumnShardsOfUnwrittenRangesAreRefusedWithoutTakingMemory() throws Exception {
+        try (HugeTmpfs tmpfs = HugeTmpfs.mount(tmp.resolve("tmpfs"), (int) (TestCluster.NODE_CAPACITY >> 20) + 32);
+                TestCluster cluster = new TestCluster(tmpfs.dir().resolve("cluster"), 1)) {
+            UUID pool;
+            try (PoolFile file = PoolFile.open(cluster.pool(0), false)) {
+                pool = file.uuid();
+            }
+            FileStore store = Files.getFileStore(tmpfs.dir());
+            long usedBefore = store.getTotalSpace() - store.getUnallocatedSpace();
+            int port = cluster.node(0).port();
+            // 16 MiB of rows, eight huge pages.
+            assertThat(status(port, pool, new Request.ReadStrided(new Stride(HOLE, 1024, 64 << 10, 256), List.of())))
+                    .isEqualTo(Status.CORRUPT.code());
+            assertThat(status(port, pool, new Request.Read(new Range(HOLE + (20 << 20), 0), List.of(new BlockCheck(HOLE + (20 << 20),
+                    BLOCK, 0))))).isEqualTo(Status.CORRUPT.code());
+            assertThat(store.getTotalSpace() - store.getUnallocatedSpace()).as("bytes the tmpfs holds")
+                    .isLessThan(usedBefore + (2 << 20));
+            assertThat(BadInputTest.handshakeAnswered(port)).as("a new connection is answered").isTrue();
+        }
+    }
+
+    /** What the node on {@code port}, of {@code pool}, answers {@code request} with. */
+    private static byte status(int port, UUID pool, Request request) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write(BadInputTest.hello(pool));
+            assertThat(in.readNBytes(FrameCodec.HELLO_BYTES)).hasSize(FrameCodec.HELLO_BYTES);
+            ByteBuffer frame = FrameCodec.encode(request, null);
+            out.write(frame.array(), frame.position(), frame.remaining());
+            byte[] header = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
+            assertThat(header).as("an answer to the request").hasSize(FrameCodec.RESPONSE_HEADER_BYTES);
+            return header[0];
+        }
+    }
+
+    /**
      * Sends {@code request} to a node whose pool a filler left no room to grow, and returns the status it answered
      * with, once its process was found alive and answering a new connection.
      */
@@ -67,19 +111,7 @@ class NodeOnAFullTmpfsTest {
                 pool = file.uuid();
             }
             Filler.fill(tmpfs.dir().resolve("filler"));
-            byte status;
-            try (Socket socket = new Socket("127.0.0.1", port)) {
-                socket.setSoTimeout(10_000);
-                OutputStream out = socket.getOutputStream();
-                InputStream in = socket.getInputStream();
-                out.write(BadInputTest.hello(pool));
-                assertThat(in.readNBytes(FrameCodec.HELLO_BYTES)).hasSize(FrameCodec.HELLO_BYTES);
-                ByteBuffer frame = FrameCodec.encode(request, null);
-                out.write(frame.array(), frame.position(), frame.remaining());
-                byte[] header = in.readNBytes(FrameCodec.RESPONSE_HEADER_BYTES);
-                assertThat(header).as("an answer to the request").hasSize(FrameCodec.RESPONSE_HEADER_BYTES);
-                status = header[0];
-            }
+            byte status = status(port, pool, request);
             Thread.sleep(500);
             String log = Files.readString(tmp.resolve("node.log"));
             assertThat(node.isAlive()).as("the node process after the request, log: %s", log).isTrue();

@@ -34,6 +34,7 @@ final class Libc {
     static final int MADV_FREE = 8;
     static final int MADV_HUGEPAGE = 14;
     static final int MADV_POPULATE_READ = 22;
+    static final int SEEK_HOLE = 4;
     static final int EINVAL = 22;
     static final int EFAULT = 14;
 
@@ -92,6 +93,24 @@ final class Libc {
         }
     }
 
+    /** mincore(2) of {@code length} bytes at {@code address}, one byte per page into {@code vector}: 0, or -1 with errno in {@code state}. */
+    static int mincore(MemorySegment state, long address, long length, MemorySegment vector) {
+        try {
+            return (int) Linked.MINCORE.invokeExact(state, MemorySegment.ofAddress(address), length, vector);
+        } catch (Throwable e) {
+            throw new IllegalStateException("mincore(2) failed to run", e);
+        }
+    }
+
+    /** lseek(2): the offset it went to, or -1 with errno in {@code state}. */
+    static long lseek(MemorySegment state, int fd, long offset, int whence) {
+        try {
+            return (long) Linked.LSEEK.invokeExact(state, fd, offset, whence);
+        } catch (Throwable e) {
+            throw new IllegalStateException("lseek(2) failed to run", e);
+        }
+    }
+
     /** The errno a capturing call left in {@code state}. */
     static int errno(MemorySegment state) {
         return (int) Linked.ERRNO.get(state, 0L);
@@ -138,6 +157,10 @@ final class Libc {
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
         private static final MethodHandle MADVISE_CAPTURING = capturing("madvise", FunctionDescriptor.of(ValueLayout.JAVA_INT,
                 ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        private static final MethodHandle MINCORE = capturing("mincore", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
+        private static final MethodHandle LSEEK = capturing("lseek", FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
         private static final MethodHandle OPEN = capturing("open", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
                 ValueLayout.JAVA_INT));
         private static final MethodHandle CLOSE = plain("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));

@@ -46,6 +46,8 @@ public final class PoolFile implements AutoCloseable {
      * and a same-host Jlama load of 1 GB took 0.98-1.15 s against 0.80-0.97 s (bench/README.md).
      */
     public static final int WRITE_PIECE = (int) HUGE_PAGE;
+    /** Pages whose residency one mincore(2) call of a fault-in asks for: a vector of 64 KiB for 256 MiB. */
+    private static final long MINCORE_PAGES_PER_CALL = 1 << 16;
 
     private static final long MAGIC = 0x31304c4f4f505357L; // "WSPOOL01" read as a little-endian long
     private static final long OFFSET_MAGIC = 0;
@@ -66,6 +68,10 @@ public final class PoolFile implements AutoCloseable {
     private final UUID uuid;
     private final String nodeId;
     private final ReentrantLock writers = new ReentrantLock();
+    /** Whether reading a hole of the file through its mapping takes memory (a tmpfs); asked at the first fault-in. Guarded by this. */
+    private Boolean holesTakeMemory;
+    /** The file opened again for lseek(2), at the first page of a fault-in found not in memory; -1 before. Guarded by this. */
+    private int seekFd = -1;
 
     private PoolFile(Path path, FileChannel channel, Arena arena, MemorySegment file) {
         this.path = path;
@@ -250,6 +256,9 @@ public final class PoolFile implements AutoCloseable {
         long pageStart = start & -Libc.PAGE;
         try (Arena call = Arena.ofConfined()) {
             MemorySegment state = call.allocate(Libc.CALL_STATE);
+            if (holesTakeMemory()) {
+                requireWritten(state, call, offset, length, pageStart, start + length);
+            }
             if (Libc.madvise(state, pageStart, start + length - pageStart, Libc.MADV_POPULATE_READ) == 0) {
                 return;
             }
@@ -260,6 +269,63 @@ public final class PoolFile implements AutoCloseable {
             throw new StoreException(errno == Libc.EFAULT ? StoreException.Code.CORRUPT : StoreException.Code.IO, "pool " + path
                     + " cannot give the pages of offset " + offset + " length " + length + " to read: " + Libc.error(state)
                     + (errno == Libc.EFAULT ? " (a range never written, on a file system with no room left, or a failing device)" : ""));
+        }
+    }
+
+    private synchronized boolean holesTakeMemory() {
+        if (holesTakeMemory == null) {
+            holesTakeMemory = "tmpfs".equals(PoolPages.of(path).fileSystem());
+        }
+        return holesTakeMemory;
+    }
+
+    /**
+     * Refuses a range of a pool on a tmpfs that has a page nothing wrote. Read through the mapping, such a hole
+     * takes a page of memory of its own (a file's shared mapping has no zero page to share) that nothing frees, so
+     * a reader asking for ranges no object holds (any reader of an insecure node, one with a checked or strided
+     * read of any other) would fill the node's host with pages of zeros. The kernel says which pages it holds
+     * (mincore); only from the first it does not (a hole, or a page swapped out) is the file asked for its next hole.
+     * Only a tmpfs: elsewhere a hole read costs a page of cache the kernel may take back, and a file system that
+     * stores blocks of zeros as holes would have written objects refused.
+     */
+    private void requireWritten(MemorySegment state, Arena call, long offset, long length, long pageStart, long end)
+            throws StoreException {
+        long pages = (end - pageStart + Libc.PAGE - 1) / Libc.PAGE;
+        MemorySegment resident = call.allocate(Math.min(pages, MINCORE_PAGES_PER_CALL));
+        for (long page = 0; page < pages; page += resident.byteSize()) {
+            long count = Math.min(pages - page, resident.byteSize());
+            if (Libc.mincore(state, pageStart + page * Libc.PAGE, count * Libc.PAGE, resident) != 0) {
+                throw new StoreException(StoreException.Code.IO, "pool " + path + " cannot say which pages of offset " + offset
+                        + " length " + length + " it holds: " + Libc.error(state));
+            }
+            for (long i = 0; i < count; i++) {
+                if ((resident.get(ValueLayout.JAVA_BYTE, i) & 1) == 0) {
+                    requireNoHoleFrom(state, call, DATA_START + pageStart - data.address() + (page + i) * Libc.PAGE, offset, length);
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Refuses the range of {@code offset} and {@code length} when the file has a hole between {@code from} and its end. */
+    private void requireNoHoleFrom(MemorySegment state, Arena call, long from, long offset, long length) throws StoreException {
+        long hole;
+        synchronized (this) {
+            if (seekFd < 0) {
+                int fd = Libc.open(state, call, path.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC);
+                if (fd < 0) {
+                    throw new StoreException(StoreException.Code.IO, "cannot open pool " + path + " to find its holes: " + Libc.error(state));
+                }
+                seekFd = fd;
+            }
+            hole = Libc.lseek(state, seekFd, from, Libc.SEEK_HOLE);
+        }
+        if (hole < 0) {
+            throw new StoreException(StoreException.Code.IO, "cannot find the holes of pool " + path + ": " + Libc.error(state));
+        }
+        if (hole < DATA_START + offset + length) {
+            throw new StoreException(StoreException.Code.CORRUPT, "pool " + path + " holds nothing at offset " + (hole - DATA_START)
+                    + " of offset " + offset + " length " + length + " (never written): refused, as reading it would take memory");
         }
     }
 
@@ -311,6 +377,12 @@ public final class PoolFile implements AutoCloseable {
 
     @Override
     public void close() throws StoreException {
+        synchronized (this) {
+            if (seekFd >= 0) {
+                Libc.close(seekFd);
+                seekFd = -1;
+            }
+        }
         try {
             arena.close();
             channel.close();
