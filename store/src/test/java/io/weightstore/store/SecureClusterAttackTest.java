@@ -38,6 +38,7 @@ import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.master.MasterConfig;
 import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.node.StorageNode;
+import io.weightstore.store.pool.PoolFile;
 import io.weightstore.store.proto.FinishCopyRequest;
 import io.weightstore.store.proto.HeartbeatRequest;
 import io.weightstore.store.proto.MasterGrpc;
@@ -58,6 +59,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -491,6 +493,92 @@ class SecureClusterAttackTest {
                 Thread.sleep(Math.max(0, Duration.between(Instant.now(), grant.deadline()).toMillis()) + 500);
                 assertRefused(() -> node.write(place.offset(), data, grant.writeGrants().get(place)), StoreException.Code.UNAUTHENTICATED);
             }
+        }
+    }
+
+    /**
+     * A writer that sends slowly enough kept its frame within the stall window past its grant's expiry, after which the
+     * master gives the room to another put: the node ends the write at the expiry, and nothing lands after it.
+     */
+    @Test
+    void aWriteStillArrivingWhenItsGrantExpiresIsCutOffThere() throws Exception {
+        MasterConfig quickPuts = new MasterConfig(TestCluster.SLICE, TestCluster.CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2),
+                Duration.ofSeconds(30), Duration.ofSeconds(2), 0.95);
+        try (TestCluster quick = TestCluster.secure(tmp.resolve("slow-writes"), 1, DataPlaneProtection.TLS, quickPuts,
+                UnaryOperator.identity());
+                GrpcMasterApi writer = GrpcMasterApi.connect(quick.masterAddress(), quick.authentication(Role.WRITER, "writer-1"))) {
+            PutGrant grant = writer.putStart("slow", 2 * HALF_A_WRITE, PutOptions.defaults());
+            ReplicaRef place = grant.object().slice(0).replicas().getFirst();
+            try (SocketChannel socket = SocketChannel.open(new InetSocketAddress("127.0.0.1", quick.node(0).port()));
+                    Transport tls = firstHalfOfAWrite(quick, socket, grant, place)) {
+                // Within the stall window, but past the grant's expiry.
+                Thread.sleep(Math.max(0, Duration.between(Instant.now(), grant.deadline()).toMillis()) + 500);
+                assertThatThrownBy(() -> secondHalfOfAWrite(tls)).as("the node closed the connection at the grant's expiry")
+                        .isInstanceOf(IOException.class);
+            }
+            assertThat(landedAfterTheFirstHalf(quick.pool(0), place)).as("sent after the expiry").isEqualTo(new byte[HALF_A_WRITE]);
+        }
+    }
+
+    /**
+     * A restarted master no longer knows the put a write in progress is for, and may give its room to the next put once
+     * the node has registered with it: registering, the node ends that write.
+     */
+    @Test
+    void aWriteInProgressWhenItsNodeRegistersWithARestartedMasterIsEnded() throws Exception {
+        PutGrant grant;
+        try (GrpcMasterApi writer = GrpcMasterApi.connect(cluster.masterAddress(), cluster.authentication(Role.WRITER, "writer-1"))) {
+            grant = writer.putStart("across-a-restart", 2 * HALF_A_WRITE, PutOptions.defaults());
+        }
+        ReplicaRef place = grant.object().slice(0).replicas().getFirst();
+        int node = cluster.indexOf(place.nodeId());
+        try (SocketChannel socket = SocketChannel.open(new InetSocketAddress("127.0.0.1", cluster.node(node).port()));
+                Transport tls = firstHalfOfAWrite(cluster, socket, grant, place)) {
+            cluster.stopMaster();
+            cluster.startMaster();
+            try (StoreClient admin = cluster.client()) {
+                awaitNodesUp(admin, 2);
+            }
+            assertThatThrownBy(() -> secondHalfOfAWrite(tls)).as("the node ended the write when it registered again")
+                    .isInstanceOf(IOException.class);
+        }
+        assertThat(landedAfterTheFirstHalf(cluster.pool(node), place)).isEqualTo(new byte[HALF_A_WRITE]);
+    }
+
+    private static final int HALF_A_WRITE = 64 << 10;
+
+    /** Over {@code socket}, the hello, a WRITE of two halves under {@code grant}, and its first half of ones. */
+    private static Transport firstHalfOfAWrite(TestCluster on, SocketChannel socket, PutGrant grant, ReplicaRef place) throws Exception {
+        StorageNode node = on.node(on.indexOf(place.nodeId()));
+        Transport tls = TlsTransport.handshake(socket, TlsEndpoint.client(on.authentication(Role.WRITER, "writer-1"),
+                ExpectedPeer.exactly(new Identity(place.nodeId(), Role.NODE))));
+        tls.writeFully(FrameCodec.encodeHello(node.poolUuid(), grant.tickets().get(place.nodeId())));
+        ByteBuffer reply = ByteBuffer.allocate(FrameCodec.HELLO_BYTES);
+        tls.readFully(reply);
+        assertThat(FrameCodec.decodeHelloReply(reply).status()).isEqualTo(io.weightstore.store.wire.Status.OK);
+        tls.writeFully(FrameCodec.encode(new io.weightstore.store.wire.Request.Write(new Range(place.offset(), 2 * HALF_A_WRITE),
+                grant.writeGrants().get(place)), null));
+        tls.writeFully(onesOfHalfAWrite());
+        return tls;
+    }
+
+    /** The second half of ones, then the node's answer. */
+    private static void secondHalfOfAWrite(Transport tls) throws IOException {
+        tls.writeFully(onesOfHalfAWrite());
+        tls.readFully(ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES));
+    }
+
+    private static ByteBuffer onesOfHalfAWrite() {
+        byte[] ones = new byte[HALF_A_WRITE];
+        Arrays.fill(ones, (byte) 1);
+        return ByteBuffer.wrap(ones);
+    }
+
+    private static byte[] landedAfterTheFirstHalf(Path poolFile, ReplicaRef place) throws IOException {
+        try (FileChannel pool = FileChannel.open(poolFile)) {
+            ByteBuffer landed = ByteBuffer.allocate(HALF_A_WRITE);
+            pool.read(landed, PoolFile.DATA_START + place.offset() + HALF_A_WRITE);
+            return landed.array();
         }
     }
 

@@ -26,7 +26,11 @@ sealed interface Admission {
     /** What one admitted connection may do. */
     @FunctionalInterface
     interface Session {
-        void authorize(Request request) throws FrameException;
+        /**
+         * Refuses {@code request} unless the connection may make it; returns when its authority to land bytes ends, for
+         * a write under a grant: the master frees the grant's room once it has expired, so none of its bytes may land after.
+         */
+        Optional<Instant> authorize(Request request) throws FrameException;
 
         /**
          * Whether the node may close the connection, idle, to admit another at its limit ({@link IdleConnections}): a
@@ -49,7 +53,7 @@ sealed interface Admission {
     record Open() implements Admission {
         @Override
         public Session admit(byte[] ticket, Optional<Identity> certified) {
-            return request -> {};
+            return request -> Optional.empty();
         }
     }
 
@@ -90,11 +94,13 @@ sealed interface Admission {
                             throw refused(true, "no grant for " + caller + " to write offset=" + w.range().offset() + " length="
                                     + w.range().length());
                         }
+                        return Optional.of(grant.expiresAt());
                     }
                     default -> {
                         if (!caller.role().allows(Permission.READ)) {
                             throw refused(false, caller + " may not read");
                         }
+                        return Optional.empty();
                     }
                 }
             };
@@ -108,13 +114,14 @@ sealed interface Admission {
         private static Session readOnly(NodeTicket grant) {
             return new Session() {
                 @Override
-                public void authorize(Request request) throws FrameException {
+                public Optional<Instant> authorize(Request request) throws FrameException {
                     switch (request) {
                         case Request.Write w -> throw refused(true, grant.caller() + " holds a read grant, which writes nothing");
                         case Request.Read r -> requireGranted(grant, List.of(r.range()), r.checks());
                         case Request.ReadRanges r -> requireGranted(grant, r.ranges(), r.checks());
                         case Request.ReadStrided r -> throw refused(false, "a read grant is for whole ranges, not strided reads");
                     }
+                    return Optional.empty();
                 }
 
                 @Override

@@ -28,7 +28,9 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +75,7 @@ final class RequestHandler implements Runnable {
     private final NodeMetrics metrics;
     private final NodeCounters counters;
     private final IdleConnections idle;
+    private final WritesInProgress writes;
     private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.REQUEST_HEADER_BYTES);
     private final ByteBuffer responseBuffer = ByteBuffer.allocate(FrameCodec.RESPONSE_HEADER_BYTES + FrameCodec.MAX_MESSAGE);
     private ByteBuffer body = ByteBuffer.allocate(256);
@@ -84,7 +87,7 @@ final class RequestHandler implements Runnable {
     /** {@code writesThroughMapping}: the pool's {@link PoolFile#writesThroughMapping}; else writes go by {@code pwrite}. */
     RequestHandler(SocketChannel socket, PoolFile pool, boolean writesThroughMapping, VerifiedBlocks verified, DataPlaneSecurity security,
             TransferDeadlines deadlines, DeadlineTimer timer, RateLimitedLog refusals, NodeCounters counters, NodeMetrics metrics,
-            IdleConnections idle) {
+            IdleConnections idle, WritesInProgress writes) {
         this.socket = socket;
         this.pool = pool;
         this.writesThroughMapping = writesThroughMapping;
@@ -96,6 +99,7 @@ final class RequestHandler implements Runnable {
         this.metrics = metrics;
         this.counters = counters;
         this.idle = idle;
+        this.writes = writes;
     }
 
     @Override
@@ -156,16 +160,17 @@ final class RequestHandler implements Runnable {
                     if (request == null || !ours) {
                         return;
                     }
-                    session.authorize(request);
-                    long bytes = switch (request) {
-                        case Request.Write w -> w.range().length();
-                        // Checks alone send nothing, yet read every byte they check, from a disk when the pool is on one.
-                        case Request.Read r when r.range().length() == 0 -> r.checks().stream().mapToLong(BlockCheck::length).sum();
-                        default -> request.payloadLength();
-                    };
-                    long started = System.nanoTime();
-                    within(deadlines.forBytes(bytes), request.op() + " of " + bytes + " bytes", () -> serve(request));
-                    metrics.served(request.op(), bytes, System.nanoTime() - started);
+                    boolean write = request instanceof Request.Write;
+                    if (write) {
+                        writes.started(socket);
+                    }
+                    try {
+                        serveAuthorized(request, session.authorize(request));
+                    } finally {
+                        if (write) {
+                            writes.ended(socket);
+                        }
+                    }
                 } catch (FrameException refused) {
                     if (refused.status() == Status.AUTH) {
                         refusals.warn("refused a request from {}: {}", peer(), refused.getMessage());
@@ -178,6 +183,28 @@ final class RequestHandler implements Runnable {
                 }
             }
         }
+    }
+
+    /**
+     * Serves {@code request} under a deadline for its bytes, which for a write ends at its grant's expiry ({@code landsUntil}):
+     * a writer that sends slowly enough would otherwise land bytes in room the master has since given to another put.
+     */
+    private void serveAuthorized(Request request, Optional<Instant> landsUntil) throws IOException, FrameException {
+        long bytes = switch (request) {
+            case Request.Write w -> w.range().length();
+            // Checks alone send nothing, yet read every byte they check, from a disk when the pool is on one.
+            case Request.Read r when r.range().length() == 0 -> r.checks().stream().mapToLong(BlockCheck::length).sum();
+            default -> request.payloadLength();
+        };
+        Duration deadline = deadlines.forBytes(bytes);
+        if (landsUntil.isPresent()) {
+            Duration left = Duration.between(Instant.now(), landsUntil.get());
+            deadline = left.compareTo(deadline) < 0 ? left : deadline;
+        }
+        long started = System.nanoTime();
+        within(deadline, request.op() + " of " + bytes + " bytes" + (landsUntil.isPresent() ? ", under a grant that expires at "
+                + landsUntil.get() : ""), () -> serve(request));
+        metrics.served(request.op(), bytes, System.nanoTime() - started);
     }
 
     /** Runs {@code step}, closing the connection under it if it outlives {@code timeout}. */

@@ -72,6 +72,7 @@ public final class StorageNode implements AutoCloseable {
     private final Optional<NodeKeys> keys;
     private final DataPlaneSecurity security;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private final WritesInProgress writes = new WritesInProgress();
     private final Set<SocketChannel> refused = ConcurrentHashMap.newKeySet();
     private final IdleConnections idle = new IdleConnections();
     /** The threads that serve or refuse connections, which a close waits for before it unmaps the pool under them. */
@@ -244,7 +245,8 @@ public final class StorageNode implements AutoCloseable {
     /**
      * Registers, with a new grant key: the master it reaches may not be the one that sealed the grants given so far.
      * A master that does not know this node does not know the copies it makes either (it restarted, or another took
-     * over), and counts their room free: it may hand that room to a put. So every copy stops writing first.
+     * over), and counts their room free: it may hand that room to a put. So every copy stops writing first, and every
+     * write in progress is ended once the grant key that authorized it is gone.
      */
     private void register() throws StoreException {
         registered = false;
@@ -253,6 +255,10 @@ public final class StorageNode implements AutoCloseable {
                     + " ordered writing into its pool " + COPY_STOP_WAIT.toSeconds() + " s after stopping them; it registers once they stop");
         }
         keys.ifPresent(NodeKeys::renewGrantKey);
+        int ended = writes.endAll();
+        if (ended > 0) {
+            log.info("node {}: ended {} writes in progress for the master before; their puts fail, and are made again", pool.nodeId(), ended);
+        }
         heartbeatInterval = master.registerNode(info());
         lastAnswerNanos = System.nanoTime();
         registered = true;
@@ -396,7 +402,7 @@ public final class StorageNode implements AutoCloseable {
         serve(Thread.ofPlatform().daemon().name("node-conn-" + pool.nodeId()), () -> {
             try {
                 new RequestHandler(socket, pool, writesThroughMapping, verified, security, options.deadlines(), deadlines,
-                        refusals, counters, metrics, idle).run();
+                        refusals, counters, metrics, idle, writes).run();
             } finally {
                 idle.forget(socket);
                 connections.remove(socket);
