@@ -8,6 +8,8 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.TxnResponse;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.weightstore.store.EtcdForClass;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
@@ -135,6 +137,49 @@ class FencingTest {
             assertThat(failed).as("the first registration failed").isTrue();
             assertThat(ETCD.client().getKVClient().get(keys.member("a:1")).get().getKvs()).as("the member key").hasSize(1);
         }
+    }
+
+    /**
+     * etcd's quota check at apply time answers "database space exceeded" for a transaction it has applied: the leader's copy
+     * may then be behind etcd, and a put it took for refused would have its room given to the next (two records on one range).
+     */
+    @Test
+    void aWriteEtcdAnswersWithNoSpaceMayHaveBeenAppliedSoTheLeaderStepsDown() throws Exception {
+        ClusterKeys keys = new ClusterKeys("fencing-" + UUID.randomUUID());
+        Events a = new Events();
+        try (LeaderElection election = LeaderElection.start(ETCD.client(), keys, "a:1", LEASE, Duration.ofSeconds(1), a)) {
+            Fence fence = next(a.elected);
+            KV appliedThenOutOfSpace = forwarding(KV.class, ETCD.client().getKVClient(), (method, args) -> method.getName().equals("txn")
+                    ? answeringNoSpaceOnceApplied(ETCD.client().getKVClient().txn()) : null);
+            AtomicBoolean steppedDown = new AtomicBoolean();
+            EtcdMetadataStore store = EtcdMetadataStore.open(appliedThenOutOfSpace, keys, fence, Duration.ofSeconds(1),
+                    () -> steppedDown.set(true));
+            MetadataBatch batch = new MetadataBatch();
+            batch.putObject(object("applied"));
+
+            assertThatThrownBy(() -> store.apply(batch)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
+                    .satisfies(e -> assertThat(e.code()).as("not a batch refused whole").isNotEqualTo(StoreException.Code.INVALID_ARGUMENT));
+            assertThat(steppedDown).as("a leader whose copy may be behind etcd").isTrue();
+            assertThat(EtcdMetadataStore.open(ETCD.client().getKVClient(), keys, fence, Duration.ofSeconds(1), () -> {})
+                    .objects("", "", 10)).extracting(ObjectMeta::key).containsExactly("applied");
+        }
+    }
+
+    private static Txn answeringNoSpaceOnceApplied(Txn txn) {
+        Txn[] self = new Txn[1];
+        self[0] = forwarding(Txn.class, txn, (method, args) -> switch (method.getName()) {
+            case "If", "Then", "Else" -> {
+                method.invoke(txn, args);
+                yield self[0];
+            }
+            case "commit" -> {
+                txn.commit().get(10, TimeUnit.SECONDS);
+                yield CompletableFuture.failedFuture(new StatusRuntimeException(Status.RESOURCE_EXHAUSTED
+                        .withDescription("etcdserver: mvcc: database space exceeded")));
+            }
+            default -> null;
+        });
+        return self[0];
     }
 
     /** {@code etcd} as seen over a link that loses the answer to the first transaction after etcd committed it. */
