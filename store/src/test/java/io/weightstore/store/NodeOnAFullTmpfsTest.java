@@ -14,9 +14,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.UUID;
 import java.util.zip.CRC32C;
@@ -77,6 +79,27 @@ class NodeOnAFullTmpfsTest {
             assertThat(store.getTotalSpace() - store.getUnallocatedSpace()).as("bytes the tmpfs holds")
                     .isLessThan(usedBefore + (2 << 20));
             assertThat(BadInputTest.handshakeAnswered(port)).as("a new connection is answered").isTrue();
+        }
+    }
+
+    /** Rows far apart are faulted in, not the gap between them: two rows at either end of a pool would fault in all of it. */
+    @Test
+    void aColumnShardFaultsInItsRowsAndNotTheGapsBetweenThem() throws Exception {
+        try (HugeTmpfs tmpfs = HugeTmpfs.mount(tmp.resolve("tmpfs"), (int) (TestCluster.NODE_CAPACITY >> 20) + 32);
+                TestCluster cluster = new TestCluster(tmpfs.dir().resolve("cluster"), 1)) {
+            UUID pool;
+            try (PoolFile file = PoolFile.open(cluster.pool(0), false)) {
+                pool = file.uuid();
+            }
+            long first = 4L << 20;
+            long apart = 32L << 20;
+            try (FileChannel file = FileChannel.open(cluster.pool(0), StandardOpenOption.WRITE)) {
+                for (long row : new long[] {first, first + apart}) {
+                    file.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), PoolFile.DATA_START + row);
+                }
+            }
+            assertThat(status(cluster.node(0).port(), pool, new Request.ReadStrided(new Stride(first, 4, apart, 2), List.of())))
+                    .as("the rows were written; the 32 MiB between them never were").isEqualTo(Status.OK.code());
         }
     }
 

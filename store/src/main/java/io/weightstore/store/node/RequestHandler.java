@@ -326,8 +326,8 @@ final class RequestHandler implements Runnable {
             respond(Response.ok(0));
             return;
         }
-        // The gather reads through the mapping, unchecked rows too: a hole in the rows' span fails the frame before its answer.
-        faultIn(stride.offset(), stride.span());
+        // The gather reads through the mapping, unchecked rows too: a hole in a row fails the frame before its answer.
+        faultInRows(stride);
         // Rows are often small: gather them into a staging buffer instead of a syscall per row. Allocated before the
         // answer starts, so that a node short of direct memory closes the connection before any byte of it.
         ByteBuffer out = staging();
@@ -414,6 +414,25 @@ final class RequestHandler implements Runnable {
      * The range's pages, before they are read through the mapping (hashed, gathered, encrypted): one the pool cannot give
      * fails the frame, not the node.
      */
+    /**
+     * Faults in the rows of {@code stride}, runs of rows whose gaps are under a huge page at a time, and not the
+     * gaps between runs: a frame of two one-byte rows at either end of the pool would otherwise fault in the whole
+     * pool, a walk of all its pages that no deadline can interrupt.
+     */
+    private void faultInRows(Stride stride) throws FrameException {
+        long runStart = stride.rowOffset(0);
+        long runEnd = runStart + stride.blockLength();
+        for (int row = 1; row < stride.count(); row++) {
+            long rowStart = stride.rowOffset(row);
+            if (rowStart - runEnd >= PoolFile.HUGE_PAGE) {
+                faultIn(runStart, runEnd - runStart);
+                runStart = rowStart;
+            }
+            runEnd = rowStart + stride.blockLength();
+        }
+        faultIn(runStart, runEnd - runStart);
+    }
+
     private void faultIn(long offset, long length) throws FrameException {
         try {
             pool.faultIn(offset, length);

@@ -47,6 +47,11 @@ final class Libc {
         return Linked.FOUR_KIB_PAGES;
     }
 
+    /** The system's page size, to which mincore(2) and madvise(2) want their addresses aligned; {@link #PAGE} if unknown. */
+    static long pageSize() {
+        return Linked.PAGE_SIZE;
+    }
+
     /** mmap(2), its failure an {@link StoreException.Code#IO} that says it could not {@code what}, and why. */
     static MemorySegment mmap(MemorySegment state, MemorySegment at, long length, int protection, int flags, int fd, long offset,
             String what) throws StoreException {
@@ -166,7 +171,8 @@ final class Libc {
         private static final MethodHandle CLOSE = plain("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
         private static final MethodHandle STRERROR = plain("strerror", FunctionDescriptor.of(
                 ValueLayout.ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(256, ValueLayout.JAVA_BYTE)), ValueLayout.JAVA_INT));
-        static final boolean FOUR_KIB_PAGES = pageSize() == PAGE;
+        static final long PAGE_SIZE = pageSize() > 0 ? pageSize() : PAGE;
+        static final boolean FOUR_KIB_PAGES = PAGE_SIZE == PAGE;
 
         private Linked() {}
 

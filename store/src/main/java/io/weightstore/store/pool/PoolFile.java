@@ -68,10 +68,14 @@ public final class PoolFile implements AutoCloseable {
     private final UUID uuid;
     private final String nodeId;
     private final ReentrantLock writers = new ReentrantLock();
-    /** Whether reading a hole of the file through its mapping takes memory (a tmpfs); asked at the first fault-in. Guarded by this. */
-    private Boolean holesTakeMemory;
-    /** The file opened again for lseek(2), at the first page of a fault-in found not in memory; -1 before. Guarded by this. */
+    /** Whether reading a hole of the file through its mapping takes memory (a tmpfs); asked at the first fault-in. */
+    private volatile Boolean holesTakeMemory;
+    /**
+     * The file opened again for lseek(2), at the first page of a fault-in found not in memory; -1 before. Guarded by
+     * {@link #seeking}, apart from the writers and the mapping: a search for holes may walk far (from a page swapped out).
+     */
     private int seekFd = -1;
+    private final Object seeking = new Object();
 
     private PoolFile(Path path, FileChannel channel, Arena arena, MemorySegment file) {
         this.path = path;
@@ -253,11 +257,13 @@ public final class PoolFile implements AutoCloseable {
             return;
         }
         long start = data.address() + offset;
-        long pageStart = start & -Libc.PAGE;
+        // The data starts 4 KiB into the mapping: on a kernel of larger pages, the page it lies in starts before it.
+        long page = Libc.pageSize();
+        long pageStart = start & -page;
         try (Arena call = Arena.ofConfined()) {
             MemorySegment state = call.allocate(Libc.CALL_STATE);
             if (holesTakeMemory()) {
-                requireWritten(state, call, offset, length, pageStart, start + length);
+                requireWritten(state, call, offset, length, page, pageStart, start + length);
             }
             if (Libc.madvise(state, pageStart, start + length - pageStart, Libc.MADV_POPULATE_READ) == 0) {
                 return;
@@ -272,11 +278,14 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    private synchronized boolean holesTakeMemory() {
-        if (holesTakeMemory == null) {
-            holesTakeMemory = "tmpfs".equals(PoolPages.of(path).fileSystem());
+    private boolean holesTakeMemory() {
+        Boolean known = holesTakeMemory;
+        if (known == null) {
+            // Racing first calls each ask the mount table, and agree.
+            known = "tmpfs".equals(PoolPages.of(path).fileSystem());
+            holesTakeMemory = known;
         }
-        return holesTakeMemory;
+        return known;
     }
 
     /**
@@ -288,19 +297,20 @@ public final class PoolFile implements AutoCloseable {
      * Only a tmpfs: elsewhere a hole read costs a page of cache the kernel may take back, and a file system that
      * stores blocks of zeros as holes would have written objects refused.
      */
-    private void requireWritten(MemorySegment state, Arena call, long offset, long length, long pageStart, long end)
+    private void requireWritten(MemorySegment state, Arena call, long offset, long length, long pageSize, long pageStart, long end)
             throws StoreException {
-        long pages = (end - pageStart + Libc.PAGE - 1) / Libc.PAGE;
+        long pages = Math.ceilDiv(end - pageStart, pageSize);
         MemorySegment resident = call.allocate(Math.min(pages, MINCORE_PAGES_PER_CALL));
         for (long page = 0; page < pages; page += resident.byteSize()) {
             long count = Math.min(pages - page, resident.byteSize());
-            if (Libc.mincore(state, pageStart + page * Libc.PAGE, count * Libc.PAGE, resident) != 0) {
+            if (Libc.mincore(state, pageStart + page * pageSize, count * pageSize, resident) != 0) {
                 throw new StoreException(StoreException.Code.IO, "pool " + path + " cannot say which pages of offset " + offset
                         + " length " + length + " it holds: " + Libc.error(state));
             }
             for (long i = 0; i < count; i++) {
                 if ((resident.get(ValueLayout.JAVA_BYTE, i) & 1) == 0) {
-                    requireNoHoleFrom(state, call, DATA_START + pageStart - data.address() + (page + i) * Libc.PAGE, offset, length);
+                    long from = Math.max(DATA_START + offset, DATA_START + pageStart - data.address() + (page + i) * pageSize);
+                    requireNoHoleFrom(state, call, from, offset, length);
                     return;
                 }
             }
@@ -310,7 +320,7 @@ public final class PoolFile implements AutoCloseable {
     /** Refuses the range of {@code offset} and {@code length} when the file has a hole between {@code from} and its end. */
     private void requireNoHoleFrom(MemorySegment state, Arena call, long from, long offset, long length) throws StoreException {
         long hole;
-        synchronized (this) {
+        synchronized (seeking) {
             if (seekFd < 0) {
                 int fd = Libc.open(state, call, path.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC);
                 if (fd < 0) {
@@ -377,7 +387,7 @@ public final class PoolFile implements AutoCloseable {
 
     @Override
     public void close() throws StoreException {
-        synchronized (this) {
+        synchronized (seeking) {
             if (seekFd >= 0) {
                 Libc.close(seekFd);
                 seekFd = -1;
