@@ -110,6 +110,7 @@ final class Replication {
     private int unreadable;
     private Map<String, Integer> replicasByNode = Map.of();
     private boolean fullPassFinished;
+    private final long openedAt;
 
     Replication(MetadataStore metadata, NodeRegistry nodes, LeaseTable leases, MasterConfig config, LongSupplier clock,
             Placement placement) {
@@ -121,6 +122,7 @@ final class Replication {
         this.placement = placement;
         this.auto = new AutoReplicas(config.replication().readersPerReplica(), config.replication().coolDown().toMillis());
         this.scrubs = new ScrubCursors(metadata);
+        this.openedAt = clock.getAsLong();
     }
 
     private ReplicationConfig settings() {
@@ -622,6 +624,10 @@ final class Replication {
         long now = clock.getAsLong();
         int target = auto.target(object, leases.holders(object.key(), now), nodes.up().size(), now);
         boolean raised = AutoReplicas.raised(object, target);
+        // In a master's first node deadline its nodes may not have registered with it yet (it restarted, or took over a
+        // group): an auto count, capped by the nodes up, falls to its floor, and the copies readers raised would be dropped,
+        // to be made again once the nodes are back.
+        boolean settling = object.autoReplicas() && now - openedAt < config.nodeDeadline().toMillis();
         List<String> locals = object.localCopies().stream()
                 .filter(id -> nodes.placeable().stream().anyMatch(n -> n.nodeId().equals(id))).toList();
         List<SliceMeta> slices = new ArrayList<>(object.slices());
@@ -644,7 +650,7 @@ final class Replication {
             int index = i;
             int records = plan.drops().size()
                     + (int) plan.drops().stream().filter(r -> bad.contains(new BadReplica(object.key(), index, r.nodeId()))).count();
-            if (!plan.drops().isEmpty() && recordsDropped + records > MAX_DROPS_PER_CHANGE) {
+            if (!plan.drops().isEmpty() && (settling || recordsDropped + records > MAX_DROPS_PER_CHANGE)) {
                 dirtyKeys.add(object.key()); // the rest in the next look, soon
             } else if (!plan.drops().isEmpty()) {
                 List<ReplicaRef> kept = new ArrayList<>(slice.replicas());

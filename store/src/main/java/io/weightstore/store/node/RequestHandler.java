@@ -407,6 +407,9 @@ final class RequestHandler implements Runnable {
                         + check.offset() + " (block of " + check.length() + " bytes)");
             }
             verified.remember(check, writesBefore);
+            // A block hashed is progress: a frame of checks sends nothing until its end, and its deadline grows with the bytes
+            // it checks, which the stall window alone would cut short on a pool on a slow disk.
+            current.progressed();
         }
     }
 

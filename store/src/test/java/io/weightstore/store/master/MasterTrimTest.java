@@ -57,6 +57,41 @@ class MasterTrimTest {
         }
     }
 
+    /**
+     * A master that restarts, or takes over a group, knows no node up until each registers with it again: the copies that
+     * readers raised an auto count to must outlast that, or every failover drops them and copies them again.
+     */
+    @Test
+    void copiesReadersRaisedAreKeptWhileAMasterJustOpenedWaitsForItsNodes() throws StoreException {
+        AtomicLong now = new AtomicLong(1_000_000);
+        List<String> ids = List.of("n1", "n2", "n3", "n4");
+        try (MasterCore master = ClockedMasters.open(dir, now)) {
+            for (String id : ids) {
+                master.registerNode(node(id));
+            }
+            put(master, "read", 1, 4);
+            master.setReplicas(List.of("read"), 1, true);
+            for (int reader = 0; reader < 8; reader++) {
+                master.locate("read", Duration.ofMinutes(10));
+            }
+            master.reapNow();
+            assertThat(master.stat("read").slice(0).replicas()).as("8 readers, 2 a copy").hasSize(4);
+        }
+        try (MasterCore reopened = ClockedMasters.open(dir, now)) {
+            reopened.reapNow();
+            assertThat(reopened.stat("read").slice(0).replicas()).as("before any node registered again").hasSize(4);
+            for (String id : ids) {
+                reopened.registerNode(node(id));
+            }
+            now.addAndGet(ClockedMasters.config().nodeDeadline().toMillis() + 1);
+            for (String id : ids) {
+                reopened.heartbeat(NodeReport.alive(id));
+            }
+            reopened.reapNow();
+            assertThat(reopened.stat("read").slice(0).replicas()).as("its readers still hold it").hasSize(4);
+        }
+    }
+
     /** A master whose metadata writes take at most 128 changes each, as etcd's transactions do, with "big" in 150 slices at 2 copies. */
     private MasterCore bigAtTwoCopiesOnTwoNodesUnderSmallTransactions() throws StoreException {
         AtomicLong now = new AtomicLong(1_000_000);
