@@ -48,7 +48,8 @@ public final class MasterGroup implements AutoCloseable {
     private final Client etcd;
     private final ClusterKeys keys;
     private final MasterEndpoint endpoint;
-    private final LeaderElection election;
+    /** Null until the election starts, which is after the endpoint: a call that arrives between is refused as too early. */
+    private volatile LeaderElection election;
     private final MasterMetrics metrics = new MasterMetrics();
     private volatile Leading leading;
     /** Kept while this master follows; null while it leads. */
@@ -182,6 +183,11 @@ public final class MasterGroup implements AutoCloseable {
     /** Why this master does not answer {@code method} now, naming where to go instead; empty when it does. */
     private Optional<LeaderGate.Refusal> refusal(String method) {
         Leading current = leading;
+        LeaderElection election = this.election;
+        if (election == null) {
+            return Optional.of(new LeaderGate.Refusal("master of cluster " + keys.cluster() + " is starting and has not joined its"
+                    + " election yet", Optional.empty()));
+        }
         String self = election.address();
         if (current == null || !election.holds(current.fence())) {
             Optional<String> leader = election.leaderAddress();
@@ -216,9 +222,14 @@ public final class MasterGroup implements AutoCloseable {
     }
 
     /** The master answering as leader, for {@link LeaderApi}. */
+    /**
+     * The master answering as leader, for {@link LeaderApi}, while its lease holds: a call let through the gate just before
+     * the lease ran out (one that waited on the core's lock, or in a process frozen meanwhile) must not be answered from
+     * records another leader may have changed since.
+     */
     MasterCore core() throws StoreException {
         Leading current = leading;
-        if (current == null) {
+        if (current == null || !election.holds(current.fence())) {
             throw LeaderGate.steppedDown("master " + election.address() + " stopped leading", null);
         }
         return current.core();
