@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weightstore.weights.testing.FileDigests;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
@@ -19,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -255,7 +255,7 @@ class ModelCommandsTest {
         assertThat(result.get("manifest").get("status").asText()).isEqualTo("READY");
         for (JsonNode file : result.get("manifest").get("files")) {
             assertThat(file.get("sha256").asText()).as(file.get("path").asText())
-                    .isEqualTo(sha256(big.resolve(file.get("path").asText())));
+                    .isEqualTo(FileDigests.sha256(big.resolve(file.get("path").asText())));
         }
         assertThat(run("model", "verify", "resume").exitCode()).isZero();
     }
@@ -301,7 +301,7 @@ class ModelCommandsTest {
         assertThat(result.has("replacement")).isFalse();
         for (JsonNode file : result.get("files")) {
             assertThat(file.get("sha256").asText()).as(file.get("path").asText())
-                    .isEqualTo(sha256(second.resolve(file.get("path").asText())));
+                    .isEqualTo(FileDigests.sha256(second.resolve(file.get("path").asText())));
         }
         assertThat(run("model", "verify", "tuned").exitCode()).isZero();
     }
@@ -338,9 +338,5 @@ class ModelCommandsTest {
         assertThat(pruned.out()).contains("pruned held: 2 objects of earlier versions");
         assertThat(run("model", "list").out()).doesNotContain("earlier versions");
         assertThat(JSON.readTree(run("model", "prune", "held", "--json").out()).get("objects").asInt()).isZero();
-    }
-
-    private static String sha256(Path file) throws Exception {
-        return HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
     }
 }

@@ -1,7 +1,6 @@
 package io.weightstore.weights.testing;
 
 import io.weightstore.weights.GitBlobId;
-import io.weightstore.weights.Sha256;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -29,7 +28,7 @@ public final class HubCacheLayout {
             files = walk.filter(Files::isRegularFile).toList();
         }
         for (Path file : files) {
-            String name = file.toString().endsWith(".safetensors") ? sha256(file)
+            String name = file.toString().endsWith(".safetensors") ? FileDigests.sha256(file)
                     : GitBlobId.of(MemorySegment.ofArray(Files.readAllBytes(file)));
             Path blob = blobs.resolve(name);
             Files.move(file, blob);
@@ -43,9 +42,5 @@ public final class HubCacheLayout {
     /** The blob the snapshot's {@code file} links to. */
     public static Path blob(Path snapshot, String file) throws IOException {
         return snapshot.resolve(file).toRealPath();
-    }
-
-    public static String sha256(Path file) throws IOException {
-        return Sha256.of(MemorySegment.ofArray(Files.readAllBytes(file)));
     }
 }
