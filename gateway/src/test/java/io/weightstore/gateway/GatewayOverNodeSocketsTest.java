@@ -152,6 +152,19 @@ class GatewayOverNodeSocketsTest {
         }
     }
 
+    @Test
+    void aCheckpointTheStoreDoesNotHoldIsAskedForOnceASecond() throws Exception {
+        HttpRequest head = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/weights/absent/" + FILE))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build();
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            double stats = masterCalls("Stat");
+            for (int i = 0; i < 8; i++) {
+                assertThat(client.send(head, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(404);
+            }
+            assertThat(masterCalls("Stat") - stats).as("checks with the master of a checkpoint it does not hold").isEqualTo(1);
+        }
+    }
+
     /** gRPC calls of {@code method} the master answered so far. */
     private double masterCalls(String method) {
         double calls = 0;

@@ -6,6 +6,7 @@ import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.store.api.KeyOrder;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.StoreException;
+import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.ObjectReader;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointException;
@@ -21,9 +22,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,19 +53,23 @@ public final class CheckpointBucket {
         }
     }
 
-    /** How long a manifest's version, once checked with the master, is taken as current. */
+    /** How long a manifest's version, once checked with the master, is taken as current; and a checkpoint's absence. */
     static final Duration RECHECK = Duration.ofSeconds(1);
-    /** Locks that checks of manifests take, by checkpoint id: more than the requests that check one at a time. */
-    private static final int CHECK_LOCKS = 64;
+    /** Checkpoints found absent that are remembered at most: ids a client makes up must not grow the heap. */
+    private static final int ABSENT_KEPT = 4096;
 
     private final String name;
     private final Catalog catalog;
     private final ConcurrentMap<CheckpointId, Known> manifests = new ConcurrentHashMap<>();
+    /** Checkpoints the master said it does not hold, and when (a {@link System#nanoTime} value). */
+    private final ConcurrentMap<CheckpointId, Long> absent = new ConcurrentHashMap<>();
     /**
-     * Locks held while a manifest is checked with the master, a checkpoint's always the same one: a fixed set, as a lock
-     * kept per id asked for would grow with every id a client makes up.
+     * The checks of manifests with the master under way, by checkpoint id, which requests that find a check due while
+     * one runs wait for; each is removed when it ends, so the map holds no more than the requests at once. A lock per
+     * id would grow with every id a client makes up; a fixed set of them queued the checks of real checkpoints behind
+     * those of made-up ids (one master call each).
      */
-    private final Object[] checking = Stream.generate(Object::new).limit(CHECK_LOCKS).toArray();
+    private final ConcurrentMap<CheckpointId, CompletableFuture<Known>> checking = new ConcurrentHashMap<>();
     private final Object listingIds = new Object();
     private volatile ListedIds ids;
     private final SharedLeases leases = new SharedLeases();
@@ -249,17 +254,36 @@ public final class CheckpointBucket {
 
     /**
      * The manifest as last known, checked with the master if that was longer ago than {@link #RECHECK}; null when there
-     * is none. Requests that find the check due at once wait for one of them to make it, and take what it found.
+     * is none (an absence too is taken as known for that long). Requests that find the check due at once wait for one of
+     * them to make it, and take what it found.
      */
     private Known current(CheckpointId id) throws IOException {
         Known known = manifests.get(id);
-        if (confirmedLately(known)) {
+        if (confirmedLately(known) || known == null && absentLately(id)) {
             return known;
         }
-        synchronized (checking[Math.floorMod(id.hashCode(), CHECK_LOCKS)]) {
-            known = manifests.get(id);
-            return confirmedLately(known) ? known : refresh(id);
+        CompletableFuture<Known> mine = new CompletableFuture<>();
+        CompletableFuture<Known> running = checking.putIfAbsent(id, mine);
+        if (running != null) {
+            return Futures.await(running);
         }
+        try {
+            // A check may have ended between the look above and this one's start.
+            known = manifests.get(id);
+            Known now = confirmedLately(known) || known == null && absentLately(id) ? known : refresh(id);
+            mine.complete(now);
+            return now;
+        } catch (IOException | RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            checking.remove(id, mine);
+        }
+    }
+
+    private boolean absentLately(CheckpointId id) {
+        Long since = absent.get(id);
+        return since != null && lately(since);
     }
 
     private static boolean confirmedLately(Known known) {
@@ -276,8 +300,13 @@ public final class CheckpointBucket {
         Optional<ObjectMeta> object = catalog.manifestObject(id);
         if (object.isEmpty()) {
             manifests.remove(id);
+            if (absent.size() >= ABSENT_KEPT) {
+                absent.clear();
+            }
+            absent.put(id, System.nanoTime());
             return null;
         }
+        absent.remove(id);
         Instant version = object.get().createdAt();
         Known known = manifests.get(id);
         if (known != null && known.version.equals(version)) {
