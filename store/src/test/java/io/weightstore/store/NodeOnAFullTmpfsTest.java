@@ -64,10 +64,7 @@ class NodeOnAFullTmpfsTest {
     void checksAndColumnShardsOfUnwrittenRangesAreRefusedWithoutTakingMemory() throws Exception {
         try (HugeTmpfs tmpfs = HugeTmpfs.mount(tmp.resolve("tmpfs"), (int) (TestCluster.NODE_CAPACITY >> 20) + 32);
                 TestCluster cluster = new TestCluster(tmpfs.dir().resolve("cluster"), 1)) {
-            UUID pool;
-            try (PoolFile file = PoolFile.open(cluster.pool(0), false)) {
-                pool = file.uuid();
-            }
+            UUID pool = poolOf(cluster);
             FileStore store = Files.getFileStore(tmpfs.dir());
             long usedBefore = store.getTotalSpace() - store.getUnallocatedSpace();
             int port = cluster.node(0).port();
@@ -87,10 +84,7 @@ class NodeOnAFullTmpfsTest {
     void aColumnShardFaultsInItsRowsAndNotTheGapsBetweenThem() throws Exception {
         try (HugeTmpfs tmpfs = HugeTmpfs.mount(tmp.resolve("tmpfs"), (int) (TestCluster.NODE_CAPACITY >> 20) + 32);
                 TestCluster cluster = new TestCluster(tmpfs.dir().resolve("cluster"), 1)) {
-            UUID pool;
-            try (PoolFile file = PoolFile.open(cluster.pool(0), false)) {
-                pool = file.uuid();
-            }
+            UUID pool = poolOf(cluster);
             long first = 4L << 20;
             long apart = 32L << 20;
             try (FileChannel file = FileChannel.open(cluster.pool(0), StandardOpenOption.WRITE)) {
@@ -100,6 +94,12 @@ class NodeOnAFullTmpfsTest {
             }
             assertThat(status(cluster.node(0).port(), pool, new Request.ReadStrided(new Stride(first, 4, apart, 2), List.of())))
                     .as("the rows were written; the 32 MiB between them never were").isEqualTo(Status.OK.code());
+        }
+    }
+
+    private static UUID poolOf(TestCluster cluster) throws Exception {
+        try (PoolFile file = PoolFile.open(cluster.pool(0), false)) {
+            return file.uuid();
         }
     }
 

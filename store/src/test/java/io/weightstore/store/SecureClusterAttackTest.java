@@ -474,12 +474,16 @@ class SecureClusterAttackTest {
         }
     }
 
+    /** A secure cluster of one node in {@code dir}, whose puts (and so their write grants) last 2 s. */
+    private TestCluster quickPuts(String dir) throws StoreException {
+        return TestCluster.secure(tmp.resolve(dir), 1, DataPlaneProtection.TLS, new MasterConfig(TestCluster.SLICE,
+                TestCluster.CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(2),
+                0.95), UnaryOperator.identity());
+    }
+
     @Test
     void aWriteGrantEndsWithItsPut() throws Exception {
-        MasterConfig quickPuts = new MasterConfig(TestCluster.SLICE, TestCluster.CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2),
-                Duration.ofSeconds(30), Duration.ofSeconds(2), 0.95);
-        try (TestCluster quick = TestCluster.secure(tmp.resolve("quick-puts"), 1, DataPlaneProtection.TLS, quickPuts,
-                UnaryOperator.identity());
+        try (TestCluster quick = quickPuts("quick-puts");
                 GrpcMasterApi writer = GrpcMasterApi.connect(quick.masterAddress(), quick.authentication(Role.WRITER, "writer-1"))) {
             PutGrant grant = writer.putStart("slow", 8192, PutOptions.defaults());
             ReplicaRef place = grant.object().slice(0).replicas().getFirst();
@@ -502,10 +506,7 @@ class SecureClusterAttackTest {
      */
     @Test
     void aWriteStillArrivingWhenItsGrantExpiresIsCutOffThere() throws Exception {
-        MasterConfig quickPuts = new MasterConfig(TestCluster.SLICE, TestCluster.CHECKSUM_BLOCK, Duration.ofMillis(200), Duration.ofSeconds(2),
-                Duration.ofSeconds(30), Duration.ofSeconds(2), 0.95);
-        try (TestCluster quick = TestCluster.secure(tmp.resolve("slow-writes"), 1, DataPlaneProtection.TLS, quickPuts,
-                UnaryOperator.identity());
+        try (TestCluster quick = quickPuts("slow-writes");
                 GrpcMasterApi writer = GrpcMasterApi.connect(quick.masterAddress(), quick.authentication(Role.WRITER, "writer-1"))) {
             PutGrant grant = writer.putStart("slow", 2 * HALF_A_WRITE, PutOptions.defaults());
             ReplicaRef place = grant.object().slice(0).replicas().getFirst();

@@ -229,8 +229,10 @@ public final class MasterGroup implements AutoCloseable {
      */
     MasterCore core() throws StoreException {
         Leading current = leading;
-        if (current == null || !election.holds(current.fence())) {
-            throw LeaderGate.steppedDown("master " + election.address() + " stopped leading", null);
+        LeaderElection election = this.election;
+        if (current == null || election == null || !election.holds(current.fence())) {
+            throw LeaderGate.steppedDown("master of cluster " + keys.cluster() + " at " + (election == null ? "its start"
+                    : election.address()) + " does not lead now", null);
         }
         return current.core();
     }

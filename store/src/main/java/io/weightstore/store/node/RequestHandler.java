@@ -414,10 +414,6 @@ final class RequestHandler implements Runnable {
     }
 
     /**
-     * The range's pages, before they are read through the mapping (hashed, gathered, encrypted): one the pool cannot give
-     * fails the frame, not the node.
-     */
-    /**
      * Faults in the rows of {@code stride}, runs of rows whose gaps are under a huge page at a time, and not the
      * gaps between runs: a frame of two one-byte rows at either end of the pool would otherwise fault in the whole
      * pool, a walk of all its pages that no deadline can interrupt.
@@ -436,6 +432,10 @@ final class RequestHandler implements Runnable {
         faultIn(runStart, runEnd - runStart);
     }
 
+    /**
+     * The range's pages, before they are read through the mapping (hashed, gathered, encrypted): one the pool cannot give
+     * fails the frame, not the node.
+     */
     private void faultIn(long offset, long length) throws FrameException {
         try {
             pool.faultIn(offset, length);

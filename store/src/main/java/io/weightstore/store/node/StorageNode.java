@@ -257,7 +257,7 @@ public final class StorageNode implements AutoCloseable {
         keys.ifPresent(NodeKeys::renewGrantKey);
         int ended = writes.endAll();
         if (ended > 0) {
-            log.info("node {}: ended {} writes in progress for the master before; their puts fail, and are made again", pool.nodeId(), ended);
+            log.info("node {}: ended {} writes in progress for the master before; their puts fail", pool.nodeId(), ended);
         }
         heartbeatInterval = master.registerNode(info());
         lastAnswerNanos = System.nanoTime();

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -166,20 +167,8 @@ class FencingTest {
     }
 
     private static Txn answeringNoSpaceOnceApplied(Txn txn) {
-        Txn[] self = new Txn[1];
-        self[0] = forwarding(Txn.class, txn, (method, args) -> switch (method.getName()) {
-            case "If", "Then", "Else" -> {
-                method.invoke(txn, args);
-                yield self[0];
-            }
-            case "commit" -> {
-                txn.commit().get(10, TimeUnit.SECONDS);
-                yield CompletableFuture.failedFuture(new StatusRuntimeException(Status.RESOURCE_EXHAUSTED
-                        .withDescription("etcdserver: mvcc: database space exceeded")));
-            }
-            default -> null;
-        });
-        return self[0];
+        return answeringInstead(txn, () -> CompletableFuture.failedFuture(new StatusRuntimeException(Status.RESOURCE_EXHAUSTED
+                .withDescription("etcdserver: mvcc: database space exceeded"))));
     }
 
     /** {@code etcd} as seen over a link that loses the answer to the first transaction after etcd committed it. */
@@ -190,6 +179,14 @@ class FencingTest {
     }
 
     private static Txn losingAnswer(Txn txn, AtomicBoolean lost) {
+        return answeringInstead(txn, () -> lost.compareAndSet(false, true) ? new CompletableFuture<>() : null);
+    }
+
+    /**
+     * {@code txn}, whose commit, when {@code instead} gives an answer, is committed in etcd and answered with that; when it
+     * gives null, committed and answered as etcd answers.
+     */
+    private static Txn answeringInstead(Txn txn, Supplier<CompletableFuture<TxnResponse>> instead) {
         Txn[] self = new Txn[1];
         self[0] = forwarding(Txn.class, txn, (method, args) -> switch (method.getName()) {
             case "If", "Then", "Else" -> {
@@ -197,11 +194,11 @@ class FencingTest {
                 yield self[0];
             }
             case "commit" -> {
-                if (!lost.compareAndSet(false, true)) {
-                    yield null;
+                CompletableFuture<TxnResponse> answer = instead.get();
+                if (answer != null) {
+                    txn.commit().get(10, TimeUnit.SECONDS);
                 }
-                txn.commit().get(10, TimeUnit.SECONDS);
-                yield new CompletableFuture<TxnResponse>();
+                yield answer;
             }
             default -> null;
         });
