@@ -381,6 +381,8 @@ final class RequestHandler implements Runnable {
      * with {@code trustRecent}, a block found intact recently and not written since is taken as it
      * was found (see {@link VerifiedBlocks}): the ranks of a tensor-parallel load each read part of
      * the same blocks, and hashing each whole block for each of them cost more than sending the bytes.
+     * No block hashed counts as progress: the stall window is what ends a frame that asks for more hashing
+     * than its deadline allows, and a client sends few enough checks a frame to be answered well within it.
      */
     private void verify(List<BlockCheck> checks, boolean trustRecent) throws IOException, FrameException {
         for (BlockCheck check : checks) {
@@ -407,9 +409,6 @@ final class RequestHandler implements Runnable {
                         + check.offset() + " (block of " + check.length() + " bytes)");
             }
             verified.remember(check, writesBefore);
-            // A block hashed is progress: a frame of checks sends nothing until its end, and its deadline grows with the bytes
-            // it checks, which the stall window alone would cut short on a pool on a slow disk.
-            current.progressed();
         }
     }
 
