@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.weightstore.weights.testing.FileDigests;
+import io.weightstore.weights.testing.FileSha256;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
@@ -255,7 +255,7 @@ class ModelCommandsTest {
         assertThat(result.get("manifest").get("status").asText()).isEqualTo("READY");
         for (JsonNode file : result.get("manifest").get("files")) {
             assertThat(file.get("sha256").asText()).as(file.get("path").asText())
-                    .isEqualTo(FileDigests.sha256(big.resolve(file.get("path").asText())));
+                    .isEqualTo(FileSha256.of(big.resolve(file.get("path").asText())));
         }
         assertThat(run("model", "verify", "resume").exitCode()).isZero();
     }
@@ -301,7 +301,7 @@ class ModelCommandsTest {
         assertThat(result.has("replacement")).isFalse();
         for (JsonNode file : result.get("files")) {
             assertThat(file.get("sha256").asText()).as(file.get("path").asText())
-                    .isEqualTo(FileDigests.sha256(second.resolve(file.get("path").asText())));
+                    .isEqualTo(FileSha256.of(second.resolve(file.get("path").asText())));
         }
         assertThat(run("model", "verify", "tuned").exitCode()).isZero();
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
-import io.weightstore.weights.testing.FileDigests;
+import io.weightstore.weights.testing.FileSha256;
 import io.weightstore.format.DType;
 import io.weightstore.format.WeightIndex;
 import io.weightstore.format.synth.SynthSpec;
@@ -126,7 +126,7 @@ abstract class CatalogContract {
         });
         Manifest manifest = catalog().readyManifest(id("tiny"));
         for (ManifestFile file : manifest.files()) {
-            assertThat(file.sha256()).as(file.path()).isEqualTo(FileDigests.sha256(source.resolve(file.path())));
+            assertThat(file.sha256()).as(file.path()).isEqualTo(FileSha256.of(source.resolve(file.path())));
         }
 
         CheckpointInspector.Report report = new CheckpointInspector(catalog()).run(id("tiny"));
@@ -146,7 +146,7 @@ abstract class CatalogContract {
         Path exported = tmp.resolve("exported");
         new CheckpointExporter(catalog()).exportAll(id("tiny"), exported, b -> {});
         for (ManifestFile file : manifest.files()) {
-            assertThat(FileDigests.sha256(exported.resolve(file.path()))).as(file.path()).isEqualTo(file.sha256());
+            assertThat(FileSha256.of(exported.resolve(file.path()))).as(file.path()).isEqualTo(file.sha256());
         }
         try (var written = Files.list(exported)) {
             assertThat(written.map(p -> p.getFileName().toString())).as("the model's files, and no CRC table")
@@ -383,7 +383,7 @@ abstract class CatalogContract {
         Files.writeString(source.resolve("config.json"), Files.readString(source.resolve("config.json")).replace("llama", "LLAMA"));
         ImportResult resumed = importSource("tiny");
         assertThat(resumed.uploadedFiles()).isEqualTo(1);
-        assertThat(resumed.manifest().file("config.json").orElseThrow().sha256()).isEqualTo(FileDigests.sha256(source.resolve("config.json")));
+        assertThat(resumed.manifest().file("config.json").orElseThrow().sha256()).isEqualTo(FileSha256.of(source.resolve("config.json")));
     }
 
     @Test

@@ -3,7 +3,7 @@ package io.weightstore.weights;
 import static io.weightstore.weights.CatalogContract.assertCheckpointError;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.weightstore.weights.testing.FileDigests;
+import io.weightstore.weights.testing.FileSha256;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
@@ -60,7 +60,7 @@ class HubCacheImportTest {
         assertThat(manifest.status()).isEqualTo(CheckpointStatus.READY);
         assertThat(manifest.files()).extracting(ManifestFile::path).contains("config.json", shard);
         for (ManifestFile file : manifest.files()) {
-            assertThat(file.sha256()).as(file.path()).isEqualTo(FileDigests.sha256(HubCacheLayout.blob(snapshot, file.path())));
+            assertThat(file.sha256()).as(file.path()).isEqualTo(FileSha256.of(HubCacheLayout.blob(snapshot, file.path())));
         }
         assertThat(manifest.file(shard).orElseThrow().sha256()).as("the shard's blob is named by its SHA-256")
                 .isEqualTo(HubCacheLayout.blob(snapshot, shard).getFileName().toString());
@@ -73,7 +73,7 @@ class HubCacheImportTest {
 
         assertCheckpointError(() -> importSnapshot("tiny", Progress.NONE), CheckpointException.Code.CORRUPT,
                 shard + " is corrupt: its blob " + blob + " is named by the SHA-256 the hub gave it, but its bytes hash to "
-                        + FileDigests.sha256(blob) + "; download it again (hf download acme/tiny-llama " + shard + " --revision"
+                        + FileSha256.of(blob) + "; download it again (hf download acme/tiny-llama " + shard + " --revision"
                         + " 5f1e0c2 --cache-dir " + tmp.resolve("hub").toRealPath() + " --force-download)");
         assertThat(new Catalog(store).manifest(CheckpointId.of("tiny")).orElseThrow().status()).isEqualTo(CheckpointStatus.FAILED);
         assertThat(store.list("weights/tiny/files/")).as("what the failed run sent, freed").isEmpty();
@@ -99,7 +99,7 @@ class HubCacheImportTest {
     @Test
     void aLinkPointedElsewhereAfterValidationDoesNotChangeWhatIsStored() throws Exception {
         Path validated = HubCacheLayout.blob(snapshot, shard);
-        String validatedSha256 = FileDigests.sha256(validated);
+        String validatedSha256 = FileSha256.of(validated);
         // The same size and header, other bytes: what the checks made against the file as it was validated cannot tell apart.
         Path other = Files.copy(validated, tmp.resolve("other.safetensors"));
         CatalogContract.flipLastByte(other);
@@ -112,6 +112,6 @@ class HubCacheImportTest {
         Manifest manifest = importSnapshot("tiny", repointOnce).manifest();
 
         assertThat(manifest.file(shard).orElseThrow().sha256()).isEqualTo(validatedSha256);
-        assertThat(FileDigests.sha256(other)).isNotEqualTo(validatedSha256);
+        assertThat(FileSha256.of(other)).isNotEqualTo(validatedSha256);
     }
 }

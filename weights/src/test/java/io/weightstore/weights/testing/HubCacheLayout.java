@@ -28,7 +28,7 @@ public final class HubCacheLayout {
             files = walk.filter(Files::isRegularFile).toList();
         }
         for (Path file : files) {
-            String name = file.toString().endsWith(".safetensors") ? FileDigests.sha256(file)
+            String name = file.toString().endsWith(".safetensors") ? FileSha256.of(file)
                     : GitBlobId.of(MemorySegment.ofArray(Files.readAllBytes(file)));
             Path blob = blobs.resolve(name);
             Files.move(file, blob);

@@ -7,10 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** A file's SHA-256 as a manifest records it, for tests to compare with: lowercase hex. */
-public final class FileDigests {
-    private FileDigests() {}
+public final class FileSha256 {
+    private FileSha256() {}
 
-    public static String sha256(Path file) throws IOException {
+    public static String of(Path file) throws IOException {
         return Sha256.of(MemorySegment.ofArray(Files.readAllBytes(file)));
     }
 }
