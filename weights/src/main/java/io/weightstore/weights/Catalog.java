@@ -397,14 +397,13 @@ public final class Catalog {
      */
     private ObjectMeta write(String key, Manifest manifest, LockOwner writer) throws IOException {
         String lock = lockName(manifest.checkpointId());
-        PutOptions options = PutOptions.defaults().withReplicas(smallObjectReplicas()).withReplace(true).withPin(true)
-                .withWriterUnderLock(writer.toString(), lock);
+        PutOptions options = PutOptions.defaults().withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lock);
         byte[] json = manifest.toJson();
         long deadline = System.nanoTime() + READERS_PATIENCE.toNanos();
         long pauseMs = 20;
         while (true) {
             try {
-                return store.put(key, json, options);
+                return putSmall(key, json, options);
             } catch (StoreException e) {
                 // A writer that lost the lock is refused alike, and waiting would not help it.
                 if (e.code() != StoreException.Code.FAILED_PRECONDITION || System.nanoTime() > deadline
@@ -424,12 +423,27 @@ public final class Catalog {
     }
 
     /**
-     * Replicas of the small objects every load reads (manifests, tensor CRC tables): one per node up, up
-     * to three, counted once per catalog when it first writes one.
+     * Puts one of the small objects every load reads (a manifest, a tensor CRC table) with {@code options}, at one
+     * copy per node that takes new objects, up to three: counted once per catalog, and again when a put is refused for
+     * want of nodes (one lost, or being drained, since), which is then tried once more at the new count.
      */
-    synchronized int smallObjectReplicas() throws StoreException {
-        if (smallObjectReplicas == null) {
-            smallObjectReplicas = (int) Math.max(1, Math.min(MAX_SMALL_OBJECT_REPLICAS, store.status().nodesUp()));
+    ObjectMeta putSmall(String key, byte[] bytes, PutOptions options) throws IOException {
+        int replicas = smallObjectReplicas(false);
+        try {
+            return store.put(key, bytes, options.withReplicas(replicas));
+        } catch (StoreException e) {
+            if (e.code() != StoreException.Code.UNAVAILABLE || smallObjectReplicas(true) == replicas) {
+                throw e;
+            }
+            return store.put(key, bytes, options.withReplicas(smallObjectReplicas(false)));
+        }
+    }
+
+    /** Counted from the nodes up and not being drained: the only ones a put is placed on. */
+    private synchronized int smallObjectReplicas(boolean recount) throws StoreException {
+        if (smallObjectReplicas == null || recount) {
+            long placeable = store.status().nodes().stream().filter(node -> node.up() && !node.draining()).count();
+            smallObjectReplicas = (int) Math.max(1, Math.min(MAX_SMALL_OBJECT_REPLICAS, placeable));
         }
         return smallObjectReplicas;
     }

@@ -622,8 +622,8 @@ public final class CheckpointImporter {
                 return null;
             }
             byte[] json = table.get().toJson();
-            ObjectMeta put = store.put(checksKey, json, PutOptions.defaults().withReplicas(catalog.smallObjectReplicas())
-                    .withReplace(true).withPin(true).withWriterUnderLock(writer.toString(), lockName()));
+            ObjectMeta put = catalog.putSmall(checksKey, json, PutOptions.defaults().withReplace(true).withPin(true)
+                    .withWriterUnderLock(writer.toString(), lockName()));
             sentKeys.add(checksKey);
             requireOwnWrite(put);
             return Sha256.of(MemorySegment.ofArray(json));

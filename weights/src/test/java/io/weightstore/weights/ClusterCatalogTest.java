@@ -77,6 +77,21 @@ class ClusterCatalogTest extends CatalogContract {
         return report.files().stream().filter(v -> v.path().equals(path)).findFirst().orElseThrow();
     }
 
+    /**
+     * A node being drained is up but takes no new object: counted as up, it made every manifest ask for a copy more than
+     * the nodes a put is placed on, and each import or replace was refused until the drain ended.
+     */
+    @Test
+    void anImportWhileANodeIsDrainedWritesItsManifestOnTheNodesLeft() throws Exception {
+        store.drainNode(cluster.node(2).nodeId(), false);
+
+        new CheckpointImporter(catalog()).run(new ImportRequest(id("drained"), "org/tiny", "main", source, 1, false, 2), Progress.NONE);
+
+        ObjectMeta manifest = catalog().manifestObject(id("drained")).orElseThrow();
+        assertThat(catalog().readyManifest(id("drained")).status()).isEqualTo(CheckpointStatus.READY);
+        assertThat(manifest.slices().getFirst().nodeIds()).hasSize(2).doesNotContain(cluster.node(2).nodeId());
+    }
+
     @Test
     void aCheckpointWhoseManifestNoCopyCanServeIsListedAsFailedBesideTheOthers() throws Exception {
         importWeightFile("intact");
