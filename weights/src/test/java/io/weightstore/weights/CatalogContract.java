@@ -598,6 +598,34 @@ abstract class CatalogContract {
     }
 
     @Test
+    void anExportOfOneFileThatAReplaceOvertakesBeforeItOpensTheFileFinishesOnTheVersionItRead() throws Exception {
+        importSource("tiny");
+        Path last = source.resolve("tokenizer_config.json");
+        String first = Files.readString(last);
+        Files.writeString(last, first.replace("}", ", \"padding_side\": \"left\"}"));
+        Path out = tmp.resolve("one-file");
+        Progress replaceWhenStarted = new Progress() {
+            @Override
+            public void advanced(long bytes) {}
+
+            @Override
+            public void started(long totalBytes) {
+                try {
+                    new CheckpointImporter(catalog()).run(new ImportRequest(id("tiny"), "org/tiny", "r2", source, replicas(), true, 1),
+                            Progress.NONE);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
+
+        new CheckpointExporter(catalog()).exportOne(id("tiny"), "tokenizer_config.json", out, replaceWhenStarted);
+
+        assertThat(catalog().readyManifest(id("tiny")).revision()).isEqualTo("r2");
+        assertThat(out).hasContent(first);
+    }
+
+    @Test
     void badCheckpointIdIsRefused() throws Exception {
         for (String id : List.of("../x", "", "-x", "a/b", "x".repeat(256))) {
             assertCheckpointError(() -> importSource(id), CheckpointException.Code.INVALID, "must match");
