@@ -28,6 +28,21 @@ class IdleConnectionsTest {
     }
 
     @Test
+    void ofTwoConnectionsIdleLongEnoughTheOneIdleLongestIsTaken() throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                SocketChannel first = SocketChannel.open(server.getLocalAddress()); SocketChannel longest = server.accept();
+                SocketChannel second = SocketChannel.open(server.getLocalAddress()); SocketChannel later = server.accept()) {
+            idle.idle(longest);
+            Thread.sleep(50);
+            idle.idle(later);
+            Thread.sleep(Duration.ofNanos(IdleConnections.MIN_IDLE_NANOS).plusMillis(100));
+            assertThat(idle.closeLongestIdle()).isTrue();
+            assertThat(longest.isOpen()).isFalse();
+            assertThat(later.isOpen()).isTrue();
+        }
+    }
+
+    @Test
     void aConnectionItsHandlerClaimedIsNotTaken() throws Exception {
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
                 SocketChannel client = SocketChannel.open(server.getLocalAddress()); SocketChannel served = server.accept()) {
