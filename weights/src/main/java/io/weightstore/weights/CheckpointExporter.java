@@ -1,7 +1,6 @@
 package io.weightstore.weights;
 
 import io.weightstore.store.api.Progress;
-import io.weightstore.store.client.ObjectReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -39,22 +38,13 @@ public final class CheckpointExporter {
             throw new CheckpointException(CheckpointException.Code.INVALID, "output " + output
                     + " is a directory; exporting one file writes to the file named, such as " + output.resolve(Path.of(path).getFileName()));
         }
-        // The file's lease is taken while the manifest's holds, as for a whole checkpoint (HeldCheckpoint): read and let go
-        // first, the manifest could be switched by a replace, which then removed this version's file before it was opened.
-        Catalog.LeasedManifest ready = catalog.readyManifestLeased(id);
-        ManifestFile file;
-        StoredFile stored;
-        HeldFiles held;
-        try (ObjectReader manifestLease = ready.lease()) {
-            file = ready.manifest().file(path).orElseThrow(() -> new CheckpointException(CheckpointException.Code.NOT_FOUND,
-                    "checkpoint " + id + " has no file " + path));
-            stored = catalog.file(ready.manifest(), file);
-            held = HeldFiles.of(List.of(stored));
-        }
-        try (held) {
-            progress.started(file.size());
+        // The file's lease is taken while the manifest's holds: read and let go first, the manifest could be switched by a
+        // replace, which then removed this version's file before it was opened.
+        try (HeldCheckpoint held = HeldCheckpoint.ofFile(catalog, id, path)) {
+            StoredFile stored = held.files().getFirst();
+            progress.started(stored.file().size());
             stored.exportTo(output, progress);
-            return file;
+            return stored.file();
         }
     }
 

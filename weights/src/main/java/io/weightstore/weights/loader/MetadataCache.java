@@ -3,19 +3,18 @@ package io.weightstore.weights.loader;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ManifestFile;
+import io.weightstore.weights.Sha256;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -51,16 +50,11 @@ final class MetadataCache {
      * add the version, as their bytes may differ at one size.
      */
     static String setName(Manifest manifest) {
-        MessageDigest digest;
-        try {
-            digest = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
+        Sha256 digest = new Sha256();
         manifest.files().stream().filter(file -> !file.isWeight()).sorted(Comparator.comparing(ManifestFile::path))
-                .forEach(file -> digest.update((file.path() + '\0' + file.size() + '\0'
-                        + (file.sha256() != null ? file.sha256() : "version " + manifest.version()) + '\n').getBytes(StandardCharsets.UTF_8)));
-        return HexFormat.of().formatHex(digest.digest(), 0, 16);
+                .forEach(file -> digest.update(MemorySegment.ofArray((file.path() + '\0' + file.size() + '\0'
+                        + (file.sha256() != null ? file.sha256() : "version " + manifest.version()) + '\n').getBytes(StandardCharsets.UTF_8))));
+        return digest.hex().substring(0, 32);
     }
 
     /** The set a load on this host wrote last for checkpoint {@code id}, if its directory is still there. */
@@ -78,6 +72,8 @@ final class MetadataCache {
 
     /** Names {@code setDir}, one of {@link #setDir}'s, as the set the next load on this host starts on; replaced whole. */
     static void makeCurrent(Path setDir) throws IOException {
+        // Not LocalFiles.writeAtomically, whose files are forced to the disk: a pointer lost in a crash costs one load its
+        // early start, where a sync on every load would cost each of them.
         Path pointer = setDir.resolveSibling(CURRENT);
         Path partial = pointer.resolveSibling("." + CURRENT + "." + ProcessHandle.current().pid() + "."
                 + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
