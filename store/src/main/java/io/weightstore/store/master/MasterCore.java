@@ -120,6 +120,7 @@ public final class MasterCore implements MasterApi, ClusterView {
     private final ScheduledExecutorService reaper;
     private final MasterMetrics metrics;
     private final long openedAt;
+    private boolean closed;
     private long objectCount;
 
     private MasterCore(MetadataStore metadata, MasterConfig config, LongSupplier clock, MasterMetrics metrics) throws StoreException {
@@ -1301,6 +1302,10 @@ public final class MasterCore implements MasterApi, ClusterView {
             Thread.currentThread().interrupt();
         }
         synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
             // Leases already released must not look held to the next master to open this metadata (the embedded
             // store opens it once per command): delete their records now rather than at the next reaper pass. The
             // read times since the last record go with them, so a clean restart keeps the order of every read.

@@ -61,8 +61,12 @@ public final class RocksMetadataStore implements MetadataStore {
     private final RocksDB db;
     private final Options options;
     private final WriteOptions syncWrites;
+    private final Path dir;
+    /** RocksDB used after close dereferences freed memory and takes the process down: every use checks this first. */
+    private volatile boolean closed;
 
-    private RocksMetadataStore(RocksDB db, Options options) {
+    private RocksMetadataStore(Path dir, RocksDB db, Options options) {
+        this.dir = dir;
         this.db = db;
         this.options = options;
         this.syncWrites = new WriteOptions().setSync(true);
@@ -72,7 +76,7 @@ public final class RocksMetadataStore implements MetadataStore {
         Options options = new Options().setCreateIfMissing(true).setKeepLogFileNum(KEPT_INFO_LOGS).setMaxLogFileSize(INFO_LOG_BYTES);
         try {
             Files.createDirectories(dir);
-            return new RocksMetadataStore(RocksDB.open(options, dir.toString()), options);
+            return new RocksMetadataStore(dir, RocksDB.open(options, dir.toString()), options);
         } catch (RocksDBException | IOException e) {
             options.close();
             throw new StoreException(StoreException.Code.IO, "cannot open master metadata in " + dir + ": " + e.getMessage(), e);
@@ -133,6 +137,7 @@ public final class RocksMetadataStore implements MetadataStore {
 
     @Override
     public void apply(MetadataBatch batch) throws StoreException {
+        requireOpen();
         try (WriteBatch write = new WriteBatch()) {
             for (MetadataBatch.Change change : batch.changes()) {
                 switch (change) {
@@ -164,6 +169,7 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     private <T> Optional<T> get(String key, Decoder<T> decoder) throws StoreException {
+        requireOpen();
         try {
             byte[] value = db.get(bytes(key));
             return value == null ? Optional.empty() : Optional.of(decoder.decode(value));
@@ -185,6 +191,7 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     private void scanEntries(String prefix, String startAfter, int limit, Entry entry) throws StoreException {
+        requireOpen();
         byte[] prefixBytes = bytes(prefix);
         int taken = 0;
         try (RocksIterator it = db.newIterator()) {
@@ -212,10 +219,20 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         syncWrites.close();
         db.close();
         options.close();
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("the master metadata in " + dir + " is closed");
+        }
     }
 
     /** Lease ids are unique across objects, so the id alone names the record. */

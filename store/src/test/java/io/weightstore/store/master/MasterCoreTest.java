@@ -13,6 +13,7 @@ import static io.weightstore.store.master.ClockedMasters.assertCode;
 import static io.weightstore.store.master.ClockedMasters.config;
 import static io.weightstore.store.master.ClockedMasters.node;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
@@ -497,6 +498,16 @@ class MasterCoreTest extends ClockedMasterFixture {
         assertThat(master.stat("same-ms").createdAt()).isEqualTo(replaced.createdAt());
         // A repair of a slice checked under the old version must not be made into the new one.
         assertCode(() -> master.repairStart("same-ms", old.createdAt(), 0, ""), FAILED_PRECONDITION);
+    }
+
+    /** A second close (a server stopped, then its test's cleanup) once wrote the released leases' records to closed RocksDB. */
+    @Test
+    void closingAMasterAgainDoesNothing() throws StoreException {
+        put("read", SLICE);
+        master.releaseLease("read", master.locate("read", MINUTE).lease().id());
+        master.close();
+
+        assertThatCode(master::close).doesNotThrowAnyException();
     }
 
     @Test

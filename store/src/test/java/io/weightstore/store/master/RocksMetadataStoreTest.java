@@ -1,6 +1,7 @@
 package io.weightstore.store.master;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,6 +33,19 @@ class RocksMetadataStoreTest extends MetadataStoreContract {
         }
 
         assertThat(rocksLogs(another)).hasSizeBetween(1, RocksMetadataStore.KEPT_INFO_LOGS);
+    }
+
+    /** RocksDB used after close reads freed memory: a master that outlives its metadata by a call must fail it, not the process. */
+    @Test
+    void aStoreUsedAfterCloseFailsTheCallAndClosingAgainDoesNothing() throws Exception {
+        MetadataStore store = RocksMetadataStore.open(dir.resolve("closed"));
+        store.close();
+        store.close();
+
+        assertThatThrownBy(() -> store.apply(new MetadataBatch().deleteObject("k"))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is closed");
+        assertThatThrownBy(() -> store.object("k")).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(store::leases).isInstanceOf(IllegalStateException.class);
     }
 
     private static String[] rocksLogs(Path dir) throws IOException {
