@@ -229,10 +229,20 @@ public final class ObjectReader implements AutoCloseable {
 
     /**
      * Asks the master again where the object is (a node may be back on another port), unless another
-     * thread already did since {@code stale} was read. Takes a new lease and ends the old one. A lease
-     * renewed meanwhile keeps the placement (the same object), so it is no reason not to ask.
+     * thread already did since {@code stale} was read. A lease renewed meanwhile keeps the placement (the
+     * same object), so it is no reason not to ask. The lease held goes on while it lasts: see {@link #relocate(Located, boolean)}.
      */
-    synchronized void relocate(Located stale) throws StoreException {
+    void relocate(Located stale) throws StoreException {
+        relocate(stale, System.nanoTime() - leaseEndsNanos <= 0);
+    }
+
+    /**
+     * As {@link #relocate(Located)}. The master frees a copy it retires (drained, trimmed, rewritten) only once every
+     * lease on the object as old as the retirement has ended, and this handle may still read copies of every placement
+     * it was given: jobs of a batch begun before, and views mapped from them. So while {@code heldLeaseLives}, the
+     * oldest lease, which covers them all, is kept and the new one ended; otherwise the new one is taken.
+     */
+    private synchronized void relocate(Located stale, boolean heldLeaseLives) throws StoreException {
         if (located.object() != stale.object() || closed.get()) {
             return;
         }
@@ -252,10 +262,13 @@ public final class ObjectReader implements AutoCloseable {
             gone = new StoreException(StoreException.Code.NOT_FOUND, key + " was replaced while a reader had it open");
             throw gone;
         }
-        Located previous = located;
-        located = fresh;
-        scheduleRenewal();
-        releaseQuietly(previous);
+        if (heldLeaseLives) {
+            located = fresh.withLease(located.lease());
+            releaseQuietly(fresh);
+        } else {
+            located = fresh;
+            scheduleRenewal();
+        }
     }
 
     /** Where the object is, when half of its lease has run by {@code nowMillis}; null when no renewal is due. */
@@ -271,15 +284,16 @@ public final class ObjectReader implements AutoCloseable {
     void renewed(Located current, Optional<Lease> lease) {
         if (lease.isPresent()) {
             synchronized (this) {
-                if (located == current) {
-                    located = current.withLease(lease.get());
+                // A relocation meanwhile kept this lease under another placement, unless it had run out.
+                if (located.lease().id() == current.lease().id()) {
+                    located = located.withLease(lease.get());
                     scheduleRenewal();
                 }
             }
             return;
         }
         try {
-            relocate(current);
+            relocate(current, false);
         } catch (StoreException again) {
             log.warn("read lease on {} lost: {}", key, again.getMessage());
         }

@@ -167,11 +167,13 @@ final class ReplicaReader {
         for (int attempt = 0; ; attempt++) {
             Located located = job.object().located();
             try {
+                // Past its lease the object's room may be another's: asking the master again takes a new lease, or fails.
+                job.object().requireLeaseHeld();
                 fromReplicas(located, job.task(), job.dst(), job.crc());
                 bytesRead.add(job.task().bytes());
                 return;
             } catch (StoreException e) {
-                // Every replica failed. A node may have come back on another port: look again once. Not for nodes that
+                // Every replica failed, or the lease ran out. A node may have come back on another port: look again once. Not for nodes that
                 // stayed busy: they are where the master says, and asking it again only adds a call per piece.
                 if (attempt > 0 || e.code() != StoreException.Code.UNAVAILABLE || e.getCause() instanceof NodeBusy) {
                     throw e;
