@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Write a READY checkpoint back to plain local files.",
             "The whole checkpoint into --output DIR, which must be new or empty, or with --path one file to --output FILE.",
-            "Each file is checked against the manifest's SHA-256 before it appears."
+            "Each file is checked against the manifest's SHA-256 before it appears.",
+            "While a whole export runs, DIR holds " + CheckpointExporter.EXPORTING + ", and another export into DIR is refused."
         })
 final class ModelExportCommand implements Callable<Integer> {
     @Spec

@@ -598,6 +598,25 @@ abstract class CatalogContract {
     }
 
     @Test
+    void anExportIntoADirectoryAnotherExportIsWritingIsRefusedAndTheFirstFinishesAlone() throws Exception {
+        importSource("tiny");
+        Path out = tmp.resolve("shared-output");
+        CheckpointExporter exporter = new CheckpointExporter(catalog());
+
+        List<ManifestFile> exported = exporter.exportAll(id("tiny"), out, onFirstBytes(() ->
+                assertThatThrownBy(() -> exporter.exportAll(id("tiny"), out, Progress.NONE))
+                        .isInstanceOf(CheckpointException.class).hasMessageContaining("another export is writing into " + out)));
+
+        try (var written = Files.list(out)) {
+            assertThat(written.map(p -> p.getFileName().toString())).as("the first export's files, and no marker")
+                    .containsExactlyInAnyOrderElementsOf(exported.stream().map(ManifestFile::path).toList());
+        }
+        for (ManifestFile file : exported) {
+            assertThat(FileSha256.of(out.resolve(file.path()))).as(file.path()).isEqualTo(file.sha256());
+        }
+    }
+
+    @Test
     void anExportOfOneFileThatAReplaceOvertakesBeforeItOpensTheFileFinishesOnTheVersionItRead() throws Exception {
         importSource("tiny");
         Path last = source.resolve("tokenizer_config.json");
