@@ -137,8 +137,9 @@ public final class CheckpointImporter {
             // Who imports is the master's word on who wrote the manifest, not anything this process claims.
             Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
             List<String> sent = Collections.synchronizedList(new ArrayList<>());
+            ImportResult imported;
             try {
-                return upload(request, copies, directory, tree, manifest, slot, lock.owner(), sent, progress, start);
+                imported = upload(request, copies, directory, tree, manifest, slot, lock.owner(), sent, progress, start);
             } catch (SwitchUnsettled e) {
                 throw new CheckpointException(CheckpointException.Code.NOT_READY, e.getMessage(), e.getCause());
             } catch (IOException | RuntimeException | Error e) {
@@ -149,6 +150,9 @@ public final class CheckpointImporter {
                 }
                 throw e;
             }
+            // READY from here on: nothing that follows, an Error included, may free the files its manifest names or mark it failed.
+            removeFilesOfEarlierVersions(imported.manifest(), slot, lock.owner());
+            return imported.took((System.nanoTime() - start) / 1e9);
         }
     }
 
@@ -314,7 +318,7 @@ public final class CheckpointImporter {
                 CheckpointStatus.IMPORTING, created, now, directory.totalBytes(), null, null, version, files, excluded);
     }
 
-    /** Sends every file, read from {@code tree}, which must stay open until this returns. */
+    /** Sends every file, read from {@code tree}, which must stay open until this returns, and switches the checkpoint to READY. */
     private ImportResult upload(ImportRequest request, CopyCount copies, CheckpointDirectory directory, SourceTree tree,
             Manifest initial, ManifestSlot slot, LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
         progress.started(initial.totalBytes());
@@ -359,7 +363,6 @@ public final class CheckpointImporter {
         }
         Manifest ready = updates.current().withStatus(CheckpointStatus.READY, Catalog.now(), null);
         switchTo(ready, writer);
-        removeFilesOfEarlierVersions(ready, slot, writer);
         int total = initial.files().size();
         return new ImportResult(ready, total - skipped.get(), skipped.get(), uploadedBytes.get(), directory.excluded(),
                 (System.nanoTime() - start) / 1e9);

@@ -13,4 +13,9 @@ public record ImportResult(Manifest manifest, int uploadedFiles, int skippedFile
     public ImportResult {
         excludedFiles = List.copyOf(excludedFiles);
     }
+
+    /** This outcome, its import having taken {@code total} seconds in all. */
+    ImportResult took(double total) {
+        return new ImportResult(manifest, uploadedFiles, skippedFiles, uploadedBytes, excludedFiles, total);
+    }
 }

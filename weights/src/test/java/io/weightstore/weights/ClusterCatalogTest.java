@@ -142,6 +142,38 @@ class ClusterCatalogTest extends CatalogContract {
                 });
     }
 
+    /**
+     * Once its manifest reads READY, an import is done whatever happens next: an Error while it lists the leftovers of
+     * earlier versions once freed every file it had sent, under a READY manifest, and marked the checkpoint FAILED.
+     */
+    @Test
+    void anErrorAfterTheSwitchToReadyLeavesTheCheckpointReadyAndWhole() throws Exception {
+        String prefix = Catalog.prefix(id("switched"));
+        MasterApi failingLeftoverListing = (MasterApi) Proxy.newProxyInstance(MasterApi.class.getClassLoader(),
+                new Class<?>[] {MasterApi.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("close")) {
+                        return null;
+                    }
+                    if (method.getName().equals("list") && args[0].equals(prefix)) {
+                        throw new OutOfMemoryError("test: no memory to list " + prefix);
+                    }
+                    try {
+                        return method.invoke(cluster.masterCore(), args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        try (StoreClient client = StoreClient.over(failingLeftoverListing, ClientOptions.defaults().withSameHostPath(false))) {
+            assertThatThrownBy(() -> new CheckpointImporter(new Catalog(client)).run(
+                    new ImportRequest(id("switched"), "org/tiny", "main", source, 2, false, 2), Progress.NONE))
+                    .isInstanceOf(OutOfMemoryError.class);
+        }
+
+        assertThat(catalog().readyManifest(id("switched")).status()).isEqualTo(CheckpointStatus.READY);
+        CheckpointVerifier.Report verified = verify("switched", CheckpointVerifier.Mode.FULL);
+        assertThat(verified.ok()).as(verified.toString()).isTrue();
+    }
+
     @Test
     void verifyOfACheckpointWhoseManifestNoCopyCanServeReportsTheManifestsCopies() throws Exception {
         importWeightFile("rotten");
