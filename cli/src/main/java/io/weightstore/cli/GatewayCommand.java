@@ -70,11 +70,12 @@ final class GatewayCommand implements Callable<Integer> {
     private boolean anonymous;
 
     @Option(names = "--max-concurrent", defaultValue = "" + GatewayConfig.DEFAULT_MAX_CONCURRENT, paramLabel = "N",
-            description = "Object transfers at once, each with two chunk buffers. Default: ${DEFAULT-VALUE}.")
+            description = "Object transfers at once, each with two chunk buffers, and bucket listings, each with its prefix's"
+                    + " keys. Default: ${DEFAULT-VALUE}.")
     private int maxConcurrent;
 
     @Option(names = "--max-queue", defaultValue = "" + GatewayConfig.DEFAULT_MAX_WAITING, paramLabel = "N",
-            description = "Transfers that may wait, in arrival order, for one of those, each for at most --send-timeout; more, or"
+            description = "Transfers and listings that may wait, in arrival order, for one of those, each for at most --send-timeout; more, or"
                     + " one that waited that long, get 503 SlowDown, which S3 clients retry. Default: ${DEFAULT-VALUE}.")
     private int maxQueue;
 

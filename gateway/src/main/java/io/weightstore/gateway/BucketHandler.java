@@ -6,17 +6,20 @@ import io.weightstore.gateway.s3.ListDocument;
 import io.weightstore.gateway.s3.ListPage;
 import io.weightstore.gateway.s3.ListRequest;
 import io.weightstore.gateway.s3.S3Request;
+import io.weightstore.gateway.transfer.TransferSlots;
 import java.io.IOException;
 import java.time.Instant;
 
 /** The service's and the bucket's read operations: ListBuckets, HeadBucket, GetBucketLocation, ListObjects (v1 and v2). */
 final class BucketHandler {
     private final CheckpointBucket bucket;
+    private final TransferSlots slots;
     private final Instant created;
 
     /** {@code created} is what ListBuckets gives as the bucket's creation date: when the gateway started. */
-    BucketHandler(CheckpointBucket bucket, Instant created) {
+    BucketHandler(CheckpointBucket bucket, TransferSlots slots, Instant created) {
         this.bucket = bucket;
+        this.slots = slots;
         this.created = created;
     }
 
@@ -33,9 +36,15 @@ final class BucketHandler {
         Responses.xml(exchange, BucketDocuments.location());
     }
 
-    void list(S3Request request, Exchange exchange) throws IOException {
+    /**
+     * Each page holds every key under the prefix in memory, sorted: so a listing takes a transfer slot as a GET does,
+     * and a crowd of clients listing a large bucket at once waits or is told to slow down instead of filling the heap.
+     */
+    void list(S3Request request, Exchange exchange) throws IOException, InterruptedException {
         ListRequest list = ListRequest.parse(request.query());
-        ListPage page = ListPage.of(bucket.list(list.prefix()), list);
-        Responses.xml(exchange, ListDocument.render(bucket.name(), list, page));
+        try (TransferSlots.Slot _ = exchange.awaitSlot(slots)) {
+            ListPage page = ListPage.of(bucket.list(list.prefix()), list);
+            Responses.xml(exchange, ListDocument.render(bucket.name(), list, page));
+        }
     }
 }

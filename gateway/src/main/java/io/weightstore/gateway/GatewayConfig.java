@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
  * @param port TCP port, 0 for any free one
  * @param bucket the one bucket's name; every READY checkpoint is in it
  * @param access who may read: the access keys, and whether unsigned requests are served
- * @param maxConcurrent object transfers in progress at once, each holding two chunk buffers
- * @param maxWaiting transfers that may wait for a slot before more are answered 503 SlowDown
+ * @param maxConcurrent object transfers and bucket listings in progress at once, each transfer holding two chunk buffers
+ * @param maxWaiting transfers and listings that may wait for a slot before more are answered 503 SlowDown
  * @param chunkBytes bytes read from the store and written to the socket at a time, per buffer
  * @param idleTimeout how long a connection with no request in progress and no bytes moving is kept
  * @param requestHeadTimeout how long a request line and headers may take to arrive, from their first byte

@@ -100,7 +100,7 @@ public final class S3Gateway implements AutoCloseable {
         TransferSlots slots = new TransferSlots(config.maxConcurrent(), config.maxWaiting(), config.chunkBytes(), config.sendTimeout());
         GatewayMetrics metrics = new GatewayMetrics(slots, bucket);
         S3Routes routes = new S3Routes(config.bucket(), new SigV4Verifier(config.access().keys(), clock), config.access().anonymous(),
-                new BucketHandler(bucket, Instant.now(clock)), new ObjectHandler(bucket, slots, readers, metrics));
+                new BucketHandler(bucket, slots, Instant.now(clock)), new ObjectHandler(bucket, slots, readers, metrics));
         AccessLog accessLog = new AccessLog(metrics);
         HttpDecoderConfig decoding = new HttpDecoderConfig().setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADERS);
         ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);

@@ -368,6 +368,37 @@ class GatewayConnectionTest {
         }
     }
 
+    /** A listing holds its prefix's keys in memory: with every slot busy and no room to wait, it is told to slow down. */
+    @Test
+    void aListingWhileEveryTransferSlotIsHeldAndNoneMayWaitIsToldToSlowDown() throws Exception {
+        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/" + largestFile() + " HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        String list = "GET /weights/?list-type=2 HTTP/1.1\r\nHost: gateway\r\n\r\n";
+        GatewayConfig oneSlotNoQueue = new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET,
+                Access.anonymousOnly(), 1, 0, GatewayFixture.CHUNK, Duration.ofSeconds(60), GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT,
+                Duration.ofSeconds(60), GatewayConfig.DEFAULT_MAX_CONNECTIONS, CongestionControl.CUBIC);
+        try (S3Gateway gateway = S3Gateway.start(oneSlotNoQueue, fixture.store); Socket holder = new Socket()) {
+            holder.setReceiveBufferSize(4096);
+            holder.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
+            holder.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+            Awaits.until(Duration.ofSeconds(10), "the holder's transfer to run", () -> gauge(gateway, "running") == 1);
+
+            try (Socket lister = connect(gateway.port())) {
+                lister.getOutputStream().write(list.getBytes(StandardCharsets.US_ASCII));
+                Response refused = read(new BufferedInputStream(lister.getInputStream()), false);
+                assertThat(refused.status()).isEqualTo(503);
+                assertThat(new String(refused.body(), StandardCharsets.UTF_8)).contains("<Code>SlowDown</Code>");
+            }
+            holder.close();
+            Awaits.until(Duration.ofSeconds(10), "the slot to come back once the holder left", () -> gauge(gateway, "running") == 0);
+            try (Socket lister = connect(gateway.port())) {
+                lister.getOutputStream().write(list.getBytes(StandardCharsets.US_ASCII));
+                Response listed = read(new BufferedInputStream(lister.getInputStream()), false);
+                assertThat(listed.status()).isEqualTo(200);
+                assertThat(new String(listed.body(), StandardCharsets.UTF_8)).contains("<Key>" + GatewayFixture.CHECKPOINT + "/config.json</Key>");
+            }
+        }
+    }
+
     @Test
     void aClientThatShutsItsSideAfterItsRequestStillGetsTheAnswer() throws Exception {
         String config = "/weights/" + GatewayFixture.CHECKPOINT + "/config.json";
