@@ -118,7 +118,7 @@ class GatewayLeaseTest {
             InputStream in = socket.getInputStream();
             byte[] buffer = new byte[1 << 20];
             long read = in.readNBytes(buffer, 0, buffer.length);
-            // Removed with force, its lease and all: from here its room is the store's to give to another object.
+            // Removed with force: the gateway's lease ends at its next renewal, and then the room is the store's to give again.
             store.remove("weights/removed/files/" + FILE, true);
             // Taken a MiB every 100 ms, so that the rest of the file takes over four seconds, and the gateway's reader, whose
             // lease is renewed every second, learns of the removal well before.

@@ -835,15 +835,40 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private void removeObject(ObjectMeta object) throws StoreException {
-        metadata.apply(new MetadataBatch().deleteObject(object.key()).deleteReadTime(object.key()));
+        MetadataBatch batch = new MetadataBatch().deleteObject(object.key()).deleteReadTime(object.key());
+        List<RetiredRange> retiring = retiring(object, batch);
+        metadata.apply(batch);
         replication.unmarkLeft(Set.of(object.key()));
-        forget(object);
+        forget(object, retiring);
     }
 
-    /** Drops what memory holds of a removed object: its space, leases, read time and copies. */
-    private void forget(ObjectMeta object) {
-        nodes.release(object, replication.removed(object.key()));
-        staleLeases.addAll(leases.forget(object.key()));
+    /**
+     * The ranges of {@code object}, removed with force while readers hold it, that stay taken until their leases end, as a
+     * dropped copy's do; their records go in {@code batch}. Such a reader learns of the removal when it next renews, and
+     * reads on until then: a put given the room meanwhile would land under its reads. None when no lease on it lives.
+     */
+    private List<RetiredRange> retiring(ObjectMeta object, MetadataBatch batch) {
+        if (!leases.isLeased(object.key(), clock.getAsLong())) {
+            return List.of();
+        }
+        List<RetiredRange> ranges = replication.retiring(object, leases.lastId());
+        ranges.forEach(batch::putRetired);
+        return ranges;
+    }
+
+    /**
+     * Drops what memory holds of a removed object: its space, leases, read time and copies. The ranges in {@code retiring}
+     * are held instead of freed, and the leases that hold them stay until they end; renewing one finds no object.
+     */
+    private void forget(ObjectMeta object, List<RetiredRange> retiring) {
+        Set<ReplicaRef> kept = new HashSet<>(replication.removed(object.key()));
+        if (retiring.isEmpty()) {
+            staleLeases.addAll(leases.forget(object.key()));
+        } else {
+            replication.retire(retiring);
+            retiring.forEach(range -> kept.add(range.replica()));
+        }
+        nodes.release(object, kept);
         lastRead.remove(object.key());
         unrecordedReads.remove(object.key());
         objectCount--;
@@ -867,10 +892,14 @@ public final class MasterCore implements MasterApi, ClusterView {
             }
         }
         MetadataBatch batch = new MetadataBatch();
-        found.forEach(object -> batch.deleteObject(object.key()).deleteReadTime(object.key()));
+        Map<ObjectMeta, List<RetiredRange>> retiring = new LinkedHashMap<>();
+        for (ObjectMeta object : found) {
+            batch.deleteObject(object.key()).deleteReadTime(object.key());
+            retiring.put(object, retiring(object, batch));
+        }
         metadata.applyInParts(batch);
         replication.unmarkLeft(Set.copyOf(found.stream().map(ObjectMeta::key).toList()));
-        found.forEach(this::forget);
+        retiring.forEach(this::forget);
         return found.size();
     }
 

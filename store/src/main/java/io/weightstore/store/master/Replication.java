@@ -462,12 +462,9 @@ final class Replication {
      * once their nodes stop writing there, so the caller must not free them with the object's others.
      */
     Set<ReplicaRef> removed(String key) {
-        Set<ReplicaRef> rewritten = new HashSet<>(copies.ownRangesStillWritten(key, range -> true));
+        Set<ReplicaRef> rewritten = stillWritten(key);
         for (CopyTable.Copy copy : copies.ofKey(key)) {
             if (copy.byNode()) {
-                if (copy.inPlace()) {
-                    rewritten.add(copy.target());
-                }
                 giveUp(copy.ownsTarget(), "its object was removed or replaced");
             }
         }
@@ -475,6 +472,39 @@ final class Replication {
         auto.forget(key);
         autoKeys.remove(key);
         return rewritten;
+    }
+
+    /** The ranges of {@code key}'s copies that nodes rewrite in place, which {@link #removed} leaves to those copies to free. */
+    private Set<ReplicaRef> stillWritten(String key) {
+        Set<ReplicaRef> rewritten = new HashSet<>(copies.ownRangesStillWritten(key, range -> true));
+        for (CopyTable.Copy copy : copies.ofKey(key)) {
+            if (copy.byNode() && copy.inPlace()) {
+                rewritten.add(copy.target());
+            }
+        }
+        return rewritten;
+    }
+
+    /**
+     * The ranges of {@code object}'s copies, as retired under lease mark {@code mark}, for a removal while readers hold it;
+     * those that nodes rewrite in place are left out, as {@link #removed} leaves them. Nothing changes until {@link #retire}.
+     */
+    List<RetiredRange> retiring(ObjectMeta object, long mark) {
+        Set<ReplicaRef> rewritten = stillWritten(object.key());
+        List<RetiredRange> ranges = new ArrayList<>();
+        for (SliceMeta slice : object.slices()) {
+            for (ReplicaRef replica : slice.replicas()) {
+                if (!rewritten.contains(replica)) {
+                    ranges.add(new RetiredRange(object.key(), mark, replica, slice.length()));
+                }
+            }
+        }
+        return ranges;
+    }
+
+    /** Holds {@code ranges}, recorded as retired, until no lease up to their mark lives. */
+    void retire(List<RetiredRange> ranges) {
+        ranges.forEach(retired::retire);
     }
 
     /** A node is forgotten: its copies, and copies to or from it, are given up. */

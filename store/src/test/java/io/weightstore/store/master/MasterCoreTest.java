@@ -524,6 +524,35 @@ class MasterCoreTest extends ClockedMasterFixture {
         master.remove("renewed", false);
     }
 
+    /**
+     * A reader learns of a forced removal when it next renews its lease, and may read the object's room until then: that
+     * room goes to no other put until the leases on the object end, across a restart too.
+     */
+    @Test
+    void aForcedRemovalKeepsTheRoomItsReadersMayStillReadUntilTheirLeasesEnd() throws StoreException {
+        put("alone", SLICE);
+        put("read", 2 * SLICE);
+        put("ckpt/read", SLICE);
+        Lease lease = master.locate("read", Duration.ofSeconds(10)).lease();
+        master.locate("ckpt/read", Duration.ofSeconds(10));
+        long used = master.status().used();
+
+        master.remove("alone", true);
+        assertThat(master.status().used()).as("read by nobody: freed at once").isEqualTo(used - SLICE);
+        master.remove("read", true);
+        assertThat(master.removeAll(List.of("ckpt/read"), true)).isEqualTo(1);
+        assertCode(() -> master.renewLease("read", lease.id(), Duration.ofSeconds(10)), NOT_FOUND);
+        assertThat(master.status().objects()).isZero();
+        assertThat(master.status().used()).as("still its readers'").isEqualTo(used - SLICE);
+        restartWithNodesRegistered();
+        master.reapNow();
+        assertThat(master.status().used()).as("after a restart").isEqualTo(used - SLICE);
+
+        now.addAndGet(10_001);
+        master.reapNow();
+        assertThat(master.status().used()).as("once the leases ended").isZero();
+    }
+
     @Test
     void removeAllIsAllOrNothingWhileAnyObjectIsRead() throws StoreException {
         put("ckpt/a", SLICE);
