@@ -17,7 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Writing stored files to the local disk: only inside the directory asked for, and never half-visible. */
-final class LocalFiles {
+public final class LocalFiles {
     /** Fills the mapped bytes of a file being written. */
     @FunctionalInterface
     interface Filler {
@@ -46,6 +46,31 @@ final class LocalFiles {
         }
     }
 
+    /**
+     * A hidden sibling of {@code target} to write it under: hidden, so that a directory holding one a crash left is still
+     * read as a checkpoint without it; named after this process, so that the next writer of the file can tell it is a
+     * crash's and remove it; and with a random part of this call's own.
+     */
+    private static Path partialOf(Path target) {
+        return target.resolveSibling("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
+                + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
+    }
+
+    /**
+     * Replaces {@code target}, in an existing directory, with {@code text} whole, as {@link #writeAtomically} does but
+     * without forcing it to the disk: for a small file that a crash may lose, but must not leave half-written.
+     */
+    public static void replaceUnsynced(Path target, String text) throws IOException {
+        removeThoseOfDeadProcesses(target.toAbsolutePath().getParent(), target.getFileName().toString());
+        Path partial = partialOf(target);
+        try {
+            Files.writeString(partial, text, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(partial);
+        }
+    }
+
     /** {@code dir/relative}, refused when a manifest path would leave {@code dir}. */
     static Path resolveInside(Path dir, String relative) throws CheckpointException {
         Path root = dir.toAbsolutePath().normalize();
@@ -71,10 +96,7 @@ final class LocalFiles {
         // IOException: refuse a file its file system has no room for before any byte goes in.
         FreeSpace.require(target, size, "the file");
         removeThoseOfDeadProcesses(parent, target.getFileName().toString());
-        // Hidden, so that a directory holding one a crash left is still read as a checkpoint without it; named after this
-        // process, so that the next writer of the file can tell it is a crash's and remove it.
-        Path partial = parent.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
-                + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
+        Path partial = partialOf(target);
         try {
             try (FileChannel channel = named(target, () -> FileChannel.open(partial, StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.READ, StandardOpenOption.WRITE));

@@ -15,8 +15,13 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class LocalFilesTest {
     private static final int SIZE = 2 << 20;
@@ -76,8 +81,22 @@ class LocalFilesTest {
         assertThat(mount.waitFor()).as("mount -o remount,%s %s", mode, dir).isZero();
     }
 
-    @Test
-    void aSiblingAKilledWriterLeftIsRemovedByTheNextWriteAndALiveWritersIsNot() throws Exception {
+    /** One way of writing {@code config.json} whole. */
+    @FunctionalInterface
+    interface ConfigWrite {
+        void write(Path target) throws IOException;
+    }
+
+    static Stream<Arguments> writers() {
+        return Stream.of(
+                Arguments.of(Named.of("synced", (ConfigWrite) target -> LocalFiles.writeAtomically(target, 2,
+                        file -> file.copyFrom(MemorySegment.ofArray("{}".getBytes()))))),
+                Arguments.of(Named.of("unsynced", (ConfigWrite) target -> LocalFiles.replaceUnsynced(target, "{}"))));
+    }
+
+    @ParameterizedTest
+    @MethodSource("writers")
+    void aSiblingAKilledWriterLeftIsRemovedByTheNextWriteAndALiveWritersIsNot(ConfigWrite writer) throws Exception {
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         Path crashed = Files.writeString(tmp.resolve(".config.json." + gone.pid() + ".k1lled.partial"), "half");
@@ -85,7 +104,7 @@ class LocalFilesTest {
         Path otherFile = Files.writeString(tmp.resolve(".config.json.bak." + gone.pid() + ".k1lled.partial"), "half");
         Path notAPid = Files.writeString(tmp.resolve(".config.json." + "9".repeat(30) + ".x.partial"), "someone's");
 
-        LocalFiles.writeAtomically(tmp.resolve("config.json"), 2, file -> file.copyFrom(MemorySegment.ofArray("{}".getBytes())));
+        writer.write(tmp.resolve("config.json"));
 
         assertThat(Files.readString(tmp.resolve("config.json"))).isEqualTo("{}");
         assertThat(crashed).doesNotExist();

@@ -1,6 +1,7 @@
 package io.weightstore.weights.loader;
 
 import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.LocalFiles;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ManifestFile;
 import io.weightstore.weights.Sha256;
@@ -11,9 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -36,7 +34,6 @@ import java.util.regex.Pattern;
 final class MetadataCache {
     private static final String CURRENT = "current";
     private static final Pattern SET_NAME = Pattern.compile("[0-9a-f]{32}");
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private MetadataCache() {}
 
@@ -72,17 +69,9 @@ final class MetadataCache {
 
     /** Names {@code setDir}, one of {@link #setDir}'s, as the set the next load on this host starts on; replaced whole. */
     static void makeCurrent(Path setDir) throws IOException {
-        // Not LocalFiles.writeAtomically, whose files are forced to the disk: a pointer lost in a crash costs one load its
-        // early start, where a sync on every load would cost each of them.
-        Path pointer = setDir.resolveSibling(CURRENT);
-        Path partial = pointer.resolveSibling("." + CURRENT + "." + ProcessHandle.current().pid() + "."
-                + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".partial");
-        try {
-            Files.writeString(partial, setDir.getFileName() + "\n", StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            Files.move(partial, pointer, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(partial);
-        }
+        // Not forced to the disk: a pointer lost in a crash costs one load its early start, where a sync on every load would
+        // cost each of them.
+        LocalFiles.replaceUnsynced(setDir.resolveSibling(CURRENT), setDir.getFileName() + "\n");
     }
 
     private static Path checkpointDir(CheckpointId id) throws IOException {
