@@ -34,6 +34,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -210,12 +211,14 @@ public final class CheckpointImporter {
      */
     private void requireRoom(CheckpointId id, CheckpointDirectory directory, int replicas, Room room, Manifest previous, int version)
             throws IOException {
+        // What an earlier run of this version stored already, in one listing rather than a call to the master per file.
+        Map<String, Long> stored = new HashMap<>();
+        store.list(Catalog.fileKey(id, version, "")).forEach(object -> stored.put(object.key(), object.size()));
         long needed = 0;
         for (CheckpointFile file : directory.files()) {
             boolean keptIfUnchanged = previous != null && previous.file(file.path())
                     .filter(f -> f.version() < version && f.size() == file.size() && f.sha256() != null).isPresent();
-            if (!keptIfUnchanged
-                    && store.find(Catalog.fileKey(id, version, file.path())).filter(o -> o.size() == file.size()).isEmpty()) {
+            if (!keptIfUnchanged && !Long.valueOf(file.size()).equals(stored.get(Catalog.fileKey(id, version, file.path())))) {
                 needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
             }
         }

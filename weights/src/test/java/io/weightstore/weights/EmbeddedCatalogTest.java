@@ -70,6 +70,19 @@ class EmbeddedCatalogTest extends CatalogContract {
         assertThat(catalog().storedReplacement(id("tiny"))).isEmpty();
     }
 
+    /** An import run again counts against the room only what no earlier run of its version stored (one listing, not a call per file). */
+    @Test
+    void anImportRunAgainNeedsRoomOnlyForWhatItHasNotStoredYet() throws Exception {
+        Manifest ready = importSource("tiny").manifest();
+        ManifestRewrites.write(store(), ready.withStatus(CheckpointStatus.IMPORTING, Catalog.now(), null));
+        fillAllButHalfOf(largestSourceFile());
+
+        ImportResult again = importSource("tiny");
+
+        assertThat(again.uploadedFiles()).isZero();
+        assertThat(again.manifest().status()).isEqualTo(CheckpointStatus.READY);
+    }
+
     private Path largestSourceFile() throws IOException {
         try (var files = Files.list(source)) {
             return files.max(Comparator.comparingLong(f -> f.toFile().length())).orElseThrow();
