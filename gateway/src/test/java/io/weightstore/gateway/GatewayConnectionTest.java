@@ -340,21 +340,9 @@ class GatewayConnectionTest {
 
     @Test
     void aClientThatClosesWhileItsRequestWaitsForATransferSlotGivesUpItsPlaceAndTheSlot() throws Exception {
-        // One slot, held by a client that asks for an 8 MiB shard and reads none of it: more than the sockets' buffers hold,
-        // so its transfer stalls, and the send timeout keeps it stalled for the whole test.
-        String shard = largestFile();
-        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/" + shard + " HTTP/1.1\r\nHost: gateway\r\n\r\n";
-        GatewayConfig oneSlot = new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(), 1,
-                8, GatewayFixture.CHUNK, Duration.ofSeconds(60), GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, Duration.ofSeconds(60),
-                GatewayConfig.DEFAULT_MAX_CONNECTIONS, CongestionControl.CUBIC);
-        try (S3Gateway gateway = S3Gateway.start(oneSlot, fixture.store); Socket holder = new Socket()) {
-            holder.setReceiveBufferSize(4096);
-            holder.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
-            holder.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
-            Awaits.until(Duration.ofSeconds(10), "the holder's transfer to run", () -> gauge(gateway, "running") == 1);
-
+        try (S3Gateway gateway = S3Gateway.start(oneSlot(8), fixture.store); Socket holder = holdTheOneSlot(gateway)) {
             try (Socket leaver = connect(gateway.port())) {
-                leaver.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
+                leaver.getOutputStream().write(getOfTheLargestFile());
                 Awaits.until(Duration.ofSeconds(10), "the second request to wait for the slot", () -> gauge(gateway, "waiting") == 1);
             }
 
@@ -371,17 +359,8 @@ class GatewayConnectionTest {
     /** A listing holds its prefix's keys in memory: with every slot busy and no room to wait, it is told to slow down. */
     @Test
     void aListingWhileEveryTransferSlotIsHeldAndNoneMayWaitIsToldToSlowDown() throws Exception {
-        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/" + largestFile() + " HTTP/1.1\r\nHost: gateway\r\n\r\n";
         String list = "GET /weights/?list-type=2 HTTP/1.1\r\nHost: gateway\r\n\r\n";
-        GatewayConfig oneSlotNoQueue = new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET,
-                Access.anonymousOnly(), 1, 0, GatewayFixture.CHUNK, Duration.ofSeconds(60), GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT,
-                Duration.ofSeconds(60), GatewayConfig.DEFAULT_MAX_CONNECTIONS, CongestionControl.CUBIC);
-        try (S3Gateway gateway = S3Gateway.start(oneSlotNoQueue, fixture.store); Socket holder = new Socket()) {
-            holder.setReceiveBufferSize(4096);
-            holder.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
-            holder.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
-            Awaits.until(Duration.ofSeconds(10), "the holder's transfer to run", () -> gauge(gateway, "running") == 1);
-
+        try (S3Gateway gateway = S3Gateway.start(oneSlot(0), fixture.store); Socket holder = holdTheOneSlot(gateway)) {
             try (Socket lister = connect(gateway.port())) {
                 lister.getOutputStream().write(list.getBytes(StandardCharsets.US_ASCII));
                 Response refused = read(new BufferedInputStream(lister.getInputStream()), false);
@@ -413,6 +392,31 @@ class GatewayConnectionTest {
             assertThat(response.body()).isEqualTo(Files.readAllBytes(fixture.source.resolve("config.json")));
             assertThat(in.read()).as("after the answer, the connection ends").isEqualTo(-1);
         }
+    }
+
+    /** A gateway of one transfer slot, for which {@code maxWaiting} requests may wait, with timeouts that outlast a test. */
+    private static GatewayConfig oneSlot(int maxWaiting) {
+        return new GatewayConfig(GatewayConfig.DEFAULT_HOST, 0, GatewayConfig.DEFAULT_BUCKET, Access.anonymousOnly(), 1, maxWaiting,
+                GatewayFixture.CHUNK, Duration.ofSeconds(60), GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, Duration.ofSeconds(60),
+                GatewayConfig.DEFAULT_MAX_CONNECTIONS, CongestionControl.CUBIC);
+    }
+
+    /**
+     * A client holding the gateway's one slot: it asks for an 8 MiB shard and reads none of it, more than the sockets'
+     * buffers hold, so its transfer stalls, and the send timeout keeps it stalled for the whole test.
+     */
+    private static Socket holdTheOneSlot(S3Gateway gateway) throws Exception {
+        Socket holder = new Socket();
+        holder.setReceiveBufferSize(4096);
+        holder.connect(new InetSocketAddress(GatewayConfig.DEFAULT_HOST, gateway.port()));
+        holder.getOutputStream().write(getOfTheLargestFile());
+        Awaits.until(Duration.ofSeconds(10), "the holder's transfer to run", () -> gauge(gateway, "running") == 1);
+        return holder;
+    }
+
+    private static byte[] getOfTheLargestFile() {
+        return ("GET /weights/" + GatewayFixture.CHECKPOINT + "/" + largestFile() + " HTTP/1.1\r\nHost: gateway\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
     }
 
     private static String largestFile() {
