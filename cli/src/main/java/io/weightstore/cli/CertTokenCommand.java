@@ -48,7 +48,7 @@ final class CertTokenCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Identity identity = new Identity(name, Role.parse(role));
-        if (identity.role() == Role.NODE || identity.role() == Role.MASTER) {
+        if (!identity.role().takesTokens()) {
             throw new IllegalArgumentException("role=" + role + ": nodes and masters prove themselves with certificates (weightstore"
                     + " cert issue); tokens are for reader, writer and admin clients");
         }

@@ -46,6 +46,14 @@ public enum Role {
         return permissions.contains(permission);
     }
 
+    /**
+     * Whether a bearer token may carry this role: nodes and masters prove themselves with certificates, to which the data
+     * plane's TLS and the nodes' read grants are bound; tokens are for reader, writer and admin clients.
+     */
+    public boolean takesTokens() {
+        return this != MASTER && this != NODE;
+    }
+
     /** The name used on the command line and in certificates: {@code master}, {@code node} … */
     public String label() {
         return name().toLowerCase(Locale.ROOT);

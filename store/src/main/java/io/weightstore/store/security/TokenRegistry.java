@@ -30,28 +30,36 @@ public final class TokenRegistry {
     }
 
     public static TokenRegistry load(Path file) throws StoreException {
-        List<Entry> entries = new ArrayList<>();
+        List<String> lines;
         try {
-            int number = 0;
-            for (String line : Files.readAllLines(file)) {
-                number++;
-                String trimmed = line.strip();
-                if (trimmed.isEmpty() || trimmed.startsWith("#")) {
-                    continue;
-                }
-                String[] fields = trimmed.split("\\s+");
-                if (fields.length != 3) {
-                    throw new StoreException(Code.INVALID_ARGUMENT, "tokens file " + file + " line " + number
-                            + ": expected 'name role sha256', found " + fields.length + " fields");
-                }
-                try {
-                    entries.add(new Entry(new Identity(fields[0], Role.parse(fields[1])), new TokenHash(fields[2])));
-                } catch (IllegalArgumentException e) {
-                    throw new StoreException(Code.INVALID_ARGUMENT, "tokens file " + file + " line " + number + ": " + e.getMessage());
-                }
-            }
+            lines = Files.readAllLines(file);
         } catch (IOException e) {
             throw new StoreException(Code.IO, "cannot read tokens file " + file + ": " + e.getMessage(), e);
+        }
+        List<Entry> entries = new ArrayList<>();
+        int number = 0;
+        for (String line : lines) {
+            number++;
+            String trimmed = line.strip();
+            if (trimmed.isEmpty() || trimmed.startsWith("#")) {
+                continue;
+            }
+            String[] fields = trimmed.split("\\s+");
+            if (fields.length != 3) {
+                throw new StoreException(Code.INVALID_ARGUMENT, "tokens file " + file + " line " + number
+                        + ": expected 'name role sha256', found " + fields.length + " fields");
+            }
+            try {
+                Identity identity = new Identity(fields[0], Role.parse(fields[1]));
+                if (!identity.role().takesTokens()) {
+                    // A token of a node's role would let its holder register and heartbeat as that node.
+                    throw new IllegalArgumentException("role=" + identity.role().label() + " of " + identity.name()
+                            + " cannot hold a token: nodes and masters prove themselves with certificates");
+                }
+                entries.add(new Entry(identity, new TokenHash(fields[2])));
+            } catch (IllegalArgumentException e) {
+                throw new StoreException(Code.INVALID_ARGUMENT, "tokens file " + file + " line " + number + ": " + e.getMessage());
+            }
         }
         return new TokenRegistry(entries);
     }
