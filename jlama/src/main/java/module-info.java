@@ -14,6 +14,7 @@ module io.weightstore.jlama {
     requires io.prometheus.metrics.core;
     requires io.prometheus.metrics.model;
     requires io.prometheus.writer.text;
+    requires jinjava;
     requires jdk.incubator.vector;
     requires org.slf4j;
 

@@ -3,7 +3,7 @@ package io.weightstore.jlama.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tjake.jlama.model.AbstractModel;
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
-import com.github.tjake.jlama.safetensors.prompt.PromptSupport;
+import com.github.tjake.jlama.safetensors.tokenizer.TokenizerModel;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -40,21 +40,16 @@ final class ChatPrompt {
         for (int i = 0; i < messages.size(); i++) {
             parsed.add(message(messages.get(i), "messages[" + i + "]"));
         }
-        Optional<PromptSupport.Builder> template = model.promptSupport().map(PromptSupport::builder);
+        TokenizerModel tokenizer = model.getTokenizer().getModel();
+        Optional<String> template = tokenizer.promptTemplates().map(templates -> templates.get("default"));
         if (template.isEmpty()) {
             StringBuilder plain = new StringBuilder();
             parsed.forEach(m -> plain.append(m.role().name().toLowerCase(Locale.ROOT)).append(": ").append(m.text()).append('\n'));
             return PromptContext.of(plain.append("assistant: ").toString());
         }
-        PromptSupport.Builder builder = template.get();
-        for (Message m : parsed) {
-            switch (m.role()) {
-                case SYSTEM -> builder.addSystemMessage(m.text());
-                case USER -> builder.addUserMessage(m.text());
-                case ASSISTANT -> builder.addAssistantMessage(m.text());
-            }
-        }
-        return builder.build();
+        List<Map<String, Object>> messageMaps = parsed.stream()
+                .map(m -> Map.<String, Object>of("role", m.role().name().toLowerCase(Locale.ROOT), "content", m.text())).toList();
+        return PromptContext.of(ChatTemplate.render(template.get(), messageMaps, tokenizer.eosToken()));
     }
 
     private static Message message(JsonNode message, String where) {
