@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.StridedReplyTamperer;
+import io.weightstore.store.ReplyTamperer;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.security.Role;
@@ -97,7 +97,7 @@ class IntegrityCliTest {
     void columnShardsZeroedByAProxyFailTheLoad() throws Exception {
         ChaosCheckpoint checkpoint = ChaosCheckpoint.write(tmp.resolve("source"));
         try (ChaosCluster cluster = new ChaosCluster(tmp.resolve("cluster"), 1, "1M", "64M");
-                StridedReplyTamperer proxy = StridedReplyTamperer.start(new InetSocketAddress("127.0.0.1", cluster.node(0).port()))) {
+                ReplyTamperer proxy = ReplyTamperer.zeroingStridedReplies(new InetSocketAddress("127.0.0.1", cluster.node(0).port()))) {
             StoreClient store = cluster.client();
             checkpoint.importInto(store, "chaos", 1);
             run(0, "load", "weightstore://chaos", "--store", cluster.master(), "--tp-size", "2", "--all-ranks");

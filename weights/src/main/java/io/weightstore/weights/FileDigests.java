@@ -2,6 +2,7 @@ package io.weightstore.weights;
 
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.TensorInfo;
+import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.pool.PositionalReads;
 import io.weightstore.weights.checks.TensorCrcCalculator;
 import io.weightstore.weights.checks.TensorCrcTable;
@@ -14,6 +15,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.zip.Checksum;
 
 /**
  * What an import computes from a file's own bytes: its SHA-256 and, for a safetensors file, its
@@ -56,6 +59,9 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
             file.inBatches(0, size, sha::update);
             return new FileDigests(sha.hex(), Optional.empty());
         }
+        // The header's own CRC: a few KiB read once more, before the walk hashes them with the rest.
+        Checksum headerCrc = Checksums.newCrc32c();
+        file.inBatches(0, header.get().dataStart(), piece -> headerCrc.update(piece.asByteBuffer()));
         List<TensorInfo> tensors = header.get().tensors();
         // The table keeps the header's order, which its digest depends on. A parsed header lists the tensors in
         // data order, so the walk goes through the file once; in any other order each byte is still hashed once.
@@ -80,7 +86,7 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
             }
         }
         file.inBatches(hashed, size - hashed, sha::update);
-        return new FileDigests(sha.hex(), Optional.of(TensorCrcTable.of(List.of(crcs))));
+        return new FileDigests(sha.hex(), Optional.of(TensorCrcTable.of(OptionalInt.of((int) headerCrc.getValue()), List.of(crcs))));
     }
 
     /** One off-heap buffer of {@link TensorCrcCalculator#BYTES_PER_BATCH} the file's ranges are read into, one at a time. */

@@ -98,7 +98,7 @@ class FileDigestsTest {
 
         assertThat(digests.sha256()).isEqualTo(Sha256.of(bytes));
         assertThat(json(digests.tensorCrcs().orElseThrow())).isEqualTo(json(TensorCrcTable.compute(parsed, bytes)))
-                .startsWith("{\"schemaVersion\":1,\"tensors\":[{\"name\":\"late\"");
+                .startsWith("{\"schemaVersion\":1,\"headerCrc32c\":\"").contains("\"tensors\":[{\"name\":\"late\"");
     }
 
     private static String json(TensorCrcTable table) {

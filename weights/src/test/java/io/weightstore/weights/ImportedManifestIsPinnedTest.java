@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * before it was made faster: a change in how the bytes are read and hashed must not change one digest.
  * Only the safetensors files are pinned: they carry every kind of digest, and their bytes depend on
  * the seed alone, where the synthetic JSON files come out of maps whose order may vary between JVMs.
+ * The CRC tables' digests were pinned again once, when tables came to record their header's CRC too.
  */
 class ImportedManifestIsPinnedTest {
     private static final String PINNED = "pinned-import-manifest-files.json";

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
-import io.weightstore.store.StridedReplyTamperer;
+import io.weightstore.store.ReplyTamperer;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
@@ -237,7 +237,7 @@ class TamperedCheckpointTest {
     @Test
     void columnShardsZeroedOnTheWayAreCaughtByTheClient() throws Exception {
         try (TestCluster cluster = new TestCluster(tmp.resolve("cluster"), 1);
-                StridedReplyTamperer proxy = StridedReplyTamperer.start(new InetSocketAddress("127.0.0.1", cluster.node(0).port()))) {
+                ReplyTamperer proxy = ReplyTamperer.zeroingStridedReplies(new InetSocketAddress("127.0.0.1", cluster.node(0).port()))) {
             importInto(cluster.client(), "tiny");
             cluster.advertise(0, proxy.port());
             StoreClient engine = cluster.client();
@@ -252,6 +252,30 @@ class TamperedCheckpointTest {
             List<byte[]> checked = new ArrayList<>();
             assertCorrupt(() -> load(engine, "tiny", 1, 2, LoadOptions.defaults(), checked), "tensor " + O_PROJ,
                     "rank 1 of 2's columns", "the import recorded");
+        }
+    }
+
+    /**
+     * A header is part of its file's first checksum block, which a read of the header alone leaves to the node to check: a
+     * proxy that renames a tensor on the way (o_proj to o_prok, the header's length kept) gave the engine a tensor the CRC
+     * table does not name, so unchecked. The client checks the header against the CRC the table records.
+     */
+    @Test
+    void aHeaderChangedOnTheWayIsCaughtByTheClientAgainstTheCrcItsTableRecords() throws Exception {
+        Tampering.Place place = Tampering.place(source, O_PROJ);
+        byte[] file = Files.readAllBytes(source.resolve(place.file()));
+        long headerBytes = place.offset() - place.info().begin();
+        int at = new String(file, 0, (int) headerBytes, StandardCharsets.ISO_8859_1).indexOf("o_proj.weight") + "o_pro".length();
+        try (TestCluster cluster = new TestCluster(tmp.resolve("cluster"), 1);
+                ReplyTamperer proxy = ReplyTamperer.xoringAByteOfReadsOf(new InetSocketAddress("127.0.0.1", cluster.node(0).port()),
+                        headerBytes, at, (byte) ('j' ^ 'k'))) {
+            importInto(cluster.client(), "tiny");
+            cluster.advertise(0, proxy.port());
+            StoreClient engine = cluster.client(ClientOptions.defaults().withSameHostPath(false));
+
+            assertCorrupt(() -> load(engine, "tiny", 0, 1, LoadOptions.defaults(), new ArrayList<>()), "the header of stored "
+                    + place.file() + " of tiny arrived with CRC32C", "where the import recorded");
+            assertThat(proxy.tamperedReplies()).isPositive();
         }
     }
 

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,7 @@ public class CrcTableParseBenchmark {
             }
             tensors.add(new TensorCrcs("model.layers." + i / 9 + ".mlp.down_proj.weight." + i, random.nextInt(), rows, columns));
         }
-        table = TensorCrcTable.of(tensors).toJson();
+        table = TensorCrcTable.of(OptionalInt.empty(), tensors).toJson();
         TensorCrcTable.fromJson(table, "setup");
         JSON.readTree(table);
     }

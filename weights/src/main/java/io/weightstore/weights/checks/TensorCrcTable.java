@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.TensorInfo;
+import io.weightstore.store.checksum.Checksums;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -16,13 +17,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 
 /**
- * The {@link TensorCrcs} of every tensor of one safetensors file: what the import stores beside the
- * file, and the manifest pins with its SHA-256. JSON, CRCs as 8 hex digits:
+ * The {@link TensorCrcs} of every tensor of one safetensors file, and the CRC32C of its length prefix and header:
+ * what the import stores beside the file, and the manifest pins with its SHA-256. JSON, CRCs as 8 hex digits:
  *
- * <pre>{"schemaVersion":1,"tensors":[{"name":"…","crc32c":"e3069283","rows":{"2":["…","…"]},"columns":{"2":["…","…"]}}]}</pre>
+ * <pre>{"schemaVersion":1,"headerCrc32c":"…","tensors":[{"name":"…","crc32c":"e3069283","rows":{"2":["…","…"]},
+ *  "columns":{"2":["…","…"]}}]}</pre>
+ *
+ * <p>The header's CRC is what a load checks the header it reads against: a header is a part of the file's first
+ * checksum block, which the client cannot check by itself, and a header changed at its length (a dtype, a shape)
+ * would give the engine other tensors than the import stored. Tables written before it lack it; readers of
+ * this schema that do not know it pass over it.
  */
 public final class TensorCrcTable {
     public static final int SCHEMA_VERSION = 1;
@@ -30,25 +38,33 @@ public final class TensorCrcTable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HexFormat HEX = HexFormat.of();
 
+    private final OptionalInt headerCrc32c;
     private final Map<String, TensorCrcs> byName;
 
-    private TensorCrcTable(Map<String, TensorCrcs> byName) {
+    private TensorCrcTable(OptionalInt headerCrc32c, Map<String, TensorCrcs> byName) {
+        this.headerCrc32c = headerCrc32c;
         this.byName = byName;
     }
 
-    public static TensorCrcTable of(List<TensorCrcs> tensors) {
+    /** A table of {@code tensors}, and of the header whose CRC32C is {@code headerCrc32c} when known. */
+    public static TensorCrcTable of(OptionalInt headerCrc32c, List<TensorCrcs> tensors) {
         Map<String, TensorCrcs> byName = new LinkedHashMap<>();
         tensors.forEach(t -> byName.put(t.name(), t));
-        return new TensorCrcTable(byName);
+        return new TensorCrcTable(headerCrc32c, byName);
     }
 
-    /** Every tensor of a safetensors file, from the file's bytes (all of them, header included). */
+    /** Every tensor of a safetensors file, and its header, from the file's bytes (all of them, header included). */
     public static TensorCrcTable compute(SafetensorsHeader header, MemorySegment file) {
         List<TensorCrcs> tensors = new ArrayList<>();
         for (TensorInfo tensor : header.tensors()) {
             tensors.add(TensorCrcCalculator.compute(tensor, file.asSlice(header.dataStart() + tensor.begin(), tensor.byteSize())));
         }
-        return of(tensors);
+        return of(OptionalInt.of(Checksums.crc32c(file.asSlice(0, header.dataStart()))), tensors);
+    }
+
+    /** The CRC32C of the file's bytes before its data (length prefix and header), unless the table predates it. */
+    public OptionalInt headerCrc32c() {
+        return headerCrc32c;
     }
 
     public Optional<TensorCrcs> tensor(String name) {
@@ -61,6 +77,7 @@ public final class TensorCrcTable {
 
     public byte[] toJson() {
         ObjectNode root = JSON.createObjectNode().put("schemaVersion", SCHEMA_VERSION);
+        headerCrc32c.ifPresent(crc -> root.put("headerCrc32c", HEX.toHexDigits(crc)));
         ArrayNode tensors = root.putArray("tensors");
         for (TensorCrcs t : byName.values()) {
             ObjectNode node = tensors.addObject().put("name", t.name()).put("crc32c", HEX.toHexDigits(t.crc32c()));
@@ -93,12 +110,19 @@ public final class TensorCrcTable {
                 throw notATable(what);
             }
             int schemaVersion = 0;
+            OptionalInt headerCrc32c = OptionalInt.empty();
             List<TensorCrcs> tensors = null;
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
                 JsonToken value = parser.nextToken();
                 if (field.equals("schemaVersion") && value == JsonToken.VALUE_NUMBER_INT) {
                     schemaVersion = parser.getIntValue();
+                } else if (field.equals("headerCrc32c") && value == JsonToken.VALUE_STRING) {
+                    try {
+                        headerCrc32c = OptionalInt.of(crc(parser.getText()));
+                    } catch (IllegalArgumentException e) {
+                        throw new IOException(what + ": headerCrc32c: " + e.getMessage(), e);
+                    }
                 } else if (field.equals("tensors") && value == JsonToken.START_ARRAY) {
                     tensors = tensors(parser, json, what);
                 } else {
@@ -108,7 +132,7 @@ public final class TensorCrcTable {
             if (schemaVersion != SCHEMA_VERSION || tensors == null) {
                 throw notATable(what);
             }
-            return of(tensors);
+            return of(headerCrc32c, tensors);
         } catch (JsonProcessingException e) {
             throw new IOException(what + ": " + e.getOriginalMessage(), e);
         }

@@ -8,6 +8,7 @@ import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.Range;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Stride;
+import io.weightstore.store.checksum.Checksums;
 import io.weightstore.store.client.ArrivedCrc;
 import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.MappedObject;
@@ -36,11 +37,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
@@ -264,7 +267,41 @@ public final class CheckpointSource implements AutoCloseable {
             crcTables.put(tabled.get(i).path(), tabled.get(i).tensorCrcs(tableBytes.get(i)));
         }
         for (int i = 0; i < files.size(); i++) {
-            headers.put(files.get(i).path(), header(files.get(i).file(), new StoreRangeSource(objects.get(i), prefixes.get(i))));
+            ManifestFile file = files.get(i).file();
+            Optional<TensorCrcTable> table = Optional.ofNullable(crcTables.get(file.path()));
+            SafetensorsHeader header = header(file, new StoreRangeSource(objects.get(i), prefixes.get(i)));
+            requireHeaderAsImported(file, table, prefixes.get(i));
+            requireTableOfEveryTensor(file, table, header);
+            headers.put(file.path(), header);
+        }
+    }
+
+    /**
+     * Refuses a header read otherwise than the import recorded it in the file's table: it is part of the file's first
+     * checksum block, which a read of the header alone leaves to the node to check, and a header changed at its length
+     * (a dtype, a shape) gives the engine other tensors than the import stored, with every data CRC matching.
+     */
+    private void requireHeaderAsImported(ManifestFile file, Optional<TensorCrcTable> table, byte[] prefix) throws CheckpointException {
+        OptionalInt recorded = table.map(TensorCrcTable::headerCrc32c).orElse(OptionalInt.empty());
+        if (recorded.isEmpty() || prefix.length == 0) {
+            return;
+        }
+        int read = Checksums.crc32c(MemorySegment.ofArray(prefix));
+        if (read != recorded.getAsInt()) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "the header of stored " + file.path() + " of "
+                    + manifest.checkpointId() + " arrived with CRC32C " + HexFormat.of().toHexDigits(read) + ", where the import"
+                    + " recorded " + HexFormat.of().toHexDigits(recorded.getAsInt()) + ": a copy, or the way from it, changed it"
+                    + " (model verify " + manifest.checkpointId() + " --repair checks and mends the copies)");
+        }
+    }
+
+    /** A table that lacks a tensor of the header would let that tensor through unchecked: the two are the import's, together. */
+    private void requireTableOfEveryTensor(ManifestFile file, Optional<TensorCrcTable> table, SafetensorsHeader header)
+            throws CheckpointException {
+        if (table.isPresent() && (table.get().size() != header.tensors().size()
+                || header.tensors().stream().anyMatch(tensor -> table.get().tensor(tensor.name()).isEmpty()))) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "stored " + file.path() + " of " + manifest.checkpointId()
+                    + " has tensors its CRC table does not name, or the table names others");
         }
     }
 

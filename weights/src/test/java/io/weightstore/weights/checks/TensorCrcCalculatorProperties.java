@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.SplittableRandom;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -136,7 +137,7 @@ class TensorCrcCalculatorProperties {
         TensorCrcs first = TensorCrcCalculator.compute(a.info(), MemorySegment.ofArray(a.bytes()));
         TensorInfo other = new TensorInfo("u", b.info().dtype(), b.info().shape(), 0, b.bytes().length);
         TensorCrcs second = TensorCrcCalculator.compute(other, MemorySegment.ofArray(b.bytes()));
-        TensorCrcTable table = TensorCrcTable.fromJson(TensorCrcTable.of(List.of(first, second)).toJson(), "test");
+        TensorCrcTable table = TensorCrcTable.fromJson(TensorCrcTable.of(OptionalInt.empty(), List.of(first, second)).toJson(), "test");
         assertThat(table.size()).isEqualTo(2);
         assertThat(table.tensor("t")).hasValue(first);
         assertThat(table.tensor("u")).hasValue(second);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -48,6 +49,7 @@ class TensorCrcTableTest {
         "a world size that is not a number | {'schemaVersion':1,'tensors':[{'name':'w','crc32c':'00000000','rows':{'two':[]}}]}"
                 + " | For input string: \"two\"",
         "cut short | {'schemaVersion':1,'tensors':[{'name':'w' | checks/a.safetensors: Unexpected end-of-input",
+        "a short header CRC | {'schemaVersion':1,'headerCrc32c':'12','tensors':[]} | headerCrc32c: a CRC32C is 8 hex digits, found '12'",
     })
     void aMalformedTableIsAnErrorNamingTheTableAndWhatIsWrong(String why, String json, String message) {
         assertThatThrownBy(() -> parse(json)).as(why).isInstanceOf(IOException.class)
@@ -58,10 +60,13 @@ class TensorCrcTableTest {
     void whatItWritesItReads() throws IOException {
         TensorCrcs w = new TensorCrcs("w", 7, Map.of(2, List.of(1, 2), 4, List.of(3, 4, 5, 6)), Map.of(2, List.of(8, 9)));
         TensorCrcs norm = new TensorCrcs("norm", -1, Map.of(), Map.of());
-        TensorCrcTable table = TensorCrcTable.fromJson(TensorCrcTable.of(List.of(w, norm)).toJson(), "t");
+        TensorCrcTable table = TensorCrcTable.fromJson(TensorCrcTable.of(OptionalInt.empty(), List.of(w, norm)).toJson(), "t");
         assertThat(table.tensor("w")).hasValue(w);
         assertThat(table.tensor("norm")).hasValue(norm);
-        assertThat(new String(TensorCrcTable.of(List.of(norm)).toJson(), StandardCharsets.UTF_8))
+        assertThat(new String(TensorCrcTable.of(OptionalInt.empty(), List.of(norm)).toJson(), StandardCharsets.UTF_8))
                 .isEqualTo("{\"schemaVersion\":1,\"tensors\":[{\"name\":\"norm\",\"crc32c\":\"ffffffff\",\"rows\":{},\"columns\":{}}]}");
+        assertThat(table.headerCrc32c()).as("a table written before it recorded its header's CRC").isEmpty();
+        TensorCrcTable withHeader = TensorCrcTable.fromJson(TensorCrcTable.of(OptionalInt.of(0x89abcdef), List.of(norm)).toJson(), "t");
+        assertThat(withHeader.headerCrc32c()).hasValue(0x89abcdef);
     }
 }

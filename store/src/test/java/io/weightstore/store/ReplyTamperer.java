@@ -7,7 +7,6 @@ import io.weightstore.store.grpc.GrpcMasterApi;
 import io.weightstore.store.security.Authentication;
 import io.weightstore.store.wire.FrameCodec;
 import io.weightstore.store.wire.FrameException;
-import io.weightstore.store.wire.Op;
 import io.weightstore.store.wire.Request;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -25,36 +24,61 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * A rogue box on the path between clients and one storage node: a real TCP proxy that relays the
- * data plane frame by frame, unchanged, except that it zeroes the payload of every READ_STRIDED
- * reply (column shards) while leaving the reply's header saying OK. The node checked the rows it
- * sent; only a client that checks what it receives can tell.
+ * data plane frame by frame, unchanged, except that it rewrites the payload of the replies to the
+ * requests it picks, leaving each reply's header saying OK. The node checked what it sent; only a
+ * client that checks what it receives can tell.
  */
-public final class StridedReplyTamperer implements AutoCloseable {
+public final class ReplyTamperer implements AutoCloseable {
+    /** Rewrites the {@code n} bytes in {@code buffer}, which lie from {@code at} on in the reply's payload. */
+    @FunctionalInterface
+    public interface Rewrite {
+        void apply(byte[] buffer, int n, long at);
+    }
+
     private final InetSocketAddress node;
+    private final Predicate<Request> picked;
+    private final Rewrite rewrite;
     private final ServerSocket listener;
     private final List<Socket> sockets = new ArrayList<>();
     private final AtomicLong tampered = new AtomicLong();
     private volatile boolean closed;
 
-    private StridedReplyTamperer(InetSocketAddress node) throws IOException {
+    private ReplyTamperer(InetSocketAddress node, Predicate<Request> picked, Rewrite rewrite) throws IOException {
         this.node = node;
+        this.picked = picked;
+        this.rewrite = rewrite;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofPlatform().daemon().name("tamperer-accept").start(this::accept);
     }
 
-    /** A proxy on a loopback ephemeral port in front of the node at {@code node}. */
-    public static StridedReplyTamperer start(InetSocketAddress node) throws IOException {
-        return new StridedReplyTamperer(node);
+    /** A proxy on a loopback ephemeral port in front of the node at {@code node}, zeroing every READ_STRIDED reply (column shards). */
+    public static ReplyTamperer zeroingStridedReplies(InetSocketAddress node) throws IOException {
+        return new ReplyTamperer(node, request -> request instanceof Request.ReadStrided, (buffer, n, at) -> Arrays.fill(buffer, 0, n,
+                (byte) 0));
+    }
+
+    /**
+     * A proxy in front of the node at {@code node} that xors {@code mask} into byte {@code index} of the reply to every read of
+     * one range of exactly {@code length} bytes.
+     */
+    public static ReplyTamperer xoringAByteOfReadsOf(InetSocketAddress node, long length, long index, byte mask) throws IOException {
+        return new ReplyTamperer(node, request -> request instanceof Request.Read read && read.range().length() == length,
+                (buffer, n, at) -> {
+                    if (index >= at && index < at + n) {
+                        buffer[(int) (index - at)] ^= mask;
+                    }
+                });
     }
 
     public int port() {
         return listener.getLocalPort();
     }
 
-    /** READ_STRIDED replies whose payload was zeroed so far. */
+    /** Replies whose payload was rewritten so far. */
     public long tamperedReplies() {
         return tampered.get();
     }
@@ -80,7 +104,7 @@ public final class StridedReplyTamperer implements AutoCloseable {
                     sockets.add(upstream);
                 }
                 // Replies come back in request order: the request side tells the reply side which op each answers.
-                BlockingQueue<Op> asked = new LinkedBlockingQueue<>();
+                BlockingQueue<Request> asked = new LinkedBlockingQueue<>();
                 Thread.ofPlatform().daemon().start(() -> relayRequests(client, upstream, asked));
                 Thread.ofPlatform().daemon().start(() -> relayReplies(upstream, client, asked));
             } catch (IOException e) {
@@ -91,7 +115,7 @@ public final class StridedReplyTamperer implements AutoCloseable {
         }
     }
 
-    private static void relayRequests(Socket client, Socket upstream, BlockingQueue<Op> asked) {
+    private static void relayRequests(Socket client, Socket upstream, BlockingQueue<Request> asked) {
         try (client; upstream) {
             DataInputStream in = new DataInputStream(client.getInputStream());
             OutputStream out = upstream.getOutputStream();
@@ -106,10 +130,11 @@ public final class StridedReplyTamperer implements AutoCloseable {
                 byte[] body = in.readNBytes(request.bodyLength());
                 out.write(header);
                 out.write(body);
-                if (FrameCodec.decodeRequest(request, ByteBuffer.wrap(body)) instanceof Request.Write write) {
-                    copy(in, out, write.range().length(), false);
+                Request decoded = FrameCodec.decodeRequest(request, ByteBuffer.wrap(body));
+                if (decoded instanceof Request.Write write) {
+                    copy(in, out, write.range().length(), null);
                 }
-                asked.add(request.op());
+                asked.add(decoded);
             }
         } catch (EOFException | FrameException e) {
             // The client hung up, or sent what the node would refuse anyway: the connection ends here.
@@ -118,7 +143,7 @@ public final class StridedReplyTamperer implements AutoCloseable {
         }
     }
 
-    private void relayReplies(Socket upstream, Socket client, BlockingQueue<Op> asked) {
+    private void relayReplies(Socket upstream, Socket client, BlockingQueue<Request> asked) {
         try (upstream; client) {
             DataInputStream in = new DataInputStream(upstream.getInputStream());
             OutputStream out = client.getOutputStream();
@@ -130,9 +155,9 @@ public final class StridedReplyTamperer implements AutoCloseable {
                 FrameCodec.ResponseHeader reply = FrameCodec.decodeResponseHeader(ByteBuffer.wrap(header));
                 out.write(header);
                 out.write(in.readNBytes(reply.messageLength()));
-                boolean zero = asked.take() == Op.READ_STRIDED && reply.payloadLength() > 0;
-                copy(in, out, reply.payloadLength(), zero);
-                if (zero) {
+                boolean tamper = picked.test(asked.take()) && reply.payloadLength() > 0;
+                copy(in, out, reply.payloadLength(), tamper ? rewrite : null);
+                if (tamper) {
                     tampered.incrementAndGet();
                 }
             }
@@ -145,18 +170,19 @@ public final class StridedReplyTamperer implements AutoCloseable {
         }
     }
 
-    private static void copy(InputStream in, OutputStream out, long length, boolean zero) throws IOException {
+    /** Relays {@code length} bytes, through {@code rewrite} unless it is null. */
+    private static void copy(InputStream in, OutputStream out, long length, Rewrite rewrite) throws IOException {
         byte[] buffer = new byte[64 << 10];
-        for (long left = length; left > 0; ) {
-            int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+        for (long done = 0; done < length; ) {
+            int n = in.read(buffer, 0, (int) Math.min(buffer.length, length - done));
             if (n < 0) {
                 throw new EOFException();
             }
-            if (zero) {
-                Arrays.fill(buffer, 0, n, (byte) 0);
+            if (rewrite != null) {
+                rewrite.apply(buffer, n, done);
             }
             out.write(buffer, 0, n);
-            left -= n;
+            done += n;
         }
     }
 
