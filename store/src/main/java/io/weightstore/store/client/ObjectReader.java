@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,7 @@ public final class ObjectReader implements AutoCloseable {
     /** When the lease held now runs out unless renewed, by this host's clock ({@link System#nanoTime}). */
     private volatile long leaseEndsNanos;
     private volatile StoreException gone;
+    private final List<Runnable> onGone = new CopyOnWriteArrayList<>();
 
     private ObjectReader(StoreClient client, String key, Located located) {
         this.client = client;
@@ -252,15 +254,13 @@ public final class ObjectReader implements AutoCloseable {
             fresh = client.locate(key);
         } catch (StoreException e) {
             if (e.code() == StoreException.Code.NOT_FOUND) {
-                gone = new StoreException(StoreException.Code.NOT_FOUND, key + " was removed while a reader had it open", e);
-                throw gone;
+                throw goneBecause(new StoreException(StoreException.Code.NOT_FOUND, key + " was removed while a reader had it open", e));
             }
             throw e;
         }
         if (!fresh.object().createdAt().equals(stale.object().createdAt())) {
             master.releaseLease(key, fresh.lease().id());
-            gone = new StoreException(StoreException.Code.NOT_FOUND, key + " was replaced while a reader had it open");
-            throw gone;
+            throw goneBecause(new StoreException(StoreException.Code.NOT_FOUND, key + " was replaced while a reader had it open"));
         }
         if (heldLeaseLives) {
             located = fresh.withLease(located.lease());
@@ -269,6 +269,32 @@ public final class ObjectReader implements AutoCloseable {
             located = fresh;
             scheduleRenewal();
         }
+    }
+
+    /**
+     * Runs {@code action} once this handle learns that its object was removed or replaced (on a renewal, or a read that
+     * asked the master again): from then on no lease keeps the room this handle read from, and views mapped over it may
+     * show another object's bytes once the master gives it out. On the thread that learnt it; at once if it knows already.
+     */
+    public void whenGone(Runnable action) {
+        onGone.add(action);
+        if (gone != null && onGone.remove(action)) {
+            action.run();
+        }
+    }
+
+    private StoreException goneBecause(StoreException why) {
+        gone = why;
+        for (Runnable action : onGone) {
+            if (onGone.remove(action)) {
+                try {
+                    action.run();
+                } catch (RuntimeException e) {
+                    log.error("an action on the removal of {} failed: {}", key, e.getMessage(), e);
+                }
+            }
+        }
+        return why;
     }
 
     /** Where the object is, when half of its lease has run by {@code nowMillis}; null when no renewal is due. */

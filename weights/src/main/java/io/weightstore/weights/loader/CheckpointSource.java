@@ -717,6 +717,9 @@ public final class CheckpointSource implements AutoCloseable {
             return known;
         }
         Optional<MappedObject> mapped = object.mapReadOnly(views);
+        if (mapped.isPresent()) {
+            object.whenGone(() -> unmapUnder(object));
+        }
         if (mapped.isPresent() && options.checkMapped()) {
             checks.put(object, checker.submit(() -> {
                 mapped.get().check();
@@ -726,6 +729,28 @@ public final class CheckpointSource implements AutoCloseable {
         Optional<MemorySegment> file = mapped.map(MappedObject::bytes);
         mappedFiles.put(object, file);
         return file;
+    }
+
+    /**
+     * Unmaps every view this source handed out, once {@code object}, seen in place, was removed or replaced under them:
+     * its room goes to other objects once its lease ends, and an engine, which keeps its views for the model's life, would
+     * compute with their bytes. Its next access fails loudly instead (IllegalStateException).
+     */
+    private void unmapUnder(ObjectReader object) {
+        log.error("{} of checkpoint {} was removed or replaced while this process held views of it in place: unmapping them, so"
+                + " the engine's next access to its weights fails instead of reading another object's bytes", object.key(),
+                manifest.checkpointId());
+        synchronized (this) {
+            checks.values().forEach(check -> check.cancel(true));
+            try {
+                if (views.scope().isAlive()) {
+                    views.close();
+                }
+            } catch (IllegalStateException inUse) {
+                // Held by a native call (a check's madvise, say) for a moment: the source's close unmaps them after it.
+                log.error("could not unmap the views of checkpoint {} now: {}", manifest.checkpointId(), inUse.getMessage());
+            }
+        }
     }
 
     /** Waits for the file's check, if it has one; a file that failed it is read from now on. */

@@ -13,6 +13,7 @@ import io.weightstore.format.TensorInfo;
 import io.weightstore.format.TensorSpec;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.Awaits;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
@@ -35,6 +36,7 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -174,6 +176,30 @@ class LoaderTest {
             assertThat(kept.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get("model.embed_tokens.weight"));
         }
         assertThatThrownBy(() -> kept.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * An engine keeps the views of a same-host load for the model's life. A file removed under them with force keeps its
+     * room only until the load's lease on it ends, then another object's bytes may land there: the views are unmapped
+     * once the load learns of the removal, so the engine's next access fails rather than reading them.
+     */
+    @Test
+    void viewsOfAFileRemovedUnderThemAreUnmappedOnceTheLoadLearnsOfIt() throws Exception {
+        try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true)
+                .withLeaseDuration(Duration.ofSeconds(1)));
+                CheckpointSource checkpoint = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults())) {
+            MemorySegment kept;
+            try (TensorStream stream = checkpoint.stream()) {
+                kept = collect(stream, new HashMap<>()).get("model.embed_tokens.weight").data();
+            }
+            assertThat(kept.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get("model.embed_tokens.weight"));
+            String key = checkpoint.tensors().get("model.embed_tokens.weight").object().key();
+
+            store.remove(key, true);
+
+            Awaits.until(Duration.ofSeconds(30), "the views unmapped", () -> !kept.scope().isAlive());
+            assertThatThrownBy(() -> kept.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+        }
     }
 
     @Test
