@@ -265,7 +265,7 @@ public final class CheckpointBucket {
         CompletableFuture<Known> mine = new CompletableFuture<>();
         CompletableFuture<Known> running = checking.putIfAbsent(id, mine);
         if (running != null) {
-            return Futures.await(running);
+            return Futures.awaitShared(running);
         }
         try {
             // A check may have ended between the look above and this one's start.

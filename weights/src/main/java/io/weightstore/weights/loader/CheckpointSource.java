@@ -766,7 +766,7 @@ public final class CheckpointSource implements AutoCloseable {
             return true;
         }
         try {
-            Futures.await(check);
+            Futures.awaitShared(check);
             return true;
         } catch (CancellationException e) {
             throw new IllegalStateException("checkpoint " + manifest.checkpointId() + " was closed while " + object.key()

@@ -115,7 +115,7 @@ public final class TensorPrefetcher implements AutoCloseable {
                 reads.set(slot.batch(), null);
             }
         }
-        return Optional.of(Futures.await(batch).asSlice(slot.offset(), slot.length()));
+        return Optional.of(Futures.awaitShared(batch).asSlice(slot.offset(), slot.length()));
     }
 
     /** Queues every batch up to {@code last} that is not queued yet, in order. */
