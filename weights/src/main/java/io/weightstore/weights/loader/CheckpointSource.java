@@ -716,7 +716,7 @@ public final class CheckpointSource implements AutoCloseable {
         if (known != null) {
             return known;
         }
-        Optional<MappedObject> mapped = object.mapReadOnly(views);
+        Optional<MappedObject> mapped = mapIfLocal(object);
         if (mapped.isPresent()) {
             object.whenGone(() -> unmapUnder(object));
         }
@@ -729,6 +729,21 @@ public final class CheckpointSource implements AutoCloseable {
         Optional<MemorySegment> file = mapped.map(MappedObject::bytes);
         mappedFiles.put(object, file);
         return file;
+    }
+
+    /**
+     * The object mapped from the pools on this host, when they hold it; empty too when they cannot be mapped (a pool file
+     * replaced since this client first saw it, say), for the store, which tries every copy, to read it instead.
+     */
+    private Optional<MappedObject> mapIfLocal(ObjectReader object) throws InterruptedIOException {
+        try {
+            return object.mapReadOnly(views);
+        } catch (InterruptedIOException e) {
+            throw e;
+        } catch (IOException e) {
+            log.warn("{} has copies in pools on this host that cannot be mapped; reading it instead: {}", object.key(), e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /**

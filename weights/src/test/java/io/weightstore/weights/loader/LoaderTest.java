@@ -202,6 +202,39 @@ class LoaderTest {
         }
     }
 
+    /** A pool this client took for local that it can no longer open (moved since, say) is no reason to fail: the store reads it. */
+    @Test
+    void filesWhosePoolsCannotBeMappedHereAreReadInstead() throws IOException {
+        try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true))) {
+            try (CheckpointSource first = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults())) {
+                long before = sameHost.bytesRead();
+                try (TensorStream stream = first.stream()) {
+                    collect(stream, new HashMap<>());
+                }
+                assertThat(sameHost.bytesRead()).as("seen in place, no tensor read").isEqualTo(before);
+            }
+            List<Path> moved = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                moved.add(Files.move(cluster.pool(i), cluster.pool(i).resolveSibling("moved-" + i)));
+            }
+            try (CheckpointSource checkpoint = CheckpointSource.open(sameHost, new CheckpointId("ckpt"), LoadOptions.defaults())) {
+                long before = sameHost.bytesRead();
+                Map<String, byte[]> got = new HashMap<>();
+                try (TensorStream stream = checkpoint.stream()) {
+                    collect(stream, got);
+                }
+                for (String name : expected.keySet()) {
+                    assertThat(got.get(name)).as(name).isEqualTo(expected.get(name));
+                }
+                assertThat(sameHost.bytesRead() - before).as("every tensor read through the store").isEqualTo(checkpoint.tensorBytes());
+            } finally {
+                for (int i = 0; i < 3; i++) {
+                    Files.move(moved.get(i), cluster.pool(i));
+                }
+            }
+        }
+    }
+
     @Test
     void onTheNodesHostColumnShardsAreCopiedAndCheckedAndRowShardsSeenInPlace() throws IOException {
         try (StoreClient sameHost = cluster.client(ClientOptions.defaults().withSameHostPath(true));
