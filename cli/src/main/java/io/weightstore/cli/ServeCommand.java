@@ -90,9 +90,10 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         logging.enable();
-        String key = apiKey != null ? apiKey : System.getenv(API_KEY_ENV);
-        ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue,
-                key == null || key.isEmpty() ? Optional.empty() : Optional.of(ApiKey.of(key)), clientTimeout, maxConnections);
+        // An empty --api-key (a variable that was not set, say) is refused, not taken for "no key": that would serve unauthenticated.
+        Optional<ApiKey> key = apiKey != null ? Optional.of(ApiKey.of(apiKey))
+                : Optional.ofNullable(System.getenv(API_KEY_ENV)).filter(value -> !value.isEmpty()).map(ApiKey::of);
+        ServeConfig config = new ServeConfig(bind, port, maxConcurrent, maxQueue, key, clientTimeout, maxConnections);
         String name = servedName != null ? servedName : ServedModel.nameFor(model);
         // What the arguments say wrong is said before the port is taken or the store opened, as a usage error.
         JlamaModels.checkReference(model);

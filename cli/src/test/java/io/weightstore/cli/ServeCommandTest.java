@@ -79,6 +79,18 @@ class ServeCommandTest {
         assertThat(serve.output()).contains("warning: --insecure on 0.0.0.0");
     }
 
+    /** An unset variable passed as the key ({@code --api-key "$KEY"}) must not turn the key off, even on loopback. */
+    @Test
+    void anEmptyApiKeyIsRefusedRatherThanTakenForNoKey() throws Exception {
+        Path model = tmp.resolve("tiny");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+
+        CliRun refused = CliRun.of("serve", "--model", model.toString(), "--port", "0", "--api-key", "");
+
+        assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).contains("the API key must not be empty");
+    }
+
     @Test
     void badArgumentsAreRefusedBeforeItListensOrOpensTheStore() throws Exception {
         Path model = tmp.resolve("tiny");

@@ -19,11 +19,19 @@ public final class ApiKey {
         this.digest = digest;
     }
 
+    /**
+     * The key {@code key} names, less whitespace at its ends (a secret mounted from a file ends with a newline, and a
+     * client's header is read the same way): one kept with it could never match.
+     */
     public static ApiKey of(String key) {
-        if (key.isBlank()) {
+        String stripped = key.strip();
+        if (stripped.isEmpty()) {
             throw new IllegalArgumentException("the API key must not be empty or blank");
         }
-        return new ApiKey(sha256(key));
+        if (stripped.chars().anyMatch(Character::isWhitespace)) {
+            throw new IllegalArgumentException("the API key must not hold whitespace: clients send it as 'Bearer KEY'");
+        }
+        return new ApiKey(sha256(stripped));
     }
 
     /** Whether an {@code Authorization} header value carries this key. */
