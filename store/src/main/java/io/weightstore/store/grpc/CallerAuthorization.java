@@ -42,7 +42,13 @@ final class CallerAuthorization implements ServerInterceptor {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         String method = call.getMethodDescriptor().getFullMethodName();
-        Optional<Identity> certified = certificateOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+        Optional<Identity> certified;
+        try {
+            certified = certificateOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+        } catch (SSLPeerUnverifiedException e) {
+            return refuse(call, Status.UNAUTHENTICATED, "the client certificate of this connection may not call " + method + " now: "
+                    + e.getMessage() + " (the connection was made while it was valid; issue it anew and reconnect)");
+        }
         Optional<Identity> caller = certified.or(() -> tokenOf(headers.get(GrpcStatuses.AUTHORIZATION)));
         if (caller.isEmpty()) {
             return refuse(call, Status.UNAUTHENTICATED, headers.containsKey(GrpcStatuses.AUTHORIZATION)
@@ -59,15 +65,18 @@ final class CallerAuthorization implements ServerInterceptor {
                 headers, next);
     }
 
-    private static Optional<Identity> certificateOf(SSLSession session) {
+    /** The identity the connection's client certificate names, checked as of now; none when the client presented none. */
+    private static Optional<Identity> certificateOf(SSLSession session) throws SSLPeerUnverifiedException {
         if (session == null) {
             return Optional.empty();
         }
         try {
-            return Optional.of(Credentials.peerIdentity(session));
-        } catch (SSLPeerUnverifiedException e) {
+            session.getPeerCertificates();
+        } catch (SSLPeerUnverifiedException none) {
+            // A token client speaks TLS without a certificate of its own.
             return Optional.empty();
         }
+        return Optional.of(Credentials.peerIdentity(session));
     }
 
     private Optional<Identity> tokenOf(String authorization) {

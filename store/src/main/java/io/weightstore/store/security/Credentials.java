@@ -140,6 +140,11 @@ public final class Credentials {
         if (!(chain[0] instanceof X509Certificate leaf)) {
             throw new SSLPeerUnverifiedException("the peer presented a " + chain[0].getType() + " certificate, not X.509");
         }
+        // Checked at every use, not only at the handshake: a connection kept busy outlives the certificate it was made with.
+        String validity = ClusterTrustManager.validityProblem(leaf, Instant.now());
+        if (validity != null) {
+            throw new SSLPeerUnverifiedException("certificate " + validity);
+        }
         try {
             return IdentityCertificates.identityOf(leaf);
         } catch (CertificateException e) {
