@@ -54,8 +54,10 @@ final class CompletionsHandler {
             CompletionRequest request = read(httpRequest, response, served);
             shapes = new Responses(endpoint, endpoint.idPrefix + UUID.randomUUID(), Instant.now().getEpochSecond(), served.name());
             long seed = request.seed().orElseGet(() -> ThreadLocalRandom.current().nextLong());
-            ticket.awaitTurn();
+            // Before the turn, not during it: Jlama's BPE takes time quadratic in a piece's length, and a request that holds
+            // the model while it tokenizes a long run of characters would hold every other request up with it.
             int[] prompt = served.encode(request.prompt());
+            ticket.awaitTurn();
             int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
             if (request.stream()) {
                 stream(served, prompt, request, maxTokens, seed, shapes, response);
