@@ -87,7 +87,17 @@ public final class WeightstoreCli implements Runnable {
         EmbeddedStorePreload.startIfWanted(List.of(args));
         CommandLine cli = commandLine();
         System.setProperty(EmbeddedStore.HOLDER_PROPERTY, holderName(cli, args));
-        System.exit(cli.execute(args));
+        int code;
+        try {
+            code = cli.execute(args);
+        } catch (Error e) {
+            // picocli hands only Exceptions to the handler: an Error (a native library that cannot load, say) would end the
+            // process with a stack trace, and, with a server's threads started, maybe not end it at all.
+            Throwable reason = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+            System.err.println("weightstore: error: " + reason);
+            code = ExitCodes.FAILURE;
+        }
+        System.exit(code);
     }
 
     /** Every verb's --version (which each --help lists) and manual page say the build, as the top command's do. */

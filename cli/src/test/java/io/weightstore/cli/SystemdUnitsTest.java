@@ -98,6 +98,22 @@ class SystemdUnitsTest {
         }
     }
 
+    /**
+     * Under ProtectSystem=strict only a unit's state directories are writable: a home elsewhere (the user's, which the
+     * README's useradd does not even create) failed serve's metadata cache and a master's RocksDB library at every start.
+     */
+    @Test
+    void everyServersHomeIsOneOfItsStateDirectories() throws Exception {
+        for (Unit unit : units()) {
+            String environment = unit.sections().get("Service").getOrDefault("Environment", List.of()).stream()
+                    .filter(e -> e.startsWith("WEIGHTSTORE_HOME=")).findFirst().orElse(null);
+            assertThat(environment).as(unit.name() + " sets WEIGHTSTORE_HOME").isNotNull();
+            String home = environment.substring("WEIGHTSTORE_HOME=".length());
+            assertThat(List.of(unit.service("StateDirectory").split(" "))).as(unit.name() + " state directories")
+                    .anySatisfy(dir -> assertThat(home).isEqualTo("%S/" + dir));
+        }
+    }
+
     @Test
     void theNodeMayWriteItsPoolAndSharesItsShm() throws Exception {
         Unit node = units().stream().filter(u -> u.name().equals("weightstore-node.service")).findFirst().orElseThrow();

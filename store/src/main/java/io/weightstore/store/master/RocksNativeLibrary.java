@@ -2,7 +2,6 @@ package io.weightstore.store.master;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
@@ -21,6 +20,8 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.rocksdb.RocksDB;
 import org.rocksdb.util.Environment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads RocksDB's JNI library from a directory that keeps it between processes.
@@ -42,6 +43,7 @@ public final class RocksNativeLibrary {
     /** musl's dynamic loader or C library, mapped into this process: /lib/ld-musl-x86_64.so.1, libc.musl-aarch64.so.1. */
     private static final Pattern MUSL_MAPPING = Pattern.compile("/(ld-musl-|libc\\.musl-)[^/\\s]*\\.so");
 
+    private static final Logger log = LoggerFactory.getLogger(RocksNativeLibrary.class);
     private static boolean loaded;
 
     private RocksNativeLibrary() {}
@@ -59,15 +61,20 @@ public final class RocksNativeLibrary {
         String directory = System.getProperty(DIRECTORY_PROPERTY);
         Path jar = directory == null ? null : rocksJar();
         answerTheMuslQuestion();
-        if (jar == null) {
+        Path kept = null;
+        if (jar != null) {
+            try {
+                kept = keep(jar, Path.of(directory));
+            } catch (IOException | RuntimeException e) {
+                // A home this process may not write (a sandboxed service's, say) costs it the copy kept between runs, no more.
+                log.warn("cannot keep RocksDB's native library in {} ({}); loading it RocksDB's own way, from a copy in the"
+                        + " temporary directory", directory, e.getMessage());
+            }
+        }
+        if (kept == null) {
             RocksDB.loadLibrary();
         } else {
-            try {
-                Path kept = keep(jar, Path.of(directory));
-                RocksDB.loadLibrary(List.of(kept.toString()));
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot keep RocksDB's native library in " + directory + ": " + e.getMessage(), e);
-            }
+            RocksDB.loadLibrary(List.of(kept.toString()));
         }
         loaded = true;
     }
