@@ -137,6 +137,21 @@ final class LeaseTable {
         return held == null ? OptionalLong.empty() : held.values().stream().mapToLong(Held::expires).max();
     }
 
+    /** Every lease on {@code key}, as its record says, live or not. */
+    List<ReadLease> on(String key) {
+        Map<Long, Held> held = byKey.getOrDefault(key, Map.of());
+        return held.entrySet().stream().map(lease -> new ReadLease(key, lease.getKey(), Instant.ofEpochMilli(lease.getValue().expires()),
+                lease.getValue().holder())).toList();
+    }
+
+    /** Moves every lease on {@code key} to {@code to}, as they are. */
+    void move(String key, String to) {
+        Map<Long, Held> held = byKey.remove(key);
+        if (held != null) {
+            byKey.computeIfAbsent(to, k -> new HashMap<>()).putAll(held);
+        }
+    }
+
     /** Drops every lease on {@code key}; returns their ids. */
     List<Long> forget(String key) {
         Map<Long, Held> held = byKey.remove(key);

@@ -835,36 +835,49 @@ public final class MasterCore implements MasterApi, ClusterView {
     }
 
     private void removeObject(ObjectMeta object) throws StoreException {
-        MetadataBatch batch = new MetadataBatch().deleteObject(object.key()).deleteReadTime(object.key());
+        MetadataBatch batch = new MetadataBatch();
         List<RetiredRange> retiring = retiring(object, batch);
-        metadata.apply(batch);
+        metadata.applyInParts(batch.deleteObject(object.key()).deleteReadTime(object.key()));
         replication.unmarkLeft(Set.of(object.key()));
         forget(object, retiring);
     }
 
     /**
      * The ranges of {@code object}, removed with force while readers hold it, that stay taken until their leases end, as a
-     * dropped copy's do; their records go in {@code batch}. Such a reader learns of the removal when it next renews, and
-     * reads on until then: a put given the room meanwhile would land under its reads. None when no lease on it lives.
+     * dropped copy's do. Such a reader learns of the removal when it next renews, and reads on until then: a put given the
+     * room meanwhile would land under its reads. The leases move with the ranges to a key no object can have
+     * ({@link #removedKey}): under the object's own, a put of the same key would find them, count as read, and renew
+     * them, so those readers would read the removed version on unawares. Their records go in {@code batch}, before the
+     * object's removal, which a batch applied in parts must not carry out without them. None when no lease on it lives.
      */
     private List<RetiredRange> retiring(ObjectMeta object, MetadataBatch batch) {
         if (!leases.isLeased(object.key(), clock.getAsLong())) {
             return List.of();
         }
-        List<RetiredRange> ranges = replication.retiring(object, leases.lastId());
+        String removed = removedKey(object);
+        List<RetiredRange> ranges = replication.retiring(object, removed, leases.lastId());
         ranges.forEach(batch::putRetired);
+        leases.on(object.key()).forEach(lease -> batch.putLease(new ReadLease(removed, lease.leaseId(), lease.expiresAt(),
+                lease.holder())));
         return ranges;
+    }
+
+    /** The key a removed object's leases and retired ranges go on under: its own, and its version, past a NUL no key holds. */
+    private static String removedKey(ObjectMeta object) {
+        return object.key() + "\u0000removed version " + object.createdAt().toEpochMilli();
     }
 
     /**
      * Drops what memory holds of a removed object: its space, leases, read time and copies. The ranges in {@code retiring}
-     * are held instead of freed, and the leases that hold them stay until they end; renewing one finds no object.
+     * are held instead of freed, under the leases that hold them, which move to the ranges' key until they end: renewing
+     * one finds no lease on the object's key. Releasing one finds none either, and it runs out instead (in a lease at most).
      */
     private void forget(ObjectMeta object, List<RetiredRange> retiring) {
         Set<ReplicaRef> kept = new HashSet<>(replication.removed(object.key()));
         if (retiring.isEmpty()) {
             staleLeases.addAll(leases.forget(object.key()));
         } else {
+            leases.move(object.key(), retiring.getFirst().key());
             replication.retire(retiring);
             retiring.forEach(range -> kept.add(range.replica()));
         }
@@ -894,8 +907,8 @@ public final class MasterCore implements MasterApi, ClusterView {
         MetadataBatch batch = new MetadataBatch();
         Map<ObjectMeta, List<RetiredRange>> retiring = new LinkedHashMap<>();
         for (ObjectMeta object : found) {
-            batch.deleteObject(object.key()).deleteReadTime(object.key());
             retiring.put(object, retiring(object, batch));
+            batch.deleteObject(object.key()).deleteReadTime(object.key());
         }
         metadata.applyInParts(batch);
         replication.unmarkLeft(Set.copyOf(found.stream().map(ObjectMeta::key).toList()));

@@ -486,16 +486,17 @@ final class Replication {
     }
 
     /**
-     * The ranges of {@code object}'s copies, as retired under lease mark {@code mark}, for a removal while readers hold it;
-     * those that nodes rewrite in place are left out, as {@link #removed} leaves them. Nothing changes until {@link #retire}.
+     * The ranges of {@code object}'s copies, as retired under {@code key} and lease mark {@code mark}, for a removal while
+     * readers hold it; those that nodes rewrite in place are left out, as {@link #removed} leaves them. Nothing changes
+     * until {@link #retire}.
      */
-    List<RetiredRange> retiring(ObjectMeta object, long mark) {
+    List<RetiredRange> retiring(ObjectMeta object, String key, long mark) {
         Set<ReplicaRef> rewritten = stillWritten(object.key());
         List<RetiredRange> ranges = new ArrayList<>();
         for (SliceMeta slice : object.slices()) {
             for (ReplicaRef replica : slice.replicas()) {
                 if (!rewritten.contains(replica)) {
-                    ranges.add(new RetiredRange(object.key(), mark, replica, slice.length()));
+                    ranges.add(new RetiredRange(key, mark, replica, slice.length()));
                 }
             }
         }

@@ -542,6 +542,10 @@ class MasterCoreTest extends ClockedMasterFixture {
         master.remove("read", true);
         assertThat(master.removeAll(List.of("ckpt/read"), true)).isEqualTo(1);
         assertCode(() -> master.renewLease("read", lease.id(), Duration.ofSeconds(10)), NOT_FOUND);
+        // A new object under the key is not the removed one: its readers' leases neither renew on it nor hold it.
+        put("read", SLICE);
+        assertCode(() -> master.renewLease("read", lease.id(), Duration.ofSeconds(10)), NOT_FOUND);
+        master.remove("read", false);
         assertThat(master.status().objects()).isZero();
         assertThat(master.status().used()).as("still its readers'").isEqualTo(used - SLICE);
         restartWithNodesRegistered();

@@ -126,6 +126,18 @@ class MasterTrimTest {
     }
 
     @Test
+    void aForcedRemovalUnderAReaderRecordsItsRetiredRangesInChangesAnEtcdTransactionTakes() throws StoreException {
+        try (MasterCore master = bigAtTwoCopiesOnTwoNodesUnderSmallTransactions()) {
+            master.locate("big", Duration.ofMinutes(1));
+
+            master.remove("big", true);
+
+            assertThat(master.status().objects()).isZero();
+            assertThat(used(master)).as("bytes the reader still holds").isEqualTo(300 * SLICE);
+        }
+    }
+
+    @Test
     void badCopiesDroppedUnderAReaderTakeTheirRecordsInChangesAnEtcdTransactionTakes() throws StoreException {
         try (MasterCore master = bigAtTwoCopiesOnTwoNodesUnderSmallTransactions()) {
             master.locate("big", Duration.ofMinutes(1));
