@@ -12,6 +12,8 @@ import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A model's chat template rendered over messages as Jlama's {@code PromptSupport} renders it (the same Jinja
@@ -20,6 +22,7 @@ import java.util.Map;
  * and one holding three nested loops kept a core busy with output of no bound, before any limit or deadline.
  */
 final class ChatTemplate {
+    private static final Logger log = LoggerFactory.getLogger(ChatTemplate.class);
     /** Far above what a template makes of a 16 MiB request body; a template that makes more is refused. */
     static final long MAX_OUTPUT_CHARS = 64L << 20;
 
@@ -54,9 +57,14 @@ final class ChatTemplate {
         RenderResult result = JINJA.renderForResult(template, Map.of("messages", messages, "add_generation_prompt", true,
                 "eos_token", eosToken, "bos_token", ""));
         for (TemplateError error : result.getErrors()) {
-            if (error.getSeverity() == TemplateError.ErrorType.FATAL) {
-                throw ApiError.invalid("messages", "the model's chat template cannot render these messages: " + error.getMessage());
+            if (error.getReason() == TemplateError.ErrorReason.OUTPUT_TOO_BIG) {
+                throw ApiError.invalid("messages", "the model's chat template makes a prompt of more than " + MAX_OUTPUT_CHARS
+                        + " characters of these messages");
             }
+        }
+        if (result.hasErrors()) {
+            // As Jlama does: a template's other complaints are noted, and what it rendered is the prompt.
+            log.debug("chat template errors: {}", result.getErrors());
         }
         return result.getOutput();
     }

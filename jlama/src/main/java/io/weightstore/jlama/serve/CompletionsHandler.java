@@ -57,8 +57,8 @@ final class CompletionsHandler {
             // Before the turn, not during it: Jlama's BPE takes time quadratic in a piece's length, and a request that holds
             // the model while it tokenizes a long run of characters would hold every other request up with it.
             int[] prompt = served.encode(request.prompt());
-            ticket.awaitTurn();
             int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
+            ticket.awaitTurn();
             if (request.stream()) {
                 stream(served, prompt, request, maxTokens, seed, shapes, response);
                 return;

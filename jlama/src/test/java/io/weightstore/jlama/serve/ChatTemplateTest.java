@@ -35,11 +35,17 @@ class ChatTemplateTest {
         assertThat(ChatTemplate.render(TEMPLATE, user(content), "")).contains("\n\n" + content + "<|eot_id|>");
     }
 
+    /** As Jlama renders: a template's own fault (an unknown filter, say) is noted, not the request's. */
+    @Test
+    void aTemplatesOwnErrorsLeaveWhatItRendered() {
+        assertThat(ChatTemplate.render("{{ messages[0]['content'] | no_such_filter }}!", user("Hi"), "")).endsWith("!");
+    }
+
     @Test
     void aTemplateThatWouldOutgrowItsBoundIsRefusedAsABadRequest() {
         String endless = "{% for a in range(100000) %}{% for b in range(100000) %}{{ messages[0]['content'] }}{% endfor %}{% endfor %}";
 
         assertThatThrownBy(() -> ChatTemplate.render(endless, user("x".repeat(1 << 10)), "")).isInstanceOf(ApiError.class)
-                .hasMessageContaining("the model's chat template cannot render these messages");
+                .hasMessageContaining("the model's chat template makes a prompt of more than");
     }
 }
