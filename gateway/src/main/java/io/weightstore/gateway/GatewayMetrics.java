@@ -38,9 +38,9 @@ public final class GatewayMetrics {
                 .register(registry);
         sentBytes = Counter.builder().name("weightstore_gateway_sent_bytes")
                 .help("Object bytes sent in GET responses").withoutExemplars().register(registry);
-        GaugeWithCallback.builder().name("weightstore_gateway_transfers_running").help("Object transfers in progress")
+        GaugeWithCallback.builder().name("weightstore_gateway_transfers_running").help("Object transfers and bucket listings in progress")
                 .callback(cb -> cb.call(slots.running())).register(registry);
-        GaugeWithCallback.builder().name("weightstore_gateway_transfers_waiting").help("Transfers waiting for a slot")
+        GaugeWithCallback.builder().name("weightstore_gateway_transfers_waiting").help("Transfers and listings waiting for a slot")
                 .callback(cb -> cb.call(slots.waiting())).register(registry);
         // A leased file cannot be deleted without force: this says whether the gateway is why a delete was refused.
         GaugeWithCallback.builder().name("weightstore_gateway_read_leases")

@@ -46,8 +46,8 @@ final class CallerAuthorization implements ServerInterceptor {
         try {
             certified = certificateOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
         } catch (SSLPeerUnverifiedException e) {
-            return refuse(call, Status.UNAUTHENTICATED, "the client certificate of this connection may not call " + method + " now: "
-                    + e.getMessage() + " (the connection was made while it was valid; issue it anew and reconnect)");
+            return refuse(call, Status.UNAUTHENTICATED, "the client certificate of this connection may not call " + method + ": "
+                    + e.getMessage());
         }
         Optional<Identity> caller = certified.or(() -> tokenOf(headers.get(GrpcStatuses.AUTHORIZATION)));
         if (caller.isEmpty()) {

@@ -143,7 +143,7 @@ public final class Credentials {
         // Checked at every use, not only at the handshake: a connection kept busy outlives the certificate it was made with.
         String validity = ClusterTrustManager.validityProblem(leaf, Instant.now());
         if (validity != null) {
-            throw new SSLPeerUnverifiedException("certificate " + validity);
+            throw new SSLPeerUnverifiedException("certificate " + validity + ", since this connection was made");
         }
         try {
             return IdentityCertificates.identityOf(leaf);

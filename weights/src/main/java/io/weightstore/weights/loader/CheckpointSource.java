@@ -32,6 +32,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -736,10 +737,17 @@ public final class CheckpointSource implements AutoCloseable {
      * replaced since this client first saw it, say), for the store, which tries every copy, to read it instead.
      */
     private Optional<MappedObject> mapIfLocal(ObjectReader object) throws InterruptedIOException {
+        if (!views.scope().isAlive()) {
+            // Unmapped since a file was removed under them: whatever is not mapped yet is read.
+            return Optional.empty();
+        }
         try {
             return object.mapReadOnly(views);
         } catch (InterruptedIOException e) {
             throw e;
+        } catch (ClosedByInterruptException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while mapping " + object.key());
         } catch (IOException e) {
             log.warn("{} has copies in pools on this host that cannot be mapped; reading it instead: {}", object.key(), e.getMessage());
             return Optional.empty();
@@ -784,8 +792,8 @@ public final class CheckpointSource implements AutoCloseable {
             Futures.awaitShared(check);
             return true;
         } catch (CancellationException e) {
-            throw new IllegalStateException("checkpoint " + manifest.checkpointId() + " was closed while " + object.key()
-                    + " was being checked", e);
+            throw new IllegalStateException("checkpoint " + manifest.checkpointId() + " was closed, or a file of it removed, while "
+                    + object.key() + " was being checked", e);
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
