@@ -23,6 +23,7 @@ import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.time.Instant;
 
 /**
  * Writes objects: reserves the space with the master, sends each slice to every node that holds
@@ -169,6 +170,14 @@ final class SliceWriter {
 
     /** {@code data}, the slice's bytes from {@code sliceOffset} on, to every replica of the slice. */
     private void writeToReplicas(PutGrant grant, SliceMeta slice, long sliceOffset, MemorySegment data) throws IOException {
+        // Past its deadline the master gives the put up, and its room goes to other puts once no grant can reach it. A
+        // secure node refuses an expired grant, but nothing else would stop this writer: an insecure cluster's nodes take
+        // any write, and a write through a pool mapping on this host asks no node. The master holds the room some time past.
+        if (!Instant.now().isBefore(grant.deadline())) {
+            throw new StoreException(StoreException.Code.UNAVAILABLE, "put of " + grant.object().key() + " passed its deadline "
+                    + grant.deadline() + " (the master's put timeout) before slice at " + slice.offset() + " was written; the master"
+                    + " gives it up");
+        }
         for (ReplicaRef replica : slice.replicas()) {
             NodeInfo node = grant.nodes().get(replica.nodeId());
             if (node == null) {

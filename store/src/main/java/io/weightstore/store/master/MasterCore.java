@@ -327,14 +327,14 @@ public final class MasterCore implements MasterApi, ClusterView {
             if (!options.lock().isEmpty() && put.lock().equals(options.lock()) && !put.writer().equals(options.writer())) {
                 log.warn("aborting put {} of {}: made under lock {} by {}, which {} holds now", put.putId(), key, put.lock(),
                         put.writer(), options.writer());
-                abort(put);
+                giveUp(put);
                 continue;
             }
             // Past its deadline it can never be sealed; the reaper would abort it, but a master that lives for one short
             // command (an embedded store's) may never run it, and the key would stay taken for good.
             if (put.deadline().toEpochMilli() < clock.getAsLong()) {
                 log.warn("aborting put {} of {}: its deadline {} has passed", put.putId(), key, put.deadline());
-                abort(put);
+                giveUp(put);
                 continue;
             }
             throw new StoreException(ALREADY_EXISTS, "object " + key + " is being written by put " + put.putId());
@@ -512,7 +512,26 @@ public final class MasterCore implements MasterApi, ClusterView {
         abort(put);
     }
 
-    /** Ends a put the master itself gives up: its deadline passed, or its writer lost its lock or is gone. */
+    /**
+     * Ends a put the master itself gives up: its deadline passed, or its writer lost its lock or is gone. The writer did not
+     * end it, and may still be sending (paused past its lock, cut off from this master), so its room is held from every
+     * put until no grant of it can reach the room; see {@link #holdFromEveryPut}.
+     */
+    private void giveUp(PutGrant put) throws StoreException {
+        holdFromEveryPut(put);
+        abort(put);
+    }
+
+    /**
+     * Holds {@code put}'s room, once freed, from every put until its deadline (and the clock skew) has passed, its own
+     * identity's too: a put whose writer lost its lock is taken over by one who may share that identity (two hosts of one
+     * importer), whose grants would reach the room while the first still writes, and an insecure writer has no grant at
+     * all, only the deadline it stops at by itself.
+     */
+    private void holdFromEveryPut(PutGrant put) {
+        nodes.granted(put.object(), put.deadline(), "");
+    }
+
     private void abort(PutGrant put) throws StoreException {
         // The record first: while it stands the put is still pending (a restart loads it), so its room stays taken.
         metadata.apply(new MetadataBatch().deletePending(put.putId()));
@@ -673,7 +692,7 @@ public final class MasterCore implements MasterApi, ClusterView {
             if (put.deadline().toEpochMilli() < now) {
                 log.warn("reclaiming abandoned put {} of {}", put.putId(), put.object().key());
                 try {
-                    abort(put);
+                    giveUp(put);
                 } catch (StoreException e) {
                     log.error("cannot reclaim put {}: {}", put.putId(), e.getMessage());
                 }
@@ -1268,6 +1287,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         metadata.applyInParts(batch);
         for (PutGrant put : doomed) {
             pending.remove(put.putId());
+            holdFromEveryPut(put);
             nodes.release(put.object());
         }
         replication.forgotten(nodeId);

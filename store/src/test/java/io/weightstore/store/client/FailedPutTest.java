@@ -18,6 +18,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,6 +59,33 @@ class FailedPutTest {
 
             assertThat(writtenWhenFreed.get()).as("slices written when the put's space was freed").isEqualTo(whenThrown)
                     .isEqualTo(slicesWritten.get()).isLessThan(15);
+            assertThat(store.find("k")).isEmpty();
+        }
+    }
+
+    /**
+     * Past its deadline the master gives a put up and its room goes to other puts once no grant can reach it; an insecure
+     * node takes any write, so the writer itself must stop there.
+     */
+    @Test
+    void aPutStopsWritingAtItsDeadline() throws Exception {
+        MasterConfig defaults = MasterConfig.defaults();
+        MasterConfig shortPuts = new MasterConfig(SLICE, (int) SLICE, defaults.heartbeatInterval(), defaults.nodeDeadline(),
+                defaults.leaseDuration(), Duration.ofMillis(500), defaults.highWatermark());
+        AtomicInteger slicesWritten = new AtomicInteger();
+        try (StoreClient store = InProcessStore.open(tmp, 64 << 20, shortPuts, master -> master); Arena arena = Arena.ofShared()) {
+            MemorySegment data = arena.allocate(16 * SLICE);
+            Progress slowly = new Progress() {
+                @Override
+                public void advanced(long bytes) {
+                    slicesWritten.incrementAndGet();
+                    sleep(200);
+                }
+            };
+
+            assertThatThrownBy(() -> store.put("k", data, PutOptions.defaults(), slowly)).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("put of k passed its deadline");
+            assertThat(slicesWritten.get()).as("slices written of 16, 200 ms each, in a put of 500 ms").isLessThan(16);
             assertThat(store.find("k")).isEmpty();
         }
     }

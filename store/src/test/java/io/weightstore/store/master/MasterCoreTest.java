@@ -41,7 +41,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -103,8 +105,12 @@ class MasterCoreTest extends ClockedMasterFixture {
         now.addAndGet(config().putTimeout().toMillis() + 1);
         master.reapNow();
         assertThat(master.status().pendingPuts()).isZero();
-        assertThat(master.status().nodes()).allSatisfy(n -> assertThat(n.used()).isZero());
         assertCode(() -> seal(put), NOT_FOUND);
+        // Its writer stops at the deadline by its own clock, which may be behind this master's.
+        assertThat(master.status().used()).as("held for the clock skew past the deadline").isEqualTo(4 * SLICE);
+        now.addAndGet(GrantedRanges.CLOCK_SKEW_MILLIS);
+        master.reapNow();
+        assertThat(master.status().nodes()).allSatisfy(n -> assertThat(n.used()).isZero());
     }
 
     @Test
@@ -904,6 +910,30 @@ class MasterCoreTest extends ClockedMasterFixture {
 
         assertThat(master.status().pendingPuts()).isZero();
         assertCode(() -> seal(dead), NOT_FOUND);
+    }
+
+    /**
+     * The writer who lost its lock may still be sending (it was paused, not dead), and no grant stops an insecure one, nor
+     * one of the same identity as the next holder: the room of its put goes to no put, the next holder's included, until
+     * the put's deadline has passed.
+     */
+    @Test
+    void theRoomOfAPutGivenUpForItsLostLockGoesToNoPutBeforeItsDeadline() throws Exception {
+        String first = "host-1/4242/import/ckpt";
+        String next = "host-2/7/import/ckpt";
+        master.tryLock("weights/ckpt", first, Duration.ofSeconds(1));
+        PutGrant paused = master.putStart("k", 4 * SLICE, PutOptions.defaults().withWriterUnderLock(first, "weights/ckpt"));
+        Set<ReplicaRef> itsRoom = paused.object().slices().stream().flatMap(s -> s.replicas().stream()).collect(Collectors.toSet());
+
+        now.addAndGet(1001);
+        master.tryLock("weights/ckpt", next, MINUTE);
+        ObjectMeta taken = seal(master.putStart("k", 4 * SLICE, PutOptions.defaults().withWriterUnderLock(next, "weights/ckpt")));
+
+        assertThat(taken.slices()).flatMap(SliceMeta::replicas).doesNotContainAnyElementsOf(itsRoom);
+        master.remove("k", false);
+        now.set(paused.deadline().toEpochMilli() + GrantedRanges.CLOCK_SKEW_MILLIS + 1);
+        master.reapNow();
+        assertThat(master.status().used()).as("all of it free once the deadline has passed").isZero();
     }
 
     @Test
