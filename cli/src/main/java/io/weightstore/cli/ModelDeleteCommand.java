@@ -42,8 +42,10 @@ final class ModelDeleteCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         int removed;
+        // Refused before the store opens: on a fresh machine that would create an embedded store for nothing.
+        CheckpointId checkpoint = CheckpointId.of(id);
         try (StoreClient store = selection.open()) {
-            removed = new CheckpointRemover(new Catalog(store)).run(CheckpointId.of(id), force);
+            removed = new CheckpointRemover(new Catalog(store)).run(checkpoint, force);
         }
         if (json) {
             JsonOutput.print(spec.commandLine().getOut(), new Deleted(id, removed));

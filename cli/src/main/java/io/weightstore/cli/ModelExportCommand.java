@@ -52,9 +52,10 @@ final class ModelExportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<ManifestFile> files;
+        // Refused before the store opens: on a fresh machine that would create an embedded store for nothing.
+        CheckpointId checkpoint = CheckpointId.of(id);
         try (StoreClient store = selection.open()) {
             CheckpointExporter exporter = new CheckpointExporter(new Catalog(store));
-            CheckpointId checkpoint = CheckpointId.of(id);
             try (ProgressBar bar = new ProgressBar("export " + id)) {
                 files = path == null ? exporter.exportAll(checkpoint, output, bar)
                         : List.of(exporter.exportOne(checkpoint, path, output, bar));

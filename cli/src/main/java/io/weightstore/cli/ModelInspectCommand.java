@@ -42,8 +42,10 @@ final class ModelInspectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        // Refused before the store opens: on a fresh machine that would create an embedded store for nothing.
+        CheckpointId checkpoint = CheckpointId.of(id);
         try (StoreClient store = selection.open()) {
-            CheckpointInspector.Report report = new CheckpointInspector(new Catalog(store)).run(CheckpointId.of(id));
+            CheckpointInspector.Report report = new CheckpointInspector(new Catalog(store)).run(checkpoint);
             if (json) {
                 JsonOutput.print(out, report);
                 return ExitCodes.OK;

@@ -42,8 +42,10 @@ final class ModelPruneCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ListedCheckpoint.Leftovers removed;
+        // Refused before the store opens: on a fresh machine that would create an embedded store for nothing.
+        CheckpointId checkpoint = CheckpointId.of(id);
         try (StoreClient store = selection.open()) {
-            removed = new CheckpointPruner(new Catalog(store)).run(CheckpointId.of(id), force);
+            removed = new CheckpointPruner(new Catalog(store)).run(checkpoint, force);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

@@ -68,9 +68,10 @@ final class ModelVerifyCommand implements Callable<Integer> {
         CheckpointVerifier.Mode mode = repair ? CheckpointVerifier.Mode.REPAIR
                 : quick ? CheckpointVerifier.Mode.QUICK : CheckpointVerifier.Mode.FULL;
         CheckpointVerifier.Report report;
+        // Refused before the store opens: on a fresh machine that would create an embedded store for nothing.
+        CheckpointId checkpoint = CheckpointId.of(id);
         try (StoreClient store = selection.open()) {
             Catalog catalog = new Catalog(store);
-            CheckpointId checkpoint = CheckpointId.of(id);
             long total = quick ? 0 : totalBytes(catalog, checkpoint);
             try (ProgressBar bar = new ProgressBar("verify " + id, total)) {
                 report = new CheckpointVerifier(catalog).run(checkpoint, mode, bar);

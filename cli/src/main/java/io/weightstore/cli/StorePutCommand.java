@@ -56,6 +56,9 @@ final class StorePutCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "FILE " + file + " is a directory; store put writes one file as one object"
                     + " (model import takes a checkpoint's directory)");
         }
+        if (!Files.exists(file)) {
+            throw new ParameterException(spec.commandLine(), "FILE " + file + " does not exist");
+        }
         long size = Files.size(file);
         long start = System.nanoTime();
         ObjectMeta stored;

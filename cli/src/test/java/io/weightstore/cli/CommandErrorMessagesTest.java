@@ -7,6 +7,7 @@ import io.weightstore.format.synth.SynthSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,21 @@ class CommandErrorMessagesTest {
 
     private static void assertNoClassName(CliRun run) {
         assertThat(run.err()).doesNotContainPattern("[A-Za-z]+Exception:");
+    }
+
+    /** On a fresh machine, opening the store first would create an embedded store, and its pool, for nothing. */
+    @Test
+    void aMalformedCheckpointIdIsRefusedBeforeTheStoreIsOpened() {
+        for (String verb : List.of("verify", "inspect", "delete", "prune", "export")) {
+            List<String> args = new ArrayList<>(List.of("model", verb, "no/such id"));
+            if (verb.equals("export")) {
+                args.addAll(List.of("--output", tmp.resolve("out").toString()));
+            }
+            CliRun run = CliRun.of(args.toArray(String[]::new));
+            assertThat(run.exitCode()).as(verb + ": " + run.err()).isEqualTo(ExitCodes.USAGE);
+            assertNoClassName(run);
+        }
+        assertThat(tmp.resolve("home").resolve("store")).as("no embedded store created").doesNotExist();
     }
 
     @Test

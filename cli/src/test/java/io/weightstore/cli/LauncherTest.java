@@ -49,6 +49,16 @@ class LauncherTest {
         assertThat(run(launcher, "--config", "serve", "store", "ls")).doesNotContain(VECTOR);
     }
 
+    /** A symlink on the PATH (/usr/local/bin/weightstore, say) runs the tree it points into, not the link's directory. */
+    @Test
+    void theSourceTreesLauncherRunsThroughASymlinkFromAnotherDirectory() throws Exception {
+        Path launcher = scratchTree();
+        built("cli");
+        Path link = Files.createSymbolicLink(Files.createDirectories(tmp.resolve("elsewhere")).resolve("weightstore"), launcher);
+
+        assertThat(run(link, "store", "ls")).contains("store", "ls");
+    }
+
     @Test
     void twoLaunchersThatBuildDifferentModulesBuildOneAfterTheOther() throws Exception {
         // Both builds take the modules they depend on with them (-am): at once, they would write the same directories.

@@ -159,6 +159,9 @@ class StoreCommandsTest {
         CliRun put = CliRun.of("store", "put", "k", tmp.toString(), "--store", "127.0.0.1:1");
         assertThat(put.exitCode()).isEqualTo(2);
         assertThat(put.err()).contains("FILE " + tmp + " is a directory");
+        CliRun missing = CliRun.of("store", "put", "k", tmp.resolve("no-such-file").toString(), "--store", "127.0.0.1:1");
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("FILE " + tmp.resolve("no-such-file") + " does not exist");
         Path nowhere = tmp.resolve("no-such-dir").resolve("out");
         CliRun get = CliRun.of("store", "get", "k", nowhere.toString(), "--store", "127.0.0.1:1");
         assertThat(get.exitCode()).isEqualTo(2);
