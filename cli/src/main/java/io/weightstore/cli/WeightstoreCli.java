@@ -9,6 +9,7 @@ import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.WeightstoreHome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -57,7 +58,7 @@ import picocli.CommandLine.Spec;
             "  ./weightstore bench ...     benchmarks: store reads, loads, comparisons (bench module, not in the product)",
             "  ./weightstore image         the container image, built by Jib to cli/target/weightstore-image.tar (no Docker daemon)",
             "",
-            "Exit codes: 0 ok, 1 failure or bad data found, 2 usage error, 130 interrupted.",
+            "Exit codes: 0 ok, 1 failure or bad data found, 2 usage error, 130 interrupted (Ctrl-C), 143 stopped (SIGTERM).",
             "Run 'weightstore help COMMAND [SUBCOMMAND]' or 'weightstore COMMAND --help' for a command's flags."
         })
 public final class WeightstoreCli implements Runnable {
@@ -153,7 +154,9 @@ public final class WeightstoreCli implements Runnable {
     }
 
     private static boolean isUsageError(Throwable e) {
-        return e instanceof IllegalArgumentException
+        // A host name that does not resolve (yet: DNS at boot) is the network's, not the command line's: a service manager
+        // restarts after a failure, never after a usage error.
+        return e instanceof IllegalArgumentException && !(e instanceof UnresolvedAddressException)
                 || e instanceof StoreException s && s.code() == StoreException.Code.INVALID_ARGUMENT
                 || e instanceof CheckpointException c && c.code() == CheckpointException.Code.INVALID
                         && !(c.getCause() instanceof SafetensorsFormatException);

@@ -61,6 +61,17 @@ class ServerStartErrorsTest {
         assertThat(pool).doesNotExist();
     }
 
+    /** A name that does not resolve yet (DNS at boot) is a failure to retry, not a usage error, after which systemd gives up. */
+    @Test
+    void nodeOnAHostNameThatDoesNotResolveFailsWithoutCallingItAUsageError() {
+        Path pool = tmp.resolve("unresolved.pool");
+        CliRun run = CliRun.of("node", "--insecure", "--master", address, "--pool", pool.toString(), "--capacity", "64M", "--port", "0",
+                "--bind", "no-such-host.invalid");
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(run.err()).contains("cannot listen on no-such-host.invalid:0: the name no-such-host.invalid does not resolve");
+        assertThat(pool).doesNotExist();
+    }
+
     @Test
     void nodeRefusesATcpCongestionControlItCannotSetBeforeItCreatesAPool() {
         Path pool = tmp.resolve("bad-congestion.pool");

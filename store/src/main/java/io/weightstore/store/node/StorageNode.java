@@ -171,7 +171,13 @@ public final class StorageNode implements AutoCloseable {
             // Before the bind: every connection accepted then takes the algorithm from its first packet.
             setCongestionControl(server, options.congestionControl());
             String algorithm = TcpSockets.congestionControl(server);
-            server.bind(new InetSocketAddress(options.bindHost(), options.port()), 128);
+            InetSocketAddress address = new InetSocketAddress(options.bindHost(), options.port());
+            if (address.isUnresolved()) {
+                // Not the command line's fault alone: a name may resolve once the network is up, so it is worth trying again.
+                throw new StoreException(StoreException.Code.UNAVAILABLE, "cannot listen on " + options.bindHost() + ":"
+                        + options.port() + ": the name " + options.bindHost() + " does not resolve");
+            }
+            server.bind(address, 128);
             return new Listening(server, algorithm);
         } catch (IOException e) {
             if (server != null) {
