@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +27,13 @@ class ServeCommandTest {
     @TempDir
     Path tmp;
 
+    /** The tiny synthetic model, written under the test's directory. */
+    private Path tinyModel() throws IOException {
+        Path model = tmp.resolve("tiny");
+        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        return model;
+    }
+
     @Test
     void helpShowsEveryFlagAndNeverTheKey() throws Exception {
         CliProcess help = CliProcess.start(tmp.resolve("help.log"), Map.of(ServeCommand.API_KEY_ENV, SECRET), "serve", "--help");
@@ -36,8 +44,7 @@ class ServeCommandTest {
 
     @Test
     void servesOnLoopbackByDefaultWithTheKeyFromTheEnvironmentAndLogsEachRequest() throws Exception {
-        Path model = tmp.resolve("tiny");
-        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        Path model = tinyModel();
         Path log = tmp.resolve("serve.log");
         CliProcess serve = CliProcess.start(log, Map.of(ServeCommand.API_KEY_ENV, SECRET), "serve", "--model", model.toString(),
                 "--port", "0");
@@ -63,8 +70,7 @@ class ServeCommandTest {
 
     @Test
     void everyInterfaceWithoutAKeyIsRefusedUnlessToldInsecure() throws Exception {
-        Path model = tmp.resolve("tiny");
-        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        Path model = tinyModel();
         CliRun refused = CliRun.of("serve", "--model", model.toString(), "--port", "0", "--bind", "0.0.0.0");
         assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(refused.err()).contains("without an API key", "--api-key", ServeCommand.API_KEY_ENV, "--insecure");
@@ -82,8 +88,7 @@ class ServeCommandTest {
     /** An unset variable passed as the key ({@code --api-key "$KEY"}) must not turn the key off, even on loopback. */
     @Test
     void anEmptyApiKeyIsRefusedRatherThanTakenForNoKey() throws Exception {
-        Path model = tmp.resolve("tiny");
-        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        Path model = tinyModel();
 
         CliRun refused = CliRun.of("serve", "--model", model.toString(), "--port", "0", "--api-key", "");
 
@@ -93,8 +98,7 @@ class ServeCommandTest {
 
     @Test
     void badArgumentsAreRefusedBeforeItListensOrOpensTheStore() throws Exception {
-        Path model = tmp.resolve("tiny");
-        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        Path model = tinyModel();
         Path home = tmp.resolve("home");
         Map<String, String> env = Map.of("WEIGHTSTORE_HOME", home.toString());
         CliProcess nowhere = CliProcess.start(tmp.resolve("nowhere.log"), env, "serve", "--model",
@@ -117,8 +121,7 @@ class ServeCommandTest {
 
     @Test
     void metricsShowTheLoadFromTheStoreAgainstTheModelsWeightBytes() throws Exception {
-        Path model = tmp.resolve("tiny");
-        SyntheticCheckpoint.write(SynthSpec.tiny(DType.F32, 9), model, b -> {});
+        Path model = tinyModel();
         long weightBytes;
         try (var files = Files.list(model)) {
             weightBytes = files.filter(f -> f.toString().endsWith(".safetensors")).mapToLong(f -> f.toFile().length()).sum();

@@ -44,13 +44,7 @@ class FailedPutTest {
                 master -> firstSliceOnAGhostNode(master, () -> writtenWhenFreed.set(slicesWritten.get())));
                 Arena arena = Arena.ofShared()) {
             MemorySegment data = arena.allocate(16 * SLICE);
-            Progress slowly = new Progress() {
-                @Override
-                public void advanced(long bytes) {
-                    slicesWritten.incrementAndGet();
-                    sleep(100);
-                }
-            };
+            Progress slowly = countingSlowly(slicesWritten, 100);
 
             assertThatThrownBy(() -> store.put("k", data, PutOptions.defaults(), slowly)).isInstanceOf(StoreException.class)
                     .hasMessageContaining("unknown node ghost");
@@ -75,13 +69,7 @@ class FailedPutTest {
         AtomicInteger slicesWritten = new AtomicInteger();
         try (StoreClient store = InProcessStore.open(tmp, 64 << 20, shortPuts, master -> master); Arena arena = Arena.ofShared()) {
             MemorySegment data = arena.allocate(16 * SLICE);
-            Progress slowly = new Progress() {
-                @Override
-                public void advanced(long bytes) {
-                    slicesWritten.incrementAndGet();
-                    sleep(200);
-                }
-            };
+            Progress slowly = countingSlowly(slicesWritten, 200);
 
             assertThatThrownBy(() -> store.put("k", data, PutOptions.defaults(), slowly)).isInstanceOf(StoreException.class)
                     .hasMessageContaining("put of k passed its deadline");
@@ -116,6 +104,14 @@ class FailedPutTest {
                 o.replicas(), o.owner(), o.autoReplicas(), o.localCopies());
         return new PutGrant(grant.putId(), placed, grant.nodes(), grant.deadline(), grant.writer(), grant.lock(), grant.tickets(),
                 grant.writeGrants());
+    }
+
+    /** Progress that counts each slice written into {@code slices}, and takes {@code millis} over each. */
+    private static Progress countingSlowly(AtomicInteger slices, long millis) {
+        return bytes -> {
+            slices.incrementAndGet();
+            sleep(millis);
+        };
     }
 
     private static void sleep(long millis) {
