@@ -20,6 +20,8 @@ final class LeaseTable {
     /** One lease: when it ends, and who took it. */
     private record Held(long expires, String holder) {}
 
+    private static final String REMOVED = "\u0000removed version ";
+
     private final Map<String, Map<Long, Held>> byKey = new HashMap<>();
     /** Seeded from the clock, so ids a client holds from before a master restart do not name new leases. */
     private long nextId;
@@ -72,17 +74,40 @@ final class LeaseTable {
 
     /** True when the lease was there to release. */
     boolean release(String key, long id, String caller) throws StoreException {
-        Map<Long, Held> held = byKey.get(key);
-        Held lease = held == null ? null : held.get(id);
-        if (lease == null) {
+        String holding = holding(key, id);
+        if (holding == null) {
             return false;
         }
-        requireHolder(key, id, lease, caller);
+        Map<Long, Held> held = byKey.get(holding);
+        requireHolder(key, id, held.get(id), caller);
         held.remove(id);
         if (held.isEmpty()) {
-            byKey.remove(key);
+            byKey.remove(holding);
         }
         return true;
+    }
+
+    /**
+     * The key lease {@code id} on {@code key} is held under: {@code key}, or, once its object was removed, the removed
+     * version's key ({@link #removedKey}), under which its reader, who knows only the object's, releases it too. Null when
+     * there is no such lease.
+     */
+    private String holding(String key, long id) {
+        Map<Long, Held> held = byKey.get(key);
+        if (held != null && held.containsKey(id)) {
+            return key;
+        }
+        String removed = key + REMOVED;
+        return byKey.entrySet().stream().filter(e -> e.getKey().startsWith(removed) && e.getValue().containsKey(id))
+                .map(Map.Entry::getKey).findFirst().orElse(null);
+    }
+
+    /**
+     * The key the leases of {@code key}'s object of {@code version} move to when it is removed under them ({@link #move}):
+     * its own, past a NUL, which no object key holds, and the version.
+     */
+    static String removedKey(String key, Instant version) {
+        return key + REMOVED + version.toEpochMilli();
     }
 
     /**

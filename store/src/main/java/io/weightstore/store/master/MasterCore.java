@@ -865,7 +865,7 @@ public final class MasterCore implements MasterApi, ClusterView {
      * The ranges of {@code object}, removed with force while readers hold it, that stay taken until their leases end, as a
      * dropped copy's do. Such a reader learns of the removal when it next renews, and reads on until then: a put given the
      * room meanwhile would land under its reads. The leases move with the ranges to a key no object can have
-     * ({@link #removedKey}): under the object's own, a put of the same key would find them, count as read, and renew
+     * ({@link LeaseTable#removedKey}): under the object's own, a put of the same key would find them, count as read, and renew
      * them, so those readers would read the removed version on unawares. Their records go in {@code batch}, before the
      * object's removal, which a batch applied in parts must not carry out without them. None when no lease on it lives.
      */
@@ -873,7 +873,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         if (!leases.isLeased(object.key(), clock.getAsLong())) {
             return List.of();
         }
-        String removed = removedKey(object);
+        String removed = LeaseTable.removedKey(object.key(), object.createdAt());
         List<RetiredRange> ranges = replication.retiring(object, removed, leases.lastId());
         ranges.forEach(batch::putRetired);
         leases.on(object.key()).forEach(lease -> batch.putLease(new ReadLease(removed, lease.leaseId(), lease.expiresAt(),
@@ -881,15 +881,10 @@ public final class MasterCore implements MasterApi, ClusterView {
         return ranges;
     }
 
-    /** The key a removed object's leases and retired ranges go on under: its own, and its version, past a NUL no key holds. */
-    private static String removedKey(ObjectMeta object) {
-        return object.key() + "\u0000removed version " + object.createdAt().toEpochMilli();
-    }
-
     /**
      * Drops what memory holds of a removed object: its space, leases, read time and copies. The ranges in {@code retiring}
-     * are held instead of freed, under the leases that hold them, which move to the ranges' key until they end: renewing
-     * one finds no lease on the object's key. Releasing one finds none either, and it runs out instead (in a lease at most).
+     * are held instead of freed, under the leases that hold them, which move to the ranges' key until they end or their
+     * readers release them: renewing one finds no lease on the object's key.
      */
     private void forget(ObjectMeta object, List<RetiredRange> retiring) {
         Set<ReplicaRef> kept = new HashSet<>(replication.removed(object.key()));

@@ -563,6 +563,21 @@ class MasterCoreTest extends ClockedMasterFixture {
         assertThat(master.status().used()).as("once the leases ended").isZero();
     }
 
+    /** A reader of a force-removed object knows only its key: releasing its lease by it gives the room back at once. */
+    @Test
+    void aReaderReleasingTheLeaseOnAForceRemovedObjectGivesItsRoomBackWithoutWaitingForTheLeaseToEnd() throws StoreException {
+        put("read", 2 * SLICE);
+        Lease lease = master.locate("read", MINUTE).lease();
+        master.remove("read", true);
+        master.reapNow();
+        assertThat(master.status().used()).as("the reader's").isEqualTo(2 * SLICE);
+
+        master.releaseLease("read", lease.id());
+        master.reapNow();
+
+        assertThat(master.status().used()).isZero();
+    }
+
     @Test
     void removeAllIsAllOrNothingWhileAnyObjectIsRead() throws StoreException {
         put("ckpt/a", SLICE);
