@@ -75,8 +75,9 @@ final class GatewayCommand implements Callable<Integer> {
     private int maxConcurrent;
 
     @Option(names = "--max-queue", defaultValue = "" + GatewayConfig.DEFAULT_MAX_WAITING, paramLabel = "N",
-            description = "Transfers and listings that may wait, in arrival order, for one of those, each for at most --send-timeout; more, or"
-                    + " one that waited that long, get 503 SlowDown, which S3 clients retry. Default: ${DEFAULT-VALUE}.")
+            description = "Transfers and listings that may wait, in arrival order, for one of those, each for at most"
+                    + " --send-timeout; more, or one that waited that long, get 503 SlowDown, which S3 clients retry."
+                    + " Default: ${DEFAULT-VALUE}.")
     private int maxQueue;
 
     @Option(names = "--chunk-size", defaultValue = "" + (GatewayConfig.DEFAULT_CHUNK_BYTES >> 20) + "M", paramLabel = "SIZE",

@@ -59,20 +59,23 @@ public record FileDigests(String sha256, Optional<TensorCrcTable> tensorCrcs) {
             file.inBatches(0, size, sha::update);
             return new FileDigests(sha.hex(), Optional.empty());
         }
-        // The header's own CRC: a few KiB read once more, before the walk hashes them with the rest.
+        // The length prefix and header first, hashed and their own CRC taken from the one read.
+        long dataStart = header.get().dataStart();
         Checksum headerCrc = Checksums.newCrc32c();
-        file.inBatches(0, header.get().dataStart(), piece -> headerCrc.update(piece.asByteBuffer()));
+        file.inBatches(0, dataStart, piece -> {
+            sha.update(piece);
+            headerCrc.update(piece.asByteBuffer());
+        });
         List<TensorInfo> tensors = header.get().tensors();
         // The table keeps the header's order, which its digest depends on. A parsed header lists the tensors in
         // data order, so the walk goes through the file once; in any other order each byte is still hashed once.
         TensorCrcs[] crcs = new TensorCrcs[tensors.size()];
-        long hashed = 0;
-        long dataStart = header.get().dataStart();
+        long hashed = dataStart;
         for (int i = 0; i < crcs.length; i++) {
             TensorInfo tensor = tensors.get(i);
             long start = dataStart + tensor.begin();
             if (start >= hashed) {
-                // Header, padding, or bytes no tensor claims before it: they are hashed all the same.
+                // Padding, or bytes no tensor claims before it: they are hashed all the same.
                 file.inBatches(hashed, start - hashed, sha::update);
                 crcs[i] = TensorCrcCalculator.compute(tensor, (offset, length) -> {
                     MemorySegment piece = file.next(start + offset, length);

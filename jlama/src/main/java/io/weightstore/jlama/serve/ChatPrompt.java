@@ -28,7 +28,12 @@ final class ChatPrompt {
         SYSTEM, USER, ASSISTANT
     }
 
-    private record Message(Role role, String text) {}
+    private record Message(Role role, String text) {
+        /** The role as a template and the plain prompt name it: {@code system}, {@code user}, {@code assistant}. */
+        String roleName() {
+            return role.name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     static PromptContext of(JsonNode body, AbstractModel model) {
         JsonNode messages = body.get("messages");
@@ -44,11 +49,11 @@ final class ChatPrompt {
         Optional<String> template = tokenizer.promptTemplates().map(templates -> templates.get("default"));
         if (template.isEmpty()) {
             StringBuilder plain = new StringBuilder();
-            parsed.forEach(m -> plain.append(m.role().name().toLowerCase(Locale.ROOT)).append(": ").append(m.text()).append('\n'));
+            parsed.forEach(m -> plain.append(m.roleName()).append(": ").append(m.text()).append('\n'));
             return PromptContext.of(plain.append("assistant: ").toString());
         }
         List<Map<String, Object>> messageMaps = parsed.stream()
-                .map(m -> Map.<String, Object>of("role", m.role().name().toLowerCase(Locale.ROOT), "content", m.text())).toList();
+                .map(m -> Map.<String, Object>of("role", m.roleName(), "content", m.text())).toList();
         return PromptContext.of(ChatTemplate.render(template.get(), messageMaps, tokenizer.eosToken()));
     }
 

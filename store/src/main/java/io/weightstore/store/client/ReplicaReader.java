@@ -173,8 +173,8 @@ final class ReplicaReader {
                 bytesRead.add(job.task().bytes());
                 return;
             } catch (StoreException e) {
-                // Every replica failed, or the lease ran out. A node may have come back on another port: look again once. Not for nodes that
-                // stayed busy: they are where the master says, and asking it again only adds a call per piece.
+                // Every replica failed, or the lease ran out. A node may have come back on another port: look again once.
+                // Not for nodes that stayed busy: they are where the master says, and asking it again only adds a call per piece.
                 if (attempt > 0 || e.code() != StoreException.Code.UNAVAILABLE || e.getCause() instanceof NodeBusy) {
                     throw e;
                 }

@@ -891,7 +891,7 @@ public final class MasterCore implements MasterApi, ClusterView {
         if (retiring.isEmpty()) {
             staleLeases.addAll(leases.forget(object.key()));
         } else {
-            leases.move(object.key(), retiring.getFirst().key());
+            leases.move(object.key(), LeaseTable.removedKey(object.key(), object.createdAt()));
             replication.retire(retiring);
             retiring.forEach(range -> kept.add(range.replica()));
         }
