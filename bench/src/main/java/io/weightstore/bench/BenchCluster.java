@@ -18,6 +18,7 @@ import io.weightstore.store.security.TokenRegistry;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ColumnLayoutPlan;
 import io.weightstore.weights.ImportRequest;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -76,9 +77,14 @@ final class BenchCluster implements AutoCloseable {
 
     /** Imports the checkpoint in {@code source} as {@code id}, one copy, two files at a time, over the nodes' sockets. */
     void importCheckpoint(CheckpointId id, Path source) throws IOException {
+        importCheckpoint(id, source, ColumnLayoutPlan.NONE);
+    }
+
+    /** As above, with {@code layouts} written beside the files. */
+    void importCheckpoint(CheckpointId id, Path source, ColumnLayoutPlan layouts) throws IOException {
         try (StoreClient writer = client(false, 8)) {
-            new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(id, "bench/synth", "main", source, 1, true, 2),
-                    Progress.NONE);
+            new CheckpointImporter(new Catalog(writer)).run(new ImportRequest(id, "bench/synth", "main", source, 1, true, 2)
+                    .withColumnLayouts(layouts), Progress.NONE);
         }
     }
 

@@ -11,6 +11,7 @@ import io.weightstore.store.node.DataPlaneProtection;
 import io.weightstore.store.pool.PoolPages;
 import io.weightstore.store.wire.MacTransport;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.ColumnLayoutPlan;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.StoredFile;
@@ -80,8 +81,9 @@ public final class LoadBench {
         long weightBytes = weights.stream().mapToLong(CheckpointFile::size).sum();
         long largest = weights.stream().mapToLong(CheckpointFile::size).max().orElse(1);
         Path work = Files.createTempDirectory(poolDir, "ws-load-bench-");
-        try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes())) {
-            cluster.importCheckpoint(ID, source);
+        // Room for the files and their column layouts for the TP=4 rows (Llama's o_proj and down_proj once more).
+        try (Arena arena = Arena.ofShared(); BenchCluster cluster = new BenchCluster(work, directory.totalBytes() * 3 / 2)) {
+            cluster.importCheckpoint(ID, source, new ColumnLayoutPlan(List.of(RANKS), LLAMA));
             MemorySegment whole = arena.allocate(largest, 64);
             whole.fill((byte) 0);
             CheckpointFile first = weights.getFirst();
@@ -117,15 +119,17 @@ public final class LoadBench {
                                 weightBytes, false),
                         loader(sameHostClient, sameHostBuffers, "loader, same host", "1 rank, pools mapped in place, checked",
                                 weightBytes, true),
-                        new Measurement.Timed("loader, TP=4 all ranks", "4 ranks one after another, loopback", weightBytes,
-                                () -> loadAllRanks(tpClient, tpBuffers, LLAMA, true, perRank)),
-                        new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as above, CRC tables not used",
-                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, LLAMA, false, new ArrayList<>())),
-                        new Measurement.Timed("loader, TP=4 all ranks, row shards only", "as above, every matrix cut by rows",
-                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, ROWS_ONLY, true, new ArrayList<>())),
-                        new Measurement.Timed("loader, TP=4 all ranks, column shards only", "as above, every matrix cut by columns",
-                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, COLUMNS_ONLY, true, new ArrayList<>())),
-                        new Measurement.Timed("loader, TP=4 all ranks at once", "4 ranks on 4 threads, one source, loopback",
+                        new Measurement.Timed("loader, TP=4 all ranks", "4 ranks one after another, loopback, column layouts",
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, LLAMA, true, true, perRank)),
+                        new Measurement.Timed("loader, TP=4 all ranks, strided columns", "as above, column shards read strided from"
+                                + " the files", weightBytes, () -> loadAllRanks(tpClient, tpBuffers, LLAMA, true, false, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks, no tensor checks", "as the first, CRC tables not used",
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, LLAMA, false, true, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks, row shards only", "every matrix cut by rows",
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, ROWS_ONLY, true, true, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks, column shards only", "every matrix cut by columns, strided",
+                                weightBytes, () -> loadAllRanks(tpClient, tpBuffers, COLUMNS_ONLY, true, false, new ArrayList<>())),
+                        new Measurement.Timed("loader, TP=4 all ranks at once", "4 ranks on 4 threads, one source, loopback, column layouts",
                                 weightBytes, () -> loadAllRanksAtOnce(tpClient, tpBuffers)),
                         new Measurement.Timed("local page cache, mmap", "copy out of a mapping", weightBytes,
                                 () -> copyFromMaps(source, weights, whole))));
@@ -289,9 +293,9 @@ public final class LoadBench {
 
     /** The ranks of a TP=4 load by {@code plan}, one after another. */
     private static void loadAllRanks(StoreClient client, StreamBufferPool buffers, ShardPlan plan, boolean tensorChecks,
-            List<Long> perRank) throws IOException {
+            boolean columnLayouts, List<Long> perRank) throws IOException {
         try (CheckpointSource checkpoint = CheckpointSource.open(client, ID, LoadOptions.defaults().withBufferPool(buffers)
-                .withTensorChecks(tensorChecks))) {
+                .withTensorChecks(tensorChecks).withColumnLayouts(columnLayouts))) {
             checkpoint.tensors();
             for (int rank = 0; rank < RANKS; rank++) {
                 perRank.add(checkpoint.load(rank, RANKS, plan, tensor -> {}, Progress.NONE).bytesRead());

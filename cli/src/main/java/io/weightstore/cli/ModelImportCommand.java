@@ -10,8 +10,11 @@ import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointImporter;
+import io.weightstore.weights.ColumnLayoutPlan;
 import io.weightstore.weights.ImportRequest;
 import io.weightstore.weights.ImportResult;
+import io.weightstore.weights.loader.ShardPlan;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,6 +86,18 @@ final class ModelImportCommand implements Callable<Integer> {
     @Option(names = "--parallel-files", defaultValue = "2", paramLabel = "N", description = "Files uploaded at once. Default: ${DEFAULT-VALUE}.")
     private int parallelFiles;
 
+    @Option(names = "--tp-layout", split = ",", paramLabel = "N", description = "Also lay out, beside each safetensors file, the"
+            + " tensors --plan splits by columns, for N tensor-parallel ranks (2, 4 or 8; repeatable, or N,M): each rank's column"
+            + " shards end to end, so that a load at --tp-size N reads each as one range instead of a piece of every row. Costs"
+            + " the memory of those tensors once more per N (a third of a Llama's weights). Default: none; a --replace writes"
+            + " only the layouts it is given.")
+    private List<Integer> tpLayouts = new ArrayList<>();
+
+    @Option(names = "--plan", defaultValue = "llama", paramLabel = "FILE|PRESET", description = "With --tp-layout: the shard"
+            + " plan whose column-split tensors are laid out, a preset (llama, qwen2, mistral) or a JSON file of rules, as the"
+            + " loads will use. Default: ${DEFAULT-VALUE}.")
+    private String plan;
+
     @Option(names = "--json", description = "Print the resulting manifest as JSON.")
     private boolean json;
 
@@ -126,7 +141,8 @@ final class ModelImportCommand implements Callable<Integer> {
         ImportResult result;
         ImportRequest request = new ImportRequest(CheckpointId.of(id), modelId, revision, source,
                 replicas == null ? OptionalInt.empty() : OptionalInt.of(replicas), replace, parallelFiles,
-                exclude.isEmpty() && !noExclude ? Optional.empty() : Optional.of(exclude));
+                exclude.isEmpty() && !noExclude ? Optional.empty() : Optional.of(exclude))
+                .withColumnLayouts(columnLayouts());
         try (StoreClient store = selection.open(); ProgressBar bar = new ProgressBar("import " + id)) {
             result = new CheckpointImporter(new Catalog(store)).run(request, bar);
         }
@@ -149,5 +165,18 @@ final class ModelImportCommand implements Callable<Integer> {
                 result.excludedFiles().isEmpty() ? "" : ", " + result.excludedFiles().size() + " excluded", result.seconds(),
                 result.uploadedBytes() / result.seconds() / 1e9);
         return ExitCodes.OK;
+    }
+
+    /** The layouts asked for, each named as a flag's value when it is wrong. */
+    private ColumnLayoutPlan columnLayouts() throws IOException {
+        if (tpLayouts.isEmpty()) {
+            ShardPlan.resolve(plan);
+            return ColumnLayoutPlan.NONE;
+        }
+        try {
+            return new ColumnLayoutPlan(tpLayouts, ShardPlan.resolve(plan));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--tp-layout: " + e.getMessage(), e);
+        }
     }
 }

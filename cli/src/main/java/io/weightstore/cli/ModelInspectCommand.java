@@ -7,9 +7,11 @@ import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.CheckpointInspector;
+import io.weightstore.weights.ColumnLayout;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ReplicaHealth;
 import java.io.PrintWriter;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -57,6 +59,10 @@ final class ModelInspectCommand implements Callable<Integer> {
             if (!m.excluded().isEmpty()) {
                 out.printf("  left out of the source: %s%n", String.join(" ", m.excluded()));
             }
+            m.files().stream().flatMap(f -> f.columnLayouts().stream())
+                    .collect(Collectors.groupingBy(ColumnLayout::worldSize, TreeMap::new, Collectors.toList()))
+                    .forEach((worldSize, layouts) -> out.printf("  column layout for %d ranks: %d files, %s%n", worldSize,
+                            layouts.size(), ByteSizes.format(layouts.stream().mapToLong(ColumnLayout::size).sum())));
             if (m.error() != null) {
                 out.printf("  error: %s%n", m.error());
             }

@@ -90,15 +90,15 @@ final class Reports {
 
     static void loads(List<LoadReport> reports, PrintWriter out) {
         Table table = new Table("RANK", "TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S",
-                "CLIENT-CHECKED", "NODE-CHECKED", "IN PLACE")
+                "CLIENT-CHECKED", "NODE-CHECKED", "IN PLACE", "FROM LAYOUT")
                 .alignRight("TENSORS", "READ", "SHARE", "CHECKPOINT", "AMPLIFICATION", "OF CHECKPOINT", "SECONDS", "GB/S", "CLIENT-CHECKED",
-                        "NODE-CHECKED", "IN PLACE");
+                        "NODE-CHECKED", "IN PLACE", "FROM LAYOUT");
         for (LoadReport r : reports) {
             table.row(r.rank() + "/" + r.worldSize(), r.tensors(), ByteSizes.format(r.bytesRead()), ByteSizes.format(r.shareBytes()),
                     ByteSizes.format(r.checkpointBytes()), String.format(Locale.ROOT, "%.3f", r.amplification()),
                     String.format(Locale.ROOT, "%.1f%%", 100 * r.fractionOfCheckpoint()),
                     String.format(Locale.ROOT, "%.2f", r.seconds()), String.format(Locale.ROOT, "%.2f", r.gbPerSecond()),
-                    r.clientChecked(), r.nodeChecked(), r.seenInPlace());
+                    r.clientChecked(), r.nodeChecked(), r.seenInPlace(), r.fromColumnLayouts());
         }
         table.print(out);
         for (LoadReport r : reports) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,6 +47,35 @@ class LoadCommandTest {
         }
         // Norms are replicated; everything else is read exactly once across the ranks.
         assertThat(sum).isGreaterThanOrEqualTo(total).isLessThan(total + 4 * 64 * 4 * 5);
+    }
+
+    @Test
+    void aCheckpointImportedWithColumnLayoutsGivesEachRankTheSameTensorsReadFromThem() throws IOException {
+        CliRun bad = CliRun.of("model", "import", "--checkpoint-id", "laid-out", "--model-id", "org/tiny", "--source",
+                tmp.resolve("quickstart/tiny-llama").toString(), "--tp-layout", "3");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--tp-layout", "worldSize=3");
+        CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "laid-out", "--model-id", "org/tiny", "--source",
+                tmp.resolve("quickstart/tiny-llama").toString(), "--tp-layout", "2,4");
+        assertThat(imported.exitCode()).as(imported.err()).isZero();
+        assertThat(CliRun.of("model", "inspect", "laid-out").out()).contains("column layout for 2 ranks: 4 files",
+                "column layout for 4 ranks: 4 files");
+
+        CliRun load = CliRun.of("load", "weightstore://laid-out", "--tp-size", "4", "--all-ranks", "--json");
+        assertThat(load.exitCode()).as(load.err()).isZero();
+        for (JsonNode rank : JSON.readTree(load.out())) {
+            assertThat(rank.get("fromColumnLayouts").asInt()).as("o_proj and down_proj of each layer").isPositive();
+        }
+        for (int rank = 0; rank < 4; rank++) {
+            String r = String.valueOf(rank);
+            assertThat(digests(CliRun.of("load", "weightstore://laid-out", "--digest", "--tp-size", "4", "--tp-rank", r).out()))
+                    .isNotEmpty().isEqualTo(digests(CliRun.of("load", URI, "--digest", "--tp-size", "4", "--tp-rank", r).out()));
+        }
+    }
+
+    /** The tensor lines of a {@code load --digest}. */
+    private static List<String> digests(String out) {
+        return out.lines().filter(l -> l.matches("^\\S+ [A-Z0-9]+ \\[.*\\] [0-9a-f]{64}$")).toList();
     }
 
     @Test

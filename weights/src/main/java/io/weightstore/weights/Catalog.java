@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * file, and for each safetensors file its tensor CRC table: {@code weights/<id>/manifest},
  * {@code weights/<id>/files/<path>} and {@code weights/<id>/checks/<path>} for a checkpoint's first
  * version, {@code weights/<id>/v<N>/files/<path>} and {@code .../v<N>/checks/<path>} for what
- * replace number N wrote. A replace under way keeps its manifest at {@code weights/<id>/replacement}
+ * replace number N wrote; a file's column layout for N ranks ({@link ColumnLayout}) at {@code columns/N/<path>} under
+ * the version that stored it. A replace under way keeps its manifest at {@code weights/<id>/replacement}
  * until it is READY; then that one write of the manifest switches every loader to it. Listing is a
  * prefix listing on the master; there is no index object to read-modify-write.
  */
@@ -40,11 +41,13 @@ public final class Catalog {
     private static final String REPLACEMENT = "/replacement";
     private static final String FILES = "files/";
     private static final String CHECKS = "checks/";
+    private static final String COLUMNS = "columns/";
     /** After the checkpoint's prefix, what a replace writes under: group 1 is its version; absent for version 0. */
     private static final String VERSION = "(?:v([1-9][0-9]{0,8})/)?";
     private static final Pattern FILE_KEY = Pattern.compile(VERSION + FILES + ".+");
-    /** A file's or a CRC table's key after the checkpoint's prefix. */
-    private static final Pattern VERSIONED_KEY = Pattern.compile(VERSION + "(?:" + FILES + "|" + CHECKS + ").+");
+    /** A file's, a CRC table's or a column layout's key after the checkpoint's prefix. */
+    private static final Pattern VERSIONED_KEY = Pattern.compile(VERSION + "(?:" + FILES + "|" + CHECKS + "|" + COLUMNS
+            + "[1-9][0-9]{0,8}/).+");
     /** Manifests and CRC tables are small and every load reads them: a copy on every node, up to this many. */
     private static final int MAX_SMALL_OBJECT_REPLICAS = 3;
     /** Far above any real manifest (a few hundred bytes a file); a larger object is not one, and is not read onto the heap. */
@@ -89,6 +92,10 @@ public final class Catalog {
         return versionPrefix(id, version) + CHECKS + path;
     }
 
+    static String columnsKey(CheckpointId id, int version, int worldSize, String path) {
+        return versionPrefix(id, version) + COLUMNS + worldSize + "/" + path;
+    }
+
     private static String versionPrefix(CheckpointId id, int version) {
         if (version < 0) {
             throw new IllegalArgumentException("version=" + version + " of checkpoint " + id);
@@ -112,6 +119,7 @@ public final class Catalog {
         for (ManifestFile file : ready.files()) {
             named.add(fileKey(id, file.version(), file.path()));
             named.add(checksKey(id, file.version(), file.path()));
+            file.columnLayouts().forEach(layout -> named.add(columnsKey(id, layout.version(), layout.worldSize(), file.path())));
         }
         List<ObjectMeta> left = new ArrayList<>();
         for (ObjectMeta object : objects) {
@@ -354,6 +362,19 @@ public final class Catalog {
                 file.mismatch(object).ifPresent(problems::add);
                 if (file.file().tensorCrcsSha256() != null && !objects.containsKey(file.checksKey())) {
                     problems.add("the tensor CRC table of " + file.path() + " is missing (no object " + file.checksKey() + ")");
+                }
+                for (ColumnLayout layout : file.file().columnLayouts()) {
+                    ObjectMeta laidOut = objects.get(file.columnsKey(layout));
+                    if (laidOut == null) {
+                        problems.add("the column layout for " + layout.worldSize() + " ranks of " + file.path() + " is missing (no object "
+                                + file.columnsKey(layout) + ")");
+                        continue;
+                    }
+                    try {
+                        file.requireLayoutMatches(layout, laidOut);
+                    } catch (CheckpointException e) {
+                        problems.add(e.getMessage());
+                    }
                 }
             }
         }

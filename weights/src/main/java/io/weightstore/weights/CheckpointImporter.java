@@ -8,6 +8,7 @@ import io.weightstore.format.SafetensorsFormatException;
 import io.weightstore.format.SafetensorsHeader;
 import io.weightstore.format.SafetensorsHeaderParser;
 import io.weightstore.format.SegmentRangeSource;
+import io.weightstore.format.TensorInfo;
 import io.weightstore.store.api.ObjectKeys;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
@@ -18,6 +19,7 @@ import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.checks.BlockChecksumDigest;
 import io.weightstore.weights.checks.TensorCrcTable;
+import io.weightstore.weights.checks.TensorCrcs;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -133,7 +135,7 @@ public final class CheckpointImporter {
                 previous = unfinished.orElse(live);
                 version = unfinished.map(Manifest::version).orElse(live.version() + 1);
             }
-            requireRoom(id, directory, copies.replicas(), room, previous, version);
+            requireRoom(id, directory, request.columnLayouts(), copies.replicas(), room, previous, version);
             Manifest initial = initialManifest(request, directory, patterns, previous, version);
             // Who imports is the master's word on who wrote the manifest, not anything this process claims.
             Manifest manifest = initial.withImportedBy(slot.write(initial, lock.owner()).owner());
@@ -209,8 +211,8 @@ public final class CheckpointImporter {
      * replace does, the version before untouched; counting them all would refuse a new config.json for
      * a checkpoint larger than the free space.
      */
-    private void requireRoom(CheckpointId id, CheckpointDirectory directory, int replicas, Room room, Manifest previous, int version)
-            throws IOException {
+    private void requireRoom(CheckpointId id, CheckpointDirectory directory, ColumnLayoutPlan layouts, int replicas, Room room,
+            Manifest previous, int version) throws IOException {
         // What an earlier run of this version stored already, in one listing rather than a call to the master per file.
         Map<String, Long> stored = new HashMap<>();
         store.list(Catalog.fileKey(id, version, "")).forEach(object -> stored.put(object.key(), object.size()));
@@ -220,6 +222,8 @@ public final class CheckpointImporter {
                     .filter(f -> f.version() < version && f.size() == file.size() && f.sha256() != null).isPresent();
             if (!keptIfUnchanged && !Long.valueOf(file.size()).equals(stored.get(Catalog.fileKey(id, version, file.path())))) {
                 needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
+                // At most: the layouts of an unchanged file, or of what is already stored, are written again only if missing.
+                needed += file.header().map(layouts::mostBytes).orElse(0L) * replicas;
             }
         }
         if (needed > room.available()) {
@@ -281,6 +285,7 @@ public final class CheckpointImporter {
                 // The longest keys the file may get: its tensor CRC table's and its own, under any version.
                 ObjectKeys.validate(Catalog.checksKey(id, Integer.MAX_VALUE, file.path()));
                 ObjectKeys.validate(Catalog.fileKey(id, Integer.MAX_VALUE, file.path()));
+                ObjectKeys.validate(Catalog.columnsKey(id, Integer.MAX_VALUE, TensorCrcs.WORLD_SIZES.getLast(), file.path()));
             } catch (StoreException e) {
                 throw new CheckpointException(CheckpointException.Code.INVALID, "file name " + file.path().replaceAll("\\p{Cntrl}", "?")
                         + " cannot be stored: " + e.getMessage(), e);
@@ -312,7 +317,8 @@ public final class CheckpointImporter {
                     file.header().map(h -> h.headerLength()).orElse(null), file.header().map(h -> h.tensors().size()).orElse(null));
             // Keep what an earlier attempt recorded: it lets this one skip the file if it is unchanged.
             files.add(previous == null ? fresh : previous.file(file.path()).filter(f -> f.size() == file.size())
-                    .map(f -> fresh.stored(f.version(), f.sha256(), f.checksumDigest(), f.tensorCrcsSha256())).orElse(fresh));
+                    .map(f -> fresh.stored(f.version(), f.sha256(), f.checksumDigest(), f.tensorCrcsSha256())
+                            .withColumnLayouts(f.columnLayouts())).orElse(fresh));
         }
         Instant now = Catalog.now();
         Instant created = previous != null && previous.status() != CheckpointStatus.READY ? previous.createdAt() : now;
@@ -423,6 +429,7 @@ public final class CheckpointImporter {
         private final ImportRequest request;
         private final CopyCount copies;
         private final String importer;
+        private final Manifest manifest;
         /** The file as an earlier version, or an earlier run of this one, stored it, if one did. */
         private final StoredFile stored;
         private final int version;
@@ -443,6 +450,7 @@ public final class CheckpointImporter {
             this.request = request;
             this.copies = copies;
             this.importer = manifest.importedBy();
+            this.manifest = manifest;
             this.stored = stored;
             this.version = manifest.version();
             this.key = Catalog.fileKey(manifest.checkpointId(), version, stored.path());
@@ -561,7 +569,9 @@ public final class CheckpointImporter {
                 Optional<ManifestFile> unchanged = storedAlready(file, bytes);
                 if (unchanged.isPresent()) {
                     progress.advanced(file.size());
-                    return unchanged.get();
+                    ManifestFile kept = unchanged.get();
+                    return request.columnLayouts().worldSizes().isEmpty() ? kept.withColumnLayouts(List.of())
+                            : withLayouts(kept, bytes, stored.tensorCrcs(), sentKeys);
                 }
                 // Hash and compute the CRC table while the upload sends the same bytes. On the import's own threads: the
                 // common pool has one thread on two cores, and would hash the files one after another. Both read the file
@@ -593,8 +603,66 @@ public final class CheckpointImporter {
                             + " bytes, source has " + file.size());
                 }
                 FileDigests computed = digests.join();
-                return file.stored(version, computed.sha256(), BlockChecksumDigest.of(object), putTable(computed.tensorCrcs(), sentKeys));
+                ManifestFile entry = file.stored(version, computed.sha256(), BlockChecksumDigest.of(object),
+                        putTable(computed.tensorCrcs(), sentKeys)).withColumnLayouts(List.of());
+                return withLayouts(entry, bytes, computed.tensorCrcs(), sentKeys);
             }
+        }
+
+        /**
+         * {@code file} with the column layouts the request asks for: each one it has already, of the tensors the request's
+         * plan lays out and stored as recorded, is kept; the others are written now, from {@code bytes}, the file's.
+         */
+        private ManifestFile withLayouts(ManifestFile file, MemorySegment bytes, Optional<TensorCrcTable> table, List<String> sentKeys)
+                throws IOException {
+            ColumnLayoutPlan plan = request.columnLayouts();
+            if (header.isEmpty() || table.isEmpty()) {
+                return file.withColumnLayouts(List.of());
+            }
+            List<ColumnLayout> layouts = new ArrayList<>();
+            for (int worldSize : plan.worldSizes()) {
+                List<TensorInfo> tensors = plan.tensors(header.get(), table.get(), worldSize);
+                if (tensors.isEmpty()) {
+                    continue;
+                }
+                List<String> names = tensors.stream().map(TensorInfo::name).toList();
+                Optional<ColumnLayout> kept = file.columnLayout(worldSize).filter(l -> l.tensors().equals(names));
+                if (kept.isPresent() && layoutStored(file, kept.get())) {
+                    layouts.add(kept.get());
+                } else {
+                    layouts.add(putLayout(file, bytes, tensors, worldSize, sentKeys));
+                }
+            }
+            return file.withColumnLayouts(layouts);
+        }
+
+        /** Whether {@code layout} is stored as the manifest records it, by this importer. */
+        private boolean layoutStored(ManifestFile file, ColumnLayout layout) throws IOException {
+            StoredFile entry = catalog.file(manifest, file);
+            Optional<ObjectMeta> object = store.find(entry.columnsKey(layout));
+            if (object.isEmpty()) {
+                return false;
+            }
+            try {
+                entry.requireLayoutMatches(layout, object.get());
+                return true;
+            } catch (CheckpointException e) {
+                return false;
+            }
+        }
+
+        private ColumnLayout putLayout(ManifestFile file, MemorySegment bytes, List<TensorInfo> tensors, int worldSize,
+                List<String> sentKeys) throws IOException {
+            String columnsKey = Catalog.columnsKey(request.checkpointId(), version, worldSize, file.path());
+            ColumnLayoutBytes layout = new ColumnLayoutBytes(bytes, header.orElseThrow().dataStart(), tensors, worldSize);
+            long size = ColumnLayoutBytes.size(tensors);
+            ObjectMeta put = store.put(columnsKey, layout, size, PutOptions.defaults().withReplicas(copies.replicas())
+                    .withAutoReplicas(copies.auto()).withReplace(true).withPin(true)
+                    .withWriterUnderLock(writer.toString(), lockName()), Progress.NONE);
+            sentKeys.add(columnsKey);
+            requireOwnWrite(put);
+            return new ColumnLayout(worldSize, tensors.stream().map(TensorInfo::name).toList(), size, layout.sha256(),
+                    BlockChecksumDigest.of(put), version);
         }
 
         /**

@@ -143,11 +143,18 @@ public final class CheckpointVerifier {
             }
             throw e;
         }
+        List<FileVerdict> layouts = new ArrayList<>();
+        for (ColumnLayout layout : file.file().columnLayouts()) {
+            layouts.add(layout(file, layout, mode, buffer));
+        }
         FileVerdict copies;
         try (ObjectReader reader = file.open()) {
             copies = copies(file.path(), reader, mode);
             if (table.isPresent()) {
-                copies = withTable(copies, table.get());
+                copies = combined(copies, table.get());
+            }
+            for (FileVerdict layout : layouts) {
+                copies = combined(copies, layout);
             }
             if (unusable(copies)) {
                 return copies;
@@ -180,8 +187,49 @@ public final class CheckpointVerifier {
         }
     }
 
-    /** The file's copies' verdict with its table's: the worse status, and the table's bad copies and repairs named too. */
-    private static FileVerdict withTable(FileVerdict file, FileVerdict table) {
+    /**
+     * The verdict on the file's column layout {@code layout}: its metadata against the manifest, its copies (checked and
+     * repaired as the file's own: a tensor-parallel load reads its column shards from it), and in a full check every byte
+     * against the SHA-256 the import recorded.
+     */
+    private static FileVerdict layout(StoredFile file, ColumnLayout layout, Mode mode, MemorySegment buffer) throws IOException {
+        String what = "its column layout for " + layout.worldSize() + " ranks: ";
+        ObjectReader reader;
+        try {
+            reader = file.openColumns(layout);
+        } catch (StoreException e) {
+            if (e.code() == StoreException.Code.NOT_FOUND) {
+                return FileVerdict.of(file.path(), FileVerdict.Status.MISSING, what + "no object " + file.columnsKey(layout));
+            }
+            throw e;
+        } catch (CheckpointException e) {
+            if (e.code() == CheckpointException.Code.CORRUPT) {
+                return FileVerdict.of(file.path(), FileVerdict.Status.CORRUPT, e.getMessage());
+            }
+            throw e;
+        }
+        try (reader) {
+            FileVerdict copies = copies(file.path(), reader, mode);
+            copies = copies.with(copies.status(), what + copies.detail());
+            if (mode == Mode.QUICK || unusable(copies)) {
+                return copies;
+            }
+            String actual;
+            try {
+                actual = VerifiedCopy.run(reader, VerifiedCopy.CHUNK, VerifiedCopy.Target.discard(buffer), Progress.NONE);
+            } catch (StoreException e) {
+                return readFailed(copies, e);
+            }
+            if (!actual.equals(layout.sha256())) {
+                return copies.with(FileVerdict.Status.CORRUPT, what + "read back with sha256 " + actual + ", the manifest says "
+                        + layout.sha256());
+            }
+            return copies.with(copies.status(), copies.detail() + "; sha256 " + layout.sha256());
+        }
+    }
+
+    /** The file's copies' verdict with another of its objects' (its table's, a layout's): the worse status, and its bad copies and repairs named too. */
+    private static FileVerdict combined(FileVerdict file, FileVerdict table) {
         if (table.status() == FileVerdict.Status.OK && table.repairs().isEmpty()) {
             return file;
         }

@@ -79,6 +79,13 @@ public record Manifest(int schemaVersion, CheckpointId checkpointId, String mode
                 throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " names " + file.path()
                         + " as stored by version " + file.version() + ", which is not one of versions 0.." + manifest.version());
             }
+            for (ColumnLayout layout : file.columnLayouts()) {
+                if (layout.version() < 0 || layout.version() > manifest.version()) {
+                    throw new CheckpointException(CheckpointException.Code.CORRUPT, "manifest " + key + " names the column layout for "
+                            + layout.worldSize() + " ranks of " + file.path() + " as stored by version " + layout.version()
+                            + ", which is not one of versions 0.." + manifest.version());
+                }
+            }
         }
         return manifest;
     }

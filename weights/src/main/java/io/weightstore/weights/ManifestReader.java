@@ -118,6 +118,7 @@ final class ManifestReader {
         String checksumDigest = null;
         String tensorCrcsSha256 = null;
         int version = 0;
+        List<ColumnLayout> columnLayouts = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
@@ -131,10 +132,47 @@ final class ManifestReader {
                 case "checksumDigest" -> checksumDigest = text(parser);
                 case "tensorCrcsSha256" -> tensorCrcsSha256 = text(parser);
                 case "version" -> version = intValue(parser);
+                case "columnLayouts" -> columnLayouts = array(parser, "a file's column layouts", ManifestReader::columnLayout);
                 default -> parser.skipChildren();
             }
         }
-        return new ManifestFile(path, size, sha256, kind, headerLength, tensorCount, checksumDigest, tensorCrcsSha256, version);
+        return new ManifestFile(path, size, sha256, kind, headerLength, tensorCount, checksumDigest, tensorCrcsSha256, version,
+                columnLayouts);
+    }
+
+    private static ColumnLayout columnLayout(JsonParser parser) throws IOException {
+        expectObject(parser, "a column layout");
+        int worldSize = 0;
+        List<String> tensors = null;
+        long size = 0;
+        String sha256 = null;
+        String checksumDigest = null;
+        int version = 0;
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            parser.nextToken();
+            switch (field) {
+                case "worldSize" -> worldSize = intValue(parser);
+                case "tensors" -> tensors = array(parser, "a column layout's tensors", ManifestReader::tensorName);
+                case "size" -> size = longValue(parser);
+                case "sha256" -> sha256 = text(parser);
+                case "checksumDigest" -> checksumDigest = text(parser);
+                case "version" -> version = intValue(parser);
+                default -> parser.skipChildren();
+            }
+        }
+        if (worldSize < 1 || tensors == null) {
+            throw new JsonParseException(parser, "a column layout needs its worldSize (at least 1) and its tensors");
+        }
+        return new ColumnLayout(worldSize, tensors, size, sha256, checksumDigest, version);
+    }
+
+    private static String tensorName(JsonParser parser) throws IOException {
+        String text = text(parser);
+        if (text == null) {
+            throw new JsonParseException(parser, "a tensor name is a string, found null");
+        }
+        return text;
     }
 
     private static void expectObject(JsonParser parser, String what) throws IOException {

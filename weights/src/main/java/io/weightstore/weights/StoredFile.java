@@ -59,6 +59,45 @@ public final class StoredFile {
         return checksKey;
     }
 
+    /** Where the file's column layout {@code layout} is stored. */
+    public String columnsKey(ColumnLayout layout) {
+        return Catalog.columnsKey(manifest.checkpointId(), layout.version(), layout.worldSize(), file.path());
+    }
+
+    /**
+     * Opens the file's column layout {@code layout} under a read lease, refusing an object that is not the one the import
+     * stored (its size, who wrote it, the digest of its block checksums), as {@link #open} refuses a file's.
+     */
+    public ObjectReader openColumns(ColumnLayout layout) throws IOException {
+        String columnsKey = columnsKey(layout);
+        ObjectReader reader = store.open(columnsKey);
+        try {
+            requireLayoutMatches(layout, reader.object());
+        } catch (CheckpointException e) {
+            reader.close();
+            throw e;
+        }
+        return reader;
+    }
+
+    /** Fails with CORRUPT, saying what differs, unless {@code object}'s metadata is what the manifest records of {@code layout}. */
+    public void requireLayoutMatches(ColumnLayout layout, ObjectMeta object) throws CheckpointException {
+        String stored = "the column layout for " + layout.worldSize() + " ranks of " + file.path() + " of " + manifest.checkpointId();
+        String problem = null;
+        if (object.size() != layout.size()) {
+            problem = stored + " has " + object.size() + " bytes, the manifest says " + layout.size();
+        } else if (!object.owner().equals(manifest.importedBy())) {
+            problem = stored + " was written by " + Owners.describe(object.owner()) + ", not by who imported the checkpoint: it was"
+                    + " replaced since";
+        } else if (!BlockChecksumDigest.of(object).equals(layout.checksumDigest())) {
+            problem = stored + " has other bytes than the import stored: the digest of its block checksums is "
+                    + BlockChecksumDigest.of(object) + ", the manifest recorded " + layout.checksumDigest();
+        }
+        if (problem != null) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, problem);
+        }
+    }
+
     /** The object holding the file, or empty when it is missing. */
     public Optional<ObjectMeta> object() throws IOException {
         return store.find(key);

@@ -30,7 +30,9 @@ class ManifestReaderTest {
     private static final ObjectMapper DATABIND = Json.mapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private static final ManifestFile WEIGHTS = new ManifestFile("model-00001-of-00002.safetensors", 4_294_967_296L + 17,
-            "ab".repeat(32), FileKind.WEIGHT, 1_024L, 291, "cd".repeat(32), "ef".repeat(32), 6);
+            "ab".repeat(32), FileKind.WEIGHT, 1_024L, 291, "cd".repeat(32), "ef".repeat(32), 6,
+            List.of(new ColumnLayout(4, List.of("model.layers.0.mlp.down_proj.weight", "model.layers.0.self_attn.o_proj.weight"),
+                    3L << 32, "12".repeat(32), "34".repeat(32), 5)));
     private static final Manifest FULL = new Manifest(Manifest.SCHEMA_VERSION, new CheckpointId("org.model-v1_2"), "org/model",
             "0123abc", "/models/org model \"v1\"", CheckpointStatus.READY, Instant.parse("2026-11-30T14:30:37.123456789Z"),
             Instant.parse("2026-11-30T14:31:00Z"), Long.MAX_VALUE, "an error\nwith a newline and \u00e9", "CN=importer, O=weights",

@@ -16,6 +16,7 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
+import io.weightstore.weights.ColumnLayout;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
 import io.weightstore.weights.Manifest;
@@ -36,9 +37,11 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -121,6 +124,9 @@ public final class CheckpointSource implements AutoCloseable {
      */
     private final List<ObjectReader> tableLeases = new ArrayList<>();
     private final Map<String, TensorCrcTable> crcTables = new HashMap<>();
+    /** Per world size, the files' column layouts opened for it (by file path), each under a lease ended by the close. */
+    private final Map<Integer, Map<String, OpenedLayout>> layouts = new HashMap<>();
+    private final List<ObjectReader> layoutLeases = new ArrayList<>();
     private final Map<String, SafetensorsHeader> headers = new HashMap<>();
     /** Weight files seen in place in pools on this host, unmapped when the source closes. */
     private final Arena views = Arena.ofShared();
@@ -581,22 +587,70 @@ public final class CheckpointSource implements AutoCloseable {
                     + rank + " worldSize=" + worldSize);
         }
         List<TensorStream.Item> items = new ArrayList<>();
+        Map<String, OpenedLayout> layouts = worldSize > 1 && options.columnLayouts() ? columnLayouts(worldSize) : Map.of();
+        int fromLayouts = 0;
         for (Location location : tensors().values()) {
             Split split = worldSize == 1 ? Split.REPLICATE : plan.split(location.info().name());
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
-            items.add(new TensorStream.Item(location, split, read, ShardCheck.of(location, read)));
+            ShardCheck check = ShardCheck.of(location, read);
+            OpenedLayout layout = layouts.get(location.file());
+            Optional<TensorStream.Item> fromLayout = layout == null ? Optional.empty() : layout.item(location, split, read, check, rank);
+            fromLayouts += fromLayout.isPresent() ? 1 : 0;
+            items.add(fromLayout.orElseGet(() -> new TensorStream.Item(location, split, read, check)));
         }
+        Set<ObjectReader> files = Collections.newSetFromMap(new IdentityHashMap<>());
+        files.addAll(weightFiles.values());
         for (TensorStream.Item item : items) {
-            mappedFile(item.location().object()); // every file's check starts now, all running at once
+            if (files.contains(item.location().object())) {
+                mappedFile(item.location().object()); // every file's check starts now, all running at once
+            }
         }
         for (int i = 0; i < items.size(); i++) {
             TensorStream.Item item = items.get(i);
+            if (!files.contains(item.location().object())) {
+                continue; // a column layout's shard: read, never seen in place
+            }
             Optional<MemorySegment> inPlace = mapped(item.location(), item.read());
             if (inPlace.isPresent()) {
                 items.set(i, item.inPlace(inPlace.get()));
             }
         }
-        return new TensorStream(store, items, options.bufferBytes(), buffers);
+        return new TensorStream(store, items, options.bufferBytes(), buffers, fromLayouts);
+    }
+
+    /**
+     * The files' column layouts for {@code worldSize} ranks, opened on first use under leases the close ends, by file path.
+     * A layout that cannot be opened as the manifest records it (removed, or replaced since) is left out, with a warning:
+     * the file itself still serves the same shards, strided.
+     */
+    private synchronized Map<String, OpenedLayout> columnLayouts(int worldSize) throws IOException {
+        Map<String, OpenedLayout> opened = layouts.get(worldSize);
+        if (opened != null) {
+            return opened;
+        }
+        opened = new HashMap<>();
+        for (StoredFile file : catalog.files(manifest)) {
+            Optional<ColumnLayout> layout = file.file().columnLayout(worldSize);
+            if (layout.isEmpty() || !weightFiles.containsKey(file.path())) {
+                continue;
+            }
+            ObjectReader reader;
+            try {
+                reader = file.openColumns(layout.get());
+            } catch (CheckpointException | StoreException e) {
+                if (e instanceof StoreException store && store.code() != StoreException.Code.NOT_FOUND) {
+                    throw e;
+                }
+                log.warn("{}: reading its column shards strided from the file instead of its column layout for {} ranks: {}",
+                        file.path(), worldSize, e.getMessage());
+                continue;
+            }
+            layoutLeases.add(reader);
+            opened.put(file.path(), new OpenedLayout(reader, layout.get(), layout.get().shardOffsets(headers.get(file.path()),
+                    file.path() + " of " + manifest.checkpointId())));
+        }
+        layouts.put(worldSize, opened);
+        return opened;
     }
 
     /** Streams rank {@code rank}'s share through {@code sink} and reports what it took. */
@@ -608,10 +662,12 @@ public final class CheckpointSource implements AutoCloseable {
         long share;
         int clientChecked;
         int seenInPlace;
+        int fromColumnLayouts;
         try (TensorStream stream = stream(rank, worldSize, plan)) {
             share = stream.plannedBytes();
             clientChecked = stream.clientChecked();
             seenInPlace = stream.seenInPlace();
+            fromColumnLayouts = stream.fromColumnLayouts();
             progress.started(share);
             for (Tensor tensor; (tensor = stream.next()) != null; ) {
                 count++;
@@ -620,7 +676,7 @@ public final class CheckpointSource implements AutoCloseable {
             }
         }
         return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9,
-                clientChecked, count - clientChecked - seenInPlace, seenInPlace, null);
+                clientChecked, count - clientChecked - seenInPlace, seenInPlace, fromColumnLayouts, null);
     }
 
     /**
@@ -865,6 +921,9 @@ public final class CheckpointSource implements AutoCloseable {
         // In one call to the master: one after another, each a call, they took a load of a checkpoint of 64 files 26 ms.
         List<ObjectReader> leased = new ArrayList<>(weightFiles.values());
         leased.addAll(tableLeases);
+        synchronized (this) {
+            leased.addAll(layoutLeases);
+        }
         ObjectReader.closeAll(leased);
         if (ownsBuffers) {
             buffers.close();

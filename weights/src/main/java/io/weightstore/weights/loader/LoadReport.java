@@ -15,15 +15,17 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *     checksum blocks and strided rows were checked by the node that sent them only
  * @param seenInPlace tensors not read but handed out in place from a pool mapped on this host: checked against their
  *     checksum blocks by their file's pass over the mapping, unless the load was asked not to check mapped files
+ * @param fromColumnLayouts column shards read as one range each of their file's column layout for this world size, rather
+ *     than strided from the file
  * @param verified when asked for, checking every file against the manifest's SHA-256 before the load; null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record LoadReport(int rank, int worldSize, int tensors, long bytesRead, long shareBytes, long checkpointBytes,
-        double seconds, int clientChecked, int nodeChecked, int seenInPlace, FilesVerified verified) {
+        double seconds, int clientChecked, int nodeChecked, int seenInPlace, int fromColumnLayouts, FilesVerified verified) {
     /** The report of a load that {@code verification} preceded. */
     public LoadReport withVerified(FilesVerified verification) {
         return new LoadReport(rank, worldSize, tensors, bytesRead, shareBytes, checkpointBytes, seconds, clientChecked, nodeChecked,
-                seenInPlace, verification);
+                seenInPlace, fromColumnLayouts, verification);
     }
 
     /** Bytes read per byte needed: 1.0 when nothing is read twice or read but not needed. */

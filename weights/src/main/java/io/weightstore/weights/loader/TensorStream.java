@@ -81,6 +81,7 @@ public final class TensorStream implements AutoCloseable {
     private final int tensorCount;
     private final int clientChecked;
     private final int seenInPlace;
+    private final int fromColumnLayouts;
     private final StreamBuffers buffers;
     private final StreamBufferPool pool;
     /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
@@ -107,8 +108,11 @@ public final class TensorStream implements AutoCloseable {
     private boolean ended;
     private boolean closed;
 
-    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool) throws StoreException {
+    /** {@code fromColumnLayouts} of {@code items} are column shards read from a file's column layout. */
+    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool, int fromColumnLayouts)
+            throws StoreException {
         this.store = store;
+        this.fromColumnLayouts = fromColumnLayouts;
         this.pool = pool;
         long half = Math.max(ALIGNMENT, bufferBytes / 2 / ALIGNMENT * ALIGNMENT);
         this.batches = plan(items, half);
@@ -165,6 +169,11 @@ public final class TensorStream implements AutoCloseable {
     /** Tensors whose part this stream hands out in place, unread: their file's block pass checks them, if its source checks mapped files. */
     public int seenInPlace() {
         return seenInPlace;
+    }
+
+    /** Column shards this stream reads as one range of a file's column layout, rather than strided from the file. */
+    public int fromColumnLayouts() {
+        return fromColumnLayouts;
     }
 
     /** Bytes this stream will read from the store: the rank's share of every tensor. */

@@ -779,7 +779,7 @@ class LoaderTest {
         Manifest manifest = new Catalog(store).readyManifest(new CheckpointId("ckpt"));
         ManifestFile weights = manifest.files().stream().filter(ManifestFile::isSafetensors).findFirst().orElseThrow();
         ManifestFile uncounted = new ManifestFile(weights.path(), weights.size(), weights.sha256(), weights.kind(),
-                weights.headerLength(), null, weights.checksumDigest(), weights.tensorCrcsSha256(), weights.version());
+                weights.headerLength(), null, weights.checksumDigest(), weights.tensorCrcsSha256(), weights.version(), List.of());
         store.put("weights/ckpt/manifest", manifest.withFile(uncounted, Instant.now()).toJson(), PutOptions.defaults().withReplace(true));
         assertThatThrownBy(() -> open("ckpt", 1 << 20)).asInstanceOf(InstanceOfAssertFactories.throwable(CheckpointException.class))
                 .satisfies(e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.CORRUPT))
