@@ -66,6 +66,10 @@ final class LoadCommand implements Callable<Integer> {
             description = "Shard plan: a preset (llama, qwen2, mistral) or a JSON file of rules. Default: ${DEFAULT-VALUE}.")
     private String plan;
 
+    @Option(names = "--no-column-layouts", description = "Read column shards strided from the files even where the import laid"
+            + " them out for --tp-size (model import --tp-layout); to compare the two, or to leave a layout alone.")
+    private boolean noColumnLayouts;
+
     @Option(names = "--buffer", defaultValue = "512M", paramLabel = "SIZE",
             description = "Off-heap buffer, two halves read and consumed in turn. Default: ${DEFAULT-VALUE}.")
     private String buffer;
@@ -117,7 +121,8 @@ final class LoadCommand implements Callable<Integer> {
         // Resolved at any size, so a plan that names no preset or file is an error even where one rank needs no plan.
         ShardPlan named = ShardPlan.resolve(plan);
         ShardPlan shardPlan = tpSize == 1 ? ShardPlan.replicateAll() : named;
-        LoadOptions options = selection.loadOptions().withBuffer(ByteSizes.parse(buffer)).withImporter(importer);
+        LoadOptions options = selection.loadOptions().withBuffer(ByteSizes.parse(buffer)).withImporter(importer)
+                .withColumnLayouts(!noColumnLayouts);
         List<RankResult> results = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {
             if (cacheLocal) {

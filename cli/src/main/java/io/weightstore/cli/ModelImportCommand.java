@@ -167,14 +167,22 @@ final class ModelImportCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** The layouts asked for, each named as a flag's value when it is wrong. */
+    /** The layouts asked for, a wrong value named with its flag. */
     private ColumnLayoutPlan columnLayouts() throws IOException {
         if (tpLayouts.isEmpty()) {
-            ShardPlan.resolve(plan);
+            if (spec.commandLine().getParseResult().hasMatchedOption("--plan")) {
+                throw new IllegalArgumentException("--plan chooses the tensors --tp-layout lays out; give --tp-layout N with it");
+            }
             return ColumnLayoutPlan.NONE;
         }
+        ShardPlan shardPlan;
         try {
-            return new ColumnLayoutPlan(tpLayouts, ShardPlan.resolve(plan));
+            shardPlan = ShardPlan.resolve(plan);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--plan: " + e.getMessage(), e);
+        }
+        try {
+            return new ColumnLayoutPlan(tpLayouts, shardPlan);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--tp-layout: " + e.getMessage(), e);
         }

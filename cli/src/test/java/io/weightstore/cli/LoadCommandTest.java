@@ -55,6 +55,10 @@ class LoadCommandTest {
                 tmp.resolve("quickstart/tiny-llama").toString(), "--tp-layout", "3");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("--tp-layout", "worldSize=3");
+        CliRun planAlone = CliRun.of("model", "import", "--checkpoint-id", "laid-out", "--model-id", "org/tiny", "--source",
+                tmp.resolve("quickstart/tiny-llama").toString(), "--plan", "qwen2");
+        assertThat(planAlone.exitCode()).isEqualTo(2);
+        assertThat(planAlone.err()).contains("--plan", "--tp-layout");
         CliRun imported = CliRun.of("model", "import", "--checkpoint-id", "laid-out", "--model-id", "org/tiny", "--source",
                 tmp.resolve("quickstart/tiny-llama").toString(), "--tp-layout", "2,4");
         assertThat(imported.exitCode()).as(imported.err()).isZero();
@@ -66,6 +70,9 @@ class LoadCommandTest {
         for (JsonNode rank : JSON.readTree(load.out())) {
             assertThat(rank.get("fromColumnLayouts").asInt()).as("o_proj and down_proj of each layer").isPositive();
         }
+        CliRun strided = CliRun.of("load", "weightstore://laid-out", "--tp-size", "4", "--tp-rank", "2", "--no-column-layouts",
+                "--json");
+        assertThat(JSON.readTree(strided.out()).get(0).get("fromColumnLayouts").asInt()).isZero();
         for (int rank = 0; rank < 4; rank++) {
             String r = String.valueOf(rank);
             assertThat(digests(CliRun.of("load", "weightstore://laid-out", "--digest", "--tp-size", "4", "--tp-rank", r).out()))

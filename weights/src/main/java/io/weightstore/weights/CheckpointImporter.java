@@ -222,8 +222,13 @@ public final class CheckpointImporter {
                     .filter(f -> f.version() < version && f.size() == file.size() && f.sha256() != null).isPresent();
             if (!keptIfUnchanged && !Long.valueOf(file.size()).equals(stored.get(Catalog.fileKey(id, version, file.path())))) {
                 needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
-                // At most: the layouts of an unchanged file, or of what is already stored, are written again only if missing.
-                needed += file.header().map(layouts::mostBytes).orElse(0L) * replicas;
+            }
+            // Each layout asked for that no earlier version or run recorded (one recorded is kept if its file is unchanged).
+            for (int worldSize : layouts.worldSizes()) {
+                boolean recorded = previous != null && previous.file(file.path()).flatMap(f -> f.columnLayout(worldSize)).isPresent();
+                if (!recorded && file.header().isPresent()) {
+                    needed += Math.ceilDiv(layouts.mostBytes(file.header().get()), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
+                }
             }
         }
         if (needed > room.available()) {

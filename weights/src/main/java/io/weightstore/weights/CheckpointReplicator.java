@@ -33,7 +33,7 @@ public final class CheckpointReplicator {
     }
 
     /**
-     * Sets the count of every file of a READY checkpoint to {@code replicas}, or with {@code auto}
+     * Sets the count of every file of a READY checkpoint (and of its column layouts) to {@code replicas}, or with {@code auto}
      * lets the master add copies while many readers hold a file and trim them later, never below
      * {@code replicas}; an empty {@code replicas} with {@code auto} keeps the floor at the largest
      * count a file has now. Holds the checkpoint's lock: a replace that ran meanwhile would write its new
@@ -48,6 +48,11 @@ public final class CheckpointReplicator {
             List<String> keys = catalog.files(manifest).stream().map(StoredFile::key).toList();
             int floor = replicas.isPresent() ? replicas.get() : CopyCount.keptBy(manifest, catalog).replicas();
             int changed = catalog.store().setReplicas(keys, floor, auto);
+            // The column layouts follow their files: with fewer copies, a layout's lost node would fail the loads that read it.
+            List<String> layouts = layoutKeys(manifest);
+            if (!layouts.isEmpty()) {
+                catalog.store().setReplicas(layouts, floor, auto);
+            }
             return new Result(id.toString(), floor, auto, keys.size(), changed);
         }
     }
@@ -66,7 +71,16 @@ public final class CheckpointReplicator {
         Manifest manifest = catalog.readyManifest(id);
         List<String> keys = catalog.files(manifest).stream().map(StoredFile::key).toList();
         int changed = catalog.store().keepLocalCopies(keys, local.get().nodeId());
+        List<String> layouts = layoutKeys(manifest);
+        if (!layouts.isEmpty()) {
+            catalog.store().keepLocalCopies(layouts, local.get().nodeId());
+        }
         return Optional.of(new LocalCopies(local.get().nodeId(), keys.size(), changed));
+    }
+
+    /** The keys of the checkpoint's column layouts. */
+    private List<String> layoutKeys(Manifest manifest) {
+        return catalog.files(manifest).stream().flatMap(f -> f.file().columnLayouts().stream().map(f::columnsKey)).toList();
     }
 
     /** The node on this host that keeps a copy of a checkpoint's files, and how many files newly asked of it. */

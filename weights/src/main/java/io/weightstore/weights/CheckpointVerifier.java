@@ -122,7 +122,16 @@ public final class CheckpointVerifier {
         return new Report(id, mode, manifest, List.of());
     }
 
+    /** The file's own verdict, then its column layouts': a bad layout does not hide what is true of the file. */
     private FileVerdict verify(StoredFile file, Mode mode, MemorySegment buffer, Progress progress) throws IOException {
+        FileVerdict verdict = verifyFile(file, mode, buffer, progress);
+        for (ColumnLayout layout : file.file().columnLayouts()) {
+            verdict = combined(verdict, layout(file, layout, mode, buffer));
+        }
+        return verdict;
+    }
+
+    private FileVerdict verifyFile(StoredFile file, Mode mode, MemorySegment buffer, Progress progress) throws IOException {
         Optional<ObjectMeta> object = file.object();
         if (object.isEmpty()) {
             return FileVerdict.of(file.path(), FileVerdict.Status.MISSING, "no object " + file.key());
@@ -143,18 +152,11 @@ public final class CheckpointVerifier {
             }
             throw e;
         }
-        List<FileVerdict> layouts = new ArrayList<>();
-        for (ColumnLayout layout : file.file().columnLayouts()) {
-            layouts.add(layout(file, layout, mode, buffer));
-        }
         FileVerdict copies;
         try (ObjectReader reader = file.open()) {
             copies = copies(file.path(), reader, mode);
             if (table.isPresent()) {
                 copies = combined(copies, table.get());
-            }
-            for (FileVerdict layout : layouts) {
-                copies = combined(copies, layout);
             }
             if (unusable(copies)) {
                 return copies;
@@ -229,15 +231,15 @@ public final class CheckpointVerifier {
     }
 
     /** The file's copies' verdict with another of its objects' (its table's, a layout's): the worse status, and its bad copies and repairs named too. */
-    private static FileVerdict combined(FileVerdict file, FileVerdict table) {
-        if (table.status() == FileVerdict.Status.OK && table.repairs().isEmpty()) {
+    private static FileVerdict combined(FileVerdict file, FileVerdict other) {
+        if (other.status() == FileVerdict.Status.OK && other.repairs().isEmpty()) {
             return file;
         }
         List<ReplicaVerdict> bad = new ArrayList<>(file.badCopies());
-        bad.addAll(table.badCopies());
+        bad.addAll(other.badCopies());
         List<RepairOutcome> repairs = new ArrayList<>(file.repairs());
-        repairs.addAll(table.repairs());
-        return new FileVerdict(file.path(), file.status().worse(table.status()), file.detail() + "; " + table.detail(), bad, repairs);
+        repairs.addAll(other.repairs());
+        return new FileVerdict(file.path(), file.status().worse(other.status()), file.detail() + "; " + other.detail(), bad, repairs);
     }
 
     /** Whether some slice has no good copy: nothing can be read, so nothing more is checked. */

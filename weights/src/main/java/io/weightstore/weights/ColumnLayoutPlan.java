@@ -38,10 +38,8 @@ public record ColumnLayoutPlan(List<Integer> worldSizes, ShardPlan plan) {
                 .toList();
     }
 
-    /** At most the bytes the layouts of a file of {@code header} take: every tensor the plan splits by columns, per world size. */
+    /** At most the bytes one layout of a file of {@code header} takes: every tensor the plan splits by columns. */
     public long mostBytes(SafetensorsHeader header) {
-        long columnSplit = header.tensors().stream().filter(t -> plan.split(t.name()) == Split.DIM1).mapToLong(TensorInfo::byteSize)
-                .sum();
-        return columnSplit * worldSizes.size();
+        return header.tensors().stream().filter(t -> plan.split(t.name()) == Split.DIM1).mapToLong(TensorInfo::byteSize).sum();
     }
 }

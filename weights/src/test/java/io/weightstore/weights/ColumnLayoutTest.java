@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -153,7 +154,7 @@ class ColumnLayoutTest {
     }
 
     @Test
-    void aByteOfALayoutRottenOnEveryCopyFailsTheLoadBeforeItsTensorIsHandedOutAndFailsVerify() throws Exception {
+    void aLayoutRottenOnEveryCopyIsGivenUpForTheFilesStridedReadAndFailsVerify() throws Exception {
         importWith(List.of(4), false);
         StoredFile file = storedFileOf(O_PROJ);
         ColumnLayout layout = file.file().columnLayout(4).orElseThrow();
@@ -161,16 +162,17 @@ class ColumnLayoutTest {
         for (int replica = 0; replica < 2; replica++) {
             cluster.flipByte(file.columnsKey(layout), 0, replica, rank1 + 3);
         }
-        Map<String, byte[]> received = new LinkedHashMap<>();
-        assertThatThrownBy(() -> load(1, 4, true, new LoadReport[1], received)).asInstanceOf(InstanceOfAssertFactories.throwable(StoreException.class))
-                .satisfies(e -> assertThat(e.code()).isEqualTo(StoreException.Code.CORRUPT))
-                .hasMessageContaining(file.columnsKey(layout));
-        assertThat(received).as("the rotten shard never reached the consumer").doesNotContainKey(O_PROJ);
-        assertThat(load(1, 4, false).get(O_PROJ)).as("the file still serves the shard").isEqualTo(columnsFromSource(O_PROJ, 1, 4));
-        CheckpointVerifier.Report report = new CheckpointVerifier(catalog).run(ID, CheckpointVerifier.Mode.FULL, Progress.NONE);
-        assertThat(report.files()).filteredOn(v -> v.path().equals(file.path())).singleElement()
+        LoadReport[] report = new LoadReport[1];
+        Map<String, byte[]> received = load(1, 4, true, report);
+        assertThat(received.get(O_PROJ)).as("read strided from the file instead").isEqualTo(columnsFromSource(O_PROJ, 1, 4));
+        assertThat(received).as("every tensor, right").containsExactlyEntriesOf(load(1, 4, false));
+        assertThat(report[0].fromColumnLayouts()).as("shards read from layouts before the rotten one's batch, none after")
+                .isLessThan(4);
+
+        CheckpointVerifier.Report verified = new CheckpointVerifier(catalog).run(ID, CheckpointVerifier.Mode.FULL, Progress.NONE);
+        assertThat(verified.files()).filteredOn(v -> v.path().equals(file.path())).singleElement()
                 .satisfies(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT))
-                .satisfies(v -> assertThat(v.detail()).contains("column layout for 4 ranks"));
+                .satisfies(v -> assertThat(v.detail()).contains("sha256 " + file.file().sha256(), "column layout for 4 ranks"));
     }
 
     private SafetensorsHeader headerOf(StoredFile file) throws IOException {
@@ -230,6 +232,14 @@ class ColumnLayoutTest {
     }
 
     @Test
+    void theLayoutsKeepTheCopyCountOfTheirFiles() throws Exception {
+        importWith(List.of(4), false);
+        new CheckpointReplicator(catalog).run(ID, Optional.of(3), false);
+        StoredFile file = storedFileOf(O_PROJ);
+        assertThat(store.find(file.columnsKey(file.file().columnLayout(4).orElseThrow())).orElseThrow().replicas()).isEqualTo(3);
+    }
+
+    @Test
     void aDeleteRemovesTheLayoutsWithTheFiles() throws Exception {
         importWith(List.of(8), false);
         assertThat(keys()).anyMatch(k -> k.startsWith("weights/ckpt/columns/8/"));
@@ -253,6 +263,14 @@ class ColumnLayoutTest {
                     .hasMessageContaining("nothing was written");
             assertThat(client.list("weights/")).isEmpty();
             new CheckpointImporter(new Catalog(client)).run(request, Progress.NONE);
+
+            // Layouts added by a replace of files it keeps need the room too.
+            ImportRequest replace = new ImportRequest(ID, "org/m", "main", source, 1, true, 2);
+            assertThatThrownBy(() -> new CheckpointImporter(new Catalog(client)).run(replace.withColumnLayouts(
+                    new ColumnLayoutPlan(List.of(2, 4, 8), LLAMA)), Progress.NONE))
+                    .asInstanceOf(InstanceOfAssertFactories.throwable(CheckpointException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.NO_SPACE));
+            assertThat(client.list("weights/")).noneMatch(o -> o.key().contains("/columns/"));
         }
     }
 }

@@ -588,14 +588,12 @@ public final class CheckpointSource implements AutoCloseable {
         }
         List<TensorStream.Item> items = new ArrayList<>();
         Map<String, OpenedLayout> layouts = worldSize > 1 && options.columnLayouts() ? columnLayouts(worldSize) : Map.of();
-        int fromLayouts = 0;
         for (Location location : tensors().values()) {
             Split split = worldSize == 1 ? Split.REPLICATE : plan.split(location.info().name());
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
             ShardCheck check = ShardCheck.of(location, read);
             OpenedLayout layout = layouts.get(location.file());
             Optional<TensorStream.Item> fromLayout = layout == null ? Optional.empty() : layout.item(location, split, read, check, rank);
-            fromLayouts += fromLayout.isPresent() ? 1 : 0;
             items.add(fromLayout.orElseGet(() -> new TensorStream.Item(location, split, read, check)));
         }
         Set<ObjectReader> files = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -615,7 +613,7 @@ public final class CheckpointSource implements AutoCloseable {
                 items.set(i, item.inPlace(inPlace.get()));
             }
         }
-        return new TensorStream(store, items, options.bufferBytes(), buffers, fromLayouts);
+        return new TensorStream(store, items, options.bufferBytes(), buffers);
     }
 
     /**
@@ -634,20 +632,18 @@ public final class CheckpointSource implements AutoCloseable {
             if (layout.isEmpty() || !weightFiles.containsKey(file.path())) {
                 continue;
             }
-            ObjectReader reader;
             try {
-                reader = file.openColumns(layout.get());
+                ObjectReader reader = file.openColumns(layout.get());
+                layoutLeases.add(reader);
+                opened.put(file.path(), new OpenedLayout(reader, layout.get(), layout.get().shardOffsets(headers.get(file.path()),
+                        file.path() + " of " + manifest.checkpointId())));
             } catch (CheckpointException | StoreException e) {
                 if (e instanceof StoreException store && store.code() != StoreException.Code.NOT_FOUND) {
                     throw e;
                 }
                 log.warn("{}: reading its column shards strided from the file instead of its column layout for {} ranks: {}",
                         file.path(), worldSize, e.getMessage());
-                continue;
             }
-            layoutLeases.add(reader);
-            opened.put(file.path(), new OpenedLayout(reader, layout.get(), layout.get().shardOffsets(headers.get(file.path()),
-                    file.path() + " of " + manifest.checkpointId())));
         }
         layouts.put(worldSize, opened);
         return opened;
@@ -667,13 +663,13 @@ public final class CheckpointSource implements AutoCloseable {
             share = stream.plannedBytes();
             clientChecked = stream.clientChecked();
             seenInPlace = stream.seenInPlace();
-            fromColumnLayouts = stream.fromColumnLayouts();
             progress.started(share);
             for (Tensor tensor; (tensor = stream.next()) != null; ) {
                 count++;
                 sink.accept(tensor);
                 progress.advanced(tensor.data().byteSize());
             }
+            fromColumnLayouts = stream.fromColumnLayouts();
         }
         return new LoadReport(rank, worldSize, count, bytesRead() - before, share, checkpointBytes, (System.nanoTime() - start) / 1e9,
                 clientChecked, count - clientChecked - seenInPlace, seenInPlace, fromColumnLayouts, null);

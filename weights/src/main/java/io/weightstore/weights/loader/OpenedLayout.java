@@ -38,6 +38,6 @@ record OpenedLayout(ObjectReader reader, ColumnLayout layout, Map<String, Long> 
         CheckpointSource.Location inLayout = new CheckpointSource.Location(location.file(), reader, start - info.begin(), info,
                 location.crcs());
         return Optional.of(new TensorStream.Item(inLayout, split, new ShardRead(0, read.bytes(), read.bytes(), 1, read.shape()),
-                check));
+                check).orStrided(new TensorStream.Item(location, split, read, check)));
     }
 }

@@ -8,6 +8,7 @@ import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.concurrent.DeadlineWait;
+import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,6 +22,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tensors of a checkpoint (or of one rank's share of it) in file order, read in batches into one
@@ -39,6 +43,7 @@ import java.util.concurrent.Future;
  * memory while the stream is open.
  */
 public final class TensorStream implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TensorStream.class);
     static final long ALIGNMENT = 64;
     /** How long a close waits for the read in flight before it gives up on returning the buffers. */
     private static final Duration READER_STOP = Duration.ofSeconds(60);
@@ -46,15 +51,22 @@ public final class TensorStream implements AutoCloseable {
     /**
      * One tensor: where it is, which part of it this rank takes, and what that part must hash to;
      * {@code inPlace} holds that part when it is seen in a pool mapped on this host (nothing to read,
-     * and checked by the mapped file's block pass instead), else null.
+     * and checked by the mapped file's block pass instead), else null; {@code strided}, for a column shard read from a column
+     * layout, the item that reads it strided from its file instead, should the layout fail, else null.
      */
-    record Item(CheckpointSource.Location location, Split split, ShardRead read, ShardCheck check, MemorySegment inPlace) {
+    record Item(CheckpointSource.Location location, Split split, ShardRead read, ShardCheck check, MemorySegment inPlace,
+            Item strided) {
         Item(CheckpointSource.Location location, Split split, ShardRead read, ShardCheck check) {
-            this(location, split, read, check, null);
+            this(location, split, read, check, null, null);
         }
 
         Item inPlace(MemorySegment data) {
-            return new Item(location, split, read, check, data);
+            return new Item(location, split, read, check, data, strided);
+        }
+
+        /** This item, a column shard read from a column layout, with {@code fromFile} the strided read of the same shard. */
+        Item orStrided(Item fromFile) {
+            return new Item(location, split, read, check, inPlace, fromFile);
         }
 
         long start() {
@@ -81,7 +93,8 @@ public final class TensorStream implements AutoCloseable {
     private final int tensorCount;
     private final int clientChecked;
     private final int seenInPlace;
-    private final int fromColumnLayouts;
+    /** Column shards read from a column layout so far: a layout that fails is read no more, and its shards not counted. */
+    private final AtomicInteger fromColumnLayouts = new AtomicInteger();
     private final StreamBuffers buffers;
     private final StreamBufferPool pool;
     /** This stream's views of the borrowed halves: closed with the stream, so a tensor kept past it fails loudly. */
@@ -107,12 +120,11 @@ public final class TensorStream implements AutoCloseable {
     /** The last tensor was handed out: the halves hold later batches than the first, which must not be read again. */
     private boolean ended;
     private boolean closed;
+    /** A read from a column layout failed: its shards are read strided from their files from then on. */
+    private volatile boolean layoutsFailed;
 
-    /** {@code fromColumnLayouts} of {@code items} are column shards read from a file's column layout. */
-    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool, int fromColumnLayouts)
-            throws StoreException {
+    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool) throws StoreException {
         this.store = store;
-        this.fromColumnLayouts = fromColumnLayouts;
         this.pool = pool;
         long half = Math.max(ALIGNMENT, bufferBytes / 2 / ALIGNMENT * ALIGNMENT);
         this.batches = plan(items, half);
@@ -171,9 +183,9 @@ public final class TensorStream implements AutoCloseable {
         return seenInPlace;
     }
 
-    /** Column shards this stream reads as one range of a file's column layout, rather than strided from the file. */
+    /** Column shards this stream has read as one range of a file's column layout so far, rather than strided from the file. */
     public int fromColumnLayouts() {
-        return fromColumnLayouts;
+        return fromColumnLayouts.get();
     }
 
     /** Bytes this stream will read from the store: the rank's share of every tensor. */
@@ -198,46 +210,7 @@ public final class TensorStream implements AutoCloseable {
             data = halves[batch.index() % 2].asSlice(0, batch.bytes());
         }
         try {
-            List<Item> items = batch.items();
-            long[] offsets = new long[items.size()];
-            long at = 0;
-            for (int i = 0; i < items.size(); i++) {
-                offsets[i] = at;
-                at += items.get(i).bytesToRead();
-            }
-            // The whole batch is one scatter-gather read: adjacent tensors of a file merge into one range,
-            // each file's ranges are one read, and every column shard is one strided read.
-            List<Read> reads = new ArrayList<>();
-            boolean[] continuesRead = new boolean[items.size()];
-            ArrivedCrc[] arrived = new ArrivedCrc[items.size()];
-            int i = 0;
-            while (i < items.size()) {
-                Item item = items.get(i);
-                ShardRead r = item.read();
-                if (item.inPlace() != null) {
-                    i++;
-                    continue;
-                }
-                if (!r.contiguous()) {
-                    // Hashed as they land only when there is a recorded CRC to compare with.
-                    arrived[i] = item.check().byClient() ? new ArrivedCrc() : null;
-                    reads.add(new Read.Strided(item.location().object(), new Stride(item.start(), r.blockLength(), r.stride(),
-                            r.count()), data.asSlice(offsets[i], r.bytes()), Optional.ofNullable(arrived[i])));
-                    i++;
-                    continue;
-                }
-                int end = i + 1;
-                while (end < items.size() && items.get(end).read().contiguous() && items.get(end).inPlace() == null
-                        && items.get(end).location().object() == item.location().object()) {
-                    end++;
-                }
-                reads.add(contiguous(items, i, end, data, offsets[i], continuesRead));
-                i = end;
-            }
-            if (!reads.isEmpty()) {
-                store.read(reads);
-            }
-            verifyRead(items, data, offsets, continuesRead, arrived);
+            long[] offsets = readFallingBack(batch.items(), data);
             Loaded loaded = new Loaded(batch, data, offsets, own, view);
             if (own != null) {
                 unreleased.add(loaded);
@@ -247,6 +220,86 @@ public final class TensorStream implements AutoCloseable {
             release(new Loaded(batch, data, new long[0], own, view));
             throw e;
         }
+    }
+
+    /**
+     * Reads {@code items} into {@code data}, and returns where each lies in it. A column layout that fails the read (no copy
+     * could serve it, or its bytes are not what the import recorded) is given up for the rest of the stream, with a
+     * warning: the batch is read again with those shards read strided from their files, which hold the same bytes.
+     */
+    private long[] readFallingBack(List<Item> items, MemorySegment data) throws IOException {
+        boolean laidOut = items.stream().anyMatch(i -> i.strided() != null);
+        if (laidOut && layoutsFailed) {
+            return readInto(strided(items), data);
+        }
+        try {
+            long[] offsets = readInto(items, data);
+            fromColumnLayouts.addAndGet((int) items.stream().filter(i -> i.strided() != null).count());
+            return offsets;
+        } catch (StoreException | CheckpointException e) {
+            boolean corruptOrUnreachable = e instanceof CheckpointException c ? c.code() == CheckpointException.Code.CORRUPT
+                    : ((StoreException) e).code() == StoreException.Code.CORRUPT || ((StoreException) e).noCopyServed();
+            if (!laidOut || !corruptOrUnreachable) {
+                throw e;
+            }
+            layoutsFailed = true;
+            log.warn("a read of column shards from a column layout failed; reading them strided from their files from now on: {}",
+                    e.getMessage());
+            try {
+                return readInto(strided(items), data);
+            } catch (IOException | RuntimeException again) {
+                again.addSuppressed(e);
+                throw again;
+            }
+        }
+    }
+
+    /** {@code items}, each column layout's shard replaced by the strided read of its file. */
+    private static List<Item> strided(List<Item> items) {
+        return items.stream().map(i -> i.strided() != null ? i.strided() : i).toList();
+    }
+
+    private long[] readInto(List<Item> items, MemorySegment data) throws IOException {
+        long[] offsets = new long[items.size()];
+        long at = 0;
+        for (int i = 0; i < items.size(); i++) {
+            offsets[i] = at;
+            at += items.get(i).bytesToRead();
+        }
+        // The whole batch is one scatter-gather read: adjacent tensors of a file merge into one range,
+        // each file's ranges are one read, and every column shard is one strided read.
+        List<Read> reads = new ArrayList<>();
+        boolean[] continuesRead = new boolean[items.size()];
+        ArrivedCrc[] arrived = new ArrivedCrc[items.size()];
+        int i = 0;
+        while (i < items.size()) {
+            Item item = items.get(i);
+            ShardRead r = item.read();
+            if (item.inPlace() != null) {
+                i++;
+                continue;
+            }
+            if (!r.contiguous()) {
+                // Hashed as they land only when there is a recorded CRC to compare with.
+                arrived[i] = item.check().byClient() ? new ArrivedCrc() : null;
+                reads.add(new Read.Strided(item.location().object(), new Stride(item.start(), r.blockLength(), r.stride(),
+                        r.count()), data.asSlice(offsets[i], r.bytes()), Optional.ofNullable(arrived[i])));
+                i++;
+                continue;
+            }
+            int end = i + 1;
+            while (end < items.size() && items.get(end).read().contiguous() && items.get(end).inPlace() == null
+                    && items.get(end).location().object() == item.location().object()) {
+                end++;
+            }
+            reads.add(contiguous(items, i, end, data, offsets[i], continuesRead));
+            i = end;
+        }
+        if (!reads.isEmpty()) {
+            store.read(reads);
+        }
+        verifyRead(items, data, offsets, continuesRead, arrived);
+        return offsets;
     }
 
     /**
