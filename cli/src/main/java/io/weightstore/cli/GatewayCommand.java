@@ -80,10 +80,11 @@ final class GatewayCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     private int maxQueue;
 
-    @Option(names = "--chunk-size", defaultValue = "" + (GatewayConfig.DEFAULT_CHUNK_BYTES >> 20) + "M", paramLabel = "SIZE",
+    @Option(names = "--chunk-size", converter = ByteSizeConverter.class,
+            defaultValue = "" + (GatewayConfig.DEFAULT_CHUNK_BYTES >> 20) + "M", paramLabel = "SIZE",
             description = "Bytes read from the store and written to the client at a time; memory for transfers is at most"
                     + " --max-concurrent x 2 x this. Default: ${DEFAULT-VALUE}.")
-    private String chunkSize;
+    private long chunkSize;
 
     @Option(names = "--idle-timeout", defaultValue = "2m", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "A connection with no request in progress and no bytes moving for this long is closed; clients open a"
@@ -120,11 +121,10 @@ final class GatewayCommand implements Callable<Integer> {
                     + GatewayConfig.ACCESS_KEY_ENV + " and $" + GatewayConfig.SECRET_KEY_ENV);
         }
         Access access = Access.of(blank(id) ? Map.of() : Map.of(id, secret), anonymous);
-        long chunk = ByteSizes.parse(chunkSize);
-        if (chunk > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("--chunk-size " + chunkSize + " is too large; at most 256M");
+        if (chunkSize > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--chunk-size " + ByteSizes.format(chunkSize) + " is too large; at most 256M");
         }
-        GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunk, idleTimeout,
+        GatewayConfig config = new GatewayConfig(bind, port, bucket, access, maxConcurrent, maxQueue, (int) chunkSize, idleTimeout,
                 GatewayConfig.DEFAULT_REQUEST_HEAD_TIMEOUT, sendTimeout, maxConnections, congestionControl.algorithm);
         PrintWriter out = spec.commandLine().getOut();
         if (anonymous && !InetAddress.getByName(bind).isLoopbackAddress()) {

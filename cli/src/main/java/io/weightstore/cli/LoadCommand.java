@@ -3,7 +3,6 @@ package io.weightstore.cli;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.weightstore.cli.output.JsonOutput;
 import io.weightstore.cli.output.ProgressBar;
-import io.weightstore.weights.ByteSizes;
 import io.weightstore.weights.Catalog;
 import io.weightstore.weights.CheckpointReplicator;
 import io.weightstore.weights.Sha256;
@@ -70,9 +69,9 @@ final class LoadCommand implements Callable<Integer> {
             + " them out for --tp-size (model import --tp-layout); to compare the two, or to leave a layout alone.")
     private boolean noColumnLayouts;
 
-    @Option(names = "--buffer", defaultValue = "512M", paramLabel = "SIZE",
+    @Option(names = "--buffer", converter = ByteSizeConverter.class, defaultValue = "512M", paramLabel = "SIZE",
             description = "Off-heap buffer, two halves read and consumed in turn. Default: ${DEFAULT-VALUE}.")
-    private String buffer;
+    private long buffer;
 
     @Option(names = "--digest", description = "Also print each tensor's name, dtype, received shape and SHA-256.")
     private boolean digest;
@@ -121,7 +120,7 @@ final class LoadCommand implements Callable<Integer> {
         // Resolved at any size, so a plan that names no preset or file is an error even where one rank needs no plan.
         ShardPlan named = ShardPlan.resolve(plan);
         ShardPlan shardPlan = tpSize == 1 ? ShardPlan.replicateAll() : named;
-        LoadOptions options = selection.loadOptions().withBuffer(ByteSizes.parse(buffer)).withImporter(importer)
+        LoadOptions options = selection.loadOptions().withBuffer(buffer).withImporter(importer)
                 .withColumnLayouts(!noColumnLayouts);
         List<RankResult> results = new ArrayList<>();
         try (CheckpointSource checkpoint = CheckpointSource.open(uri, options)) {

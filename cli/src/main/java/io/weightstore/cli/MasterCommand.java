@@ -12,7 +12,6 @@ import io.weightstore.store.security.Credentials;
 import io.weightstore.store.security.MasterSecurity;
 import io.weightstore.store.security.Role;
 import io.weightstore.store.security.TokenRegistry;
-import io.weightstore.weights.ByteSizes;
 import java.nio.file.Path;
 import java.util.List;
 import java.time.Duration;
@@ -64,19 +63,19 @@ final class MasterCommand implements Callable<Integer> {
     @Option(names = "--bind", defaultValue = "0.0.0.0", paramLabel = "HOST", description = "Address to listen on. Default: ${DEFAULT-VALUE}.")
     private String bind;
 
-    @Option(names = "--slice-size", defaultValue = "64M", paramLabel = "SIZE",
+    @Option(names = "--slice-size", converter = ByteSizeConverter.class, defaultValue = "64M", paramLabel = "SIZE",
             description = "Default slice size of new objects (a multiple of 1M). Default: ${DEFAULT-VALUE}.")
-    private String sliceSize;
+    private long sliceSize;
 
     @Option(names = "--repair-after", defaultValue = "10m", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long a node may stay DOWN before the master copies its replicas again onto other nodes, node to"
                     + " node (a node back within it keeps its copies and nothing is copied). Default: ${DEFAULT-VALUE}.")
     private Duration repairAfter;
 
-    @Option(names = "--copy-rate", defaultValue = "64M", paramLabel = "SIZE",
+    @Option(names = "--copy-rate", converter = ByteSizeConverter.class, defaultValue = "64M", paramLabel = "SIZE",
             description = "Bytes per second each node may spend copying replicas from other nodes (repairs, drains, replica"
                     + " counts raised), so loads keep their bandwidth. Default: ${DEFAULT-VALUE}.")
-    private String copyRate;
+    private long copyRate;
 
     @Option(names = "--readers-per-replica", defaultValue = "2", paramLabel = "N",
             description = "For objects at '--replicas auto': read leases one copy may serve before the master adds another"
@@ -116,14 +115,14 @@ final class MasterCommand implements Callable<Integer> {
         if (readersPerReplica < 1) {
             throw new IllegalArgumentException("--readers-per-replica must be >= 1, found " + readersPerReplica);
         }
-        long copyBytesPerSecond = ByteSizes.parse(copyRate);
+        long copyBytesPerSecond = copyRate;
         if (copyBytesPerSecond < 1) {
             throw new IllegalArgumentException("--copy-rate must be at least 1 byte per second, found " + copyRate);
         }
         logging.enable();
         ReplicationConfig replication = ReplicationConfig.defaults().withRepairAfter(repairAfter)
                 .withCopyBytesPerSecond(copyBytesPerSecond).withReadersPerReplica(readersPerReplica).withCoolDown(autoCoolDown);
-        MasterConfig config = MasterConfig.defaults().withSliceSize(ByteSizes.parse(sliceSize)).withReplication(replication);
+        MasterConfig config = MasterConfig.defaults().withSliceSize(sliceSize).withReplication(replication);
         Optional<Credentials> credentials = security.load(Role.MASTER, "master", port, spec.commandLine().getErr(), logging.format);
         if (credentials.isEmpty() && tokens != null) {
             throw new IllegalArgumentException("--tokens needs --credentials: tokens are sent only inside TLS");

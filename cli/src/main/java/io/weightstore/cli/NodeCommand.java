@@ -52,10 +52,10 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--pool", required = true, paramLabel = "PATH", description = "Pool file (created when missing), e.g. /dev/shm/ws-pool.")
     private Path pool;
 
-    @Option(names = "--capacity", required = true, paramLabel = "SIZE",
+    @Option(names = "--capacity", converter = ByteSizeConverter.class, required = true, paramLabel = "SIZE",
             description = "Pool size, e.g. 16G. Fixed once the pool exists. A new pool larger than the free space of its file system"
                     + " (disk or tmpfs) is refused: the node would crash once writes filled it.")
-    private String capacity;
+    private long capacity;
 
     @Option(names = "--port", defaultValue = "7071", paramLabel = "N",
             description = "Data-plane port (0 for any free one). Default: ${DEFAULT-VALUE}.")
@@ -81,11 +81,11 @@ final class NodeCommand implements Callable<Integer> {
             description = "Closes a connection that sends no request for this long. Default: ${DEFAULT-VALUE}.")
     private Duration idleTimeout;
 
-    @Option(names = "--scrub-rate", defaultValue = "16M", paramLabel = "SIZE",
+    @Option(names = "--scrub-rate", converter = ByteSizeConverter.class, defaultValue = "16M", paramLabel = "SIZE",
             description = "Bytes per second the scrubber re-checks of this node's replicas against their checksums, in the"
                     + " background, telling the master of any bad copy so it is rewritten from a good one; 0 turns it off."
                     + " Default: ${DEFAULT-VALUE}.")
-    private String scrubRate;
+    private long scrubRate;
 
     @Option(names = "--check-trust", defaultValue = "10s", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long a checksum block this node found intact is served to reads of part of it without being"
@@ -127,8 +127,8 @@ final class NodeCommand implements Callable<Integer> {
                 .<Authentication>map(Authentication.Certificate::new).orElseGet(Authentication::insecure);
         CountDownLatch stopped = new CountDownLatch(1);
         TransferDeadlines deadlines = new TransferDeadlines(ioTimeout, TransferDeadlines.defaults().minBytesPerSecond(), idleTimeout);
-        NodeOptions options = new NodeOptions(pool, ByteSizes.parse(capacity), bind, port, host, authentication, deadlines,
-                maxConnections, dataPlane, ByteSizes.parse(scrubRate), checkTrust, congestionControl.algorithm);
+        NodeOptions options = new NodeOptions(pool, capacity, bind, port, host, authentication, deadlines,
+                maxConnections, dataPlane, scrubRate, checkTrust, congestionControl.algorithm);
         try (StorageNode node = StorageNode.start(address, options);
                 OpsServer ops = metrics.start(List.of(node.metrics().registry()), () -> node.isRegistered()
                         ? Readiness.ready("registered with " + address) : Readiness.notReady("not registered with " + address))) {

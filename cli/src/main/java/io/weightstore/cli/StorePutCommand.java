@@ -37,8 +37,9 @@ final class StorePutCommand implements Callable<Integer> {
     @Option(names = "--replicas", defaultValue = "1", paramLabel = "N", description = "Copies on distinct nodes. Default: ${DEFAULT-VALUE}.")
     private int replicas;
 
-    @Option(names = "--slice-size", paramLabel = "SIZE", description = "Slice size (a multiple of 1M). Default: the master's (64M).")
-    private String sliceSize;
+    @Option(names = "--slice-size", converter = ByteSizeConverter.class,
+            paramLabel = "SIZE", description = "Slice size (a multiple of 1M). Default: the master's (64M).")
+    private Long sliceSize;
 
     @Option(names = "--replace", description = "Overwrite an existing object of this key.")
     private boolean replace;
@@ -51,7 +52,7 @@ final class StorePutCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PutOptions options = new PutOptions(replicas, sliceSize == null ? 0 : ByteSizes.parse(sliceSize), replace, pin, "");
+        PutOptions options = new PutOptions(replicas, sliceSize == null ? 0 : sliceSize, replace, pin, "");
         if (Files.isDirectory(file)) {
             throw new ParameterException(spec.commandLine(), "FILE " + file + " is a directory; store put writes one file as one object"
                     + " (model import takes a checkpoint's directory)");

@@ -38,8 +38,9 @@ final class SynthCommand implements Callable<Integer> {
             description = "Directory to write; must not hold a checkpoint, and its file system must have room for it.")
     private Path out;
 
-    @Option(names = "--size", paramLabel = "SIZE", description = "Pick dimensions for a checkpoint of about SIZE (e.g. 100M, 4G).")
-    private String size;
+    @Option(names = "--size", converter = ByteSizeConverter.class,
+            paramLabel = "SIZE", description = "Pick dimensions for a checkpoint of about SIZE (e.g. 100M, 4G).")
+    private Long size;
 
     @Option(names = "--arch", defaultValue = SynthSpec.LLAMA, description = "Architecture; only 'llama'. Default: ${DEFAULT-VALUE}.")
     private String arch;
@@ -65,9 +66,9 @@ final class SynthCommand implements Callable<Integer> {
     @Option(names = "--dtype", defaultValue = "f32", paramLabel = "f32|bf16|f16", description = "Weight dtype. Default: ${DEFAULT-VALUE}.")
     private String dtype;
 
-    @Option(names = "--max-shard-size", paramLabel = "SIZE", defaultValue = "1G",
+    @Option(names = "--max-shard-size", converter = ByteSizeConverter.class, paramLabel = "SIZE", defaultValue = "1G",
             description = "Largest shard file; a bigger tensor gets a shard of its own. Default: ${DEFAULT-VALUE}.")
-    private String maxShardSize;
+    private long maxShardSize;
 
     @Option(names = "--seed", defaultValue = "0", description = "Seed of the pseudo-random weights. Default: ${DEFAULT-VALUE}.")
     private long seed;
@@ -102,9 +103,9 @@ final class SynthCommand implements Callable<Integer> {
             case "f16" -> DType.F16;
             default -> throw new IllegalArgumentException("--dtype must be f32, bf16 or f16, found '" + dtype + "'");
         };
-        long shardLimit = ByteSizes.parse(maxShardSize);
+        long shardLimit = maxShardSize;
         SynthSpec base = size == null ? SynthSpec.tiny(type, seed)
-                : SynthSpec.forSize(ByteSizes.parse(size), type, shardLimit, seed);
+                : SynthSpec.forSize(size, type, shardLimit, seed);
         return new SynthSpec(arch,
                 or(hidden, base.hidden()), or(layers, base.layers()), or(heads, base.heads()), or(kvHeads, base.kvHeads()),
                 or(intermediate, base.intermediate()), or(vocab, base.vocab()), type, shardLimit, seed);

@@ -44,6 +44,25 @@ class CommandErrorMessagesTest {
     }
 
     @Test
+    void aSizeThatIsNoSizeIsRefusedNamingItsFlag() {
+        // Each: the flag given a wrong size, and the command.
+        List<List<String>> cases = List.of(List.of("--buffer", "load", "weightstore://absent", "--buffer", "12Q"),
+                List.of("--size", "synth", "--out", tmp.resolve("s").toString(), "--size", "big"),
+                List.of("--max-shard-size", "synth", "--out", tmp.resolve("s").toString(), "--max-shard-size", "1X"),
+                List.of("--slice-size", "store", "put", "k", tmp.toString(), "--slice-size", "-1M"),
+                List.of("--capacity", "node", "--capacity", "lots", "--pool", tmp.resolve("pool").toString(), "--insecure"),
+                List.of("--slice-size", "master", "--slice-size", "64Q", "--insecure"));
+        for (List<String> each : cases) {
+            List<String> command = each.subList(1, each.size());
+            CliRun run = CliRun.of(command.toArray(String[]::new));
+            assertThat(run.exitCode()).as(command + ": " + run.err()).isEqualTo(ExitCodes.USAGE);
+            assertThat(run.err()).as(String.join(" ", command)).contains(each.getFirst(), "is not a number of bytes");
+            assertNoClassName(run);
+        }
+        assertThat(tmp.resolve("home").resolve("store")).as("no embedded store created").doesNotExist();
+    }
+
+    @Test
     void fileInspectOnADirectoryNamesIt() {
         CliRun run = CliRun.of("file", "inspect", tmp.toString());
         assertThat(run.exitCode()).isEqualTo(1);

@@ -132,7 +132,7 @@ class ConfigFileTest {
         CommandLine.ParseResult gateway = WeightstoreCli.commandLine().parseArgs("--config", file.toString(), "gateway").subcommand();
         assertThat(value(gateway, "--port")).isEqualTo(9100);
         assertThat(value(gateway, "--anonymous")).isEqualTo(true);
-        assertThat(value(gateway, "--chunk-size")).isEqualTo("4M");
+        assertThat(value(gateway, "--chunk-size")).isEqualTo(4L << 20);
         assertThat(value(gateway, "--connections")).isEqualTo(7);
         assertThat(value(gateway, "--store")).isEqualTo("127.0.0.1:7070");
         assertThat(value(gateway, "--bucket")).isEqualTo("weights");
