@@ -85,7 +85,7 @@ final class LoadCommand implements Callable<Integer> {
 
     @Option(names = "--verify", description = {"Before loading, read every file end to end and check its SHA-256 against the",
         "manifest: the check that CRC32Cs forged by a node holding a replica cannot pass. Costs a full read",
-        "of the checkpoint; the time is reported."})
+        "of the checkpoint (and of the column layouts a --tp-size load reads); the time is reported."})
     private boolean verify;
 
     @Option(names = "--importer", paramLabel = "IDENTITY", description = {"Refuse the checkpoint unless the master recorded IDENTITY",
@@ -130,7 +130,7 @@ final class LoadCommand implements Callable<Integer> {
             FilesVerified verified = null;
             if (verify) {
                 try (ProgressBar bar = new ProgressBar("verify sha256")) {
-                    verified = checkpoint.verifyFiles(bar);
+                    verified = checkpoint.verifyFiles(tpSize, bar);
                 }
             }
             for (int rank : toLoad) {

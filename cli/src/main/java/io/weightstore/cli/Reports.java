@@ -103,8 +103,10 @@ final class Reports {
         table.print(out);
         for (LoadReport r : reports) {
             if (r.verified() != null) {
-                out.printf(Locale.ROOT, "verified %d files (%s) against the manifest's SHA-256 in %.2f s (%.2f GB/s), before the load%n",
-                        r.verified().files(), ByteSizes.format(r.verified().bytes()), r.verified().seconds(), r.verified().gbPerSecond());
+                out.printf(Locale.ROOT, "verified %d files%s (%s) against the manifest's SHA-256 in %.2f s (%.2f GB/s), before the load%n",
+                        r.verified().files(), r.verified().columnLayouts() == 0 ? "" : " and " + r.verified().columnLayouts()
+                                + " column layouts", ByteSizes.format(r.verified().bytes()), r.verified().seconds(),
+                        r.verified().gbPerSecond());
             }
         }
     }

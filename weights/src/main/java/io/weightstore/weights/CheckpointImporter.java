@@ -660,13 +660,21 @@ public final class CheckpointImporter {
                 List<String> sentKeys) throws IOException {
             String columnsKey = Catalog.columnsKey(request.checkpointId(), version, worldSize, file.path());
             ColumnLayoutBytes layout = new ColumnLayoutBytes(bytes, header.orElseThrow().dataStart(), tensors, worldSize);
-            long size = ColumnLayoutBytes.size(tensors);
-            ObjectMeta put = store.put(columnsKey, layout, size, PutOptions.defaults().withReplicas(copies.replicas())
-                    .withAutoReplicas(copies.auto()).withReplace(true).withPin(true)
-                    .withWriterUnderLock(writer.toString(), lockName()), Progress.NONE);
+            // Hashed in order beside the put, which gathers its slices in parallel.
+            CompletableFuture<String> sha256 = CompletableFuture.supplyAsync(layout::sha256, hashing);
+            ObjectMeta put;
+            try {
+                put = store.put(columnsKey, layout, layout.size(), PutOptions.defaults().withReplicas(copies.replicas())
+                        .withAutoReplicas(copies.auto()).withReplace(true).withPin(true)
+                        .withWriterUnderLock(writer.toString(), lockName()), Progress.NONE);
+            } catch (IOException | RuntimeException e) {
+                // The hash reads the mapping: it finishes before the mapping is unmapped.
+                sha256.exceptionally(failed -> null).join();
+                throw e;
+            }
             sentKeys.add(columnsKey);
             requireOwnWrite(put);
-            return new ColumnLayout(worldSize, tensors.stream().map(TensorInfo::name).toList(), size, layout.sha256(),
+            return new ColumnLayout(worldSize, tensors.stream().map(TensorInfo::name).toList(), layout.size(), sha256.join(),
                     BlockChecksumDigest.of(put), version);
         }
 

@@ -216,15 +216,15 @@ public final class CheckpointVerifier {
             if (mode == Mode.QUICK || unusable(copies)) {
                 return copies;
             }
-            String actual;
             try {
-                actual = VerifiedCopy.run(reader, VerifiedCopy.CHUNK, VerifiedCopy.Target.discard(buffer), Progress.NONE);
+                file.verifiedLayoutCopy(layout, VerifiedCopy.Target.discard(buffer), Progress.NONE);
             } catch (StoreException e) {
                 return readFailed(copies, e);
-            }
-            if (!actual.equals(layout.sha256())) {
-                return copies.with(FileVerdict.Status.CORRUPT, what + "read back with sha256 " + actual + ", the manifest says "
-                        + layout.sha256());
+            } catch (CheckpointException e) {
+                if (e.code() == CheckpointException.Code.CORRUPT) {
+                    return copies.with(FileVerdict.Status.CORRUPT, e.getMessage());
+                }
+                throw e;
             }
             return copies.with(copies.status(), copies.detail() + "; sha256 " + layout.sha256());
         }

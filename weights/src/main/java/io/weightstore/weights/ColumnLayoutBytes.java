@@ -1,26 +1,26 @@
 package io.weightstore.weights;
 
 import io.weightstore.format.TensorInfo;
-import java.io.InputStream;
+import io.weightstore.store.api.PositionalSource;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * The bytes of a {@link ColumnLayout}, gathered row piece by row piece from the file they are laid out from as they
- * are read, and hashed on the way: a put reads them a slice at a time, so no more than a slice is ever in memory.
+ * The bytes of a {@link ColumnLayout}, gathered row piece by row piece from the file they are laid out from wherever
+ * they are asked for: a put reads its slices in parallel, a few MiB at a time, so no more than that is ever in memory.
  */
-final class ColumnLayoutBytes extends InputStream {
+final class ColumnLayoutBytes implements PositionalSource {
+    /** What {@link #sha256()} gathers at a time. */
+    private static final long HASHED_PIECE = 4 << 20;
+
     private final MemorySegment file;
     private final long dataStart;
     private final List<TensorInfo> tensors;
     private final int worldSize;
-    private final Sha256 sha = new Sha256();
-    private int rank;
-    private int tensor;
-    private long row;
-    /** Bytes of the current row's piece already read. */
-    private long inPiece;
+    /** Where each tensor's shard starts in a rank's part of the layout; one more entry, the part's length. */
+    private final long[] shardStarts;
 
     /**
      * @param file the whole file, mapped
@@ -35,52 +35,50 @@ final class ColumnLayoutBytes extends InputStream {
         this.dataStart = dataStart;
         this.tensors = List.copyOf(tensors);
         this.worldSize = worldSize;
+        this.shardStarts = new long[tensors.size() + 1];
+        for (int t = 0; t < tensors.size(); t++) {
+            shardStarts[t + 1] = shardStarts[t] + tensors.get(t).byteSize() / worldSize;
+        }
     }
 
     /** Bytes of the layout: the tensors' bytes. */
-    static long size(List<TensorInfo> tensors) {
-        return tensors.stream().mapToLong(TensorInfo::byteSize).sum();
+    long size() {
+        return shardStarts[tensors.size()] * worldSize;
     }
 
     @Override
-    public int read(byte[] into, int offset, int length) {
-        int done = 0;
-        while (done < length && rank < worldSize) {
-            TensorInfo current = tensors.get(tensor);
-            long rows = current.shape().getFirst();
-            long rowBytes = current.byteSize() / rows;
+    public void read(long position, MemorySegment into) {
+        long rankBytes = shardStarts[tensors.size()];
+        for (long done = 0; done < into.byteSize(); ) {
+            long at = position + done;
+            int rank = (int) (at / rankBytes);
+            long inRank = at % rankBytes;
+            int found = Arrays.binarySearch(shardStarts, inRank);
+            // The tensor whose shard holds inRank: the last one starting at or before it (shards of no bytes are never laid out).
+            int t = found >= 0 ? found : -found - 2;
+            TensorInfo tensor = tensors.get(t);
+            long rowBytes = tensor.byteSize() / tensor.shape().getFirst();
             long piece = rowBytes / worldSize;
-            long from = dataStart + current.begin() + row * rowBytes + rank * piece + inPiece;
-            int n = (int) Math.min(length - done, piece - inPiece);
-            MemorySegment.copy(file, ValueLayout.JAVA_BYTE, from, into, offset + done, n);
+            long inShard = inRank - shardStarts[t];
+            long row = inShard / piece;
+            long inPiece = inShard % piece;
+            long n = Math.min(into.byteSize() - done, piece - inPiece);
+            MemorySegment.copy(file, dataStart + tensor.begin() + row * rowBytes + rank * piece + inPiece, into, done, n);
             done += n;
-            inPiece += n;
-            if (inPiece == piece) {
-                inPiece = 0;
-                if (++row == rows) {
-                    row = 0;
-                    if (++tensor == tensors.size()) {
-                        tensor = 0;
-                        rank++;
-                    }
-                }
+        }
+    }
+
+    /** The SHA-256 of the whole layout, gathered in order a piece at a time. */
+    String sha256() {
+        Sha256 sha = new Sha256();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(Math.min(HASHED_PIECE, Math.max(1, size())), 64);
+            for (long done = 0; done < size(); done += buffer.byteSize()) {
+                MemorySegment piece = buffer.asSlice(0, Math.min(buffer.byteSize(), size() - done));
+                read(done, piece);
+                sha.update(piece);
             }
         }
-        if (done == 0 && length > 0) {
-            return -1;
-        }
-        sha.update(MemorySegment.ofArray(into).asSlice(offset, done));
-        return done;
-    }
-
-    @Override
-    public int read() {
-        byte[] one = new byte[1];
-        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-    }
-
-    /** The SHA-256 of every byte read so far: of the whole layout once it was read to its end. */
-    String sha256() {
         return sha.hex();
     }
 }

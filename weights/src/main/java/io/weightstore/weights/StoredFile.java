@@ -212,6 +212,22 @@ public final class StoredFile {
         }
     }
 
+    /**
+     * Reads every byte of the file's column layout {@code layout} through {@code target} and fails with CORRUPT unless they
+     * hash to the SHA-256 the import recorded.
+     */
+    public void verifiedLayoutCopy(ColumnLayout layout, VerifiedCopy.Target target, Progress progress) throws IOException {
+        String actual;
+        try (ObjectReader reader = openColumns(layout)) {
+            actual = VerifiedCopy.run(reader, VerifiedCopy.CHUNK, target, progress);
+        }
+        if (!actual.equals(layout.sha256())) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, "the column layout for " + layout.worldSize() + " ranks of "
+                    + file.path() + " of " + manifest.checkpointId() + " read back with sha256 " + actual + ", the manifest says "
+                    + layout.sha256());
+        }
+    }
+
     /** Writes the file to {@code target}, checked before it appears under its name. */
     public void exportTo(Path target, Progress progress) throws IOException {
         LocalFiles.writeAtomically(target, file.size(), mapped -> verifiedCopy(VerifiedCopy.Target.into(mapped), progress));

@@ -15,6 +15,7 @@ import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.loader.CheckpointSource;
+import io.weightstore.weights.loader.FilesVerified;
 import io.weightstore.weights.loader.LoadOptions;
 import io.weightstore.weights.loader.LoadReport;
 import io.weightstore.weights.loader.ShardPlan;
@@ -173,6 +174,32 @@ class ColumnLayoutTest {
         assertThat(verified.files()).filteredOn(v -> v.path().equals(file.path())).singleElement()
                 .satisfies(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT))
                 .satisfies(v -> assertThat(v.detail()).contains("sha256 " + file.file().sha256(), "column layout for 4 ranks"));
+    }
+
+    /** A node forging a layout's bytes with every CRC kept: what only SHA-256 sees, which {@code load --verify} then checks. */
+    @Test
+    void bytesForgedInALayoutWithEveryCrcKeptAreCaughtByLoadVerifyWhichReadsTheFileInstead() throws Exception {
+        importWith(List.of(4), false);
+        StoredFile file = storedFileOf(O_PROJ);
+        ColumnLayout layout = file.file().columnLayout(4).orElseThrow();
+        long rank1 = layout.rankBytes() + layout.shardOffsets(headerOf(file), file.path()).get(O_PROJ);
+        for (int replica = 0; replica < 2; replica++) {
+            cluster.xorBytes(file.columnsKey(layout), 0, replica, rank1 + 16, Tampering.CRC_PRESERVING);
+        }
+        assertThat(load(1, 4, true).get(O_PROJ)).as("every CRC passes: forged bytes reach a load that does not verify")
+                .isNotEqualTo(columnsFromSource(O_PROJ, 1, 4));
+
+        LoadReport[] report = new LoadReport[1];
+        Map<String, byte[]> received = new LinkedHashMap<>();
+        try (CheckpointSource checkpoint = CheckpointSource.open(store, ID, LoadOptions.defaults().withBuffer(1 << 20))) {
+            FilesVerified verified = checkpoint.verifyFiles(4, Progress.NONE);
+            assertThat(verified.files()).isEqualTo(catalog.readyManifest(ID).files().size());
+            assertThat(verified.columnLayouts()).as("every layout but the forged one").isEqualTo(laidOut().size() - 1);
+            report[0] = checkpoint.load(1, 4, LLAMA, t -> received.put(t.name(), t.data().toArray(ValueLayout.JAVA_BYTE)),
+                    Progress.NONE);
+        }
+        assertThat(received.get(O_PROJ)).isEqualTo(columnsFromSource(O_PROJ, 1, 4));
+        assertThat(report[0].fromColumnLayouts()).isEqualTo(4 - layout.tensors().size());
     }
 
     private SafetensorsHeader headerOf(StoredFile file) throws IOException {

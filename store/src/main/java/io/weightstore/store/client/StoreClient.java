@@ -9,6 +9,7 @@ import io.weightstore.store.api.NodeForgotten;
 import io.weightstore.store.api.NodeInfo;
 import io.weightstore.store.api.NodeStatus;
 import io.weightstore.store.api.ObjectMeta;
+import io.weightstore.store.api.PositionalSource;
 import io.weightstore.store.api.Progress;
 import io.weightstore.store.api.PutOptions;
 import io.weightstore.store.api.Range;
@@ -102,6 +103,16 @@ public final class StoreClient implements AutoCloseable {
      * may close {@code source}: an interrupted read closes its channel.
      */
     public ObjectMeta put(String key, FileChannel source, long size, PutOptions put, Progress progress) throws IOException {
+        ensureOpen();
+        progress.started(size);
+        return writer.put(key, source, size, put, progress);
+    }
+
+    /**
+     * Writes {@code size} bytes of {@code source} as one object, as a file's put does: slices go to their nodes in
+     * parallel, each read a few MiB at a time into a buffer of its own.
+     */
+    public ObjectMeta put(String key, PositionalSource source, long size, PutOptions put, Progress progress) throws IOException {
         ensureOpen();
         progress.started(size);
         return writer.put(key, source, size, put, progress);

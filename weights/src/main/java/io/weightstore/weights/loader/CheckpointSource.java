@@ -127,6 +127,8 @@ public final class CheckpointSource implements AutoCloseable {
     /** Per world size, the files' column layouts opened for it (by file path), each under a lease ended by the close. */
     private final Map<Integer, Map<String, OpenedLayout>> layouts = new HashMap<>();
     private final List<ObjectReader> layoutLeases = new ArrayList<>();
+    /** Per world size, the files whose column layout failed a {@link #verifyFiles} check: not read from. */
+    private final Map<Integer, Set<String>> givenUpLayouts = new HashMap<>();
     private final Map<String, SafetensorsHeader> headers = new HashMap<>();
     /** Weight files seen in place in pools on this host, unmapped when the source closes. */
     private final Arena views = Arena.ofShared();
@@ -629,7 +631,8 @@ public final class CheckpointSource implements AutoCloseable {
         opened = new HashMap<>();
         for (StoredFile file : catalog.files(manifest)) {
             Optional<ColumnLayout> layout = file.file().columnLayout(worldSize);
-            if (layout.isEmpty() || !weightFiles.containsKey(file.path())) {
+            if (layout.isEmpty() || !weightFiles.containsKey(file.path())
+                    || givenUpLayouts.getOrDefault(worldSize, Set.of()).contains(file.path())) {
                 continue;
             }
             try {
@@ -647,6 +650,17 @@ public final class CheckpointSource implements AutoCloseable {
         }
         layouts.put(worldSize, opened);
         return opened;
+    }
+
+    /** Has loads at {@code worldSize} read the shards of {@code path}'s column layout strided from the file, saying why. */
+    private synchronized void giveUpLayout(int worldSize, String path, Exception why) {
+        log.warn("{}: its column layout for {} ranks failed its check; reading its column shards strided from the file instead: {}",
+                path, worldSize, why.getMessage());
+        givenUpLayouts.computeIfAbsent(worldSize, w -> new HashSet<>()).add(path);
+        Map<String, OpenedLayout> opened = layouts.get(worldSize);
+        if (opened != null) {
+            opened.remove(path);
+        }
     }
 
     /** Streams rank {@code rank}'s share through {@code sink} and reports what it took. */
@@ -683,16 +697,43 @@ public final class CheckpointSource implements AutoCloseable {
      * @throws CheckpointException CORRUPT naming the first file that differs
      */
     public FilesVerified verifyFiles(Progress progress) throws IOException {
+        return verifyFiles(1, progress);
+    }
+
+    /**
+     * As {@link #verifyFiles(Progress)}, and also the column layouts for {@code worldSize} ranks that a load at that size
+     * reads ({@link LoadOptions#columnLayouts}), each against the SHA-256 the import recorded of it.
+     */
+    public FilesVerified verifyFiles(int worldSize, Progress progress) throws IOException {
         long start = System.nanoTime();
-        progress.started(manifest.totalBytes());
+        List<StoredFile> files = catalog.files(manifest);
+        List<StoredFile> laidOut = worldSize > 1 && options.columnLayouts()
+                ? files.stream().filter(f -> f.file().columnLayout(worldSize).isPresent()).toList() : List.of();
+        long bytes = manifest.totalBytes() + laidOut.stream().mapToLong(f -> f.file().columnLayout(worldSize).orElseThrow().size()).sum();
+        progress.started(bytes);
+        int verified = 0;
         // Shared: the client's worker threads fill the buffer in parallel pieces.
         try (Arena arena = Arena.ofShared()) {
             MemorySegment buffer = arena.allocate(VerifiedCopy.CHUNK, 64);
-            for (StoredFile file : catalog.files(manifest)) {
+            for (StoredFile file : files) {
                 file.verifiedCopy(VerifiedCopy.Target.discard(buffer), progress);
             }
+            for (StoredFile file : laidOut) {
+                try {
+                    file.verifiedLayoutCopy(file.file().columnLayout(worldSize).orElseThrow(), VerifiedCopy.Target.discard(buffer),
+                            progress);
+                    verified++;
+                } catch (CheckpointException | StoreException e) {
+                    if (e instanceof CheckpointException c && c.code() != CheckpointException.Code.CORRUPT
+                            || e instanceof StoreException store && !(store.code() == StoreException.Code.NOT_FOUND
+                                    || store.code() == StoreException.Code.CORRUPT || store.noCopyServed())) {
+                        throw e;
+                    }
+                    giveUpLayout(worldSize, file.path(), e);
+                }
+            }
         }
-        return new FilesVerified(manifest.files().size(), manifest.totalBytes(), (System.nanoTime() - start) / 1e9);
+        return new FilesVerified(files.size(), verified, bytes, (System.nanoTime() - start) / 1e9);
     }
 
     /**
