@@ -16,9 +16,9 @@ import io.weightstore.store.client.ObjectReader;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.weights.Catalog;
-import io.weightstore.weights.ColumnLayout;
 import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.CheckpointId;
+import io.weightstore.weights.ColumnLayout;
 import io.weightstore.weights.Manifest;
 import io.weightstore.weights.ManifestFile;
 import io.weightstore.weights.StoreLocator;
@@ -589,12 +589,12 @@ public final class CheckpointSource implements AutoCloseable {
                     + rank + " worldSize=" + worldSize);
         }
         List<TensorStream.Item> items = new ArrayList<>();
-        Map<String, OpenedLayout> layouts = worldSize > 1 && options.columnLayouts() ? columnLayouts(worldSize) : Map.of();
+        Map<String, OpenedLayout> laidOut = worldSize > 1 && options.columnLayouts() ? columnLayouts(worldSize) : Map.of();
         for (Location location : tensors().values()) {
             Split split = worldSize == 1 ? Split.REPLICATE : plan.split(location.info().name());
             ShardRead read = ShardRead.of(location.info(), split, rank, worldSize, plan.allowUnevenLastShard());
             ShardCheck check = ShardCheck.of(location, read);
-            OpenedLayout layout = layouts.get(location.file());
+            OpenedLayout layout = laidOut.get(location.file());
             Optional<TensorStream.Item> fromLayout = layout == null ? Optional.empty() : layout.item(location, split, read, check, rank);
             items.add(fromLayout.orElseGet(() -> new TensorStream.Item(location, split, read, check)));
         }
@@ -640,8 +640,8 @@ public final class CheckpointSource implements AutoCloseable {
                 layoutLeases.add(reader);
                 opened.put(file.path(), new OpenedLayout(reader, layout.get(), layout.get().shardOffsets(headers.get(file.path()),
                         file.path() + " of " + manifest.checkpointId())));
-            } catch (CheckpointException | StoreException e) {
-                if (e instanceof StoreException store && store.code() != StoreException.Code.NOT_FOUND) {
+            } catch (IOException e) {
+                if (!OpenedLayout.givesUp(e)) {
                     throw e;
                 }
                 log.warn("{}: reading its column shards strided from the file instead of its column layout for {} ranks: {}",
@@ -723,10 +723,8 @@ public final class CheckpointSource implements AutoCloseable {
                     file.verifiedLayoutCopy(file.file().columnLayout(worldSize).orElseThrow(), VerifiedCopy.Target.discard(buffer),
                             progress);
                     verified++;
-                } catch (CheckpointException | StoreException e) {
-                    if (e instanceof CheckpointException c && c.code() != CheckpointException.Code.CORRUPT
-                            || e instanceof StoreException store && !(store.code() == StoreException.Code.NOT_FOUND
-                                    || store.code() == StoreException.Code.CORRUPT || store.noCopyServed())) {
+                } catch (IOException e) {
+                    if (!OpenedLayout.givesUp(e)) {
                         throw e;
                     }
                     giveUpLayout(worldSize, file.path(), e);

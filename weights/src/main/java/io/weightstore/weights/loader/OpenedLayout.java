@@ -1,8 +1,11 @@
 package io.weightstore.weights.loader;
 
 import io.weightstore.format.TensorInfo;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.client.ObjectReader;
+import io.weightstore.weights.CheckpointException;
 import io.weightstore.weights.ColumnLayout;
+import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,6 +17,20 @@ import java.util.Optional;
 record OpenedLayout(ObjectReader reader, ColumnLayout layout, Map<String, Long> shardOffsets) {
     OpenedLayout {
         shardOffsets = Map.copyOf(shardOffsets);
+    }
+
+    /**
+     * Whether {@code failure}, met reading or opening a layout, is the layout's own and gives it up for its file's strided
+     * reads: it is missing, no copy serves it, or its bytes or metadata are not what the import recorded. Anything else
+     * (the master out of reach, an interrupt) would fail the file's reads too.
+     */
+    static boolean givesUp(IOException failure) {
+        return switch (failure) {
+            case CheckpointException e -> e.code() == CheckpointException.Code.CORRUPT;
+            case StoreException e -> e.code() == StoreException.Code.NOT_FOUND || e.code() == StoreException.Code.CORRUPT
+                    || e.noCopyServed();
+            default -> false;
+        };
     }
 
     /**

@@ -8,7 +8,6 @@ import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.concurrent.DeadlineWait;
-import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -236,10 +235,8 @@ public final class TensorStream implements AutoCloseable {
             long[] offsets = readInto(items, data);
             fromColumnLayouts.addAndGet((int) items.stream().filter(i -> i.strided() != null).count());
             return offsets;
-        } catch (StoreException | CheckpointException e) {
-            boolean corruptOrUnreachable = e instanceof CheckpointException c ? c.code() == CheckpointException.Code.CORRUPT
-                    : ((StoreException) e).code() == StoreException.Code.CORRUPT || ((StoreException) e).noCopyServed();
-            if (!laidOut || !corruptOrUnreachable) {
+        } catch (IOException e) {
+            if (!laidOut || !OpenedLayout.givesUp(e)) {
                 throw e;
             }
             layoutsFailed = true;
