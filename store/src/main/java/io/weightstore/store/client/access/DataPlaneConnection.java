@@ -18,6 +18,7 @@ import io.weightstore.store.wire.Transport;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
@@ -74,12 +75,24 @@ final class DataPlaneConnection implements AutoCloseable {
      */
     static DataPlaneConnection open(String host, int port, Optional<TlsEndpoint> tls, UUID pool, Ticket session, Duration timeout,
             DeadlineTimer timer, CongestionControl congestionControl) throws IOException {
+        return open(HostLookup.JDK, host, port, tls, pool, session, timeout, timer, congestionControl);
+    }
+
+    /** As above, the host looked up by {@code lookup}, within the same {@code timeout} as the connect that follows it. */
+    static DataPlaneConnection open(HostLookup lookup, String host, int port, Optional<TlsEndpoint> tls, UUID pool, Ticket session,
+            Duration timeout, DeadlineTimer timer, CongestionControl congestionControl) throws IOException {
+        long start = System.nanoTime();
+        InetAddress address = lookup.resolve(host, timeout);
+        Duration left = timeout.minusNanos(System.nanoTime() - start);
+        if (left.toMillis() < 1) {
+            throw new SocketTimeoutException("looking up node host " + host + " took its whole deadline of " + timeout.toMillis() + " ms");
+        }
         SocketChannel socket = SocketChannel.open();
         DataPlaneConnection connection = null;
         try {
             socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
             TcpSockets.preferCongestionControl(socket, congestionControl);
-            socket.socket().connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+            socket.socket().connect(new InetSocketAddress(address, port), (int) Math.min(Integer.MAX_VALUE, left.toMillis()));
             DataPlaneConnection opened = new DataPlaneConnection(socket, host + ":" + port, timer, timeout);
             connection = opened;
             opened.within(timeout, "handshake", () -> {

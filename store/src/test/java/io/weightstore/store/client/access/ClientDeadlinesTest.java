@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -115,6 +116,38 @@ class ClientDeadlinesTest {
                 .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("127.0.0.1:" + server.getLocalPort())
                 .hasMessageContaining("handshake");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    /** A node's name its resolver never answers for costs the connection its deadline, not the resolver's timeouts and retries. */
+    @Test
+    void aNodeHostWhoseLookupNeverAnswersTimesOutNamingIt() {
+        CountDownLatch never = new CountDownLatch(1);
+        HostLookup silent = new HostLookup(host -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new UnknownHostException(host);
+        });
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> DataPlaneConnection.open(silent, "node-7.cluster.test", server.getLocalPort(), Optional.empty(), POOL,
+                Ticket.none(), SHORT.base(), timer, CongestionControl.CUBIC))
+                .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("node-7.cluster.test")
+                .hasMessageContaining("took longer than its deadline of " + SHORT.base().toMillis() + " ms");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(accepted).as("nothing connected").isEmpty();
+    }
+
+    @Test
+    void aNodeGivenByItsAddressIsNotLookedUp() throws Exception {
+        answerHandshake = true;
+        HostLookup refusing = new HostLookup(host -> {
+            throw new AssertionError("looked up " + host);
+        });
+        DataPlaneConnection.open(refusing, "127.0.0.1", server.getLocalPort(), Optional.empty(), POOL, Ticket.none(), LONG.base(), timer,
+                CongestionControl.CUBIC).close();
+        assertThat(accepted).hasSize(1);
     }
 
     /** Announces a MiB for the first request, then sends one byte every 50 ms: always moving, never done in time. */

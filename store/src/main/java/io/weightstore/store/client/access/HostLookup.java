@@ -1,0 +1,69 @@
+package io.weightstore.store.client.access;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetAddress;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A node's host name looked up within a deadline. The JDK's lookup has none of its own: a resolver that does not answer
+ * holds the caller for its timeouts times its retries (5 s and 2 by glibc's defaults, per name server), and a connection
+ * to a node must not outlive its deadline before it even connects. An address given as a literal is not looked up.
+ */
+final class HostLookup {
+    /** Looks up a name; the JDK's, unless a test slows it down. */
+    @FunctionalInterface
+    interface Resolver {
+        InetAddress resolve(String host) throws UnknownHostException;
+    }
+
+    /** Lookups that outlive their deadline finish here, unwaited for, rather than on the caller's thread. */
+    private static final ExecutorService LOOKUPS = Executors.newCachedThreadPool(
+            Thread.ofPlatform().daemon().name("node-host-lookup-", 0).factory());
+    static final HostLookup JDK = new HostLookup(InetAddress::getByName);
+
+    private final Resolver resolver;
+
+    HostLookup(Resolver resolver) {
+        this.resolver = resolver;
+    }
+
+    /**
+     * The address of {@code host}, within {@code timeout}.
+     *
+     * @throws SocketTimeoutException when the lookup takes longer
+     * @throws UnknownHostException when the name has no address
+     */
+    InetAddress resolve(String host, Duration timeout) throws IOException {
+        try {
+            return InetAddress.ofLiteral(host);
+        } catch (IllegalArgumentException notALiteral) {
+            // A name: looked up below.
+        }
+        Future<InetAddress> lookup = LOOKUPS.submit(() -> resolver.resolve(host));
+        try {
+            return lookup.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            lookup.cancel(true);
+            throw new SocketTimeoutException("looking up node host " + host + " took longer than its deadline of " + timeout.toMillis()
+                    + " ms (is the resolver in /etc/resolv.conf answering?)");
+        } catch (InterruptedException e) {
+            lookup.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while looking up node host " + host);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException failed) {
+                throw failed;
+            }
+            throw new IOException("looking up node host " + host + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+}
