@@ -156,13 +156,7 @@ class ColumnLayoutTest {
 
     @Test
     void aLayoutRottenOnEveryCopyIsGivenUpForTheFilesStridedReadAndFailsVerify() throws Exception {
-        importWith(List.of(4), false);
-        StoredFile file = storedFileOf(O_PROJ);
-        ColumnLayout layout = file.file().columnLayout(4).orElseThrow();
-        long rank1 = layout.rankBytes() + layout.shardOffsets(headerOf(file), file.path()).get(O_PROJ);
-        for (int replica = 0; replica < 2; replica++) {
-            cluster.flipByte(file.columnsKey(layout), 0, replica, rank1 + 3);
-        }
+        StoredFile file = importedWithRank1sShardXored(3, new byte[] {(byte) 0xFF});
         LoadReport[] report = new LoadReport[1];
         Map<String, byte[]> received = load(1, 4, true, report);
         assertThat(received.get(O_PROJ)).as("read strided from the file instead").isEqualTo(columnsFromSource(O_PROJ, 1, 4));
@@ -179,13 +173,8 @@ class ColumnLayoutTest {
     /** A node forging a layout's bytes with every CRC kept: what only SHA-256 sees, which {@code load --verify} then checks. */
     @Test
     void bytesForgedInALayoutWithEveryCrcKeptAreCaughtByLoadVerifyWhichReadsTheFileInstead() throws Exception {
-        importWith(List.of(4), false);
-        StoredFile file = storedFileOf(O_PROJ);
+        StoredFile file = importedWithRank1sShardXored(16, Tampering.CRC_PRESERVING);
         ColumnLayout layout = file.file().columnLayout(4).orElseThrow();
-        long rank1 = layout.rankBytes() + layout.shardOffsets(headerOf(file), file.path()).get(O_PROJ);
-        for (int replica = 0; replica < 2; replica++) {
-            cluster.xorBytes(file.columnsKey(layout), 0, replica, rank1 + 16, Tampering.CRC_PRESERVING);
-        }
         assertThat(load(1, 4, true).get(O_PROJ)).as("every CRC passes: forged bytes reach a load that does not verify")
                 .isNotEqualTo(columnsFromSource(O_PROJ, 1, 4));
 
@@ -200,6 +189,21 @@ class ColumnLayoutTest {
         }
         assertThat(received.get(O_PROJ)).isEqualTo(columnsFromSource(O_PROJ, 1, 4));
         assertThat(report[0].fromColumnLayouts()).isEqualTo(4 - layout.tensors().size());
+    }
+
+    /**
+     * Imports with a layout for 4 ranks and XORs {@code mask} into both copies of it, {@code at} bytes into rank 1's shard of
+     * {@link #O_PROJ}; returns that tensor's file.
+     */
+    private StoredFile importedWithRank1sShardXored(long at, byte[] mask) throws IOException {
+        importWith(List.of(4), false);
+        StoredFile file = storedFileOf(O_PROJ);
+        ColumnLayout layout = file.file().columnLayout(4).orElseThrow();
+        long rank1 = layout.rankBytes() + layout.shardOffsets(headerOf(file), file.path()).get(O_PROJ);
+        for (int replica = 0; replica < 2; replica++) {
+            cluster.xorBytes(file.columnsKey(layout), 0, replica, rank1 + at, mask);
+        }
+        return file;
     }
 
     private SafetensorsHeader headerOf(StoredFile file) throws IOException {
