@@ -154,7 +154,7 @@ final class LoadCommand implements Callable<Integer> {
     private void keepLocalCopies(CheckpointSource checkpoint) throws IOException {
         PrintWriter err = spec.commandLine().getErr();
         Optional<CheckpointReplicator.LocalCopies> local = new CheckpointReplicator(new Catalog(checkpoint.store()))
-                .keepLocal(checkpoint.checkpointId());
+                .keepLocal(checkpoint.checkpointId(), noColumnLayouts ? 1 : tpSize);
         if (local.isEmpty()) {
             err.println("weightstore: --cache-local: no storage node on this host (none whose pool file this process can map);"
                     + " loading from the cluster as usual");

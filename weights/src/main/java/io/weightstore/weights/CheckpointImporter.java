@@ -223,9 +223,11 @@ public final class CheckpointImporter {
             if (!keptIfUnchanged && !Long.valueOf(file.size()).equals(stored.get(Catalog.fileKey(id, version, file.path())))) {
                 needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
             }
-            // Each layout asked for that no earlier version or run recorded (one recorded is kept if its file is unchanged).
+            // Each layout asked for but one an earlier version or run recorded of a file that may be kept: a file that is
+            // written again gets its layouts written again.
             for (int worldSize : layouts.worldSizes()) {
-                boolean recorded = previous != null && previous.file(file.path()).flatMap(f -> f.columnLayout(worldSize)).isPresent();
+                boolean recorded = previous != null && (keptIfUnchanged || stored.containsKey(Catalog.fileKey(id, version, file.path())))
+                        && previous.file(file.path()).flatMap(f -> f.columnLayout(worldSize)).isPresent();
                 if (!recorded && file.header().isPresent()) {
                     needed += Math.ceilDiv(layouts.mostBytes(file.header().get()), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
                 }
@@ -662,20 +664,18 @@ public final class CheckpointImporter {
             ColumnLayoutBytes layout = new ColumnLayoutBytes(bytes, header.orElseThrow().dataStart(), tensors, worldSize);
             // Hashed in order beside the put, which gathers its slices in parallel.
             CompletableFuture<String> sha256 = CompletableFuture.supplyAsync(layout::sha256, hashing);
-            ObjectMeta put;
             try {
-                put = store.put(columnsKey, layout, layout.size(), PutOptions.defaults().withReplicas(copies.replicas())
+                ObjectMeta put = store.put(columnsKey, layout, layout.size(), PutOptions.defaults().withReplicas(copies.replicas())
                         .withAutoReplicas(copies.auto()).withReplace(true).withPin(true)
                         .withWriterUnderLock(writer.toString(), lockName()), Progress.NONE);
-            } catch (IOException | RuntimeException e) {
-                // The hash reads the mapping: it finishes before the mapping is unmapped.
+                sentKeys.add(columnsKey);
+                requireOwnWrite(put);
+                return new ColumnLayout(worldSize, tensors.stream().map(TensorInfo::name).toList(), layout.size(), sha256.join(),
+                        BlockChecksumDigest.of(put), version);
+            } finally {
+                // The hash reads the file's mapping, which is unmapped once this returns, whatever went wrong.
                 sha256.exceptionally(failed -> null).join();
-                throw e;
             }
-            sentKeys.add(columnsKey);
-            requireOwnWrite(put);
-            return new ColumnLayout(worldSize, tensors.stream().map(TensorInfo::name).toList(), layout.size(), sha256.join(),
-                    BlockChecksumDigest.of(put), version);
         }
 
         /**

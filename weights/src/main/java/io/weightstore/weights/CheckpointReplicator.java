@@ -61,9 +61,10 @@ public final class CheckpointReplicator {
      * Has the node on this host, if there is one, keep a copy of every slice of the checkpoint's
      * files on top of their count, copied node to node in the background, so that the next load here
      * maps its own memory and other hosts may read that copy too. Empty when no node's pool is
-     * visible here; else the node and how many files it will now keep.
+     * visible here; else the node and how many files it will now keep. The column layouts for {@code worldSize} ranks,
+     * which a load at that size reads (none at 1), are kept too.
      */
-    public Optional<LocalCopies> keepLocal(CheckpointId id) throws IOException {
+    public Optional<LocalCopies> keepLocal(CheckpointId id, int worldSize) throws IOException {
         Optional<NodeInfo> local = catalog.store().localNode();
         if (local.isEmpty()) {
             return Optional.empty();
@@ -71,7 +72,8 @@ public final class CheckpointReplicator {
         Manifest manifest = catalog.readyManifest(id);
         List<String> keys = catalog.files(manifest).stream().map(StoredFile::key).toList();
         int changed = catalog.store().keepLocalCopies(keys, local.get().nodeId());
-        List<String> layouts = layoutKeys(manifest);
+        List<String> layouts = catalog.files(manifest).stream()
+                .flatMap(f -> f.file().columnLayout(worldSize).map(f::columnsKey).stream()).toList();
         if (!layouts.isEmpty()) {
             catalog.store().keepLocalCopies(layouts, local.get().nodeId());
         }

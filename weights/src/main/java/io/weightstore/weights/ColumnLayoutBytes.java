@@ -2,6 +2,7 @@ package io.weightstore.weights;
 
 import io.weightstore.format.TensorInfo;
 import io.weightstore.store.api.PositionalSource;
+import io.weightstore.store.api.StoreException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -47,7 +48,16 @@ final class ColumnLayoutBytes implements PositionalSource {
     }
 
     @Override
-    public void read(long position, MemorySegment into) {
+    public void read(long position, MemorySegment into) throws StoreException {
+        if (position < 0 || position + into.byteSize() > size()) {
+            throw new StoreException(StoreException.Code.INVALID_ARGUMENT, "a column layout of " + size() + " bytes has no bytes "
+                    + position + ".." + (position + into.byteSize()));
+        }
+        gather(position, into);
+    }
+
+    /** The layout's bytes from {@code position}, which with {@code into} lies within it. */
+    private void gather(long position, MemorySegment into) {
         long rankBytes = shardStarts[tensors.size()];
         for (long done = 0; done < into.byteSize(); ) {
             long at = position + done;
@@ -75,7 +85,7 @@ final class ColumnLayoutBytes implements PositionalSource {
             MemorySegment buffer = arena.allocate(Math.min(HASHED_PIECE, Math.max(1, size())), 64);
             for (long done = 0; done < size(); done += buffer.byteSize()) {
                 MemorySegment piece = buffer.asSlice(0, Math.min(buffer.byteSize(), size() - done));
-                read(done, piece);
+                gather(done, piece);
                 sha.update(piece);
             }
         }

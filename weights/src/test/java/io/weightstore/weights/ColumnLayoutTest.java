@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weightstore.format.CheckpointDirectory;
+import io.weightstore.format.CheckpointFile;
 import io.weightstore.format.DType;
 import io.weightstore.format.SafetensorsHeader;
+import io.weightstore.format.SafetensorsWriter;
+import io.weightstore.format.TensorInfo;
+import io.weightstore.format.TensorSpec;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
 import io.weightstore.store.TestCluster;
@@ -25,6 +29,7 @@ import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -260,6 +265,41 @@ class ColumnLayoutTest {
         assertThat(keys()).noneMatch(k -> k.contains("/columns/"));
         assertThat(laidOut()).isEmpty();
         assertThat(load(3, 4, true).get(O_PROJ)).isEqualTo(columnsFromSource(O_PROJ, 3, 4));
+    }
+
+    /** A file a replace writes again (it changed size) gets its layouts written again: the room check counts them. */
+    @Test
+    void aReplaceAsksForRoomForTheLayoutsOfTheFilesItWritesAgain() throws Exception {
+        try (TestCluster small = new TestCluster(tmp.resolve("small"), 1)) {
+            StoreClient client = small.client();
+            ImportRequest request = new ImportRequest(ID, "org/m", "main", source, 1, false, 2)
+                    .withColumnLayouts(new ColumnLayoutPlan(List.of(4), LLAMA));
+            new CheckpointImporter(new Catalog(client)).run(request, Progress.NONE);
+            // The same tensors with one more metadata entry: a few bytes longer, so not kept.
+            String path = Tampering.place(source, O_PROJ).file();
+            CheckpointFile grown = CheckpointDirectory.read(source).files().stream().filter(f -> f.path().equals(path)).findFirst()
+                    .orElseThrow();
+            SafetensorsHeader header = grown.header().orElseThrow();
+            byte[] bytes = Files.readAllBytes(grown.location());
+            Map<String, byte[]> data = new LinkedHashMap<>();
+            for (TensorInfo t : header.tensors()) {
+                data.put(t.name(), Arrays.copyOfRange(bytes, (int) (header.dataStart() + t.begin()), (int) (header.dataStart() + t.end())));
+            }
+            Map<String, String> metadata = new LinkedHashMap<>(header.metadata());
+            metadata.put("note", "retrained");
+            SafetensorsHeader written = SafetensorsWriter.write(grown.location(), header.tensors().stream()
+                    .map(t -> new TensorSpec(t.name(), t.dtype(), t.shape())).toList(), metadata, data);
+            long file = Math.ceilDiv(written.fileLength(), 4096) * 4096;
+            long layout = Math.ceilDiv(request.columnLayouts().mostBytes(written), 4096) * 4096;
+            // Room for the file written again and all but a page of its layout.
+            client.put("filler", new byte[(int) (client.room().available() - file - layout + 4096)], PutOptions.defaults().withPin(true));
+
+            ImportRequest replace = new ImportRequest(ID, "org/m", "main", source, 1, true, 2).withColumnLayouts(request.columnLayouts());
+            assertThatThrownBy(() -> new CheckpointImporter(new Catalog(client)).run(replace, Progress.NONE))
+                    .asInstanceOf(InstanceOfAssertFactories.throwable(CheckpointException.class))
+                    .satisfies(e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.NO_SPACE))
+                    .hasMessageContaining("nothing was written");
+        }
     }
 
     @Test

@@ -615,7 +615,7 @@ public final class CheckpointSource implements AutoCloseable {
                 items.set(i, item.inPlace(inPlace.get()));
             }
         }
-        return new TensorStream(store, items, options.bufferBytes(), buffers);
+        return new TensorStream(store, items, options.bufferBytes(), buffers, failure -> giveUpLayouts(worldSize, failure));
     }
 
     /**
@@ -641,15 +641,17 @@ public final class CheckpointSource implements AutoCloseable {
                 opened.put(file.path(), new OpenedLayout(reader, layout.get(), layout.get().shardOffsets(headers.get(file.path()),
                         file.path() + " of " + manifest.checkpointId())));
             } catch (IOException e) {
-                if (!OpenedLayout.givesUp(e)) {
+                if (!OpenedLayout.notAsRecorded(e)) {
                     throw e;
                 }
                 log.warn("{}: reading its column shards strided from the file instead of its column layout for {} ranks: {}",
                         file.path(), worldSize, e.getMessage());
             }
         }
-        layouts.put(worldSize, opened);
-        return opened;
+        // Never changed once stored: a stream reads it without the lock, and a give-up stores another.
+        Map<String, OpenedLayout> stored = Map.copyOf(opened);
+        layouts.put(worldSize, stored);
+        return stored;
     }
 
     /** Has loads at {@code worldSize} read the shards of {@code path}'s column layout strided from the file, saying why. */
@@ -659,8 +661,22 @@ public final class CheckpointSource implements AutoCloseable {
         givenUpLayouts.computeIfAbsent(worldSize, w -> new HashSet<>()).add(path);
         Map<String, OpenedLayout> opened = layouts.get(worldSize);
         if (opened != null) {
-            opened.remove(path);
+            Map<String, OpenedLayout> rest = new HashMap<>(opened);
+            rest.remove(path);
+            layouts.put(worldSize, Map.copyOf(rest));
         }
+    }
+
+    /**
+     * Has loads at {@code worldSize} read every column shard strided from the files: a read from the layouts failed where
+     * the files' read of the same shards succeeded ({@code why}), and which layout failed is not known.
+     */
+    private synchronized void giveUpLayouts(int worldSize, IOException why) {
+        log.warn("a read of column shards from the column layouts for {} ranks failed, and the files served the same shards:"
+                + " reading them strided from now on: {}", worldSize, why.getMessage());
+        Set<String> paths = givenUpLayouts.computeIfAbsent(worldSize, w -> new HashSet<>());
+        paths.addAll(layouts.getOrDefault(worldSize, Map.of()).keySet());
+        layouts.put(worldSize, Map.of());
     }
 
     /** Streams rank {@code rank}'s share through {@code sink} and reports what it took. */
@@ -724,7 +740,7 @@ public final class CheckpointSource implements AutoCloseable {
                             progress);
                     verified++;
                 } catch (IOException e) {
-                    if (!OpenedLayout.givesUp(e)) {
+                    if (!OpenedLayout.notAsRecorded(e)) {
                         throw e;
                     }
                     giveUpLayout(worldSize, file.path(), e);

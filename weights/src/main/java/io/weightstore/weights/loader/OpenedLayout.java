@@ -20,15 +20,14 @@ record OpenedLayout(ObjectReader reader, ColumnLayout layout, Map<String, Long> 
     }
 
     /**
-     * Whether {@code failure}, met reading or opening a layout, is the layout's own and gives it up for its file's strided
-     * reads: it is missing, no copy serves it, or its bytes or metadata are not what the import recorded. Anything else
-     * (the master out of reach, an interrupt) would fail the file's reads too.
+     * Whether {@code failure}, met opening or checking a layout, says the layout is not what the import recorded: it is
+     * missing, or its metadata or bytes differ. Anything else (the master out of reach, an interrupt) would fail the
+     * file's reads too, and gives no layout up.
      */
-    static boolean givesUp(IOException failure) {
+    static boolean notAsRecorded(IOException failure) {
         return switch (failure) {
             case CheckpointException e -> e.code() == CheckpointException.Code.CORRUPT;
-            case StoreException e -> e.code() == StoreException.Code.NOT_FOUND || e.code() == StoreException.Code.CORRUPT
-                    || e.noCopyServed();
+            case StoreException e -> e.code() == StoreException.Code.NOT_FOUND || e.code() == StoreException.Code.CORRUPT;
             default -> false;
         };
     }

@@ -8,6 +8,7 @@ import io.weightstore.store.client.Futures;
 import io.weightstore.store.client.Read;
 import io.weightstore.store.client.StoreClient;
 import io.weightstore.store.concurrent.DeadlineWait;
+import io.weightstore.weights.CheckpointException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,8 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Consumer;
 
 /**
  * Tensors of a checkpoint (or of one rank's share of it) in file order, read in batches into one
@@ -42,7 +42,6 @@ import org.slf4j.LoggerFactory;
  * memory while the stream is open.
  */
 public final class TensorStream implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(TensorStream.class);
     static final long ALIGNMENT = 64;
     /** How long a close waits for the read in flight before it gives up on returning the buffers. */
     private static final Duration READER_STOP = Duration.ofSeconds(60);
@@ -121,9 +120,13 @@ public final class TensorStream implements AutoCloseable {
     private boolean closed;
     /** A read from a column layout failed: its shards are read strided from their files from then on. */
     private volatile boolean layoutsFailed;
+    private final Consumer<IOException> layoutsGivenUp;
 
-    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool) throws StoreException {
+    /** {@code layoutsGivenUp} is told, once, of the failure for which the stream gave its column layouts up. */
+    TensorStream(StoreClient store, List<Item> items, long bufferBytes, StreamBufferPool pool, Consumer<IOException> layoutsGivenUp)
+            throws StoreException {
         this.store = store;
+        this.layoutsGivenUp = layoutsGivenUp;
         this.pool = pool;
         long half = Math.max(ALIGNMENT, bufferBytes / 2 / ALIGNMENT * ALIGNMENT);
         this.batches = plan(items, half);
@@ -222,9 +225,11 @@ public final class TensorStream implements AutoCloseable {
     }
 
     /**
-     * Reads {@code items} into {@code data}, and returns where each lies in it. A column layout that fails the read (no copy
-     * could serve it, or its bytes are not what the import recorded) is given up for the rest of the stream, with a
-     * warning: the batch is read again with those shards read strided from their files, which hold the same bytes.
+     * Reads {@code items} into {@code data}, and returns where each lies in it. When a batch with column layouts' shards
+     * fails as a layout may (no copy serves it, or its bytes are not what the import recorded), the batch is read again
+     * with those shards read strided from their files, which hold the same bytes: if that read succeeds, the layouts were
+     * at fault, and are given up for the rest of the stream (and the source is told, with a warning); if it fails too,
+     * the files' own failure is thrown and nothing is given up.
      */
     private long[] readFallingBack(List<Item> items, MemorySegment data) throws IOException {
         boolean laidOut = items.stream().anyMatch(i -> i.strided() != null);
@@ -236,18 +241,21 @@ public final class TensorStream implements AutoCloseable {
             fromColumnLayouts.addAndGet((int) items.stream().filter(i -> i.strided() != null).count());
             return offsets;
         } catch (IOException e) {
-            if (!laidOut || !OpenedLayout.givesUp(e)) {
+            if (!laidOut || !(e instanceof CheckpointException || e instanceof StoreException store && store.noCopyServed())) {
                 throw e;
             }
-            layoutsFailed = true;
-            log.warn("a read of column shards from a column layout failed; reading them strided from their files from now on: {}",
-                    e.getMessage());
+            long[] offsets;
             try {
-                return readInto(strided(items), data);
+                offsets = readInto(strided(items), data);
             } catch (IOException | RuntimeException again) {
                 again.addSuppressed(e);
                 throw again;
             }
+            if (!layoutsFailed) {
+                layoutsFailed = true;
+                layoutsGivenUp.accept(e);
+            }
+            return offsets;
         }
     }
 

@@ -6,10 +6,11 @@ import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -31,6 +32,11 @@ final class HostLookup {
     static final HostLookup JDK = new HostLookup(InetAddress::getByName);
 
     private final Resolver resolver;
+    /**
+     * The lookup of each name in flight, which every caller for that name waits on: a lookup cannot be stopped, so one
+     * that does not answer holds a thread until the resolver gives up, and one per name bounds them by the nodes.
+     */
+    private final ConcurrentHashMap<String, CompletableFuture<InetAddress>> inFlight = new ConcurrentHashMap<>();
 
     HostLookup(Resolver resolver) {
         this.resolver = resolver;
@@ -48,15 +54,25 @@ final class HostLookup {
         } catch (IllegalArgumentException notALiteral) {
             // A name: looked up below.
         }
-        Future<InetAddress> lookup = LOOKUPS.submit(() -> resolver.resolve(host));
+        CompletableFuture<InetAddress> lookup = inFlight.computeIfAbsent(host, name -> {
+            CompletableFuture<InetAddress> started = new CompletableFuture<>();
+            LOOKUPS.execute(() -> {
+                try {
+                    started.complete(resolver.resolve(name));
+                } catch (IOException | RuntimeException e) {
+                    started.completeExceptionally(e);
+                } finally {
+                    inFlight.remove(name, started);
+                }
+            });
+            return started;
+        });
         try {
             return lookup.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            lookup.cancel(true);
             throw new SocketTimeoutException("looking up node host " + host + " took longer than its deadline of " + timeout.toMillis()
                     + " ms (is the resolver in /etc/resolv.conf answering?)");
         } catch (InterruptedException e) {
-            lookup.cancel(true);
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while looking up node host " + host);
         } catch (ExecutionException e) {
