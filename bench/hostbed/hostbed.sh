@@ -30,7 +30,8 @@
 #   addr HOST                 the host's address.
 #   stats HOST                the host's NIC counters: tx_bytes rx_bytes (as the host sees them).
 #   partition HOST | heal HOST  take the host's link down at the bridge (its cable pulled) / up.
-#   freeze HOST | thaw HOST     SIGSTOP / SIGCONT every process on the host.
+#   freeze HOST | thaw HOST     SIGSTOP / SIGCONT every process on the host, and wait until each has
+#                     stopped / continued.
 #   info                      the bed as KEY=VALUE lines.
 #   down                      kill every process on the bed's hosts and remove the bed.
 #   cleanup [--all] [--force] remove what is left with the prefix (with --all: of every wsbed*
@@ -547,8 +548,37 @@ cmd_signal() {
   local i pids
   i=$(host_index "${2:-}")
   pids=$(ip netns pids "$P-h$i")
+  [ -n "$pids" ] || return 0
   # shellcheck disable=SC2086
-  [ -z "$pids" ] || kill "-$1" $pids 2>/dev/null || true
+  kill "-$1" $pids 2>/dev/null || true
+  # shellcheck disable=SC2086
+  await_signal "$1" $pids
+}
+
+# Whether process $1 is stopped; a process gone counts as either.
+stopped() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  [ "${stat%% *}" = T ]
+}
+
+# Waits, 5 s at most, until every process named after signal $1 (STOP or CONT) is stopped, or no longer: a signal
+# takes effect when its target next runs, which on a busy machine is not at once, and a caller that checks the host
+# right after freezing it must find it frozen.
+await_signal() {
+  local signal=$1 pid deadline=$((SECONDS + 5))
+  shift
+  for pid in "$@"; do
+    while [ $SECONDS -lt $deadline ]; do
+      if [ "$signal" = STOP ]; then
+        stopped "$pid" && break
+      elif ! { [ -e "/proc/$pid" ] && stopped "$pid"; }; then
+        break
+      fi
+      sleep 0.01
+    done
+  done
 }
 
 # --- probe --------------------------------------------------------------------------------------
