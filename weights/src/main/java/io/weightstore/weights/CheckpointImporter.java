@@ -337,7 +337,8 @@ public final class CheckpointImporter {
     /** Sends every file, read from {@code tree}, which must stay open until this returns, and switches the checkpoint to READY. */
     private ImportResult upload(ImportRequest request, CopyCount copies, CheckpointDirectory directory, SourceTree tree,
             Manifest initial, ManifestSlot slot, LockOwner writer, List<String> sent, Progress progress, long start) throws IOException {
-        progress.started(initial.totalBytes());
+        // A file's layouts count as their most: each file advances by that much once its layouts are stored or kept.
+        progress.started(initial.totalBytes() + directory.files().stream().mapToLong(f -> layoutProgress(request, f.header())).sum());
         ManifestUpdates updates = new ManifestUpdates(initial, slot, writer);
         AtomicInteger skipped = new AtomicInteger();
         AtomicLong uploadedBytes = new AtomicLong();
@@ -398,6 +399,11 @@ public final class CheckpointImporter {
                     + hub.cache() + " --force-download), or, if it was changed on purpose, import a plain copy of the snapshot (cp -rL "
                     + directory.root() + " DIR), which records no hub commit");
         }
+    }
+
+    /** What a file of {@code header} counts toward an import's progress for its column layouts: the most they may take. */
+    private static long layoutProgress(ImportRequest request, Optional<SafetensorsHeader> header) {
+        return header.map(h -> request.columnLayouts().mostBytes(h) * request.columnLayouts().worldSizes().size()).orElse(0L);
     }
 
     /**
@@ -577,8 +583,10 @@ public final class CheckpointImporter {
                 if (unchanged.isPresent()) {
                     progress.advanced(file.size());
                     ManifestFile kept = unchanged.get();
-                    return request.columnLayouts().worldSizes().isEmpty() ? kept.withColumnLayouts(List.of())
+                    ManifestFile entry = request.columnLayouts().worldSizes().isEmpty() ? kept.withColumnLayouts(List.of())
                             : withLayouts(kept, bytes, stored.tensorCrcs(), sentKeys);
+                    progress.advanced(layoutProgress(request, header));
+                    return entry;
                 }
                 // Hash and compute the CRC table while the upload sends the same bytes. On the import's own threads: the
                 // common pool has one thread on two cores, and would hash the files one after another. Both read the file
@@ -612,7 +620,9 @@ public final class CheckpointImporter {
                 FileDigests computed = digests.join();
                 ManifestFile entry = file.stored(version, computed.sha256(), BlockChecksumDigest.of(object),
                         putTable(computed.tensorCrcs(), sentKeys)).withColumnLayouts(List.of());
-                return withLayouts(entry, bytes, computed.tensorCrcs(), sentKeys);
+                ManifestFile laidOut = withLayouts(entry, bytes, computed.tensorCrcs(), sentKeys);
+                progress.advanced(layoutProgress(request, header));
+                return laidOut;
             }
         }
 

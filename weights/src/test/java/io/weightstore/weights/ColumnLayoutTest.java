@@ -29,11 +29,13 @@ import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -300,6 +302,30 @@ class ColumnLayoutTest {
                     .satisfies(e -> assertThat(e.code()).isEqualTo(CheckpointException.Code.NO_SPACE))
                     .hasMessageContaining("nothing was written");
         }
+    }
+
+    @Test
+    void anImportsProgressCountsItsLayoutsAndEndsAtItsTotal() throws Exception {
+        List<Long> totals = new ArrayList<>();
+        AtomicLong advanced = new AtomicLong();
+        Progress progress = new Progress() {
+            @Override
+            public void advanced(long bytes) {
+                advanced.addAndGet(bytes);
+            }
+
+            @Override
+            public synchronized void started(long totalBytes) {
+                totals.add(totalBytes);
+            }
+        };
+        ColumnLayoutPlan plan = new ColumnLayoutPlan(List.of(2, 4), LLAMA);
+        new CheckpointImporter(catalog).run(new ImportRequest(ID, "org/m", "main", source, 2, false, 2).withColumnLayouts(plan), progress);
+        CheckpointDirectory directory = CheckpointDirectory.read(source);
+        long layouts = directory.files().stream().flatMap(f -> f.header().stream()).mapToLong(h -> 2 * plan.mostBytes(h)).sum();
+        assertThat(layouts).isPositive();
+        assertThat(totals).containsExactly(directory.totalBytes() + layouts);
+        assertThat(advanced).hasValue(directory.totalBytes() + layouts);
     }
 
     @Test
