@@ -363,6 +363,7 @@ public final class CheckpointImporter {
                     } else {
                         skipped.incrementAndGet();
                     }
+                    uploadedBytes.addAndGet(run.layoutBytesSent());
                     updates.recorded(stored);
                     return null;
                 }));
@@ -453,6 +454,7 @@ public final class CheckpointImporter {
         private final LockOwner writer;
         private final ExecutorService hashing;
         private boolean sent;
+        private long layoutBytesSent;
         private String gitBlobId;
 
         /**
@@ -482,6 +484,11 @@ public final class CheckpointImporter {
         /** Whether the file's bytes were sent, rather than found stored already. */
         boolean sent() {
             return sent;
+        }
+
+        /** Bytes of the column layouts this run wrote for the file (none of those it kept). */
+        long layoutBytesSent() {
+            return layoutBytesSent;
         }
 
         /**
@@ -679,6 +686,7 @@ public final class CheckpointImporter {
                         .withAutoReplicas(copies.auto()).withReplace(true).withPin(true)
                         .withWriterUnderLock(writer.toString(), lockName()), Progress.NONE);
                 sentKeys.add(columnsKey);
+                layoutBytesSent += layout.size();
                 requireOwnWrite(put);
                 return new ColumnLayout(worldSize, tensors.stream().map(TensorInfo::name).toList(), layout.size(), sha256.join(),
                         BlockChecksumDigest.of(put), version);

@@ -130,7 +130,9 @@ class ColumnLayoutTest {
 
     @Test
     void eachRanksColumnShardsComeFromTheLayoutForItsWorldSizeAsTheStridedReadGivesThem() throws IOException {
-        importWith(List.of(2, 4), false);
+        ImportResult imported = importWith(List.of(2, 4), false);
+        assertThat(imported.uploadedBytes()).as("the files and their layouts").isEqualTo(CheckpointDirectory.read(source).totalBytes()
+                + laidOut().stream().flatMap(f -> f.columnLayouts().stream()).mapToLong(ColumnLayout::size).sum());
         assertThat(laidOut()).isNotEmpty().allSatisfy(f -> assertThat(f.columnLayouts()).extracting(ColumnLayout::worldSize)
                 .containsExactly(2, 4));
         int columnSplit = 0;
@@ -255,6 +257,7 @@ class ColumnLayoutTest {
 
         ImportResult same = importWith(List.of(2, 4), true);
         assertThat(same.uploadedFiles()).as("nothing changed").isZero();
+        assertThat(same.uploadedBytes()).as("no layout written again").isZero();
         assertThat(keys().stream().filter(k -> k.contains("/columns/")).toList()).as("kept, not written again")
                 .containsExactlyInAnyOrderElementsOf(first);
 
