@@ -54,19 +54,24 @@ final class HostLookup {
         } catch (IllegalArgumentException notALiteral) {
             // A name: looked up below.
         }
-        CompletableFuture<InetAddress> lookup = inFlight.computeIfAbsent(host, name -> {
-            CompletableFuture<InetAddress> started = new CompletableFuture<>();
+        CompletableFuture<InetAddress> mine = new CompletableFuture<>();
+        CompletableFuture<InetAddress> lookup = inFlight.putIfAbsent(host, mine);
+        if (lookup == null) {
+            lookup = mine;
+            // Started once it is in the map, and out of it before it completes: a caller after that looks up afresh.
             LOOKUPS.execute(() -> {
+                InetAddress address;
                 try {
-                    started.complete(resolver.resolve(name));
-                } catch (IOException | RuntimeException e) {
-                    started.completeExceptionally(e);
-                } finally {
-                    inFlight.remove(name, started);
+                    address = resolver.resolve(host);
+                } catch (Throwable e) {
+                    inFlight.remove(host, mine);
+                    mine.completeExceptionally(e);
+                    return;
                 }
+                inFlight.remove(host, mine);
+                mine.complete(address);
             });
-            return started;
-        });
+        }
         try {
             return lookup.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
