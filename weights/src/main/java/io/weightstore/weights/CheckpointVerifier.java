@@ -216,21 +216,15 @@ public final class CheckpointVerifier {
             if (mode == Mode.QUICK || unusable(copies)) {
                 return copies;
             }
-            try {
-                file.verifiedLayoutCopy(layout, VerifiedCopy.Target.discard(buffer), Progress.NONE);
-            } catch (StoreException e) {
-                return readFailed(copies, e);
-            } catch (CheckpointException e) {
-                if (e.code() == CheckpointException.Code.CORRUPT) {
-                    return copies.with(FileVerdict.Status.CORRUPT, e.getMessage());
-                }
-                throw e;
-            }
-            return copies.with(copies.status(), copies.detail() + "; sha256 " + layout.sha256());
+            return hashCheck(copies, () -> file.verifiedLayoutCopy(layout, VerifiedCopy.Target.discard(buffer), Progress.NONE),
+                    layout.sha256());
         }
     }
 
-    /** The file's copies' verdict with another of its objects' (its table's, a layout's): the worse status, and its bad copies and repairs named too. */
+    /**
+     * The file's copies' verdict with another of its objects' (its table's, a layout's): the worse status, and its bad copies
+     * and repairs named too.
+     */
     private static FileVerdict combined(FileVerdict file, FileVerdict other) {
         if (other.status() == FileVerdict.Status.OK && other.repairs().isEmpty()) {
             return file;
@@ -275,8 +269,19 @@ public final class CheckpointVerifier {
 
     /** Every byte through the normal read path, against the manifest's SHA-256. */
     private static FileVerdict hashCheck(StoredFile file, FileVerdict copies, MemorySegment buffer, Progress progress) throws IOException {
+        return hashCheck(copies, () -> file.verifiedCopy(VerifiedCopy.Target.discard(buffer), progress), file.file().sha256());
+    }
+
+    /** A read of every byte of an object against its recorded SHA-256, failing with CORRUPT when they differ. */
+    @FunctionalInterface
+    private interface HashedRead {
+        void run() throws IOException;
+    }
+
+    /** {@code copies} with what {@code read} found: CORRUPT for other bytes, the copies' state for a read no copy served. */
+    private static FileVerdict hashCheck(FileVerdict copies, HashedRead read, String sha256) throws IOException {
         try {
-            file.verifiedCopy(VerifiedCopy.Target.discard(buffer), progress);
+            read.run();
         } catch (CheckpointException e) {
             if (e.code() == CheckpointException.Code.CORRUPT) {
                 return copies.with(FileVerdict.Status.CORRUPT, e.getMessage());
@@ -285,7 +290,7 @@ public final class CheckpointVerifier {
         } catch (StoreException e) {
             return readFailed(copies, e);
         }
-        return copies.with(copies.status(), copies.detail() + "; sha256 " + file.file().sha256());
+        return copies.with(copies.status(), copies.detail() + "; sha256 " + sha256);
     }
 
     /**

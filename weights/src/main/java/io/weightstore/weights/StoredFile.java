@@ -82,20 +82,14 @@ public final class StoredFile {
 
     /** Fails with CORRUPT, saying what differs, unless {@code object}'s metadata is what the manifest records of {@code layout}. */
     public void requireLayoutMatches(ColumnLayout layout, ObjectMeta object) throws CheckpointException {
-        String stored = "the column layout for " + layout.worldSize() + " ranks of " + file.path() + " of " + manifest.checkpointId();
-        String problem = null;
-        if (object.size() != layout.size()) {
-            problem = stored + " has " + object.size() + " bytes, the manifest says " + layout.size();
-        } else if (!object.owner().equals(manifest.importedBy())) {
-            problem = stored + " was written by " + Owners.describe(object.owner()) + ", not by who imported the checkpoint: it was"
-                    + " replaced since";
-        } else if (!BlockChecksumDigest.of(object).equals(layout.checksumDigest())) {
-            problem = stored + " has other bytes than the import stored: the digest of its block checksums is "
-                    + BlockChecksumDigest.of(object) + ", the manifest recorded " + layout.checksumDigest();
+        Optional<String> mismatch = mismatch(layoutName(layout), layout.size(), layout.checksumDigest(), object);
+        if (mismatch.isPresent()) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, mismatch.get());
         }
-        if (problem != null) {
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, problem);
-        }
+    }
+
+    private String layoutName(ColumnLayout layout) {
+        return "the column layout for " + layout.worldSize() + " ranks of " + file.path() + " of " + manifest.checkpointId();
     }
 
     /** The object holding the file, or empty when it is missing. */
@@ -109,9 +103,13 @@ public final class StoredFile {
      * which changes whenever other bytes are put in its place. Metadata only: no byte is read.
      */
     public Optional<String> mismatch(ObjectMeta object) {
-        String stored = "stored " + file.path() + " of " + manifest.checkpointId();
-        if (object.size() != file.size()) {
-            return Optional.of(stored + " has " + object.size() + " bytes, the manifest says " + file.size());
+        return mismatch("stored " + file.path() + " of " + manifest.checkpointId(), file.size(), file.checksumDigest(), object);
+    }
+
+    /** What in {@code object}'s metadata differs from {@code size} and {@code checksumDigest} as recorded of {@code stored}. */
+    private Optional<String> mismatch(String stored, long size, String checksumDigest, ObjectMeta object) {
+        if (object.size() != size) {
+            return Optional.of(stored + " has " + object.size() + " bytes, the manifest says " + size);
         }
         if (!manifest.checkable()) {
             return Optional.empty();
@@ -122,9 +120,9 @@ public final class StoredFile {
                             : Owners.describe(manifest.importedBy()) + ", who imported the checkpoint") + ": it was replaced since");
         }
         String digest = BlockChecksumDigest.of(object);
-        if (!digest.equals(file.checksumDigest())) {
+        if (!digest.equals(checksumDigest)) {
             return Optional.of(stored + " has other bytes than the import stored: the digest of its block checksums is " + digest
-                    + ", the manifest recorded " + file.checksumDigest());
+                    + ", the manifest recorded " + checksumDigest);
         }
         return Optional.empty();
     }
@@ -202,14 +200,7 @@ public final class StoredFile {
 
     /** Reads every byte through {@code target} and fails with CORRUPT unless they hash to the manifest's SHA-256. */
     public void verifiedCopy(VerifiedCopy.Target target, Progress progress) throws IOException {
-        String actual;
-        try (ObjectReader reader = open()) {
-            actual = VerifiedCopy.run(reader, VerifiedCopy.CHUNK, target, progress);
-        }
-        if (!actual.equals(file.sha256())) {
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, file.path() + " of " + manifest.checkpointId()
-                    + " read back with sha256 " + actual + ", the manifest says " + file.sha256());
-        }
+        verifiedCopy(this::open, file.path() + " of " + manifest.checkpointId(), file.sha256(), target, progress);
     }
 
     /**
@@ -217,14 +208,24 @@ public final class StoredFile {
      * hash to the SHA-256 the import recorded.
      */
     public void verifiedLayoutCopy(ColumnLayout layout, VerifiedCopy.Target target, Progress progress) throws IOException {
+        verifiedCopy(() -> openColumns(layout), layoutName(layout), layout.sha256(), target, progress);
+    }
+
+    /** Opens an object of the file under a read lease, refusing one not as the manifest records it. */
+    @FunctionalInterface
+    private interface Opening {
+        ObjectReader open() throws IOException;
+    }
+
+    private static void verifiedCopy(Opening opening, String what, String sha256, VerifiedCopy.Target target, Progress progress)
+            throws IOException {
         String actual;
-        try (ObjectReader reader = openColumns(layout)) {
+        try (ObjectReader reader = opening.open()) {
             actual = VerifiedCopy.run(reader, VerifiedCopy.CHUNK, target, progress);
         }
-        if (!actual.equals(layout.sha256())) {
-            throw new CheckpointException(CheckpointException.Code.CORRUPT, "the column layout for " + layout.worldSize() + " ranks of "
-                    + file.path() + " of " + manifest.checkpointId() + " read back with sha256 " + actual + ", the manifest says "
-                    + layout.sha256());
+        if (!actual.equals(sha256)) {
+            throw new CheckpointException(CheckpointException.Code.CORRUPT, what + " read back with sha256 " + actual
+                    + ", the manifest says " + sha256);
         }
     }
 
