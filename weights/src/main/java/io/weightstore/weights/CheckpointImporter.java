@@ -221,15 +221,15 @@ public final class CheckpointImporter {
             boolean keptIfUnchanged = previous != null && previous.file(file.path())
                     .filter(f -> f.version() < version && f.size() == file.size() && f.sha256() != null).isPresent();
             if (!keptIfUnchanged && !Long.valueOf(file.size()).equals(stored.get(Catalog.fileKey(id, version, file.path())))) {
-                needed += Math.ceilDiv(file.size(), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
+                needed += space(file.size(), replicas);
             }
             // Each layout asked for but one an earlier version or run recorded of a file that may be kept: a file that is
             // written again gets its layouts written again.
+            boolean mayKeepLayouts = previous != null && (keptIfUnchanged || stored.containsKey(Catalog.fileKey(id, version, file.path())));
+            long layoutBytes = file.header().map(layouts::mostBytes).orElse(0L);
             for (int worldSize : layouts.worldSizes()) {
-                boolean recorded = previous != null && (keptIfUnchanged || stored.containsKey(Catalog.fileKey(id, version, file.path())))
-                        && previous.file(file.path()).flatMap(f -> f.columnLayout(worldSize)).isPresent();
-                if (!recorded && file.header().isPresent()) {
-                    needed += Math.ceilDiv(layouts.mostBytes(file.header().get()), SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
+                if (!(mayKeepLayouts && previous.file(file.path()).flatMap(f -> f.columnLayout(worldSize)).isPresent())) {
+                    needed += space(layoutBytes, replicas);
                 }
             }
         }
@@ -244,6 +244,11 @@ public final class CheckpointImporter {
                     + " and " + ByteSizes.format(room.evictable()) + " that eviction could free, of " + ByteSizes.format(room.capacity())
                     + " on " + room.nodesUp() + " nodes up" + heldForOthers(room.held()) + "; nothing was written");
         }
+    }
+
+    /** The room {@code bytes} take at {@code replicas} copies, nodes allocating in whole units. */
+    private static long space(long bytes, int replicas) {
+        return Math.ceilDiv(bytes, SPACE_ALIGNMENT) * SPACE_ALIGNMENT * replicas;
     }
 
     /** Room other writers' grants still reach: it comes back on its own, so say when. */

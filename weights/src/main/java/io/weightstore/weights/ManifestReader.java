@@ -68,7 +68,7 @@ final class ManifestReader {
                 case "importedBy" -> importedBy = text(parser);
                 case "version" -> version = intValue(parser);
                 case "files" -> files = array(parser, "a manifest's files", ManifestReader::file);
-                case "excluded" -> excluded = array(parser, "a manifest's exclude patterns", ManifestReader::pattern);
+                case "excluded" -> excluded = array(parser, "a manifest's exclude patterns", string("an exclude pattern"));
                 default -> parser.skipChildren();
             }
         }
@@ -99,12 +99,15 @@ final class ManifestReader {
         T read(JsonParser parser) throws IOException;
     }
 
-    private static String pattern(JsonParser parser) throws IOException {
-        String text = text(parser);
-        if (text == null) {
-            throw new JsonParseException(parser, "an exclude pattern is a string, found null");
-        }
-        return text;
+    /** An element that is a string, not null; {@code what} names it in an error. */
+    private static Element<String> string(String what) {
+        return parser -> {
+            String text = text(parser);
+            if (text == null) {
+                throw new JsonParseException(parser, what + " is a string, found null");
+            }
+            return text;
+        };
     }
 
     private static ManifestFile file(JsonParser parser) throws IOException {
@@ -153,7 +156,7 @@ final class ManifestReader {
             parser.nextToken();
             switch (field) {
                 case "worldSize" -> worldSize = intValue(parser);
-                case "tensors" -> tensors = array(parser, "a column layout's tensors", ManifestReader::tensorName);
+                case "tensors" -> tensors = array(parser, "a column layout's tensors", string("a tensor name"));
                 case "size" -> size = longValue(parser);
                 case "sha256" -> sha256 = text(parser);
                 case "checksumDigest" -> checksumDigest = text(parser);
@@ -165,14 +168,6 @@ final class ManifestReader {
             throw new JsonParseException(parser, "a column layout needs its worldSize (at least 1) and its tensors");
         }
         return new ColumnLayout(worldSize, tensors, size, sha256, checksumDigest, version);
-    }
-
-    private static String tensorName(JsonParser parser) throws IOException {
-        String text = text(parser);
-        if (text == null) {
-            throw new JsonParseException(parser, "a tensor name is a string, found null");
-        }
-        return text;
     }
 
     private static void expectObject(JsonParser parser, String what) throws IOException {

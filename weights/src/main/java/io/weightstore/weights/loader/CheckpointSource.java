@@ -37,11 +37,9 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -598,16 +596,14 @@ public final class CheckpointSource implements AutoCloseable {
             Optional<TensorStream.Item> fromLayout = layout == null ? Optional.empty() : layout.item(location, split, read, check, rank);
             items.add(fromLayout.orElseGet(() -> new TensorStream.Item(location, split, read, check)));
         }
-        Set<ObjectReader> files = Collections.newSetFromMap(new IdentityHashMap<>());
-        files.addAll(weightFiles.values());
         for (TensorStream.Item item : items) {
-            if (files.contains(item.location().object())) {
+            if (item.strided() == null) {
                 mappedFile(item.location().object()); // every file's check starts now, all running at once
             }
         }
         for (int i = 0; i < items.size(); i++) {
             TensorStream.Item item = items.get(i);
-            if (!files.contains(item.location().object())) {
+            if (item.strided() != null) {
                 continue; // a column layout's shard: read, never seen in place
             }
             Optional<MemorySegment> inPlace = mapped(item.location(), item.read());
@@ -658,13 +654,7 @@ public final class CheckpointSource implements AutoCloseable {
     private synchronized void giveUpLayout(int worldSize, String path, Exception why) {
         log.warn("{}: its column layout for {} ranks failed its check; reading its column shards strided from the file instead: {}",
                 path, worldSize, why.getMessage());
-        givenUpLayouts.computeIfAbsent(worldSize, w -> new HashSet<>()).add(path);
-        Map<String, OpenedLayout> opened = layouts.get(worldSize);
-        if (opened != null) {
-            Map<String, OpenedLayout> rest = new HashMap<>(opened);
-            rest.remove(path);
-            layouts.put(worldSize, Map.copyOf(rest));
-        }
+        giveUp(worldSize, Set.of(path));
     }
 
     /**
@@ -674,9 +664,18 @@ public final class CheckpointSource implements AutoCloseable {
     private synchronized void giveUpLayouts(int worldSize, IOException why) {
         log.warn("a read of column shards from the column layouts for {} ranks failed, and the files served the same shards:"
                 + " reading them strided from now on: {}", worldSize, why.getMessage());
-        Set<String> paths = givenUpLayouts.computeIfAbsent(worldSize, w -> new HashSet<>());
-        paths.addAll(layouts.getOrDefault(worldSize, Map.of()).keySet());
-        layouts.put(worldSize, Map.of());
+        giveUp(worldSize, layouts.getOrDefault(worldSize, Map.of()).keySet());
+    }
+
+    /** Records the layouts of {@code paths} as given up at {@code worldSize}, and stores the opened ones without them. */
+    private void giveUp(int worldSize, Set<String> paths) {
+        givenUpLayouts.computeIfAbsent(worldSize, w -> new HashSet<>()).addAll(paths);
+        Map<String, OpenedLayout> opened = layouts.get(worldSize);
+        if (opened != null) {
+            Map<String, OpenedLayout> rest = new HashMap<>(opened);
+            rest.keySet().removeAll(paths);
+            layouts.put(worldSize, Map.copyOf(rest));
+        }
     }
 
     /** Streams rank {@code rank}'s share through {@code sink} and reports what it took. */

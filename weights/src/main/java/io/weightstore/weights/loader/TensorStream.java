@@ -232,16 +232,16 @@ public final class TensorStream implements AutoCloseable {
      * the files' own failure is thrown and nothing is given up.
      */
     private long[] readFallingBack(List<Item> items, MemorySegment data) throws IOException {
-        boolean laidOut = items.stream().anyMatch(i -> i.strided() != null);
-        if (laidOut && layoutsFailed) {
+        int laidOut = (int) items.stream().filter(i -> i.strided() != null).count();
+        if (laidOut > 0 && layoutsFailed) {
             return readInto(strided(items), data);
         }
         try {
             long[] offsets = readInto(items, data);
-            fromColumnLayouts.addAndGet((int) items.stream().filter(i -> i.strided() != null).count());
+            fromColumnLayouts.addAndGet(laidOut);
             return offsets;
         } catch (IOException e) {
-            if (!laidOut || !(e instanceof CheckpointException || e instanceof StoreException store && store.noCopyServed())) {
+            if (laidOut == 0 || !(e instanceof CheckpointException || e instanceof StoreException store && store.noCopyServed())) {
                 throw e;
             }
             long[] offsets;
