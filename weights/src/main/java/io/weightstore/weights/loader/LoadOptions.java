@@ -37,39 +37,48 @@ public record LoadOptions(String store, Path credentials, int connections, long 
     }
 
     public LoadOptions withBuffer(long bytes) {
-        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped, columnLayouts);
+        return new LoadOptions(store, credentials, connections, bytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped,
+                columnLayouts);
     }
 
     public LoadOptions withStore(String master) {
-        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped, columnLayouts);
+        return new LoadOptions(master, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks,
+                checkMapped, columnLayouts);
     }
 
     public LoadOptions withCacheDir(Path dir) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool, importer, tensorChecks, checkMapped, columnLayouts);
+        return new LoadOptions(store, credentials, connections, bufferBytes, dir, bufferPool, importer, tensorChecks, checkMapped,
+                columnLayouts);
     }
 
     public LoadOptions withBufferPool(StreamBufferPool pool) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool, importer, tensorChecks, checkMapped, columnLayouts);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, pool, importer, tensorChecks, checkMapped,
+                columnLayouts);
     }
 
     public LoadOptions withCredentials(Path dir) {
-        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped, columnLayouts);
+        return new LoadOptions(store, dir, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped,
+                columnLayouts);
     }
 
     public LoadOptions withConnections(int n) {
-        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped, columnLayouts);
+        return new LoadOptions(store, credentials, n, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, checkMapped,
+                columnLayouts);
     }
 
     public LoadOptions withImporter(String identity) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, identity, tensorChecks, checkMapped, columnLayouts);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, identity, tensorChecks,
+                checkMapped, columnLayouts);
     }
 
     public LoadOptions withTensorChecks(boolean enabled) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, enabled, checkMapped, columnLayouts);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, enabled, checkMapped,
+                columnLayouts);
     }
 
     public LoadOptions withMappedCheck(boolean check) {
-        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, check, columnLayouts);
+        return new LoadOptions(store, credentials, connections, bufferBytes, cacheDir, bufferPool, importer, tensorChecks, check,
+                columnLayouts);
     }
 
     public LoadOptions withColumnLayouts(boolean read) {
