@@ -8,13 +8,16 @@ import io.weightstore.store.master.MasterServer;
 import io.weightstore.store.master.RocksNativeLibrary;
 import io.weightstore.store.security.MasterSecurity;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A second JVM for tests that need another process: a master to kill with SIGKILL, a holder of
@@ -41,6 +44,7 @@ final class ChildProcess implements AutoCloseable {
                 System.out.println("READY " + master.port());
             }
             case "node" -> {
+                loadClassPathUpFront();
                 TestCluster cluster = new TestCluster(Path.of(args[1]), 1);
                 System.out.println("READY " + cluster.node(0).port());
             }
@@ -52,6 +56,31 @@ final class ChildProcess implements AutoCloseable {
         }
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /**
+     * Loads every class the class path holds in directories (the build's own), as a node started from
+     * its jars has them at hand: each would otherwise take a descriptor to load, and one that fails to
+     * load while a test holds the node out of descriptors fails for good, ending the thread that needed it.
+     * The jars are opened too: a search for what no entry holds opens each on the way.
+     */
+    private static void loadClassPathUpFront() throws IOException, ClassNotFoundException {
+        ClassLoader loader = ChildProcess.class.getClassLoader();
+        loader.getResource("weightstore/in-no-entry-of-the-class-path");
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path root = Path.of(entry);
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            List<String> names;
+            try (Stream<Path> files = Files.walk(root)) {
+                names = files.map(root::relativize).map(Path::toString).filter(name -> name.endsWith(".class") && !name.contains("-"))
+                        .map(name -> name.substring(0, name.length() - ".class".length()).replace(File.separatorChar, '.')).toList();
+            }
+            for (String name : names) {
+                Class.forName(name, false, loader);
+            }
+        }
     }
 
     static ChildProcess start(String... args) throws IOException {

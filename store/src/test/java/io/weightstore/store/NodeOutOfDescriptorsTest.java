@@ -56,7 +56,8 @@ class NodeOutOfDescriptorsTest {
             }
             assertThat(Files.readAllLines(log).stream().filter(line -> line.contains("accept failed")).count())
                     .as("warnings of failed accepts").isBetween(1L, 10L);
-            assertThat(answeredWithin(port, Duration.ofSeconds(20))).as("a new connection, once descriptors are free, is answered")
+            assertThat(answeredWithin(port, Duration.ofSeconds(20)))
+                    .as(() -> "a new connection, once descriptors are free, is answered; the node's log:\n" + readQuietly(log))
                     .isTrue();
         }
     }
@@ -77,6 +78,14 @@ class NodeOutOfDescriptorsTest {
                 }
                 Thread.sleep(100);
             }
+        }
+    }
+
+    private static String readQuietly(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
         }
     }
 

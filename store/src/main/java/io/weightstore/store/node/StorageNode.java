@@ -274,6 +274,8 @@ public final class StorageNode implements AutoCloseable {
      * Heartbeats only once registered: a node whose registration was refused (another pool under its
      * id) must not keep the old registration alive by heartbeating under the same id. Each heartbeat
      * reports the node's load, its copies and what its scrubber found, and takes the master's orders.
+     * A heartbeat that fails unexpectedly is retried too: this thread ending would leave the node
+     * serving while its master counts it lost and copies its replicas elsewhere.
      */
     private void heartbeatLoop() {
         while (!closed.get()) {
@@ -288,6 +290,8 @@ public final class StorageNode implements AutoCloseable {
                 if (!closed.get()) {
                     refusals.warn("node {}: {}; will retry", pool.nodeId(), e.getMessage());
                 }
+            } catch (RuntimeException | OutOfMemoryError e) {
+                refusals.warn("node {}: heartbeat failed: {}; will retry", pool.nodeId(), e.toString());
             }
         }
     }
