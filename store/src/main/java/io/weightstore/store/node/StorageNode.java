@@ -59,8 +59,11 @@ public final class StorageNode implements AutoCloseable {
     private static final int MAX_REFUSING = 64;
     /** How long a close waits for the threads at work on the pool; each is bounded by its deadlines anyway. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
-    /** How long a registration waits for the copies it stops; an interrupted copy stops at its next socket call. */
-    private static final Duration COPY_STOP_WAIT = Duration.ofSeconds(5);
+    /**
+     * How long a registration waits for the copies and writes it stops: an interrupted copy stops at its next socket
+     * call, a write whose connection it closed once the piece it holds is in the pool.
+     */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
     private final PoolFile pool;
     private final boolean writesThroughMapping;
@@ -256,12 +259,12 @@ public final class StorageNode implements AutoCloseable {
      */
     private void register() throws StoreException {
         registered = false;
-        if (!copier.stopAll(System.nanoTime() + COPY_STOP_WAIT.toNanos())) {
+        if (!copier.stopAll(System.nanoTime() + STOP_WAIT.toNanos())) {
             throw new StoreException(StoreException.Code.UNAVAILABLE, "node " + pool.nodeId() + " still has copies an earlier master"
-                    + " ordered writing into its pool " + COPY_STOP_WAIT.toSeconds() + " s after stopping them; it registers once they stop");
+                    + " ordered writing into its pool " + STOP_WAIT.toSeconds() + " s after stopping them; it registers once they stop");
         }
         keys.ifPresent(NodeKeys::renewGrantKey);
-        int ended = writes.endAll();
+        int ended = writes.endAll(System.nanoTime() + STOP_WAIT.toNanos());
         if (ended > 0) {
             log.info("node {}: ended {} writes in progress for the master before; their puts fail", pool.nodeId(), ended);
         }
