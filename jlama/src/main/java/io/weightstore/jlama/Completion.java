@@ -62,12 +62,12 @@ public record Completion(String text, List<Integer> tokens, int promptTokens, St
 
     public static Completion generate(AbstractModel model, PromptContext prompt, int maxTokens, float temperature, long seed,
             Consumer<String> onText) {
-        return generate(model, model.encodePrompt(prompt), new Sampling(maxTokens, temperature, seed, List.of()),
+        return generate(model, PromptTokens.of(model, prompt), new Sampling(maxTokens, temperature, seed, List.of()),
                 new ReentrantLock(), onText);
     }
 
     /**
-     * @param promptTokens the prompt as {@link AbstractModel#encodePrompt} gives it
+     * @param promptTokens the prompt as {@link PromptTokens#of} gives it
      * @param turns held around each pass through the model: Jlama's layers keep scratch tensors of
      *     their own, so two passes on one model at once would overwrite each other's; generations
      *     that share a model share its lock

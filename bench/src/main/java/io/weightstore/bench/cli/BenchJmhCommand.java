@@ -12,8 +12,8 @@ import picocli.CommandLine.Unmatched;
 /** {@code weightstore bench jmh}: the JMH micro-benchmarks of the store's hot loops. */
 @Command(name = "jmh", mixinStandardHelpOptions = true,
         description = {
-            "Run the JMH micro-benchmarks: CRC32C (native and JDK), the read planner, checks as bytes arrive, and the MACs",
-            "that could tag data-plane chunks.",
+            "Run the JMH micro-benchmarks: CRC32C (native and JDK), the read planner, checks as bytes arrive, the MACs",
+            "that could tag data-plane chunks, and a prompt's tokenization.",
             "Arguments go to JMH as they are, e.g. 'bench jmh Crc32c -f 1 -wi 2 -i 3' or 'bench jmh -l' to list them."
         })
 final class BenchJmhCommand implements Callable<Integer> {

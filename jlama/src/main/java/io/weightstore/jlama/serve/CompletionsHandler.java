@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * the queue before its body is read, or is turned away with a 429 unread. What can be refused from
  * the request alone is refused before it waits: unknown fields, bad values, a prompt of more
  * characters than any tokenization of it could fit in the context. Then the request waits for a generation
- * slot; in it the prompt is tokenized (Jlama's BPE merges take time quadratic in a piece's length,
- * and a request thread that computes holds its carrier, so tokenizing is bounded like generating),
+ * slot; in it the prompt is tokenized (in time near linear in its length, but a request thread that
+ * computes holds its carrier, so tokenizing is bounded like generating),
  * a prompt and completion that do not fit the context are refused, and the choices are generated
  * one after another, answered whole or streamed. The body and each part of the answer are bounded
  * by the {@link ClientDeadline}; a whole answer is sent after the slot is given back, so a client slow
@@ -54,8 +54,8 @@ final class CompletionsHandler {
             CompletionRequest request = read(httpRequest, response, served);
             shapes = new Responses(endpoint, endpoint.idPrefix + UUID.randomUUID(), Instant.now().getEpochSecond(), served.name());
             long seed = request.seed().orElseGet(() -> ThreadLocalRandom.current().nextLong());
-            // Before the turn, not during it: Jlama's BPE takes time quadratic in a piece's length, and a request that holds
-            // the model while it tokenizes a long run of characters would hold every other request up with it.
+            // Before the turn, not during it: a request that held the model while it tokenized a long prompt would hold every
+            // other request up with it.
             int[] prompt = served.encode(request.prompt());
             int maxTokens = request.maxTokensFor(prompt.length, served.contextLength());
             ticket.awaitTurn();

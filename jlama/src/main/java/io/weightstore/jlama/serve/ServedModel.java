@@ -3,6 +3,7 @@ package io.weightstore.jlama.serve;
 import com.github.tjake.jlama.model.AbstractModel;
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import io.weightstore.jlama.ContextWindow;
+import io.weightstore.jlama.PromptTokens;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.locks.Lock;
@@ -58,6 +59,6 @@ public record ServedModel(AbstractModel model, String name, Lock turns, long cre
     }
 
     int[] encode(PromptContext prompt) {
-        return model.encodePrompt(prompt);
+        return PromptTokens.of(model, prompt);
     }
 }

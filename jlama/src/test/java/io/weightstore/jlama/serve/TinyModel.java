@@ -12,7 +12,7 @@ import java.nio.file.Path;
 /**
  * A synthetic tiny Llama behind the API: random weights, so its text is noise, but greedy output is
  * deterministic. Its config is cut to a context of {@value #CONFIG_CONTEXT} tokens, so that prompts
- * which overflow it are short: Jlama's tokenizer takes seconds for a prompt of thousands of tokens.
+ * which overflow it are short, and the turns that fill it few.
  */
 final class TinyModel {
     static final String NAME = "tiny";
