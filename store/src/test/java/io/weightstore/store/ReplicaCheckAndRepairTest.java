@@ -100,6 +100,24 @@ class ReplicaCheckAndRepairTest {
     }
 
     @Test
+    void aRepairWhoseNewCopysNodeFailsBlamesThatNodeNotTheSource() throws IOException {
+        String rotten = client.stat(KEY).slice(1).replicas().getFirst().nodeId();
+        String source = client.stat(KEY).slice(1).replicas().getLast().nodeId();
+        cluster.flipByte(KEY, 1, 10);
+        List<ReplicaVerdict> verdicts = check();
+        // Stopped before the master counts it down: the repair's room stays on it, and writing there fails.
+        cluster.stopNode(cluster.indexOf(rotten));
+        try (ObjectReader object = client.open(KEY)) {
+            assertThat(object.repair(verdicts)).singleElement().satisfies(o -> {
+                assertThat(o.repaired()).isFalse();
+                assertThat(o.node()).isEqualTo(rotten);
+                assertThat(o.describe()).contains("could not write slice 1 of " + KEY + " on node " + rotten)
+                        .doesNotContain("from " + source);
+            });
+        }
+    }
+
+    @Test
     void theSameHostPathChecksCopiesInTheirMappedPools() throws IOException {
         cluster.flipByte(KEY, 2, 1234);
         try (StoreClient local = cluster.client(ClientOptions.defaults()); ObjectReader object = local.open(KEY)) {

@@ -95,8 +95,12 @@ final class ReplicaRepairer {
         }
     }
 
-    /** Copies the slice from the first source that serves it whole, then has the new copy's node check every block. */
+    /**
+     * Copies the slice from the first source that serves it whole, then has the new copy's node check every block. A
+     * failure on the new copy's node ends the repair: another source would meet it too.
+     */
     private String copy(Located located, RepairGrant grant, List<ReplicaRef> sources) throws IOException {
+        List<IOException> failures = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         try (NodeConnections.Held target = connections.hold(grant.node())) {
             for (ReplicaRef source : sources) {
@@ -104,15 +108,25 @@ final class ReplicaRepairer {
                 try (NodeConnections.Held from = connections.hold(node.info())) {
                     copySlice(located.object(), grant.slice(), from.access(), source.offset(), target.access(),
                             grant.target().offset(), grant.writeGrant());
-                    target.access().verify(ReplicaChecker.wholeSlice(located.object(), grant.slice(), grant.target().offset()));
+                    onTarget(() -> target.access().verify(ReplicaChecker.wholeSlice(located.object(), grant.slice(),
+                            grant.target().offset())));
                     return source.nodeId();
+                } catch (TargetFailure e) {
+                    IOException cause = e.getCause();
+                    throw new StoreException(cause instanceof StoreException s ? s.code() : StoreException.Code.UNAVAILABLE,
+                            "could not write slice " + grant.slice() + " of " + located.object().key() + " on node "
+                                    + grant.target().nodeId() + ": " + cause.getMessage(), cause);
                 } catch (IOException e) {
+                    failures.add(e);
                     errors.add("from " + source.nodeId() + ": " + e.getMessage());
                 }
             }
         }
-        throw new StoreException(StoreException.Code.UNAVAILABLE, "could not copy slice " + grant.slice() + " of "
-                + located.object().key() + " to node " + grant.target().nodeId() + ": " + String.join("; ", errors));
+        StoreException failed = new StoreException(StoreException.Code.UNAVAILABLE, "could not copy slice " + grant.slice() + " of "
+                + located.object().key() + " to node " + grant.target().nodeId() + ": " + String.join("; ", errors),
+                failures.isEmpty() ? null : failures.getFirst());
+        failures.stream().skip(1).forEach(failed::addSuppressed);
+        throw failed;
     }
 
     /** Piece by piece through one buffer, each piece whole checksum blocks, so every byte read is checked on arrival. */
@@ -128,8 +142,34 @@ final class ReplicaRepairer {
                 MemorySegment bytes = buffer.asSlice(0, length);
                 ReadTask task = new ReadTask.Ranges(slice, List.of(new Range(at, length)), 0);
                 task.run(from, fromOffset, ReadPlanner.checks(task, object, fromOffset), bytes, false, OnBusy.WAIT);
-                to.write(toOffset + at, bytes, writeGrant);
+                long position = toOffset + at;
+                onTarget(() -> to.write(position, bytes, writeGrant));
             }
+        }
+    }
+
+    private interface TargetCall {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code call} on the new copy's node, telling its failure from a source's. */
+    private static void onTarget(TargetCall call) throws TargetFailure {
+        try {
+            call.run();
+        } catch (IOException e) {
+            throw new TargetFailure(e);
+        }
+    }
+
+    /** A failure on the new copy's node (unreachable, out of room, refusing the grant, or finding the copy bad). */
+    private static final class TargetFailure extends IOException {
+        TargetFailure(IOException cause) {
+            super(cause.getMessage(), cause);
+        }
+
+        @Override
+        public synchronized IOException getCause() {
+            return (IOException) super.getCause();
         }
     }
 
