@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -72,10 +73,23 @@ final class Copier implements AutoCloseable {
     private final CongestionControl congestionControl;
     private final ByteRate rate = new ByteRate(1);
     private final Map<String, Running> running = new ConcurrentHashMap<>();
+    /**
+     * Copies whose end the master heard (or that it gave up), until a list comes without them: a heartbeat's answer made
+     * before the master heard may still list one, and starting it again would write into room the master freed.
+     * Guarded by {@link #running}, with which it changes together.
+     */
+    private final Set<String> reported = new HashSet<>();
     private final ExecutorService workers;
 
     Copier(PoolFile pool, MasterApi master, Authentication authentication, TransferDeadlines deadlines, DeadlineTimer timer,
             NodeCounters counters, VerifiedBlocks verified, CongestionControl congestionControl) {
+        this(pool, master, authentication, deadlines, timer, counters, verified, congestionControl,
+                Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("node-copy-" + pool.nodeId() + "-", 0).factory()));
+    }
+
+    /** As above, with copies made on {@code workers}. */
+    Copier(PoolFile pool, MasterApi master, Authentication authentication, TransferDeadlines deadlines, DeadlineTimer timer,
+            NodeCounters counters, VerifiedBlocks verified, CongestionControl congestionControl, ExecutorService workers) {
         this.congestionControl = congestionControl;
         this.pool = pool;
         this.verified = verified;
@@ -84,7 +98,7 @@ final class Copier implements AutoCloseable {
         this.deadlines = deadlines;
         this.timer = timer;
         this.counters = counters;
-        this.workers = Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("node-copy-" + pool.nodeId() + "-", 0).factory());
+        this.workers = workers;
     }
 
     /** The master's current list: copies not on it stop, copies new on it start. */
@@ -102,10 +116,31 @@ final class Copier implements AutoCloseable {
         });
         for (CopyTask task : orders) {
             Running copy = new Running(task);
-            if (running.putIfAbsent(task.taskId(), copy) == null) {
+            synchronized (running) {
+                if (reported.contains(task.taskId()) || running.putIfAbsent(task.taskId(), copy) != null) {
+                    continue;
+                }
+            }
+            try {
                 workers.execute(() -> run(copy));
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // Not running, so not listed as running: the master lists it again, and the next heartbeat tries again.
+                forget(copy);
+                log.warn("node {}: cannot start copy {} of slice {} of {}: {}", pool.nodeId(), task.taskId(), task.slice(), task.key(),
+                        e.toString());
             }
         }
+        synchronized (running) {
+            reported.retainAll(listed);
+        }
+    }
+
+    /** Drops {@code copy}, which writes no more, from the running ones. */
+    private void forget(Running copy) {
+        synchronized (running) {
+            running.remove(copy.task.taskId());
+        }
+        copy.ended.countDown();
     }
 
     /**
@@ -144,12 +179,15 @@ final class Copier implements AutoCloseable {
         synchronized (copy) {
             copy.worker = Thread.currentThread();
         }
+        boolean heard = false;
         try {
             CopyOutcome outcome = attempt(copy);
             if (copy.cancelled) {
+                heard = true;
                 return;
             }
             master.finishCopy(pool.nodeId(), task.taskId(), outcome);
+            heard = true;
         } catch (StoreException e) {
             // The master keeps the copy pending and lists it again; the next heartbeat starts it over.
             log.warn("node {}: could not report copy {} of slice {} of {}: {}", pool.nodeId(), task.taskId(), task.slice(), task.key(),
@@ -161,8 +199,12 @@ final class Copier implements AutoCloseable {
                 // Cleared before the thread goes back to the pool, so no later interrupt meant for this copy hits another.
                 copy.worker = null;
             }
-            running.remove(task.taskId());
-            copy.ended.countDown();
+            if (heard) {
+                synchronized (running) {
+                    reported.add(task.taskId());
+                }
+            }
+            forget(copy);
         }
     }
 

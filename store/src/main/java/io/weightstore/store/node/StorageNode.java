@@ -293,7 +293,7 @@ public final class StorageNode implements AutoCloseable {
                 if (!closed.get()) {
                     refusals.warn("node {}: {}; will retry", pool.nodeId(), e.getMessage());
                 }
-            } catch (RuntimeException | OutOfMemoryError e) {
+            } catch (RuntimeException | Error e) {
                 refusals.warn("node {}: heartbeat failed: {}; will retry", pool.nodeId(), e.toString());
             }
         }
@@ -302,13 +302,15 @@ public final class StorageNode implements AutoCloseable {
     /** False when the master does not know this node, which must register again. */
     private boolean heartbeat() throws StoreException {
         List<ScrubFinding> found = scrubber.takeFindings();
-        NodeOrders orders;
+        NodeOrders orders = null;
         try {
             orders = master.heartbeat(new NodeReport(pool.nodeId(), counters.load(connections.size()), copier.progress(), found,
                     scrubber.room()));
-        } catch (StoreException e) {
-            scrubber.putBack(found);
-            throw e;
+        } finally {
+            // Unheard, whatever the failure: the findings go with the next heartbeat rather than wait a whole scrub pass.
+            if (orders == null) {
+                scrubber.putBack(found);
+            }
         }
         lastAnswerNanos = System.nanoTime();
         if (!orders.known()) {

@@ -28,23 +28,30 @@ class NodeHeartbeatsTest {
     private final AtomicInteger heartbeats = new AtomicInteger();
 
     @Test
-    void aHeartbeatThatThrowsUnexpectedlyIsRetriedAtTheNextInterval() throws Exception {
+    void heartbeatsThatThrowUnexpectedlyAreRetriedAtTheNextInterval() throws Exception {
         try (MasterServer master = MasterServer.start(tmp.resolve("master"), TestCluster.config(), "127.0.0.1", 0,
                 MasterSecurity.insecure());
-                StorageNode node = StorageNode.start(failingFirstHeartbeat(MasterClients.connect("127.0.0.1:" + master.port(),
+                StorageNode node = StorageNode.start(failingFirstHeartbeats(MasterClients.connect("127.0.0.1:" + master.port(),
                         Authentication.insecure())), NodeOptions.loopback(tmp.resolve("node.pool"), TestCluster.NODE_CAPACITY),
                         Optional.empty())) {
-            Awaits.until(PATIENCE, "heartbeats after one that threw", () -> heartbeats.get() >= 3);
+            Awaits.until(PATIENCE, "heartbeats after two that threw", () -> heartbeats.get() >= 4);
             assertThat(node.isRegistered()).as("registered after heartbeats resumed").isTrue();
         }
     }
 
-    /** {@code master} as the node sees it, but its first heartbeat throws as a bug in a client would. */
-    private MasterApi failingFirstHeartbeat(MasterApi master) {
+    /**
+     * {@code master} as the node sees it, but its first heartbeat throws as a bug in a client would, and its second as a
+     * class that failed to load does.
+     */
+    private MasterApi failingFirstHeartbeats(MasterApi master) {
         return (MasterApi) Proxy.newProxyInstance(MasterApi.class.getClassLoader(), new Class<?>[] {MasterApi.class},
                 (proxy, method, args) -> {
-                    if (method.getName().equals("heartbeat") && heartbeats.incrementAndGet() == 1) {
-                        throw new IllegalStateException("a heartbeat's unexpected failure");
+                    if (method.getName().equals("heartbeat")) {
+                        switch (heartbeats.incrementAndGet()) {
+                            case 1 -> throw new IllegalStateException("a heartbeat's unexpected failure");
+                            case 2 -> throw new NoClassDefFoundError("io/weightstore/store/api/NodeReport");
+                            default -> {}
+                        }
                     }
                     try {
                         return method.invoke(master, args);
