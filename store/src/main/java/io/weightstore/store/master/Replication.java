@@ -748,9 +748,14 @@ final class Replication {
         CopyInFlight.Reason reason;
         switch (want) {
             case ReplicaPlanner.Want.Rewrite rewrite -> {
-                // Not while a rewrite given up earlier may still land there: its late pieces would spoil the new one's.
-                target = free.stream().anyMatch(n -> n.nodeId().equals(rewrite.bad().nodeId()))
-                        && !copies.stillWrittenInPlace(rewrite.bad()) ? Optional.of(rewrite.bad()) : Optional.empty();
+                if (nodes.isDraining(rewrite.bad().nodeId())) {
+                    // A draining node takes no copy, its own rewrite neither: the good bytes go to another node in its place.
+                    target = allocate(object, slice, free, false);
+                } else {
+                    // Not while a rewrite given up earlier may still land there: its late pieces would spoil the new one's.
+                    target = free.stream().anyMatch(n -> n.nodeId().equals(rewrite.bad().nodeId()))
+                            && !copies.stillWrittenInPlace(rewrite.bad()) ? Optional.of(rewrite.bad()) : Optional.empty();
+                }
                 replaces = rewrite.bad().nodeId();
                 reason = CopyInFlight.Reason.BAD;
             }

@@ -19,6 +19,7 @@ import io.weightstore.store.api.ScrubFinding;
 import io.weightstore.store.api.StoreException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** Copies known bad stay known across a restart of the master, so trimming never keeps one in place of a good copy. */
@@ -89,6 +90,28 @@ class MasterBadCopyTest extends ClockedMasterFixture {
         CopyTask task = master.heartbeat(NodeReport.alive(bad.nodeId())).copies().getFirst();
         assertThat(task.targetOffset()).isEqualTo(bad.offset());
         return new Rewrite(bad, task);
+    }
+
+    @Test
+    void aBadCopyOnADrainingNodeIsCopiedToAnotherNodeInItsPlace() throws StoreException {
+        for (String node : List.of("n1", "n2", "n3")) {
+            master.registerNode(node(node));
+        }
+        ObjectMeta object = put("obj", 2);
+        String kept = object.slice(0).nodeIds().getFirst();
+        ReplicaRef bad = reportBad(object, kept);
+        master.drainNode(bad.nodeId(), false);
+        master.reapNow();
+        String third = Stream.of("n1", "n2", "n3").filter(n -> !object.slice(0).nodeIds().contains(n)).findFirst().orElseThrow();
+
+        List<CopyTask> copies = master.heartbeat(NodeReport.alive(third)).copies();
+        assertThat(copies).as("copies ordered to the node that holds none").singleElement()
+                .satisfies(task -> assertThat(task.key()).isEqualTo("obj"));
+        master.finishCopy(third, copies.getFirst().taskId(), new CopyOutcome.Done());
+
+        assertThat(master.stat("obj").slice(0).nodeIds()).as("the draining node's bad copy replaced")
+                .containsExactlyInAnyOrder(kept, third);
+        assertThat(master.status().replication().badCopies()).isZero();
     }
 
     @Test
