@@ -5,6 +5,7 @@ import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.gateway.s3.S3Request;
 import io.weightstore.gateway.s3.UriEncoding;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -15,9 +16,14 @@ import java.util.regex.Pattern;
  * ({@code weights.internal:9000/weights/ckpt/config.json}): a path that starts with the bucket is
  * read path-style whatever the host, so only a checkpoint named as the bucket is out of reach of a
  * virtual-hosted client (keys are CHECKPOINT/FILE, so a key of the bucket's name alone never exists).
+ * On such a host a {@code GET /} is the service's (ListBuckets, {@code aws s3 ls}) unless it carries a
+ * parameter only a bucket's listing takes: virtual-hosted clients list a bucket with one
+ * ({@code list-type=2}, or botocore's {@code encoding-type=url} for the first version).
  */
 sealed interface RequestTarget {
     Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?");
+    /** What a ListBuckets may carry; any other parameter on a {@code GET /} is a bucket's. */
+    Set<String> SERVICE_PARAMETERS = Set.of("max-buckets", "continuation-token", "prefix", "bucket-region", "x-id");
 
     record Service() implements RequestTarget {}
 
@@ -37,7 +43,7 @@ sealed interface RequestTarget {
         }
         String rest = path.startsWith("/") ? path.substring(1) : path;
         boolean bucketFirst = rest.equals(bucket) || rest.startsWith(bucket + "/");
-        if (!bucketFirst && isVirtualHosted(request.header("host"), bucket)) {
+        if (!bucketFirst && isVirtualHosted(request.header("host"), bucket) && !(rest.isEmpty() && listsBuckets(request))) {
             return rest.isEmpty() ? new Bucket(bucket) : new Key(bucket, rest);
         }
         if (rest.isEmpty()) {
@@ -48,6 +54,11 @@ sealed interface RequestTarget {
             return new Bucket(slash < 0 ? rest : rest.substring(0, slash));
         }
         return new Key(rest.substring(0, slash), rest.substring(slash + 1));
+    }
+
+    private static boolean listsBuckets(S3Request request) {
+        return request.method().equals("GET")
+                && request.query().parameters().stream().allMatch(p -> SERVICE_PARAMETERS.contains(p.name()));
     }
 
     /** Whether the host names the bucket: {@code bucket.} first, and not an IP address (bucket {@code 127} and host {@code 127.0.0.1}). */

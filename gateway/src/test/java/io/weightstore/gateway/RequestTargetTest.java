@@ -11,7 +11,11 @@ import org.junit.jupiter.api.Test;
 
 class RequestTargetTest {
     private static RequestTarget target(String host, String rawPath, String bucket) {
-        return RequestTarget.of(new S3Request("GET", rawPath, QueryString.parse(null), Map.of("Host", List.of(host))), bucket);
+        return target("GET", host, rawPath, null, bucket);
+    }
+
+    private static RequestTarget target(String method, String host, String rawPath, String query, String bucket) {
+        return RequestTarget.of(new S3Request(method, rawPath, QueryString.parse(query), Map.of("Host", List.of(host))), bucket);
     }
 
     @Test
@@ -25,7 +29,11 @@ class RequestTargetTest {
 
     @Test
     void virtualHostedStyleNamesTheBucketInTheHostButAnAddressNeverDoes() {
-        assertThat(target("weights.gw.example:9000", "/", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("GET", "weights.gw.example:9000", "/", "list-type=2&prefix=ckpt%2F", "weights"))
+                .isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("GET", "weights.gw.example:9000", "/", "encoding-type=url", "weights"))
+                .isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("HEAD", "weights.gw.example:9000", "/", null, "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
         assertThat(target("weights.gw.example:9000", "/ckpt/config.json", "weights"))
                 .isEqualTo(new RequestTarget.Key("weights", "ckpt/config.json"));
         assertThat(target("127.0.0.1:9000", "/127/ckpt/config.json", "127")).isEqualTo(new RequestTarget.Key("127", "ckpt/config.json"));
@@ -39,6 +47,14 @@ class RequestTargetTest {
         assertThat(target("weights.internal.example:9000", "/weights/", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
         assertThat(target("weights.internal.example:9000", "/weightsx/config.json", "weights"))
                 .isEqualTo(new RequestTarget.Key("weights", "weightsx/config.json"));
+    }
+
+    /** {@code aws s3 ls --endpoint-url http://weights.internal:9000}, as the README has path-style clients name the gateway. */
+    @Test
+    void aListOfBucketsOnAHostNamedAfterTheBucketIsTheServices() {
+        assertThat(target("weights.internal:9000", "/", "weights")).isEqualTo(new RequestTarget.Service());
+        assertThat(target("GET", "weights.internal:9000", "/", "max-buckets=1000&x-id=ListBuckets", "weights"))
+                .isEqualTo(new RequestTarget.Service());
     }
 
     @Test

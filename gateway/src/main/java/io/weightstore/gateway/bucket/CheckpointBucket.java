@@ -273,7 +273,8 @@ public final class CheckpointBucket {
             Known now = confirmedLately(known) || known == null && absentLately(id) ? known : refresh(id);
             mine.complete(now);
             return now;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // Every failure, an Error too: the requests waiting on this check have no deadline of their own.
             mine.completeExceptionally(e);
             throw e;
         } finally {
