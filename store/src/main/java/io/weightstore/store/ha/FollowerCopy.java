@@ -89,6 +89,10 @@ final class FollowerCopy implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            // Broken for good rather than loading for ever: a master elected meanwhile loads the metadata itself.
+            breaks("the thread that keeps it failed: " + e);
+            throw e;
         }
     }
 

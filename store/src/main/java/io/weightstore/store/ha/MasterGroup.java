@@ -145,8 +145,9 @@ public final class MasterGroup implements AutoCloseable {
                     ? EtcdMetadataStore.over(etcd.getKVClient(), keys, fence, settings.etcdTimeout(), onLostAuthority, kept.get())
                     : EtcdMetadataStore.open(etcd.getKVClient(), keys, fence, settings.etcdTimeout(), onLostAuthority);
             core = MasterCore.open(store, config, metrics);
-        } catch (StoreException | RuntimeException e) {
-            election.stepDown(fence, "it could not load the metadata: " + e.getMessage());
+        } catch (StoreException | RuntimeException | Error e) {
+            // An Error too (out of memory while loading): a fence held with no master behind it answers "loading" for good.
+            election.stepDown(fence, "it could not load the metadata: " + e);
             follow();
             return;
         }
