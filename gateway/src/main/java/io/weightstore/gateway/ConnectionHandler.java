@@ -34,6 +34,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      * packet of bare {@code GET /} lines would queue thousands. HTTP clients pipeline a few, if any.
      */
     static final int MAX_PIPELINED = 32;
+    /**
+     * Header fields all the waiting requests may hold together. Decoded, a field costs its map entry and two strings,
+     * some 150 bytes of heap for as few as 4 bytes on the wire ({@code a:}), so the count of requests alone let each
+     * connection hold megabytes before anything was authenticated. S3 clients send a dozen or two a request.
+     */
+    static final int MAX_PIPELINED_FIELDS = 512;
 
     private final S3Routes routes;
     private final AccessLog accessLog;
@@ -41,6 +47,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final Duration sendTimeout;
     private final RequestHeadDeadline headDeadline;
     private final ArrayDeque<HttpRequest> pipelined = new ArrayDeque<>();
+    /** The header fields of the requests in {@link #pipelined}. */
+    private int pipelinedFields;
     private boolean busy;
     /** The request in progress while {@link #busy}. */
     private Exchange current;
@@ -70,14 +78,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             // The rest of the read pass is decoded after the close: what it brings is dropped, not queued again.
             if (message instanceof HttpRequest request && !overflowed) {
                 headDeadline.requestStarted();
-                if (busy && pipelined.size() >= MAX_PIPELINED) {
-                    log.debug("connection from {} pipelined more than {} requests; closing it", ctx.channel().remoteAddress(),
-                            MAX_PIPELINED);
+                int fields = request.headers().size();
+                if (busy && (pipelined.size() >= MAX_PIPELINED || pipelinedFields + fields > MAX_PIPELINED_FIELDS)) {
+                    log.debug("connection from {} pipelined more than {} requests or {} header fields; closing it",
+                            ctx.channel().remoteAddress(), MAX_PIPELINED, MAX_PIPELINED_FIELDS);
                     overflowed = true;
                     pipelined.clear();
+                    pipelinedFields = 0;
                     ctx.close();
                 } else if (busy) {
                     pipelined.add(request);
+                    pipelinedFields += fields;
                 } else {
                     start(ctx, request);
                 }
@@ -199,6 +210,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         current = null;
         HttpRequest next = pipelined.poll();
         if (next != null) {
+            pipelinedFields -= next.headers().size();
             try {
                 start(ctx, next);
             } catch (RuntimeException e) {

@@ -143,6 +143,28 @@ class GatewayConnectionTest {
         }
     }
 
+    /** Few requests, each with thousands of tiny header fields: small on the wire, megabytes decoded, before any is authenticated. */
+    @Test
+    void aConnectionThatPipelinesMoreHeaderFieldsThanItMayHaveWaitingIsClosed() throws Exception {
+        String fields = "a:\r\n".repeat(2_000);
+        String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n" + fields + "\r\n";
+        int sent = 8;
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(get.repeat(sent).getBytes(StandardCharsets.US_ASCII));
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            int answered = 0;
+            try {
+                while (answered < sent) {
+                    read(in, false);
+                    answered++;
+                }
+            } catch (IOException closed) {
+                // The connection ended mid-answer or between answers.
+            }
+            assertThat(answered).as("answers before the connection closed, of %d requests", sent).isLessThan(sent);
+        }
+    }
+
     @Test
     void aConnectionIdleForTheIdleTimeoutIsClosedAndOneInUseIsNot() throws Exception {
         String get = "GET /weights/" + GatewayFixture.CHECKPOINT + "/config.json HTTP/1.1\r\nHost: gateway\r\n\r\n";
