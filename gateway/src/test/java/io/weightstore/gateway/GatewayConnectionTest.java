@@ -27,6 +27,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -357,6 +360,28 @@ class GatewayConnectionTest {
             assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>MethodNotAllowed</Code>");
             assertThat(response.header("Connection")).isEqualToIgnoringCase("close");
             assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+
+    /** As rclone sends a PUT: a large body, no {@code Expect: 100-continue}, the answer read while the body still goes. */
+    @Test
+    void aRequestWithALargeBodyStillBeingSentGetsItsRefusalNotAReset() throws Exception {
+        long length = 64L << 20;
+        String head = "PUT /weights/" + GatewayFixture.CHECKPOINT + "/new.bin HTTP/1.1\r\nHost: gateway\r\nContent-Length: " + length
+                + "\r\n\r\n";
+        try (Socket socket = connect(); ExecutorService sender = Executors.newSingleThreadExecutor()) {
+            socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+            Future<?> body = sender.submit(() -> {
+                byte[] chunk = new byte[1 << 16];
+                for (long sent = 0; sent < length; sent += chunk.length) {
+                    socket.getOutputStream().write(chunk);
+                }
+                return null;
+            });
+            Response response = read(new BufferedInputStream(socket.getInputStream()), false);
+            assertThat(response.status()).isEqualTo(405);
+            assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("<Code>MethodNotAllowed</Code>");
+            body.cancel(true);
         }
     }
 
