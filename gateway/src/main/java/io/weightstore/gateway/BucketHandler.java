@@ -37,13 +37,14 @@ final class BucketHandler {
     }
 
     /**
-     * Each page holds every key under the prefix in memory, sorted: so a listing takes a transfer slot as a GET does,
-     * and a crowd of clients listing a large bucket at once waits or is told to slow down instead of filling the heap.
+     * A page may hold many keys in memory (a checkpoint's files, or every key under the prefix when the delimiter is not
+     * {@code /}): so a listing takes a transfer slot as a GET does, and a crowd of clients listing a large bucket at once
+     * waits or is told to slow down instead of filling the heap.
      */
     void list(S3Request request, Exchange exchange) throws IOException, InterruptedException {
         ListRequest list = ListRequest.parse(request.query());
         try (TransferSlots.Slot _ = exchange.awaitSlot(slots)) {
-            ListPage page = ListPage.of(bucket.list(list.prefix()), list);
+            ListPage page = ListPage.of(bucket.list(list), list);
             Responses.xml(exchange, ListDocument.render(bucket.name(), list, page));
         }
     }

@@ -1,6 +1,8 @@
 package io.weightstore.gateway.bucket;
 
 import io.weightstore.gateway.s3.ErrorCode;
+import io.weightstore.gateway.s3.ListPage;
+import io.weightstore.gateway.s3.ListRequest;
 import io.weightstore.gateway.s3.ObjectInfo;
 import io.weightstore.gateway.s3.S3Error;
 import io.weightstore.store.api.KeyOrder;
@@ -198,38 +200,66 @@ public final class CheckpointBucket {
         return now;
     }
 
-    /** Every object whose key starts with {@code prefix}, in S3's key order. */
-    public List<ObjectInfo> list(String prefix) throws IOException {
+    /**
+     * The objects a page of {@code request} is made from ({@link ListPage#of}), in S3's key order: every one under its
+     * prefix, less what cannot change the page. Keys are CHECKPOINT/FILE, so checkpoints in the order of CHECKPOINT/
+     * give every key in order; a checkpoint whose keys all sort before the marker is passed over, its manifest unread.
+     * Without a delimiter the listing stops once the page is full and one more key shows it truncated; with {@code /}
+     * and a prefix within checkpoint ids, every key of a checkpoint rolls up into CHECKPOINT/, so one key of each
+     * stands for all, the first past the marker. Before, each page built and sorted every file of every checkpoint:
+     * a whole listing cost time in the square of the bucket's size.
+     */
+    public List<ObjectInfo> list(ListRequest request) throws IOException {
+        String prefix = request.prefix();
+        String after = request.after().orElse(null);
         int slash = prefix.indexOf('/');
-        List<Manifest> ready = new ArrayList<>();
         if (slash >= 0) {
             Optional<CheckpointId> id = id(prefix.substring(0, slash));
             Known known = id.isEmpty() ? null : current(id.get());
-            ready = known == null ? List.of() : known.ready.stream().toList();
-        } else {
+            return known == null || known.ready.isEmpty() ? List.of() : sortedFiles(known.ready.get());
+        }
+        boolean byKey = request.delimiter().isEmpty();
+        boolean byCheckpoint = request.delimiter().equals("/");
+        List<CheckpointId> ids = checkpointIds().stream().filter(id -> id.value().startsWith(prefix))
+                .sorted(Comparator.comparing(id -> id.value() + "/", KeyOrder.UTF8)).toList();
+        List<ObjectInfo> objects = new ArrayList<>();
+        int pastMarker = 0;
+        for (CheckpointId id : ids) {
+            String top = id.value() + "/";
+            if (after != null && KeyOrder.compare(top, after) < 0 && !after.startsWith(top)) {
+                continue;
+            }
             // Each checkpoint as a GET of its files finds it (the manifests known, checked with the master once a
             // second): one whose manifest cannot be trusted or read is left out, as its files cannot be fetched.
-            for (CheckpointId id : checkpointIds()) {
-                if (!id.value().startsWith(prefix)) {
-                    continue;
+            Known known = current(id);
+            if (known == null || known.ready.isEmpty()) {
+                continue;
+            }
+            List<ObjectInfo> files = sortedFiles(known.ready.get());
+            List<ObjectInfo> past = after == null ? files : files.stream().filter(f -> KeyOrder.compare(f.key(), after) > 0).toList();
+            if (byCheckpoint) {
+                if (!past.isEmpty()) {
+                    objects.add(past.getFirst());
+                    pastMarker += top.equals(after) ? 0 : 1;
                 }
-                Known known = current(id);
-                if (known != null) {
-                    known.ready.ifPresent(ready::add);
-                }
+            } else {
+                objects.addAll(files);
+                pastMarker += past.size();
+            }
+            if ((byKey || byCheckpoint) && pastMarker > request.maxKeys()) {
+                break;
             }
         }
-        List<ObjectInfo> objects = new ArrayList<>();
-        for (Manifest manifest : ready) {
-            for (ManifestFile file : manifest.files()) {
-                ObjectInfo info = info(manifest, file);
-                if (info.key().startsWith(prefix)) {
-                    objects.add(info);
-                }
-            }
-        }
-        objects.sort(Comparator.comparing(ObjectInfo::key, KeyOrder.UTF8));
         return objects;
+    }
+
+    private static List<ObjectInfo> sortedFiles(Manifest manifest) {
+        List<ObjectInfo> files = new ArrayList<>();
+        for (ManifestFile file : manifest.files()) {
+            files.add(info(manifest, file));
+        }
+        files.sort(Comparator.comparing(ObjectInfo::key, KeyOrder.UTF8));
+        return files;
     }
 
     /**
