@@ -2,9 +2,7 @@ package io.weightstore.jlama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tjake.jlama.model.llama.LlamaTokenizer;
-import com.github.tjake.jlama.safetensors.tokenizer.BPETokenizer;
 import com.github.tjake.jlama.safetensors.tokenizer.Tokenizer;
 import io.weightstore.format.DType;
 import io.weightstore.format.synth.SynthSpec;
@@ -13,9 +11,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -89,30 +86,10 @@ class BpeEncoderProperties {
      * "aa a" and "aa aa", so "aaaa" is "aa" twice; "b c" ranks above "a b", so "abc" is "a" "bc"; and "a bc" joins those.
      */
     private static Tokenizer byteLevel() {
-        Map<String, Integer> vocab = new LinkedHashMap<>();
-        for (int b = 0; b < 256; b++) {
-            vocab.put(Character.toString(BPETokenizer.alteredBytes.getOrDefault(b, b)), b);
-        }
         List<String> merges = List.of("a a", "b c", "aa a", "aa aa", "a b", "a bc", "x y", "y z", "xy z", "Ġ a", "Ġa bc");
-        for (String merge : merges) {
-            vocab.putIfAbsent(merge.replace(" ", ""), vocab.size());
-        }
-        Map<String, Object> model = new LinkedHashMap<>();
-        model.put("type", "BPE");
-        model.put("byte_fallback", false);
-        model.put("vocab", vocab);
-        model.put("merges", merges);
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("version", "1.0");
-        json.put("added_tokens", List.of());
-        json.put("pre_tokenizer", Map.of("type", "Sequence", "pretokenizers", List.of(
-                Map.of("type", "Split", "pattern", Map.of("Regex", " ?\\p{L}+| ?[^\\s\\p{L}]+|\\s+"), "behavior", "Isolated",
-                        "invert", false),
-                Map.of("type", "ByteLevel", "add_prefix_space", false, "trim_offsets", true, "use_regex", false))));
-        json.put("model", model);
         try {
             Path dir = Files.createTempDirectory("bpe-byte-level");
-            Files.writeString(dir.resolve("tokenizer.json"), new ObjectMapper().writeValueAsString(json));
+            ByteLevelVocabulary.write(dir, merges, Optional.of(" ?\\p{L}+| ?[^\\s\\p{L}]+|\\s+"));
             return new LlamaTokenizer(dir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

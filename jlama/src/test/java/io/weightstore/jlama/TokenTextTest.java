@@ -2,17 +2,14 @@ package io.weightstore.jlama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tjake.jlama.model.llama.LlamaTokenizer;
-import com.github.tjake.jlama.safetensors.tokenizer.BPETokenizer;
 import com.github.tjake.jlama.safetensors.tokenizer.Tokenizer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,36 +22,15 @@ class TokenTextTest {
     private Tokenizer tokenizer;
     private Map<String, Integer> vocab;
 
-    /** The 256 pieces of GPT-2's byte table, ids 0-255, and three merges: "é" as one piece, and "caf". */
+    /** The 256 pieces of GPT-2's byte table, ids 0-255, and three merges: "é" as one piece (256), and "caf" (258). */
     @BeforeEach
     void writeTokenizer() throws IOException {
-        vocab = new LinkedHashMap<>();
-        for (int b = 0; b < 256; b++) {
-            vocab.put(spelled(b), b);
-        }
-        List<String> merges = List.of(spelled(0xC3) + " " + spelled(0xA9), "c a", "ca f");
-        vocab.put(spelled(0xC3) + spelled(0xA9), 256);
-        vocab.put("ca", 257);
-        vocab.put("caf", 258);
-        Map<String, Object> model = new LinkedHashMap<>();
-        model.put("type", "BPE");
-        model.put("byte_fallback", false);
-        model.put("vocab", vocab);
-        model.put("merges", merges);
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("version", "1.0");
-        json.put("added_tokens", List.of());
-        // As Llama 3's and Qwen2's: a sequence that ends in ByteLevel (theirs splits by a pattern first).
-        json.put("pre_tokenizer", Map.of("type", "Sequence", "pretokenizers", List.of(
-                Map.of("type", "ByteLevel", "add_prefix_space", false, "trim_offsets", true, "use_regex", false))));
-        json.put("model", model);
-        Files.writeString(tmp.resolve("tokenizer.json"), new ObjectMapper().writeValueAsString(json));
+        vocab = ByteLevelVocabulary.write(tmp, List.of(spelled(0xC3) + " " + spelled(0xA9), "c a", "ca f"), Optional.empty());
         tokenizer = new LlamaTokenizer(tmp);
     }
 
-    /** How the byte table spells byte {@code b}: itself when printable, else a character from U+0100 on. */
     private static String spelled(int b) {
-        return Character.toString(BPETokenizer.alteredBytes.getOrDefault(b, b));
+        return ByteLevelVocabulary.spelled(b);
     }
 
     private String decodeEach(int... tokens) {

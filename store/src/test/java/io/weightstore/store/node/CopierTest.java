@@ -10,6 +10,7 @@ import io.weightstore.store.api.CopyTask;
 import io.weightstore.store.api.Endpoint;
 import io.weightstore.store.api.MasterApi;
 import io.weightstore.store.api.NodeInfo;
+import io.weightstore.store.api.StoreException;
 import io.weightstore.store.api.Ticket;
 import io.weightstore.store.api.TransferDeadlines;
 import io.weightstore.store.pool.PoolFile;
@@ -25,6 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,16 +55,29 @@ class CopierTest {
                 return null;
             });
 
-    private Copier copier(PoolFile pool, DeadlineTimer timer, ExecutorService workers) {
+    private PoolFile pool;
+    private DeadlineTimer timer;
+
+    @BeforeEach
+    void openPool() throws StoreException {
+        pool = PoolFile.openOrCreate(tmp.resolve("pool"), CAPACITY, "target");
+        timer = new DeadlineTimer("test-deadlines");
+    }
+
+    @AfterEach
+    void closePool() throws StoreException {
+        timer.close();
+        pool.close();
+    }
+
+    private Copier copier(ExecutorService workers) {
         return new Copier(pool, master, Authentication.insecure(), TransferDeadlines.defaults(), timer, new NodeCounters(),
                 new VerifiedBlocks(CAPACITY, Duration.ofSeconds(10), System::nanoTime), CongestionControl.CUBIC, workers);
     }
 
     @Test
     void aCopyOrderedIntoRoomOutsideThePoolIsReportedFailed() throws Exception {
-        try (PoolFile pool = PoolFile.openOrCreate(tmp.resolve("pool"), CAPACITY, "target");
-                DeadlineTimer timer = new DeadlineTimer("test-deadlines");
-                Copier copier = copier(pool, timer, Executors.newCachedThreadPool())) {
+        try (Copier copier = copier(Executors.newCachedThreadPool())) {
             copier.accept(List.of(OUTSIDE), 0);
             Awaits.until(Duration.ofSeconds(10), "the copy to be reported", () -> reported.containsKey("t1"));
         }
@@ -73,9 +89,7 @@ class CopierTest {
 
     @Test
     void aCopyTheMasterHeardOfIsNotStartedAgainByAnAnswerMadeBeforeItHeard() throws Exception {
-        try (PoolFile pool = PoolFile.openOrCreate(tmp.resolve("pool"), CAPACITY, "target");
-                DeadlineTimer timer = new DeadlineTimer("test-deadlines");
-                Copier copier = copier(pool, timer, Executors.newCachedThreadPool())) {
+        try (Copier copier = copier(Executors.newCachedThreadPool())) {
             copier.accept(List.of(OUTSIDE), 0);
             Awaits.until(Duration.ofSeconds(10), "the copy to be reported and end", () -> reported.containsKey("t1")
                     && copier.progress().isEmpty());
@@ -90,9 +104,7 @@ class CopierTest {
     void aCopyWhoseThreadCannotStartIsNotCountedAsRunning() throws Exception {
         ExecutorService refusing = Executors.newSingleThreadExecutor();
         refusing.shutdown();
-        try (PoolFile pool = PoolFile.openOrCreate(tmp.resolve("pool"), CAPACITY, "target");
-                DeadlineTimer timer = new DeadlineTimer("test-deadlines");
-                Copier copier = copier(pool, timer, refusing)) {
+        try (Copier copier = copier(refusing)) {
             copier.accept(List.of(OUTSIDE), 0);
             assertThat(copier.progress()).as("copies running").isEmpty();
             assertThat(copier.stopAll(System.nanoTime() + Duration.ofSeconds(1).toNanos())).as("every copy stopped").isTrue();
