@@ -37,9 +37,9 @@ final class BucketHandler {
     }
 
     /**
-     * A page may hold many keys in memory (a checkpoint's files, or every key under the prefix when the delimiter is not
-     * {@code /}): so a listing takes a transfer slot as a GET does, and a crowd of clients listing a large bucket at once
-     * waits or is told to slow down instead of filling the heap.
+     * A page may hold many keys in memory (a checkpoint's files, or every key under the prefix with a delimiter other
+     * than {@code /}): so a listing takes a transfer slot as a GET does, and a crowd of clients listing a large bucket at
+     * once waits or is told to slow down instead of filling the heap.
      */
     void list(S3Request request, Exchange exchange) throws IOException, InterruptedException {
         ListRequest list = ListRequest.parse(request.query());

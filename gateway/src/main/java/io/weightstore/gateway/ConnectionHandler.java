@@ -54,7 +54,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private Exchange current;
     /** The client shut its side of the connection: nothing more will come. */
     private boolean inputClosed;
-    /** The client pipelined more than {@link #MAX_PIPELINED} requests: the connection is closing, and takes no more. */
+    /**
+     * The client pipelined more than {@link #MAX_PIPELINED} requests, or {@link #MAX_PIPELINED_FIELDS} header fields: the
+     * connection is closing, and takes no more.
+     */
     private boolean overflowed;
 
     /** {@code headDeadline}: the same connection's, before its HTTP decoder, told when requests start and finish. */

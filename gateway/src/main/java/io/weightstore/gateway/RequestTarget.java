@@ -16,14 +16,14 @@ import java.util.regex.Pattern;
  * ({@code weights.internal:9000/weights/ckpt/config.json}): a path that starts with the bucket is
  * read path-style whatever the host, so only a checkpoint named as the bucket is out of reach of a
  * virtual-hosted client (keys are CHECKPOINT/FILE, so a key of the bucket's name alone never exists).
- * On such a host a {@code GET /} is the service's (ListBuckets, {@code aws s3 ls}) unless it carries a
- * parameter only a bucket's listing takes: virtual-hosted clients list a bucket with one
- * ({@code list-type=2}, or botocore's {@code encoding-type=url} for the first version).
+ * On such a host a {@code GET /} lists the bucket: a virtual-hosted client's first listing may carry no
+ * parameter at all (s3cmd's), exactly as a path-style ListBuckets does ({@code aws s3 ls}). Only a
+ * parameter that ListBuckets alone takes makes it the service's.
  */
 sealed interface RequestTarget {
     Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?");
-    /** What a ListBuckets may carry; any other parameter on a {@code GET /} is a bucket's. */
-    Set<String> SERVICE_PARAMETERS = Set.of("max-buckets", "continuation-token", "prefix", "bucket-region", "x-id");
+    /** What only a ListBuckets carries. */
+    Set<String> SERVICE_PARAMETERS = Set.of("max-buckets", "bucket-region");
 
     record Service() implements RequestTarget {}
 
@@ -57,8 +57,8 @@ sealed interface RequestTarget {
     }
 
     private static boolean listsBuckets(S3Request request) {
-        return request.method().equals("GET")
-                && request.query().parameters().stream().allMatch(p -> SERVICE_PARAMETERS.contains(p.name()));
+        return request.method().equals("GET") && (request.query().first("x-id").filter("ListBuckets"::equals).isPresent()
+                || request.query().parameters().stream().anyMatch(p -> SERVICE_PARAMETERS.contains(p.name())));
     }
 
     /** Whether the host names the bucket: {@code bucket.} first, and not an IP address (bucket {@code 127} and host {@code 127.0.0.1}). */

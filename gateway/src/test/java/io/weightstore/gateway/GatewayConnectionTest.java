@@ -355,9 +355,13 @@ class GatewayConnectionTest {
         }
     }
 
-    /** As rclone sends a PUT: a large body, no {@code Expect: 100-continue}, the answer read while the body still goes. */
+    /**
+     * As rclone sends a PUT: a large body, no {@code Expect: 100-continue}, the answer read while the body still goes. The
+     * refusal is written before the connection closes; on loopback nothing of it is lost to the reset that a close with
+     * the body unread sends, which on a lossy network could still take a segment of it (found, not fixed).
+     */
     @Test
-    void aRequestWithALargeBodyStillBeingSentGetsItsRefusalNotAReset() throws Exception {
+    void aRequestWithALargeBodyStillBeingSentIsRefusedBeforeTheConnectionCloses() throws Exception {
         long length = 64L << 20;
         String head = "PUT /weights/" + GatewayFixture.CHECKPOINT + "/new.bin HTTP/1.1\r\nHost: gateway\r\nContent-Length: " + length
                 + "\r\n\r\n";

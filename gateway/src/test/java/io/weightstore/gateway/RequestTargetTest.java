@@ -29,6 +29,9 @@ class RequestTargetTest {
 
     @Test
     void virtualHostedStyleNamesTheBucketInTheHostButAnAddressNeverDoes() {
+        assertThat(target("weights.gw.example:9000", "/", "weights")).as("s3cmd's first page of a listing")
+                .isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("GET", "weights.gw.example:9000", "/", "prefix=ckpt%2F", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
         assertThat(target("GET", "weights.gw.example:9000", "/", "list-type=2&prefix=ckpt%2F", "weights"))
                 .isEqualTo(new RequestTarget.Bucket("weights"));
         assertThat(target("GET", "weights.gw.example:9000", "/", "encoding-type=url", "weights"))
@@ -49,12 +52,12 @@ class RequestTargetTest {
                 .isEqualTo(new RequestTarget.Key("weights", "weightsx/config.json"));
     }
 
-    /** {@code aws s3 ls --endpoint-url http://weights.internal:9000}, as the README has path-style clients name the gateway. */
+    /** A bare {@code GET /} there is a bucket's listing (above): only what ListBuckets alone carries makes it the service's. */
     @Test
-    void aListOfBucketsOnAHostNamedAfterTheBucketIsTheServices() {
-        assertThat(target("weights.internal:9000", "/", "weights")).isEqualTo(new RequestTarget.Service());
-        assertThat(target("GET", "weights.internal:9000", "/", "max-buckets=1000&x-id=ListBuckets", "weights"))
-                .isEqualTo(new RequestTarget.Service());
+    void aListOfBucketsOnAHostNamedAfterTheBucketIsTheServicesWhenItSaysSo() {
+        assertThat(target("GET", "weights.internal:9000", "/", "x-id=ListBuckets", "weights")).isEqualTo(new RequestTarget.Service());
+        assertThat(target("GET", "weights.internal:9000", "/", "max-buckets=1000", "weights")).isEqualTo(new RequestTarget.Service());
+        assertThat(target("GET", "weights.internal:9000", "/", "x-id=ListObjects", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
     }
 
     @Test

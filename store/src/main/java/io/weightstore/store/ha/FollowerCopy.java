@@ -90,8 +90,13 @@ final class FollowerCopy implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
-            // Broken for good rather than loading for ever: a master elected meanwhile loads the metadata itself.
-            breaks("the thread that keeps it failed: " + e);
+            // Broken for good, not loading for ever: a master elected meanwhile loads the metadata itself.
+            synchronized (this) {
+                broken = "the thread that keeps it failed: " + e;
+                notifyAll();
+            }
+            log.error("the follower's copy of cluster {}'s metadata is dropped until this master next follows: the thread that"
+                    + " keeps it failed", keys.cluster(), e);
             throw e;
         }
     }

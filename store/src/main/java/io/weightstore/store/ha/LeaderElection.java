@@ -130,8 +130,10 @@ final class LeaderElection implements AutoCloseable {
                 }
             } catch (RuntimeException | Error e) {
                 // The rounds go on: this thread ending would leave a fence held past its lease, the master naming itself leader.
-                log.warn("master {}: an election round failed", address, e);
-                lastProblem = e.toString();
+                if (!e.toString().equals(lastProblem)) {
+                    log.warn("master {}: an election round failed", address, e);
+                    lastProblem = e.toString();
+                }
             }
             if (System.nanoTime() >= leaseValidUntil) {
                 depose(fence, "its etcd lease was not renewed within " + ttl.toMillis() + " ms");

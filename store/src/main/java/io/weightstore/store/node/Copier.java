@@ -74,11 +74,11 @@ final class Copier implements AutoCloseable {
     private final ByteRate rate = new ByteRate(1);
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     /**
-     * Copies whose end the master heard (or that it gave up), until a list comes without them: a heartbeat's answer made
-     * before the master heard may still list one, and starting it again would write into room the master freed.
-     * Guarded by {@link #running}, with which it changes together.
+     * Copies that ended here, until a list comes without them: an answer made before the master heard of the end, or
+     * after a report whose outcome is unknown, may still list one, and starting it again would write into room the master
+     * may have freed. Guarded by {@link #running}, with which it changes together.
      */
-    private final Set<String> reported = new HashSet<>();
+    private final Set<String> finished = new HashSet<>();
     private final ExecutorService workers;
 
     Copier(PoolFile pool, MasterApi master, Authentication authentication, TransferDeadlines deadlines, DeadlineTimer timer,
@@ -117,7 +117,7 @@ final class Copier implements AutoCloseable {
         for (CopyTask task : orders) {
             Running copy = new Running(task);
             synchronized (running) {
-                if (reported.contains(task.taskId()) || running.putIfAbsent(task.taskId(), copy) != null) {
+                if (finished.contains(task.taskId()) || running.putIfAbsent(task.taskId(), copy) != null) {
                     continue;
                 }
             }
@@ -131,7 +131,7 @@ final class Copier implements AutoCloseable {
             }
         }
         synchronized (running) {
-            reported.retainAll(listed);
+            finished.retainAll(listed);
         }
     }
 
@@ -173,23 +173,21 @@ final class Copier implements AutoCloseable {
         return progress;
     }
 
-    /** Makes the copy and reports it; it counts as running until the master heard how it ended, so it is not started twice. */
+    /** Makes the copy and reports it; it counts as running until then, and as finished after, so it is not started twice. */
     private void run(Running copy) {
         CopyTask task = copy.task;
         synchronized (copy) {
             copy.worker = Thread.currentThread();
         }
-        boolean heard = false;
         try {
             CopyOutcome outcome = attempt(copy);
             if (copy.cancelled) {
-                heard = true;
                 return;
             }
             master.finishCopy(pool.nodeId(), task.taskId(), outcome);
-            heard = true;
         } catch (StoreException e) {
-            // The master keeps the copy pending and lists it again; the next heartbeat starts it over.
+            // Not started over when listed again: the master may have heard after all, and freed the room. One that did not
+            // gives the copy up at its stall timeout and orders a new one.
             log.warn("node {}: could not report copy {} of slice {} of {}: {}", pool.nodeId(), task.taskId(), task.slice(), task.key(),
                     e.getMessage());
         } catch (InterruptedException e) {
@@ -199,10 +197,8 @@ final class Copier implements AutoCloseable {
                 // Cleared before the thread goes back to the pool, so no later interrupt meant for this copy hits another.
                 copy.worker = null;
             }
-            if (heard) {
-                synchronized (running) {
-                    reported.add(task.taskId());
-                }
+            synchronized (running) {
+                finished.add(task.taskId());
             }
             forget(copy);
         }
