@@ -40,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * leader it named, else to the next master, backing off while no master leads, until the call's
  * budget runs out. A call that may have been carried out before its master went away (the
  * connection broke mid-call, or its deadline passed) is repeated only when repeating it is harmless;
- * a put's start or end, or a removal, then fails saying the outcome is unknown. What the leader itself
- * answered, even UNAVAILABLE, is the call's answer.
+ * a put's start or end, or a removal, then fails saying the outcome is unknown. Such a call has the
+ * deadline a single master's calls have, not a try's: it cannot move to another master once sent, and a
+ * leader whose writes queue behind each other (each an etcd transaction) may take longer than a try to
+ * answer it. What the leader itself answered, even UNAVAILABLE, is the call's answer.
  */
 final class FailoverMasterApi implements MasterApi {
     private static final Logger log = LoggerFactory.getLogger(FailoverMasterApi.class);
@@ -66,25 +68,33 @@ final class FailoverMasterApi implements MasterApi {
     private final Authentication authentication;
     private final Optional<NodeKeys> nodeKeys;
     private final Duration attemptDeadline;
+    private final Duration unsafeDeadline;
     private final Duration budget;
     private final Map<String, GrpcMasterApi> connections = new ConcurrentHashMap<>();
     private volatile String current;
 
     private FailoverMasterApi(List<MasterAddress> masters, Authentication authentication, Optional<NodeKeys> nodeKeys,
-            Duration attemptDeadline, Duration budget) {
+            Duration attemptDeadline, Duration unsafeDeadline, Duration budget) {
         this.masters = masters;
         this.authentication = authentication;
         this.nodeKeys = nodeKeys;
         this.attemptDeadline = attemptDeadline;
+        this.unsafeDeadline = unsafeDeadline;
         this.budget = budget;
         this.current = masters.getFirst().toString();
     }
 
     static FailoverMasterApi connect(List<MasterAddress> masters, Authentication authentication, Optional<NodeKeys> nodeKeys) {
-        return new FailoverMasterApi(List.copyOf(masters), authentication, nodeKeys, ATTEMPT_DEADLINE, CALL_BUDGET);
+        return connect(masters, authentication, nodeKeys, ATTEMPT_DEADLINE, GrpcMasterApi.DEFAULT_DEADLINE, CALL_BUDGET);
     }
 
-    private MasterApi master(String address) throws StoreException {
+    /** As above, with a try's deadline, an unrepeatable call's, and the budget of all tries of a call. */
+    static FailoverMasterApi connect(List<MasterAddress> masters, Authentication authentication, Optional<NodeKeys> nodeKeys,
+            Duration attemptDeadline, Duration unsafeDeadline, Duration budget) {
+        return new FailoverMasterApi(List.copyOf(masters), authentication, nodeKeys, attemptDeadline, unsafeDeadline, budget);
+    }
+
+    private GrpcMasterApi master(String address) throws StoreException {
         GrpcMasterApi open = connections.get(address);
         if (open != null) {
             return open;
@@ -106,7 +116,8 @@ final class FailoverMasterApi implements MasterApi {
             String target = current;
             StoreException failure;
             try {
-                return call.on(master(target));
+                GrpcMasterApi master = master(target);
+                return call.on(replay == Replay.UNSAFE ? master.withDeadline(unsafeDeadline) : master);
             } catch (StoreException e) {
                 // The leader's own UNAVAILABLE (not enough nodes up, say) is its answer, as a single master's would be;
                 // taken for a master gone, it would bounce between followers for the whole budget, or leave a put unknown.

@@ -79,7 +79,7 @@ import java.util.concurrent.TimeUnit;
 
 /** {@link MasterApi} over gRPC: TLS and the caller's credential unless insecure, a deadline on every call, domain records both ways. */
 public final class GrpcMasterApi implements MasterApi {
-    private static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(15);
+    static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(15);
 
     /** One RPC on the blocking stub. */
     @FunctionalInterface
@@ -93,15 +93,23 @@ public final class GrpcMasterApi implements MasterApi {
     private final Duration deadline;
     private final Optional<NodeKeys> nodeKeys;
     private final boolean plaintext;
+    /** False for a {@link #withDeadline} view, which leaves the channel to the instance it came from. */
+    private final boolean ownsChannel;
 
     private GrpcMasterApi(ManagedChannel channel, MasterAddress target, Duration deadline, Optional<NodeKeys> nodeKeys,
-            boolean plaintext) {
+            boolean plaintext, boolean ownsChannel) {
         this.channel = channel;
         this.stub = MasterGrpc.newBlockingStub(channel);
         this.target = target;
         this.deadline = deadline;
         this.nodeKeys = nodeKeys;
         this.plaintext = plaintext;
+        this.ownsChannel = ownsChannel;
+    }
+
+    /** This master over the same connection, with {@code other} on every call; closing it leaves the connection open. */
+    GrpcMasterApi withDeadline(Duration other) {
+        return new GrpcMasterApi(channel, target, other, nodeKeys, plaintext, false);
     }
 
     /** Connects lazily to the master at {@code address} (HOST:PORT); the first call reports an unreachable master. */
@@ -129,7 +137,7 @@ public final class GrpcMasterApi implements MasterApi {
             case Authentication.BearerToken t -> builder.sslContext(authentication.grpcClientContext()).intercept(bearer(t.token()));
         }
         return new GrpcMasterApi(builder.build(), target, deadline, nodeKeys,
-                authentication instanceof Authentication.Insecure);
+                authentication instanceof Authentication.Insecure, true);
     }
 
     private static ClientInterceptor bearer(Token token) {
@@ -445,6 +453,9 @@ public final class GrpcMasterApi implements MasterApi {
 
     @Override
     public void close() {
+        if (!ownsChannel) {
+            return;
+        }
         channel.shutdownNow();
         try {
             channel.awaitTermination(5, TimeUnit.SECONDS);
