@@ -12,6 +12,7 @@ import io.weightstore.format.TensorInfo;
 import io.weightstore.format.TensorSpec;
 import io.weightstore.format.synth.SynthSpec;
 import io.weightstore.format.synth.SyntheticCheckpoint;
+import io.weightstore.store.Awaits;
 import io.weightstore.store.TestCluster;
 import io.weightstore.store.api.ObjectMeta;
 import io.weightstore.store.api.Progress;
@@ -31,6 +32,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -177,6 +179,28 @@ class ColumnLayoutTest {
         assertThat(verified.files()).filteredOn(v -> v.path().equals(file.path())).singleElement()
                 .satisfies(v -> assertThat(v.status()).isEqualTo(FileVerdict.Status.CORRUPT))
                 .satisfies(v -> assertThat(v.detail()).contains("sha256 " + file.file().sha256(), "column layout for 4 ranks"));
+    }
+
+    /** Files with a copy on every node but one, a layout whose only copy of a slice is there: the load reads the files. */
+    @Test
+    void aLayoutWithEveryCopyOutOfReachIsGivenUpByLoadVerifyForTheFilesItJustVerified() throws Exception {
+        importWith(List.of(4), false);
+        StoredFile file = storedFileOf(O_PROJ);
+        String layoutKey = file.columnsKey(file.file().columnLayout(4).orElseThrow());
+        store.setReplicas(List.of(layoutKey), 1, false);
+        Awaits.until(Duration.ofSeconds(30), "the layout's slices down to one copy each",
+                () -> store.stat(layoutKey).slices().stream().allMatch(slice -> slice.replicas().size() == 1));
+        cluster.stopNode(cluster.indexOf(store.stat(layoutKey).slice(0).nodeIds().getFirst()));
+
+        LoadReport[] report = new LoadReport[1];
+        Map<String, byte[]> received = new LinkedHashMap<>();
+        try (CheckpointSource checkpoint = CheckpointSource.open(store, ID, LoadOptions.defaults().withBuffer(1 << 20))) {
+            FilesVerified verified = checkpoint.verifyFiles(4, Progress.NONE);
+            assertThat(verified.columnLayouts()).as("every layout but the one out of reach").isEqualTo(laidOut().size() - 1);
+            report[0] = checkpoint.load(1, 4, LLAMA, t -> received.put(t.name(), t.data().toArray(ValueLayout.JAVA_BYTE)),
+                    Progress.NONE);
+        }
+        assertThat(received.get(O_PROJ)).isEqualTo(columnsFromSource(O_PROJ, 1, 4));
     }
 
     /** A node forging a layout's bytes with every CRC kept: what only SHA-256 sees, which {@code load --verify} then checks. */

@@ -652,8 +652,8 @@ public final class CheckpointSource implements AutoCloseable {
 
     /** Has loads at {@code worldSize} read the shards of {@code path}'s column layout strided from the file, saying why. */
     private synchronized void giveUpLayout(int worldSize, String path, Exception why) {
-        log.warn("{}: its column layout for {} ranks failed its check; reading its column shards strided from the file instead: {}",
-                path, worldSize, why.getMessage());
+        log.warn("{}: its column layout for {} ranks failed its check or could not be read; reading its column shards strided from"
+                + " the file instead: {}", path, worldSize, why.getMessage());
         giveUp(worldSize, Set.of(path));
     }
 
@@ -739,7 +739,9 @@ public final class CheckpointSource implements AutoCloseable {
                             progress);
                     verified++;
                 } catch (IOException e) {
-                    if (!OpenedLayout.notAsRecorded(e)) {
+                    // Every file was just read whole, so a layout that cannot be read now (every copy of a slice out of
+                    // reach) fails on its own: a load reads its shards from the file, as when its bytes are not as recorded.
+                    if (!OpenedLayout.notAsRecorded(e) && !(e instanceof StoreException s && s.code() == StoreException.Code.UNAVAILABLE)) {
                         throw e;
                     }
                     giveUpLayout(worldSize, file.path(), e);
