@@ -31,7 +31,8 @@ class RequestTargetTest {
     void virtualHostedStyleNamesTheBucketInTheHostButAnAddressNeverDoes() {
         assertThat(target("weights.gw.example:9000", "/", "weights")).as("s3cmd's first page of a listing")
                 .isEqualTo(new RequestTarget.Bucket("weights"));
-        assertThat(target("GET", "weights.gw.example:9000", "/", "prefix=ckpt%2F", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("GET", "weights.gw.example:9000", "/", "prefix=ckpt%2F", "weights"))
+                .isEqualTo(new RequestTarget.Bucket("weights"));
         assertThat(target("GET", "weights.gw.example:9000", "/", "list-type=2&prefix=ckpt%2F", "weights"))
                 .isEqualTo(new RequestTarget.Bucket("weights"));
         assertThat(target("GET", "weights.gw.example:9000", "/", "encoding-type=url", "weights"))
@@ -57,7 +58,8 @@ class RequestTargetTest {
     void aListOfBucketsOnAHostNamedAfterTheBucketIsTheServicesWhenItSaysSo() {
         assertThat(target("GET", "weights.internal:9000", "/", "x-id=ListBuckets", "weights")).isEqualTo(new RequestTarget.Service());
         assertThat(target("GET", "weights.internal:9000", "/", "max-buckets=1000", "weights")).isEqualTo(new RequestTarget.Service());
-        assertThat(target("GET", "weights.internal:9000", "/", "x-id=ListObjects", "weights")).isEqualTo(new RequestTarget.Bucket("weights"));
+        assertThat(target("GET", "weights.internal:9000", "/", "x-id=ListObjects", "weights"))
+                .isEqualTo(new RequestTarget.Bucket("weights"));
     }
 
     @Test

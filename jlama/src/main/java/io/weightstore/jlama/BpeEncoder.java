@@ -147,7 +147,7 @@ public final class BpeEncoder {
         private final int[] versions;
         private final PriorityQueue<Pair> queue = new PriorityQueue<>(ORDER);
 
-        /** Tokens {@code left} and {@code right}, as they were at {@code leftVersion} and {@code rightVersion}, merge into {@code merged}. */
+        /** Tokens {@code left} and {@code right}, at {@code leftVersion} and {@code rightVersion}, merge into {@code merged}. */
         private record Pair(long rank, int left, int right, int leftVersion, int rightVersion, long merged) {}
 
         PieceMerges(BPETokenizer bpe, long[] ids) {

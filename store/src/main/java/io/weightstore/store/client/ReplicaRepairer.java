@@ -163,6 +163,8 @@ final class ReplicaRepairer {
 
     /** A failure on the new copy's node (unreachable, out of room, refusing the grant, or finding the copy bad). */
     private static final class TargetFailure extends IOException {
+        private static final long serialVersionUID = 1L;
+
         TargetFailure(IOException cause) {
             super(cause.getMessage(), cause);
         }
