@@ -11,15 +11,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
  * The queued merges give Jlama's own tokens for any text: on the synth checkpoints' SentencePiece vocabulary (byte
@@ -27,8 +30,29 @@ import net.jqwik.api.Provide;
  * order of merges (rank first, then the leftmost) decides the tokens.
  */
 class BpeEncoderProperties {
+    private static final Path SENTENCE_PIECE_DIR = temporaryDirectory("bpe-sentence-piece");
+    private static final Path BYTE_LEVEL_DIR = temporaryDirectory("bpe-byte-level");
     private static final Tokenizer SENTENCE_PIECE = sentencePiece();
     private static final Tokenizer BYTE_LEVEL = byteLevel();
+
+    @AfterContainer
+    static void removeTokenizers() throws IOException {
+        for (Path dir : List.of(SENTENCE_PIECE_DIR, BYTE_LEVEL_DIR)) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+    }
+
+    private static Path temporaryDirectory(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     @Provide
     Arbitrary<String> texts() {
@@ -72,10 +96,10 @@ class BpeEncoderProperties {
 
     private static Tokenizer sentencePiece() {
         try {
-            Path dir = Files.createTempDirectory("bpe-sentence-piece");
             // A vocabulary of 8,192 pieces: every pair of letters merges, and many triples.
-            SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 64, 1, 4, 2, 128, 8192, DType.F32, 1 << 20, 5), dir, b -> {});
-            return new LlamaTokenizer(dir);
+            SyntheticCheckpoint.write(new SynthSpec(SynthSpec.LLAMA, 64, 1, 4, 2, 128, 8192, DType.F32, 1 << 20, 5), SENTENCE_PIECE_DIR,
+                    b -> {});
+            return new LlamaTokenizer(SENTENCE_PIECE_DIR);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -88,9 +112,8 @@ class BpeEncoderProperties {
     private static Tokenizer byteLevel() {
         List<String> merges = List.of("a a", "b c", "aa a", "aa aa", "a b", "a bc", "x y", "y z", "xy z", "Ġ a", "Ġa bc");
         try {
-            Path dir = Files.createTempDirectory("bpe-byte-level");
-            ByteLevelVocabulary.write(dir, merges, Optional.of(" ?\\p{L}+| ?[^\\s\\p{L}]+|\\s+"));
-            return new LlamaTokenizer(dir);
+            ByteLevelVocabulary.write(BYTE_LEVEL_DIR, merges, Optional.of(" ?\\p{L}+| ?[^\\s\\p{L}]+|\\s+"));
+            return new LlamaTokenizer(BYTE_LEVEL_DIR);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
