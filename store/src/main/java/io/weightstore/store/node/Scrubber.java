@@ -8,6 +8,7 @@ import io.weightstore.store.concurrent.DeadlineWait;
 import io.weightstore.store.logging.RateLimitedLog;
 import io.weightstore.store.metrics.NodeMetrics;
 import io.weightstore.store.pool.PoolFile;
+import io.weightstore.store.wire.BlockCheck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,8 @@ final class Scrubber implements AutoCloseable {
     /** Seconds of work asked for at a time, and the queue below which more is asked for. */
     private static final long ASK_SECONDS = 10;
     private static final long LOW_SECONDS = 5;
+    /** How long a block found not matching waits for a write landing on it, before it is left for the next pass. */
+    private static final Duration WRITE_WAIT = Duration.ofSeconds(30);
 
     private final PoolFile pool;
     private final long bytesPerSecond;
@@ -120,14 +123,42 @@ final class Scrubber implements AutoCloseable {
                 }
                 return;
             }
-            int actual = Checksums.crc32c(pool.data().asSlice(task.offset() + start, length));
+            BlockCheck check = new BlockCheck(task.offset() + start, length, task.crcs().get(i));
+            long writesBefore = verified.writesStarted();
+            int actual = crc(check);
             counters.scrubbed(length);
-            if (actual != task.crcs().get(i)) {
+            if (actual != check.crc32c() && (verified.writesStarted() != writesBefore || verified.beingWritten(check))) {
+                // A write landed while the block was hashed, maybe on it: a rewrite in place of this very copy, which the
+                // master ordered after it handed this task out. Reported as it was, the new copy would count bad again.
+                if (!awaitNoWriteOn(check)) {
+                    log.debug("node {}: slice {} of {} not scrubbed this pass: its block {} is being written", pool.nodeId(),
+                            task.slice(), task.key(), i);
+                    return;
+                }
+                actual = crc(check);
+            }
+            if (actual != check.crc32c()) {
                 found(task, start, "checksum mismatch in block " + i + " at pool offset " + (task.offset() + start) + ": expected "
                         + Integer.toHexString(task.crcs().get(i)) + ", found " + Integer.toHexString(actual));
                 return;
             }
         }
+    }
+
+    private int crc(BlockCheck check) {
+        return Checksums.crc32c(pool.data().asSlice(check.offset(), check.length()));
+    }
+
+    /** Waits, up to {@link #WRITE_WAIT}, until no write the node sees lands on {@code check}'s block; false if one still does. */
+    private boolean awaitNoWriteOn(BlockCheck check) throws InterruptedException {
+        long deadline = System.nanoTime() + WRITE_WAIT.toNanos();
+        while (verified.beingWritten(check)) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
     }
 
     /** Reports the task's copy bad, from its block at {@code start} in the slice on. */

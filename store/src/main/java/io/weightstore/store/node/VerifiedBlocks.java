@@ -130,7 +130,8 @@ final class VerifiedBlocks {
         }
     }
 
-    private boolean beingWritten(BlockCheck check) {
+    /** Whether a write the node sees may be landing on {@code check}'s block now. */
+    boolean beingWritten(BlockCheck check) {
         for (Writing writing : landing) {
             if (check.offset() < writing.to && writing.from < check.end()) {
                 return true;

@@ -59,4 +59,44 @@ class ScrubberTest {
             }
         }
     }
+
+    /**
+     * A block hashed while a rewrite in place lands on it (the master ordered the rewrite after it handed out this check):
+     * the scrubber waits for the write to end and hashes it again, rather than report the new copy bad.
+     */
+    @Test
+    void aBlockFoundBadWhileARewriteLandsOnItIsHashedAgainOnceTheWriteEnds() throws Exception {
+        Path path = tmp.resolve("pool");
+        try (PoolFile pool = PoolFile.openOrCreate(path, 8L * BLOCK, "n1")) {
+            byte[] good = new byte[2 * BLOCK];
+            new Random(2).nextBytes(good);
+            int[] crcs = {Checksums.crc32c(MemorySegment.ofArray(good).asSlice(0, BLOCK)),
+                Checksums.crc32c(MemorySegment.ofArray(good).asSlice(BLOCK, BLOCK))};
+            byte[] rotten = good.clone();
+            rotten[10] ^= 1;
+            rotten[BLOCK + 10] ^= 1;
+            try (FileChannel file = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                file.write(ByteBuffer.wrap(rotten), PoolFile.DATA_START);
+            }
+            VerifiedBlocks verified = new VerifiedBlocks(pool.capacity(), Duration.ofSeconds(10), System::nanoTime);
+            try (Scrubber scrubber = new Scrubber(pool, 1L << 30, new NodeCounters(), new NodeMetrics(), verified)) {
+                VerifiedBlocks.Writing rewrite = verified.writing(0, BLOCK);
+                scrubber.accept(List.of(new ScrubTask("rewritten", Instant.EPOCH, 0, 0, BLOCK, BLOCK, BlockCrcs.of(crcs[0]))));
+                Thread.sleep(300);
+                try (FileChannel file = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                    file.write(ByteBuffer.wrap(good, 0, BLOCK), PoolFile.DATA_START);
+                }
+                rewrite.close();
+                // Checked in order after the first: once its finding comes, the first block's check is over.
+                scrubber.accept(List.of(new ScrubTask("rotten", Instant.EPOCH, 0, BLOCK, BLOCK, BLOCK, BlockCrcs.of(crcs[1]))));
+                List<ScrubFinding> found = new ArrayList<>();
+                for (long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                        found.stream().noneMatch(f -> f.key().equals("rotten")) && System.nanoTime() < deadline; ) {
+                    found.addAll(scrubber.takeFindings());
+                    Thread.sleep(20);
+                }
+                assertThat(found).extracting(ScrubFinding::key).containsExactly("rotten");
+            }
+        }
+    }
 }
