@@ -1,6 +1,8 @@
 package io.weightstore.store;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,8 +14,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -26,6 +31,8 @@ import java.util.stream.Stream;
  */
 public final class EtcdCluster implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    /** The lowest port a member may take: above the well-known and registered ports most daemons use. */
+    private static final int LOWEST_PORT = 20_000;
 
     private record Member(String name, int clientPort, int peerPort) {
         String clientUrl() {
@@ -41,6 +48,8 @@ public final class EtcdCluster implements AutoCloseable {
     private final Path dir;
     private final List<Member> members = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
+    /** The members' ports, so that no two get the same. */
+    private final Set<Integer> ports = new HashSet<>();
     private final String token = UUID.randomUUID().toString();
     private final Thread cleanup = new Thread(this::destroyAll);
 
@@ -56,7 +65,7 @@ public final class EtcdCluster implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(cluster.cleanup);
         try {
             for (int i = 0; i < size; i++) {
-                cluster.members.add(new Member("e" + i, freePort(), freePort()));
+                cluster.members.add(new Member("e" + i, cluster.freePort(), cluster.freePort()));
                 cluster.processes.add(null);
             }
             for (int i = 0; i < size; i++) {
@@ -90,10 +99,33 @@ public final class EtcdCluster implements AutoCloseable {
         return Path.of(out.lines().reduce((a, b) -> b).orElseThrow());
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /**
+     * A port below the kernel's ephemeral range, free now and not taken by another member. One the kernel hands out
+     * (bind to 0) comes from that range, where any connection may take it as its source port before etcd binds it: on a
+     * busy test run one did (bind: address already in use).
+     */
+    private int freePort() throws IOException {
+        int ephemeralLow = ephemeralPortsFrom();
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = LOWEST_PORT + ThreadLocalRandom.current().nextInt(ephemeralLow - LOWEST_PORT);
+            if (ports.contains(port)) {
+                continue;
+            }
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            } catch (IOException taken) {
+                continue;
+            }
+            ports.add(port);
+            return port;
         }
+        throw new IOException("no free port between " + LOWEST_PORT + " and " + ephemeralLow + " for etcd");
+    }
+
+    private static int ephemeralPortsFrom() throws IOException {
+        Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+        // By lines: Files.readString gets one byte of this file, whose second read starts past its end.
+        return Files.exists(range) ? Integer.parseInt(Files.readAllLines(range).getFirst().strip().split("\\s+")[0]) : 32_768;
     }
 
     private void launch(int index) throws IOException {
