@@ -125,7 +125,7 @@ final class Copier implements AutoCloseable {
                 workers.execute(() -> run(copy));
             } catch (RuntimeException | OutOfMemoryError e) {
                 // Not running, so not listed as running: the master lists it again, and the next heartbeat tries again.
-                forget(copy);
+                forget(copy, false);
                 log.warn("node {}: cannot start copy {} of slice {} of {}: {}", pool.nodeId(), task.taskId(), task.slice(), task.key(),
                         e.toString());
             }
@@ -135,9 +135,12 @@ final class Copier implements AutoCloseable {
         }
     }
 
-    /** Drops {@code copy}, which writes no more, from the running ones. */
-    private void forget(Running copy) {
+    /** Drops {@code copy}, which writes no more, from the running ones; as {@link #finished} too once it {@code ran}. */
+    private void forget(Running copy, boolean ran) {
         synchronized (running) {
+            if (ran) {
+                finished.add(copy.task.taskId());
+            }
             running.remove(copy.task.taskId());
         }
         copy.ended.countDown();
@@ -197,10 +200,7 @@ final class Copier implements AutoCloseable {
                 // Cleared before the thread goes back to the pool, so no later interrupt meant for this copy hits another.
                 copy.worker = null;
             }
-            synchronized (running) {
-                finished.add(task.taskId());
-            }
-            forget(copy);
+            forget(copy, true);
         }
     }
 
