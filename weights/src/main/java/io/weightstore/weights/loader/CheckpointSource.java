@@ -741,7 +741,7 @@ public final class CheckpointSource implements AutoCloseable {
                 } catch (IOException e) {
                     // Every file was just read whole, so a layout that cannot be read now (every copy of a slice out of
                     // reach) fails on its own: a load reads its shards from the file, as when its bytes are not as recorded.
-                    if (!OpenedLayout.notAsRecorded(e) && !(e instanceof StoreException s && s.code() == StoreException.Code.UNAVAILABLE)) {
+                    if (!OpenedLayout.notAsRecorded(e) && !(e instanceof StoreException s && s.noCopyServed())) {
                         throw e;
                     }
                     giveUpLayout(worldSize, file.path(), e);
